@@ -1,0 +1,1 @@
+"""Pipeline stages, configuration and the ``mbcompose`` command line."""

@@ -1,0 +1,1 @@
+"""System graphs of mechanisms: extended graph, composites, reduction, loops (seed 004)."""

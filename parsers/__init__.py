@@ -1,0 +1,45 @@
+"""Readers that turn input files into an :class:`Assembly`.
+
+One reader per format, chosen by file suffix (:data:`READERS`).  Every reader
+returns plain data in SI units and raises :class:`InputError` for bad input.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Coupling, Geometry,
+                       Joint, Limits, MassProperties, Motor, Pose, Source, SpringDamper)
+from .errors import InputError
+
+#: file suffix -> "module:function"; the function is ``f(path, **options) -> Assembly``.
+READERS: dict[str, str] = {
+    ".yaml": "parsers.yaml_format:read_yaml",
+    ".yml": "parsers.yaml_format:read_yaml",
+}
+
+
+def reader_for(path) -> "callable":
+    """The reader function registered for ``path``'s suffix; InputError if none."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in READERS:
+        known = ", ".join(sorted(READERS))
+        raise InputError(f"no reader for suffix {suffix!r} (known: {known})", file=str(path))
+    module, func = READERS[suffix].split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def read_assembly(path, **options) -> Assembly:
+    """Read any supported file into an Assembly (reader chosen by suffix)."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError("file not found", file=str(path))
+    if p.is_dir():
+        raise InputError("is a directory, expected a file", file=str(path))
+    return reader_for(p)(p, **options)
+
+
+__all__ = ["AXIAL_JOINTS", "GROUND", "JOINT_TYPES", "Assembly", "Body", "Coupling", "Geometry",
+           "InputError", "Joint", "Limits", "MassProperties", "Motor", "Pose", "READERS", "Source",
+           "SpringDamper", "read_assembly", "reader_for"]
