@@ -1,0 +1,214 @@
+"""Mass properties of shapes and meshes, through trimesh.
+
+Meshes are integrated by trimesh (``Trimesh.mass_properties``), never by a
+hand-written integrator.  Primitives use closed forms: trimesh's analytic
+cylinder and sphere (``trimesh.primitives``), the exact polyhedral integral
+of a box mesh, and, where trimesh has no closed form (capsule, ellipsoid),
+the textbook formulas for a cylinder with two hemispherical caps and for an
+ellipsoid.
+
+All results are :class:`~parsers.assembly.MassProperties` in the frame the
+shape's ``pose`` is given in (the body frame): ``com`` is the centre of mass,
+``inertia`` is taken about the centre of mass along that frame's axes.
+
+A mesh is accepted only if it is watertight, has positive volume, and gives
+an inertia that is positive definite and satisfies the triangle inequality.
+``params['convex_hull'] = True`` is the explicit fallback to the convex hull.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import trimesh
+
+from .assembly import Geometry, MassProperties, Pose
+from .errors import InputError
+
+#: relative tolerance of the physical-inertia checks.
+INERTIA_RTOL = 1e-9
+
+MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf", ".dae")
+
+
+def inertia_problem(inertia, mass: float | None = None) -> str | None:
+    """Why a 3x3 central inertia is not physical, or None when it is.
+
+    Checks symmetry, positive definiteness and the triangle inequality
+    ``I1 + I2 >= I3`` of the principal moments (relative tolerance
+    :data:`INERTIA_RTOL`).
+    """
+    J = np.asarray(inertia, dtype=float)
+    if J.shape != (3, 3) or not np.all(np.isfinite(J)):
+        return "inertia must be a finite 3x3 matrix"
+    scale = max(np.abs(J).max(), np.finfo(float).tiny)
+    if np.abs(J - J.T).max() > INERTIA_RTOL * scale:
+        return "inertia is not symmetric"
+    eig = np.linalg.eigvalsh(0.5 * (J + J.T))
+    if eig[0] <= INERTIA_RTOL * scale:
+        return f"inertia is not positive definite (principal moments {eig.tolist()})"
+    if eig[0] + eig[1] < eig[2] * (1.0 - INERTIA_RTOL):
+        return ("inertia breaks the triangle inequality: principal moments "
+                f"{eig[0]:.6g} + {eig[1]:.6g} < {eig[2]:.6g}")
+    return None
+
+
+def transform_mass_properties(mp: MassProperties, pose: Pose) -> MassProperties:
+    """Express ``mp`` (given in an inner frame) in the outer frame of ``pose``."""
+    R = pose.rotation
+    return MassProperties(mp.mass, pose.apply(mp.com), R @ mp.inertia @ R.T)
+
+
+def combine(parts: Iterable[MassProperties]) -> MassProperties:
+    """Exact merge of rigidly joined parts given in one common frame.
+
+    Total mass, mass-weighted centre of mass, and inertia about it by the
+    parallel-axis theorem. Massless parts contribute nothing.
+    """
+    parts = [p for p in parts if p.mass > 0.0]
+    if not parts:
+        return MassProperties.zero()
+    mass = sum(p.mass for p in parts)
+    com = sum(p.mass * p.com for p in parts) / mass
+    inertia = np.zeros((3, 3))
+    for p in parts:
+        d = p.com - com
+        inertia += p.inertia + p.mass * (d @ d * np.eye(3) - np.outer(d, d))
+    return MassProperties(mass, com, 0.5 * (inertia + inertia.T))
+
+
+def _capsule_unit_density(radius: float, length: float) -> tuple[float, np.ndarray]:
+    """Volume and central inertia (unit density) of a z-capsule; length excludes the caps."""
+    r, h = radius, length
+    v_cyl = np.pi * r * r * h
+    v_hemi = 2.0 / 3.0 * np.pi * r ** 3
+    i_axial = v_cyl * r * r / 2.0 + 2.0 * (2.0 / 5.0) * v_hemi * r * r
+    # hemisphere: centroid 3r/8 from its flat face, transverse inertia about the
+    # flat-face centre (2/5) m r^2; shift to the capsule centre (h/2 + 3r/8 away)
+    hemi_c = 3.0 * r / 8.0
+    hemi_t_central = (2.0 / 5.0) * v_hemi * r * r - v_hemi * hemi_c ** 2
+    i_trans = (v_cyl * (3.0 * r * r + h * h) / 12.0
+               + 2.0 * (hemi_t_central + v_hemi * (h / 2.0 + hemi_c) ** 2))
+    return v_cyl + 2.0 * v_hemi, np.diag([i_trans, i_trans, i_axial])
+
+
+def _ellipsoid_unit_density(radii) -> tuple[float, np.ndarray]:
+    a, b, c = radii
+    vol = 4.0 / 3.0 * np.pi * a * b * c
+    return vol, vol / 5.0 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
+
+
+def primitive_unit_density(kind: str, params) -> tuple[float, np.ndarray]:
+    """Volume and central inertia at unit density of a primitive centred at its origin.
+
+    box ``size`` (3,), cylinder ``radius``/``length`` (z axis), sphere ``radius``,
+    capsule ``radius``/``length`` (cylindrical part, z axis), ellipsoid ``radii`` (3,).
+    """
+    if kind == "box":
+        box = trimesh.primitives.Box(extents=np.asarray(params["size"], dtype=float))
+        return float(box.volume), np.array(box.moment_inertia)
+    if kind == "cylinder":
+        cyl = trimesh.primitives.Cylinder(radius=float(params["radius"]), height=float(params["length"]))
+        return float(cyl.volume), np.array(cyl.moment_inertia)
+    if kind == "sphere":
+        sph = trimesh.primitives.Sphere(radius=float(params["radius"]))
+        return float(sph.volume), np.array(sph.moment_inertia)
+    if kind == "capsule":
+        return _capsule_unit_density(float(params["radius"]), float(params["length"]))
+    if kind == "ellipsoid":
+        return _ellipsoid_unit_density([float(r) for r in params["radii"]])
+    raise ValueError(f"not a primitive: {kind!r}")
+
+
+def primitive_mesh(kind: str, params) -> trimesh.Trimesh:
+    """A tessellation of a primitive (for pictures and exports), centred at its origin."""
+    if kind == "box":
+        return trimesh.creation.box(extents=params["size"])
+    if kind == "cylinder":
+        return trimesh.creation.cylinder(radius=params["radius"], height=params["length"], sections=48)
+    if kind == "sphere":
+        return trimesh.creation.icosphere(subdivisions=3, radius=params["radius"])
+    if kind == "capsule":
+        return trimesh.creation.capsule(radius=params["radius"], height=params["length"], count=[32, 32])
+    if kind == "ellipsoid":
+        sphere = trimesh.creation.icosphere(subdivisions=3, radius=1.0)
+        sphere.apply_scale(params["radii"])
+        return sphere
+    raise ValueError(f"not a primitive: {kind!r}")
+
+
+def load_mesh(path, scale=1.0) -> trimesh.Trimesh:
+    """Load a mesh file as one Trimesh, scaled; InputError naming the file on failure.
+
+    Multi-part files (GLB/GLTF/DAE scenes) are concatenated in their scene frames.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"mesh file not found: {path}", file=str(path))
+    if path.suffix.lower() not in MESH_SUFFIXES:
+        raise InputError(f"unsupported mesh format {path.suffix!r} (expected one of "
+                         f"{', '.join(MESH_SUFFIXES)})", file=str(path))
+    try:
+        loaded = trimesh.load(str(path), force="mesh", process=True)
+    except Exception as exc:  # trimesh raises many types for corrupt files
+        raise InputError(f"cannot read mesh {path}: {exc}", file=str(path)) from None
+    if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:
+        raise InputError(f"mesh {path} has no triangles", file=str(path))
+    s = np.broadcast_to(np.asarray(scale, dtype=float), (3,))
+    if np.any(s <= 0):
+        raise InputError(f"mesh scale must be positive, got {s.tolist()}", file=str(path))
+    loaded.apply_transform(np.diag([*s, 1.0]))
+    return loaded
+
+
+def mesh_mass_properties(mesh: trimesh.Trimesh, density: float, name: str,
+                         convex_hull: bool = False) -> MassProperties:
+    """Mass properties of a closed mesh at ``density`` in the mesh frame.
+
+    ``name`` names the mesh in errors.  With ``convex_hull`` the hull is used.
+    Raises InputError for an open mesh, non-positive volume or a non-physical inertia.
+    """
+    if convex_hull:
+        mesh = mesh.convex_hull
+    elif not mesh.is_watertight:
+        raise InputError(f"{name}: mesh is not watertight (set convex_hull: true to use its convex hull)")
+    volume = float(mesh.volume)
+    if not volume > 0.0:
+        raise InputError(f"{name}: mesh volume is {volume:.6g}, expected > 0 (inverted normals?)")
+    mp = mesh.mass_properties
+    mass = density * volume
+    inertia = density * np.array(mp["inertia"])
+    problem = inertia_problem(inertia)
+    if problem:
+        raise InputError(f"{name}: {problem}")
+    return MassProperties(mass, np.array(mp["center_mass"]), inertia)
+
+
+def shape_mass_properties(shape: Geometry, density: float) -> MassProperties:
+    """Mass properties of one shape at ``density`` (kg/m^3), in the frame of ``shape.pose``."""
+    if shape.kind == "mesh":
+        mesh = load_mesh(shape.file, shape.params.get("scale", 1.0))
+        local = mesh_mass_properties(mesh, density, f"mesh {shape.file}",
+                                     bool(shape.params.get("convex_hull", False)))
+    else:
+        vol, inertia = primitive_unit_density(shape.kind, shape.params)
+        local = MassProperties(density * vol, np.zeros(3), density * inertia)
+    return transform_mass_properties(local, shape.pose)
+
+
+def shapes_mass_properties(shapes: Sequence[Geometry], density: float) -> MassProperties:
+    """Merged mass properties of several shapes of one body at one density."""
+    return combine(shape_mass_properties(s, density) for s in shapes)
+
+
+def shape_mesh(shape: Geometry) -> trimesh.Trimesh:
+    """The shape as a mesh placed in its body frame."""
+    if shape.kind == "mesh":
+        mesh = load_mesh(shape.file, shape.params.get("scale", 1.0))
+    else:
+        mesh = primitive_mesh(shape.kind, shape.params)
+    mesh = mesh.copy()
+    mesh.apply_transform(shape.pose.matrix())
+    return mesh
