@@ -228,6 +228,8 @@ class Joint:
     damping : viscous damping along each freedom, N m s/rad or N s/m.
     loop : True when the input marks the joint as closing a kinematic loop
         (MJCF ``equality``); the graph stage finds loops itself either way.
+    implicit : True when the reader added the joint (the base weld or free
+        joint of ``base: fixed|floating``) rather than the input declaring it.
     source : where the joint was declared.
     """
 
@@ -243,6 +245,7 @@ class Joint:
     motor: Motor | None = None
     damping: float = 0.0
     loop: bool = False
+    implicit: bool = False
     source: Source = field(default_factory=Source)
 
     def __post_init__(self):

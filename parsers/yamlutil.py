@@ -1,0 +1,182 @@
+"""YAML loading that remembers line numbers, and typed access with key paths.
+
+``load_yaml(path)`` returns :class:`Node` wrappers: every mapping, sequence
+and scalar knows its file, line and key path, so validation errors read
+``file:line: key.path: message``.  Duplicate keys are errors (PyYAML would
+silently keep the last one).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+from .errors import InputError
+
+
+class Node:
+    """A YAML value with its location.
+
+    value : the plain Python value (dict of Node, list of Node, or scalar).
+    file, line : location (1-based line).
+    path : key path such as ``bodies[2].inertial.mass``.
+    """
+
+    __slots__ = ("value", "file", "line", "path")
+
+    def __init__(self, value: Any, file: str, line: int, path: str):
+        self.value = value
+        self.file = file
+        self.line = line
+        self.path = path
+
+    def error(self, message: str) -> InputError:
+        return InputError(message, file=self.file, line=self.line, key=self.path or None)
+
+    def _child_path(self, key) -> str:
+        if isinstance(key, int):
+            return f"{self.path}[{key}]"
+        return f"{self.path}.{key}" if self.path else str(key)
+
+    # -- mappings -------------------------------------------------------
+    def is_mapping(self) -> bool:
+        return isinstance(self.value, dict)
+
+    def mapping(self, what: str = "a mapping") -> dict[str, "Node"]:
+        if not isinstance(self.value, dict):
+            raise self.error(f"expected {what}, got {describe(self.value)}")
+        return self.value
+
+    def get(self, key: str) -> "Node | None":
+        return self.mapping().get(key)
+
+    def require(self, key: str, what: str = "") -> "Node":
+        node = self.mapping().get(key)
+        if node is None:
+            hint = f" ({what})" if what else ""
+            raise self.error(f"missing required key '{key}'{hint}")
+        return node
+
+    def check_keys(self, allowed) -> None:
+        allowed = set(allowed)
+        for key, node in self.mapping().items():
+            if key not in allowed:
+                raise node.error(f"unknown key '{key}' (expected one of: {', '.join(sorted(allowed))})")
+
+    # -- sequences ------------------------------------------------------
+    def sequence(self, what: str = "a list") -> list["Node"]:
+        if not isinstance(self.value, list):
+            raise self.error(f"expected {what}, got {describe(self.value)}")
+        return self.value
+
+    def __iter__(self) -> Iterator["Node"]:
+        return iter(self.sequence())
+
+    # -- scalars --------------------------------------------------------
+    def number(self, positive: bool = False, nonnegative: bool = False) -> float:
+        v = self.value
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise self.error(f"expected a number, got {describe(v)}")
+        v = float(v)
+        if v != v or v in (float("inf"), float("-inf")):
+            raise self.error(f"expected a finite number, got {v}")
+        if positive and not v > 0:
+            raise self.error(f"must be > 0, got {v:g}")
+        if nonnegative and v < 0:
+            raise self.error(f"must be >= 0, got {v:g}")
+        return v
+
+    def vector(self, n: int) -> list[float]:
+        items = self.sequence(f"a list of {n} numbers")
+        if len(items) != n:
+            raise self.error(f"expected a list of {n} numbers, got {len(items)} items")
+        return [item.number() for item in items]
+
+    def string(self) -> str:
+        if not isinstance(self.value, str) or not self.value:
+            raise self.error(f"expected a non-empty string, got {describe(self.value)}")
+        return self.value
+
+    def boolean(self) -> bool:
+        if not isinstance(self.value, bool):
+            raise self.error(f"expected true or false, got {describe(self.value)}")
+        return self.value
+
+    def plain(self) -> Any:
+        """The value with all Node wrappers removed."""
+        if isinstance(self.value, dict):
+            return {k: n.plain() for k, n in self.value.items()}
+        if isinstance(self.value, list):
+            return [n.plain() for n in self.value]
+        return self.value
+
+
+def describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"boolean {value}"
+    if isinstance(value, str):
+        return f"string {value!r}"
+    return f"{type(value).__name__} {value!r}"
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+def _wrap(loader: _Loader, node: yaml.Node, file: str, path: str) -> Node:
+    line = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        loader.flatten_mapping(node)
+        out: dict[str, Node] = {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                raise InputError(f"mapping keys must be strings, got {describe(key)}",
+                                 file=file, line=key_node.start_mark.line + 1, key=path or None)
+            child_path = f"{path}.{key}" if path else key
+            if key in out:
+                raise InputError(f"duplicate key '{key}' (first on line {out[key].line})", file=file,
+                                 line=key_node.start_mark.line + 1, key=child_path)
+            out[key] = _wrap(loader, value_node, file, child_path)
+        return Node(out, file, line, path)
+    if isinstance(node, yaml.SequenceNode):
+        return Node([_wrap(loader, item, file, f"{path}[{i}]") for i, item in enumerate(node.value)],
+                    file, line, path)
+    return Node(loader.construct_object(node, deep=True), file, line, path)
+
+
+def load_yaml(path) -> Node:
+    """Parse a YAML file into a tree of :class:`Node`; InputError for syntax errors."""
+    file = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read file: {exc}", file=file) from None
+    return loads_yaml(text, file)
+
+
+def loads_yaml(text: str, file: str = "<string>") -> Node:
+    """Parse YAML text (see :func:`load_yaml`)."""
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            raise InputError("the file is empty", file=file, line=1)
+        return _wrap(loader, root, file, "")
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise InputError(f"YAML syntax error: {problem}", file=file, line=line) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"YAML error: {exc}", file=file) from None
+    finally:
+        loader.dispose()
