@@ -67,10 +67,11 @@ def inspect(file: str, fmt: str, matrices: bool):
     description, actuated joints marked *), Table 2 (composite bodies) and
     Table 3 (reduced kinematic description).
     """
-    from composer import inspect as render
     from parsers import read_assembly
 
     assembly = read_assembly(file)
+    from composer import inspect as render
+
     if fmt == "json":
         click.echo(json.dumps(render.render_json(assembly), indent=2))
     elif fmt == "markdown":
