@@ -1,0 +1,201 @@
+"""Pipeline configuration: frozen, validated dataclasses loaded from YAML.
+
+A pipeline file (see docs/pipeline-format.md) names the input, the options of
+each stage and the outputs.  Validation errors carry the config file, the line
+and the key path, like every other input error.
+
+Example::
+
+    input: seeker.yaml                 # or  inputs: [a.yaml, b.urdf]
+    options:
+      lumping: true
+      composite_names: {BODY_1: camera_assembly}
+      redundant_joints: remove         # remove | keep
+      loops: embed                     # embed | lagrange | error
+      base: fixed                      # fixed | floating (URDF/MJCF roots)
+      tolerances: {rank: 1.0e-9, closure: 1.0e-10}
+    outputs:
+      directory: out/seeker            # relative to this file
+      model: true                      # native model file (YAML assembly, lumped)
+      exports: [urdf, mjcf, sdf]
+      report: true                     # HTML + Markdown
+      graphs: [extended, reduced, sparsity]
+      simulation:
+        duration: 1.0
+        samples: 201
+        integrator: DOP853             # any scipy.integrate.solve_ivp method
+        rtol: 1.0e-10
+        atol: 1.0e-10
+        initial: {q: {pitch_a: 0.1}, v: {}}
+        torques: zero                  # zero | {joint: value}
+        format: csv                    # csv | npz
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from parsers.yamlutil import Node, load_yaml
+
+EXPORT_FORMATS = ("urdf", "mjcf", "sdf")
+GRAPH_STAGES = ("extended", "reduced", "sko", "sparsity")
+LOOP_POLICIES = ("embed", "lagrange", "error")
+REDUNDANT_POLICIES = ("remove", "keep")
+INTEGRATORS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    rank: float = 1e-9
+    closure: float = 1e-10
+
+
+@dataclass(frozen=True)
+class StageOptions:
+    lumping: bool = True
+    composite_names: Mapping[str, str] = field(default_factory=dict)
+    redundant_joints: str = "remove"
+    loops: str = "embed"
+    base: str = "fixed"
+    tolerances: Tolerances = field(default_factory=Tolerances)
+
+
+@dataclass(frozen=True)
+class SimulationConfig:
+    duration: float = 1.0
+    samples: int = 201
+    integrator: str = "DOP853"
+    rtol: float = 1e-10
+    atol: float = 1e-10
+    initial_q: Mapping[str, object] = field(default_factory=dict)
+    initial_v: Mapping[str, object] = field(default_factory=dict)
+    torques: Mapping[str, object] = field(default_factory=dict)
+    format: str = "csv"
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    directory: Path
+    model: bool = True
+    exports: tuple[str, ...] = ()
+    report: bool = True
+    graphs: tuple[str, ...] = ("extended", "reduced")
+    simulation: SimulationConfig | None = None
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    source: Path
+    inputs: tuple[Path, ...]
+    options: StageOptions
+    outputs: OutputConfig
+
+
+def _choice(node: Node, choices) -> str:
+    value = node.string()
+    if value not in choices:
+        raise node.error(f"expected one of: {', '.join(choices)}; got '{value}'")
+    return value
+
+
+def _choices(node: Node, choices) -> tuple[str, ...]:
+    return tuple(_choice(item, choices) for item in node.sequence(f"a list of: {', '.join(choices)}"))
+
+
+def _joint_values(node: Node | None) -> dict[str, object]:
+    if node is None:
+        return {}
+    out = {}
+    for name, value in node.mapping("a mapping joint name -> value").items():
+        out[name] = value.number() if not isinstance(value.value, list) else [v.number() for v in value]
+    return out
+
+
+def _simulation(node: Node) -> SimulationConfig:
+    node.check_keys(("duration", "samples", "integrator", "rtol", "atol", "initial", "torques", "format"))
+    get = node.get
+    initial = get("initial")
+    q0, v0 = {}, {}
+    if initial is not None:
+        initial.check_keys(("q", "v"))
+        q0, v0 = _joint_values(initial.get("q")), _joint_values(initial.get("v"))
+    torques: dict[str, object] = {}
+    if get("torques") is not None and get("torques").value != "zero":
+        torques = _joint_values(get("torques"))
+    samples = get("samples").number(positive=True) if get("samples") is not None else 201
+    if samples != int(samples) or samples < 2:
+        raise get("samples").error("samples must be an integer >= 2")
+    return SimulationConfig(
+        duration=get("duration").number(positive=True) if get("duration") is not None else 1.0,
+        samples=int(samples),
+        integrator=_choice(get("integrator"), INTEGRATORS) if get("integrator") is not None else "DOP853",
+        rtol=get("rtol").number(positive=True) if get("rtol") is not None else 1e-10,
+        atol=get("atol").number(positive=True) if get("atol") is not None else 1e-10,
+        initial_q=q0, initial_v=v0, torques=torques,
+        format=_choice(get("format"), ("csv", "npz")) if get("format") is not None else "csv",
+    )
+
+
+def _options(node: Node | None) -> StageOptions:
+    if node is None:
+        return StageOptions()
+    node.check_keys(("lumping", "composite_names", "redundant_joints", "loops", "base", "tolerances"))
+    get = node.get
+    tol = Tolerances()
+    if get("tolerances") is not None:
+        t = get("tolerances")
+        t.check_keys(("rank", "closure"))
+        tol = Tolerances(rank=t.get("rank").number(positive=True) if t.get("rank") is not None else tol.rank,
+                         closure=t.get("closure").number(positive=True) if t.get("closure") is not None
+                         else tol.closure)
+    names = {}
+    if get("composite_names") is not None:
+        names = {k: v.string() for k, v in get("composite_names").mapping().items()}
+    return StageOptions(
+        lumping=get("lumping").boolean() if get("lumping") is not None else True,
+        composite_names=names,
+        redundant_joints=_choice(get("redundant_joints"), REDUNDANT_POLICIES) if get("redundant_joints") is not None
+        else "remove",
+        loops=_choice(get("loops"), LOOP_POLICIES) if get("loops") is not None else "embed",
+        base=_choice(get("base"), ("fixed", "floating")) if get("base") is not None else "fixed",
+        tolerances=tol,
+    )
+
+
+def _outputs(node: Node | None, base_dir: Path, stem: str) -> OutputConfig:
+    if node is None:
+        return OutputConfig(directory=base_dir / "out" / stem)
+    node.check_keys(("directory", "model", "exports", "report", "graphs", "simulation"))
+    get = node.get
+    directory = base_dir / (get("directory").string() if get("directory") is not None else f"out/{stem}")
+    return OutputConfig(
+        directory=directory,
+        model=get("model").boolean() if get("model") is not None else True,
+        exports=_choices(get("exports"), EXPORT_FORMATS) if get("exports") is not None else (),
+        report=get("report").boolean() if get("report") is not None else True,
+        graphs=_choices(get("graphs"), GRAPH_STAGES) if get("graphs") is not None else ("extended", "reduced"),
+        simulation=_simulation(get("simulation")) if get("simulation") is not None else None,
+    )
+
+
+def load_pipeline(path) -> PipelineConfig:
+    """Read and validate a pipeline YAML file; InputError with file, line and key on any problem."""
+    path = Path(path)
+    root = load_yaml(path)
+    root.mapping("a mapping with 'input' (or 'inputs'), 'options' and 'outputs'")
+    root.check_keys(("input", "inputs", "options", "outputs"))
+    if (root.get("input") is None) == (root.get("inputs") is None):
+        raise root.error("give exactly one of 'input' (a file) or 'inputs' (a list of files)")
+    nodes = [root.get("input")] if root.get("input") is not None else root.get("inputs").sequence("a list of files")
+    if not nodes:
+        raise root.get("inputs").error("the list of inputs is empty")
+    inputs = []
+    for n in nodes:
+        p = (path.parent / n.string()).resolve()
+        if not p.exists():
+            raise n.error(f"input file not found: {n.string()}")
+        inputs.append(p)
+    return PipelineConfig(source=path, inputs=tuple(inputs), options=_options(root.get("options")),
+                          outputs=_outputs(root.get("outputs"), path.parent.resolve(), path.stem))
