@@ -91,3 +91,210 @@ def axis_angle_to_matrix(axis, angle: float) -> np.ndarray:
     a = a / np.linalg.norm(a)
     K = skew(a)
     return np.eye(3) + np.sin(angle) * K + (1.0 - np.cos(angle)) * (K @ K)
+
+
+# ---------------------------------------------------------------------------
+# Spatial algebra (batched).  All functions below accept leading batch
+# dimensions ``...`` and work on the last axes.
+# ---------------------------------------------------------------------------
+
+#: Absolute tolerance used by the dynamics package for "is zero" decisions
+#: (small angles in exp/log maps, unit-quaternion checks).
+TOL = 1e-12
+
+
+def skew_batch(x) -> np.ndarray:
+    """Batched :func:`skew`: x (..., 3) -> (..., 3, 3)."""
+    x = np.asarray(x, dtype=float)
+    out = np.zeros(x.shape[:-1] + (3, 3))
+    out[..., 0, 1] = -x[..., 2]
+    out[..., 0, 2] = x[..., 1]
+    out[..., 1, 0] = x[..., 2]
+    out[..., 1, 2] = -x[..., 0]
+    out[..., 2, 0] = -x[..., 1]
+    out[..., 2, 1] = x[..., 0]
+    return out
+
+
+def phi_transform(R, l) -> np.ndarray:
+    """Rigid-body transformation phi(x, y) of seed 002 Eq. 4 with a rotation.
+
+    ``phi(x, y)`` maps a spatial force ``f = [N; F]`` acting at frame ``y``
+    (components in ``y``) to the equivalent force at frame ``x`` (components in
+    ``x``)::
+
+        phi(x, y) = [[R, ~l R], [0, R]]
+
+    and its transpose ``phi*(x, y)`` maps a spatial velocity ``[omega; v]`` of
+    frame ``x`` to frame ``y``.
+
+    Parameters
+    ----------
+    R : (..., 3, 3) float
+        Orientation of frame ``y`` in frame ``x`` (``R_x_y``).
+    l : (..., 3) float
+        Origin of ``y`` relative to the origin of ``x``, components in ``x``.
+
+    Returns
+    -------
+    (..., 6, 6) float
+    """
+    R = np.asarray(R, dtype=float)
+    l = np.asarray(l, dtype=float)
+    shape = np.broadcast_shapes(R.shape[:-2], l.shape[:-1])
+    out = np.zeros(shape + (6, 6))
+    out[..., :3, :3] = R
+    out[..., 3:, 3:] = R
+    out[..., :3, 3:] = skew_batch(l) @ R
+    return out
+
+
+def crm(V) -> np.ndarray:
+    """Motion cross-product matrix: ``crm(V) @ U = V x U`` for V = [omega; v] (..., 6) -> (..., 6, 6).
+
+    ``crm(V) = [[~omega, 0], [~v, ~omega]]`` (angular first).  For a pure
+    rotation ``V = [h; 0]`` this is seed 002's ``H~*(k)`` of Eq. 39.
+    """
+    V = np.asarray(V, dtype=float)
+    out = np.zeros(V.shape[:-1] + (6, 6))
+    w = skew_batch(V[..., :3])
+    out[..., :3, :3] = w
+    out[..., 3:, 3:] = w
+    out[..., 3:, :3] = skew_batch(V[..., 3:])
+    return out
+
+
+def crf(V) -> np.ndarray:
+    """Force cross-product matrix ``crf(V) = -crm(V)^T`` (..., 6) -> (..., 6, 6).
+
+    ``crf(V) @ f`` is the rate of change of a force ``f`` fixed in a frame moving
+    with spatial velocity ``V``; the gyroscopic force of a body is
+    ``b = crf(V) M V``.
+    """
+    return -np.swapaxes(crm(V), -1, -2)
+
+
+def spatial_inertia(mass, com, inertia_com) -> np.ndarray:
+    """Spatial inertia about the body frame origin, seed 002 Eq. 14.
+
+    ``M = [[J, m ~p], [-m ~p, m I]]`` with ``J = I_c - m ~p ~p`` the rotational
+    inertia about the frame origin.
+
+    Parameters
+    ----------
+    mass : (...,) float, kg
+    com : (..., 3) float, m, centre of mass p in the body frame
+    inertia_com : (..., 3, 3) float, kg m^2, about the centre of mass, body axes
+
+    Returns
+    -------
+    (..., 6, 6) float
+    """
+    m = np.asarray(mass, dtype=float)
+    p = np.asarray(com, dtype=float)
+    Ic = np.asarray(inertia_com, dtype=float)
+    P = skew_batch(p)
+    shape = np.broadcast_shapes(m.shape, p.shape[:-1], Ic.shape[:-2])
+    out = np.zeros(shape + (6, 6))
+    mm = m[..., None, None]
+    out[..., :3, :3] = Ic - mm * (P @ P)
+    out[..., :3, 3:] = mm * P
+    out[..., 3:, :3] = -mm * P
+    out[..., 3:, 3:] = mm * np.eye(3)
+    return out
+
+
+def rotation_about_axis(axis, angle) -> np.ndarray:
+    """Batched Rodrigues rotation: axis (..., 3) unit, angle (...) -> (..., 3, 3)."""
+    K = skew_batch(axis)
+    a = np.asarray(angle, dtype=float)[..., None, None]
+    return np.eye(3) + np.sin(a) * K + (1.0 - np.cos(a)) * (K @ K)
+
+
+def quat_to_matrix_batch(q) -> np.ndarray:
+    """Batched quaternion ``[w, x, y, z]`` (..., 4) -> rotation (..., 3, 3); normalises first."""
+    q = np.asarray(q, dtype=float)
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    out = np.empty(q.shape[:-1] + (3, 3))
+    out[..., 0, 0] = 1 - 2 * (y * y + z * z)
+    out[..., 0, 1] = 2 * (x * y - w * z)
+    out[..., 0, 2] = 2 * (x * z + w * y)
+    out[..., 1, 0] = 2 * (x * y + w * z)
+    out[..., 1, 1] = 1 - 2 * (x * x + z * z)
+    out[..., 1, 2] = 2 * (y * z - w * x)
+    out[..., 2, 0] = 2 * (x * z - w * y)
+    out[..., 2, 1] = 2 * (y * z + w * x)
+    out[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    return out
+
+
+def quat_multiply(a, b) -> np.ndarray:
+    """Hamilton product of quaternions ``[w, x, y, z]``, batched (..., 4)."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    w1, v1 = a[..., :1], a[..., 1:]
+    w2, v2 = b[..., :1], b[..., 1:]
+    w = w1 * w2 - np.sum(v1 * v2, axis=-1, keepdims=True)
+    v = w1 * v2 + w2 * v1 + np.cross(v1, v2)
+    return np.concatenate([w, v], axis=-1)
+
+
+def quat_exp(w) -> np.ndarray:
+    """Unit quaternion of the rotation vector w (..., 3): ``[cos(|w|/2), sin(|w|/2) w/|w|]``."""
+    w = np.asarray(w, dtype=float)
+    th = np.linalg.norm(w, axis=-1, keepdims=True)
+    small = th < 1e-8
+    s = np.where(small, 0.5 - th**2 / 48.0, np.sin(th / 2) / np.where(small, 1.0, th))
+    return np.concatenate([np.cos(th / 2), s * w], axis=-1)
+
+
+def so3_log(R) -> np.ndarray:
+    """Rotation vector of R (..., 3, 3) -> (..., 3), angle in [0, pi]."""
+    R = np.asarray(R, dtype=float)
+    q = np.empty(R.shape[:-2] + (4,))
+    flat = R.reshape(-1, 3, 3)
+    qf = np.array([matrix_to_quat(r) for r in flat]).reshape(q.shape)
+    return quat_log(qf)
+
+
+def quat_log(q) -> np.ndarray:
+    """Rotation vector of a unit quaternion (..., 4) -> (..., 3) (shortest rotation)."""
+    q = np.asarray(q, dtype=float)
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    q = np.where(q[..., :1] < 0, -q, q)
+    s = np.linalg.norm(q[..., 1:], axis=-1, keepdims=True)
+    th = 2.0 * np.arctan2(s, q[..., :1])
+    small = s < 1e-8
+    f = np.where(small, 2.0 / np.where(small, q[..., :1], 1.0), th / np.where(small, 1.0, s))
+    return f * q[..., 1:]
+
+
+def so3_left_jacobian(w) -> np.ndarray:
+    """``J(w) = I + (1 - cos t)/t^2 ~w + (t - sin t)/t^3 ~w^2``, t = |w|; (..., 3) -> (..., 3, 3).
+
+    ``exp([w; v]) = (exp(~w), J(w) v)`` on SE(3).
+    """
+    w = np.asarray(w, dtype=float)
+    t = np.linalg.norm(w, axis=-1)[..., None, None]
+    small = t < 1e-5
+    ts = np.where(small, 1.0, t)
+    a = np.where(small, 0.5 - t**2 / 24.0, (1 - np.cos(ts)) / ts**2)
+    b = np.where(small, 1.0 / 6.0 - t**2 / 120.0, (ts - np.sin(ts)) / ts**3)
+    K = skew_batch(w)
+    return np.eye(3) + a * K + b * (K @ K)
+
+
+def se3_exp(V):
+    """Exponential of a twist ``V = [omega; v]`` (..., 6): returns (R (..., 3, 3), p (..., 3))."""
+    V = np.asarray(V, dtype=float)
+    R = quat_to_matrix_batch(quat_exp(V[..., :3]))
+    p = (so3_left_jacobian(V[..., :3]) @ V[..., 3:, None])[..., 0]
+    return R, p
+
+
+def se3_log(R, p) -> np.ndarray:
+    """Inverse of :func:`se3_exp`: (R, p) -> twist (..., 6) ``[omega; v]``."""
+    w = so3_log(R)
+    v = np.linalg.solve(so3_left_jacobian(w), np.asarray(p, dtype=float)[..., None])[..., 0]
+    return np.concatenate([w, v], axis=-1)
