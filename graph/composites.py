@@ -1,0 +1,208 @@
+"""Composite bodies: rigidly connected parts lumped into one body (seed 004, section 4, Table 2).
+
+Composite bodies are found, as in the seed, by a depth-first traversal of the
+extended system graph (:mod:`graph.system_graph`) starting from the node of a
+body's centre of mass and following only *rigid connections*: arm elements
+and the joint elements of ``fixed`` joints.  Ground is not traversed: two
+bodies each welded to ground stay two composites (each *grounded*), joined to
+ground by their fixed joints in the reduced graph.
+
+Determinism (independent of input order):
+
+* the *root* of a composite is its member nearest to ground - fewest joints
+  on a path to ground in the body/joint graph, ties broken by name; bodies not
+  connected to ground come after all others;
+* traversals start from roots in that order and visit neighbours sorted by
+  body name, so ``members`` is the depth-first preorder from the root;
+* composites are listed in the order of their roots.
+
+Naming: a composite is named after its root (``housing``, ``gimbal_ring``,
+``shaft_a`` for the seeker); ``names`` (a mapping) renames them, keyed by the
+default name or by any member's name - ``{"shaft_b": "BODY_1", "housing":
+"BODY_2", "gimbal_ring": "BODY_3"}`` reproduces seed 004's Table 2.
+
+Mass properties are merged exactly with :func:`parsers.massprops.combine`
+after moving each body's properties into the assembly frame
+(:func:`parsers.massprops.transform_mass_properties`): total mass, mass-
+weighted centre of mass, and the inertia about it by the parallel-axis
+theorem and ``R J R^T`` for the rotation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+import networkx as nx
+import numpy as np
+
+from parsers.assembly import GROUND, Assembly, MassProperties
+from parsers.massprops import combine, transform_mass_properties
+
+from .system_graph import SystemGraph, com_node, extended_graph
+
+
+@dataclass(frozen=True, eq=False)
+class Composite:
+    """A composite body.
+
+    name : composite name (see module docstring).
+    members : body names, depth-first preorder from ``members[0]`` (the root).
+    mass : merged mass properties **in the assembly frame** at the reference
+        configuration: ``com`` (3,) in the assembly frame, ``inertia`` (3, 3)
+        about the composite's centre of mass along the assembly axes.
+    grounded : True when a fixed joint (or a pair of locking joints) attaches
+        it to ground.
+    """
+
+    name: str
+    members: tuple[str, ...]
+    mass: MassProperties
+    grounded: bool = False
+
+    @property
+    def root(self) -> str:
+        return self.members[0]
+
+
+def joint_graph(assembly: Assembly, joints=None) -> nx.MultiGraph:
+    """Undirected multigraph: nodes ground and bodies, one edge per joint (key = joint name)."""
+    g = nx.MultiGraph()
+    g.add_node(GROUND)
+    g.add_nodes_from(b.name for b in assembly.bodies)
+    for j in (assembly.joints if joints is None else joints):
+        g.add_edge(j.reference, j.secondary, key=j.name, type=j.type)
+    return g
+
+
+def distances_to_ground(assembly: Assembly) -> dict[str, float]:
+    """Body -> number of joints on a shortest path to ground (inf when not connected)."""
+    d = nx.single_source_shortest_path_length(joint_graph(assembly), GROUND)
+    return {b.name: float(d.get(b.name, np.inf)) for b in assembly.bodies}
+
+
+def merged_mass(assembly: Assembly, members: Iterable[str]) -> MassProperties:
+    """Exact merge of the members' mass properties, in the assembly frame (see module docstring).
+
+    A massless composite gets the mean of its members' frame origins as ``com``.
+    """
+    bodies = [assembly.body(n) for n in members]
+    mp = combine(transform_mass_properties(b.mass, b.pose) for b in bodies)
+    if mp.mass == 0.0:
+        mp = MassProperties(0.0, np.mean([b.pose.translation for b in bodies], axis=0), np.zeros((3, 3)))
+    return mp
+
+
+def _dfs(adjacency: Mapping[str, Iterable[str]], start: str, allowed: set[str]) -> list[str]:
+    order, seen, stack = [], set(), [start]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        order.append(n)
+        stack.extend(sorted((m for m in adjacency.get(n, ()) if m in allowed and m not in seen),
+                            reverse=True))
+    return order
+
+
+def order_members(members: Iterable[str], rigid_pairs: Iterable[tuple[str, str]],
+                  distance: Mapping[str, float]) -> tuple[str, ...]:
+    """Members in canonical order: root nearest ground, then depth-first preorder
+    over the rigid connections ``rigid_pairs`` with neighbours sorted by name."""
+    members = set(members)
+    adj: dict[str, set[str]] = {}
+    for a, b in rigid_pairs:
+        if a in members and b in members:
+            adj.setdefault(a, set()).add(b)
+            adj.setdefault(b, set()).add(a)
+    out: list[str] = []
+    while len(out) < len(members):
+        rest = members - set(out)
+        root = min(rest, key=lambda n: (distance.get(n, np.inf), n))
+        out.extend(_dfs(adj, root, rest))
+    return tuple(out)
+
+
+def rigid_components(extended: SystemGraph) -> list[list[str]]:
+    """Depth-first traversals from CoM nodes over arm and fixed-joint elements.
+
+    Returns lists of body names, one per composite, unordered (see
+    :func:`find_composites` for the canonical order).  Ground is not traversed.
+    """
+    adj: dict[str, set[str]] = {}
+    for e in extended.elements:
+        rigid = e.kind == "arm" or (e.kind == "joint" and e.joint_type == "fixed")
+        if rigid and GROUND not in (e.tail, e.head) and not e.tail.endswith("@" + GROUND) \
+                and not e.head.endswith("@" + GROUND):
+            adj.setdefault(e.tail, set()).add(e.head)
+            adj.setdefault(e.head, set()).add(e.tail)
+    seen: set[str] = set()
+    comps = []
+    for n in extended.nodes:
+        if not n.startswith("com:") or n in seen:
+            continue
+        nodes = _dfs(adj, n, set(extended.nodes))
+        seen.update(nodes)
+        comps.append([m[4:] for m in nodes if m.startswith("com:")])
+    return comps
+
+
+def name_composites(default_names: list[str], member_lists: list[tuple[str, ...]],
+                    names: Mapping[str, str] | None) -> list[str]:
+    """Apply a renaming (keys: default composite name or any member name).
+
+    Raises ValueError for a key matching nothing, a key matching two
+    composites' members... (impossible: members are disjoint), a duplicate
+    or reserved resulting name.
+    """
+    out = list(default_names)
+    if names:
+        used = set()
+        for key, new in names.items():
+            hits = [i for i, (d, m) in enumerate(zip(default_names, member_lists)) if key == d or key in m]
+            if not hits:
+                raise ValueError(f"composite name mapping: {key!r} is neither a composite nor a member")
+            for i in hits:
+                if i in used and out[i] != new:
+                    raise ValueError(f"composite name mapping renames {default_names[i]!r} twice")
+                out[i] = str(new)
+                used.add(i)
+    if len(set(out)) != len(out):
+        raise ValueError(f"composite names are not unique: {out}")
+    if GROUND in out:
+        raise ValueError(f"{GROUND!r} is reserved and cannot name a composite")
+    return out
+
+
+def find_composites(assembly: Assembly, names: Mapping[str, str] | None = None,
+                    extended: SystemGraph | None = None) -> tuple[Composite, ...]:
+    """Composite bodies of an assembly (fixed joints only), seed 004 Table 2.
+
+    Parameters
+    ----------
+    assembly : Assembly
+    names : mapping, optional
+        Renaming, keyed by default composite name or member name.
+    extended : SystemGraph, optional
+        The extended graph, if already built.
+    """
+    extended = extended_graph(assembly) if extended is None else extended
+    dist = distances_to_ground(assembly)
+    fixed_pairs = [(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"]
+    grounded_bodies = {j.secondary if j.reference == GROUND else j.reference
+                       for j in assembly.joints if j.type == "fixed" and GROUND in (j.reference, j.secondary)}
+    member_lists = [order_members(c, fixed_pairs, dist) for c in rigid_components(extended)]
+    member_lists.sort(key=lambda m: (dist[m[0]], m[0]))
+    final = name_composites([m[0] for m in member_lists], member_lists, names)
+    return tuple(Composite(n, m, merged_mass(assembly, m), bool(grounded_bodies & set(m)))
+                 for n, m in zip(final, member_lists))
+
+
+def composite_of(composites: Iterable[Composite]) -> dict[str, str]:
+    """Body name -> composite name (ground maps to ground)."""
+    out = {GROUND: GROUND}
+    for c in composites:
+        for m in c.members:
+            out[m] = c.name
+    return out

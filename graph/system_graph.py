@@ -1,0 +1,209 @@
+"""The extended system graph of a mechanism (seed 004, section 4, Fig. 3).
+
+A *system graph* is a linear graph: oriented two-terminal elements (edges)
+between nodes.  Following Dynaflex (seed 004, section 4) the nodes are
+
+* ``ground`` - the inertial frame;
+* ``com:<body>`` - the centre of mass of each body;
+* ``att:<joint>@<body>`` - the attachment point of a joint on one of its two
+  bodies (on ``ground`` too when the joint touches ground),
+
+and the elements, each with an orientation ``tail -> head``, are
+
+======== ======================================= ====================================
+kind     tail -> head                            meaning
+======== ======================================= ====================================
+gravity  ``ground -> com:B``                     weight of body B, applied at its CoM
+body     ``ground -> com:B``                     position / motion of body B
+arm      ``com:B -> att:J@B``                    position vector from B's CoM to joint J
+driver   ``att:J@R -> att:J@S``                  motor acting along actuated joint J
+joint    ``att:J@R -> att:J@S``                  joint J, reference body R, secondary S
+======== ======================================= ====================================
+
+Arms on the ground side start at the ``ground`` node.  Because every CoM is
+joined to ground by its body element, the extended graph is always connected,
+even when a body has no joint to ground (that is found on the joint graph,
+:mod:`graph.loops`).
+
+Element numbering (``e1``, ``e2``, ...) is canonical: bodies sorted by name,
+each contributing ``gravity`` then ``body``; then joints sorted by name, each
+contributing the reference-side ``arm``, the secondary-side ``arm``, the
+``driver`` (actuated joints only) and the ``joint``.  The numbering therefore
+does not depend on the order of bodies and joints in the input.  (With this
+order the reduced seeker graph has its gravity elements at e1, e3, e5 as in
+seed 004's description of Fig. 4.)
+
+The same builder gives the *reduced* system graph (Fig. 4), with composite
+bodies in place of bodies (:func:`build_system_graph`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+
+from parsers.assembly import GROUND, Assembly
+
+ELEMENT_KINDS = ("body", "arm", "joint", "gravity", "driver")
+
+
+def com_node(body: str) -> str:
+    """Node name of a body's centre of mass (``ground`` for ground)."""
+    return GROUND if body == GROUND else f"com:{body}"
+
+
+def attachment_node(joint: str, body: str) -> str:
+    """Node name of joint ``joint``'s attachment point on ``body``."""
+    return f"att:{joint}@{body}"
+
+
+@dataclass(frozen=True)
+class Element:
+    """One oriented element of a system graph.
+
+    name : ``e1``, ``e2``, ... (canonical numbering, see module docstring).
+    kind : one of :data:`ELEMENT_KINDS`.
+    tail, head : node names; the element points from tail to head.
+    subject : the body (body, gravity, arm) or joint (arm, joint, driver) it models.
+    joint_type : the joint type for joint and driver elements, else ``""``.
+    """
+
+    name: str
+    kind: str
+    tail: str
+    head: str
+    subject: str
+    joint: str = ""
+    joint_type: str = ""
+
+    @property
+    def index(self) -> int:
+        """0-based column of this element in the incidence matrix."""
+        return int(self.name[1:]) - 1
+
+
+@dataclass(frozen=True)
+class GraphBody:
+    """A body as the graph builder sees it: name and CoM in the assembly frame (3,), m."""
+
+    name: str
+    com: np.ndarray
+
+
+@dataclass(frozen=True)
+class GraphJoint:
+    """A joint as the graph builder sees it (a view of a Joint or a reduced joint)."""
+
+    name: str
+    type: str
+    reference: str
+    secondary: str
+    origin: np.ndarray
+    actuated: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class SystemGraph:
+    """A linear graph of a mechanism (extended or reduced).
+
+    stage : ``'extended'`` or ``'reduced'``.
+    nodes : node names, ``ground`` first, then CoM nodes and attachment nodes
+        in element order.
+    elements : the elements ``e1..en`` in order.
+    positions : node -> (3,) position in the assembly frame at the reference
+        configuration, m (ground at the origin).
+    """
+
+    stage: str
+    nodes: tuple[str, ...]
+    elements: tuple[Element, ...]
+    positions: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def element(self, name: str) -> Element:
+        return self.elements[int(name[1:]) - 1]
+
+    def of_kind(self, kind: str) -> tuple[Element, ...]:
+        return tuple(e for e in self.elements if e.kind == kind)
+
+    def graph(self) -> nx.MultiDiGraph:
+        """The graph as a networkx MultiDiGraph; edge keys are element names,
+        edge attributes ``kind``, ``subject``, ``joint_type``."""
+        g = nx.MultiDiGraph(stage=self.stage)
+        for n in self.nodes:
+            g.add_node(n, pos=self.positions.get(n))
+        for e in self.elements:
+            g.add_edge(e.tail, e.head, key=e.name, kind=e.kind, subject=e.subject,
+                       joint_type=e.joint_type)
+        return g
+
+    def counts(self) -> dict[str, int]:
+        """Number of elements of each kind."""
+        return {k: sum(1 for e in self.elements if e.kind == k) for k in ELEMENT_KINDS}
+
+
+def build_system_graph(bodies: Iterable[GraphBody], joints: Iterable[GraphJoint],
+                       stage: str = "extended") -> SystemGraph:
+    """Build a system graph from bodies and joints (any order; numbering is canonical).
+
+    Parameters
+    ----------
+    bodies : GraphBody
+        Bodies (or composites) with their centres of mass in the assembly frame.
+    joints : GraphJoint
+        Joints between those bodies or ground; ``origin`` in the assembly frame.
+    stage : str
+        Label stored on the result (``'extended'`` or ``'reduced'``).
+    """
+    bodies = sorted(bodies, key=lambda b: b.name)
+    joints = sorted(joints, key=lambda j: j.name)
+    nodes: list[str] = [GROUND]
+    positions: dict[str, np.ndarray] = {GROUND: np.zeros(3)}
+    raw: list[tuple[str, str, str, str, str, str]] = []
+
+    for b in bodies:
+        c = com_node(b.name)
+        nodes.append(c)
+        positions[c] = np.asarray(b.com, dtype=float)
+        raw.append(("gravity", GROUND, c, b.name, "", ""))
+        raw.append(("body", GROUND, c, b.name, "", ""))
+    for j in joints:
+        a_ref = attachment_node(j.name, j.reference)
+        a_sec = attachment_node(j.name, j.secondary)
+        for a in (a_ref, a_sec):
+            nodes.append(a)
+            positions[a] = np.asarray(j.origin, dtype=float)
+        raw.append(("arm", com_node(j.reference), a_ref, j.reference, j.name, ""))
+        raw.append(("arm", com_node(j.secondary), a_sec, j.secondary, j.name, ""))
+        if j.actuated:
+            raw.append(("driver", a_ref, a_sec, j.name, j.name, j.type))
+        raw.append(("joint", a_ref, a_sec, j.name, j.name, j.type))
+
+    known = set(nodes)
+    for kind, tail, head, subject, _, _ in raw:
+        for n in (tail, head):
+            if n not in known:
+                raise ValueError(f"{kind} element of {subject!r} refers to unknown node {n!r}")
+    elements = tuple(Element(f"e{i + 1}", kind, tail, head, subject, joint, jtype)
+                     for i, (kind, tail, head, subject, joint, jtype) in enumerate(raw))
+    return SystemGraph(stage, tuple(nodes), elements, positions)
+
+
+def extended_graph(assembly: Assembly) -> SystemGraph:
+    """The extended system graph of an assembly (seed 004, Fig. 3).
+
+    Bodies' CoMs are placed in the assembly frame by their reference poses; a
+    joint referring to a body that does not exist raises ValueError (readers
+    validate this, so it only happens for hand-built assemblies).
+    """
+    bodies = [GraphBody(b.name, b.pose.apply(b.mass.com)) for b in assembly.bodies]
+    joints = [GraphJoint(j.name, j.type, j.reference, j.secondary, j.origin, j.actuated)
+              for j in assembly.joints]
+    return build_system_graph(bodies, joints, "extended")
+
+
+def graph_bodies(names_and_coms: Sequence[tuple[str, np.ndarray]]) -> list[GraphBody]:
+    """Convenience: GraphBody list from ``(name, com)`` pairs."""
+    return [GraphBody(n, np.asarray(c, dtype=float)) for n, c in names_and_coms]
