@@ -17,6 +17,8 @@ from .errors import InputError
 READERS: dict[str, str] = {
     ".yaml": "parsers.yaml_format:read_yaml",
     ".yml": "parsers.yaml_format:read_yaml",
+    ".urdf": "parsers.urdf:read_urdf",
+    ".xml": "parsers.xmlutil:read_xml",
 }
 
 

@@ -1,0 +1,188 @@
+"""Every example-robot-data URDF against Pinocchio's own URDF parser.
+
+Reference: ``pinocchio.buildModelFromUrdf`` (fixed base, as our default) at the
+neutral configuration.  Compared independently of our dynamics code: total mass,
+each link's world pose (``updateFramePlacements``), each moving joint's world
+origin and axis, and per-joint body inertias (Pinocchio lumps the links welded
+by fixed joints into the body of the moving joint that carries them; we merge
+our per-link mass properties the same way with :func:`parsers.massprops.combine`).
+"""
+
+import glob
+import os
+import sysconfig
+
+import numpy as np
+import pytest
+
+pin = pytest.importorskip("pinocchio")
+
+from parsers import InputError, Pose  # noqa: E402
+from parsers.massprops import combine, transform_mass_properties  # noqa: E402
+from parsers.urdf import read_urdf  # noqa: E402
+
+SHARE = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")
+ROBOTS = sorted(glob.glob(os.path.join(SHARE, "example-robot-data", "robots", "*", "urdf", "*.urdf")))
+PACKAGE_DIRS = [SHARE]
+
+
+def robot_id(path):
+    return os.path.basename(path)[:-5]
+
+
+def test_example_robot_data_is_found():
+    assert len(ROBOTS) >= 40
+
+
+def _local_axis(jm):
+    short = jm.shortname()
+    for suffix, ax in (("X", [1.0, 0, 0]), ("Y", [0, 1.0, 0]), ("Z", [0, 0, 1.0])):
+        if short.endswith(suffix) and ("RX" in short or "RY" in short or "RZ" in short or "RUB" in short
+                                       or "PX" in short or "PY" in short or "PZ" in short):
+            return np.array(ax)
+    if "Unaligned" in short:
+        return np.array(jm.extract().axis, dtype=float)
+    if "Planar" in short:
+        return np.array([0, 0, 1.0])
+    return None
+
+
+def _pin_model(path):
+    try:
+        return pin.buildModelFromUrdf(path), None
+    except (RuntimeError, ValueError) as exc:
+        return None, exc
+
+
+@pytest.mark.parametrize("path", ROBOTS, ids=robot_id)
+def test_urdf_matches_pinocchio_at_the_reference_configuration(path):
+    model, pin_error = _pin_model(path)
+    if model is None:
+        with pytest.raises(InputError) as exc:
+            read_urdf(path, package_dirs=PACKAGE_DIRS)
+        msg = str(exc.value)
+        assert "\n" not in msg and exc.value.file == path and exc.value.line is not None
+        return
+    a = read_urdf(path, package_dirs=PACKAGE_DIRS)
+    data = model.createData()
+    q0 = pin.neutral(model)
+    pin.forwardKinematics(model, data, q0)
+    pin.updateFramePlacements(model, data)
+
+    pin_mass = sum(model.inertias[i].mass for i in range(model.njoints))
+    assert a.total_mass == pytest.approx(pin_mass, rel=1e-12, abs=1e-12)
+
+    # link poses
+    for body in a.bodies:
+        fid = model.getFrameId(body.name, pin.FrameType.BODY)
+        assert fid < model.nframes, body.name
+        oMf = data.oMf[fid]
+        np.testing.assert_allclose(body.pose.rotation, oMf.rotation, atol=1e-10, err_msg=body.name)
+        np.testing.assert_allclose(body.pose.translation, oMf.translation, atol=1e-10, err_msg=body.name)
+
+    # moving joints: origin, axis, type
+    moving = [j for j in a.joints if j.type != "fixed"]
+    assert sorted(j.name for j in moving) == sorted(model.names[1:])
+    for i in range(1, model.njoints):
+        j = a.joint(model.names[i])
+        oMi = data.oMi[i]
+        np.testing.assert_allclose(j.origin, oMi.translation, atol=1e-10, err_msg=j.name)
+        local = _local_axis(model.joints[i])
+        assert local is not None, model.joints[i].shortname()
+        np.testing.assert_allclose(j.axis, oMi.rotation @ local, atol=1e-10, err_msg=j.name)
+        assert j.nv == model.joints[i].nv
+
+    # per-body mass properties, lumped over fixed joints as Pinocchio does
+    members = {i: [] for i in range(model.njoints)}
+    for fr in model.frames:
+        if fr.type == pin.FrameType.BODY and fr.name in a.body_names:
+            members[fr.parentJoint].append(fr.name)
+    assert sum(len(v) for v in members.values()) == len(a.bodies)
+    for i, names in members.items():
+        oMi = data.oMi[i]
+        X_joint_world = Pose(oMi.rotation, oMi.translation).inverse()
+        lumped = combine(transform_mass_properties(a.body(n).mass, X_joint_world.compose(a.body(n).pose))
+                         for n in names)
+        ref = model.inertias[i]
+        scale = max(ref.mass, 1e-300)
+        assert lumped.mass == pytest.approx(ref.mass, rel=1e-12, abs=1e-12), model.names[i]
+        if ref.mass > 0:
+            np.testing.assert_allclose(lumped.com, ref.lever, atol=1e-10, err_msg=model.names[i])
+            np.testing.assert_allclose(lumped.inertia, ref.inertia, atol=1e-10 * max(1.0, scale),
+                                       err_msg=model.names[i])
+
+
+def test_pinocchio_rejected_robot_gives_a_one_line_error():
+    bad = [p for p in ROBOTS if _pin_model(p)[0] is None]
+    assert bad, "expected at least one URDF Pinocchio refuses (ur3.urdf has no robot name)"
+    for p in bad:
+        with pytest.raises(InputError) as exc:
+            read_urdf(p, package_dirs=PACKAGE_DIRS)
+        assert "\n" not in str(exc.value)
+
+
+def _dynamics_bridge():
+    try:
+        import composer
+        import dynamics
+    except ImportError:
+        return None
+    if not (hasattr(composer, "compose") and all(hasattr(dynamics, f) for f in
+                                                  ("mass_matrix", "inverse_dynamics", "forward_dynamics"))):
+        return None
+    return composer, dynamics
+
+
+def _to_pin_q(model, ours, q_ours):
+    """Our coordinates (revolute/prismatic/continuous angle) to Pinocchio's q (cos, sin for continuous)."""
+    q = pin.neutral(model)
+    for i in range(1, model.njoints):
+        sl = ours.q_slice(model.names[i])
+        val = q_ours[sl]
+        jm = model.joints[i]
+        if jm.nq == 2 and jm.nv == 1:
+            q[jm.idx_q:jm.idx_q + 2] = [np.cos(val[0]), np.sin(val[0])]
+        else:
+            q[jm.idx_q:jm.idx_q + jm.nq] = val
+    return q
+
+
+def _to_pin_v(model, ours, v_ours):
+    v = np.zeros(model.nv)
+    for i in range(1, model.njoints):
+        jm = model.joints[i]
+        v[jm.idx_v:jm.idx_v + jm.nv] = v_ours[ours.v_slice(model.names[i])]
+    return v
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_dynamics_bridge() is None,
+                    reason="needs composer.compose and dynamics.mass_matrix/inverse_dynamics/forward_dynamics")
+@pytest.mark.parametrize("path", ROBOTS, ids=robot_id)
+def test_urdf_dynamics_match_pinocchio_at_random_configurations(path):
+    composer, dynamics = _dynamics_bridge()
+    model, _ = _pin_model(path)
+    if model is None:
+        pytest.skip("Pinocchio refuses this file")
+    ours = composer.compose(path, package_dirs=PACKAGE_DIRS).model
+    if ours.nv != model.nv or sorted(n for n in ours.joint_names if ours.v_slice(n).stop > ours.v_slice(n).start) \
+            != sorted(model.names[1:]):
+        pytest.skip("coupled (mimic) joints: our model has fewer freedoms than Pinocchio's default")
+    data = model.createData()
+    rng = np.random.default_rng(20260121)
+    for _ in range(5):
+        q = rng.uniform(-1.0, 1.0, ours.nq)
+        v = rng.normal(size=ours.nv)
+        a = rng.normal(size=ours.nv)
+        qp, vp, ap = _to_pin_q(model, ours, q), _to_pin_v(model, ours, v), _to_pin_v(model, ours, a)
+        M = dynamics.mass_matrix(ours, q)
+        Mp = pin.crba(model, data, qp)
+        Mp = np.triu(Mp) + np.triu(Mp, 1).T
+        perm = np.concatenate([np.arange(ours.nv)[ours.v_slice(model.names[i])] for i in range(1, model.njoints)])
+        scale = max(1.0, np.abs(Mp).max())
+        np.testing.assert_allclose(M[np.ix_(perm, perm)], Mp, atol=1e-9 * scale)
+        tau = dynamics.inverse_dynamics(ours, q, v, a)
+        taup = pin.rnea(model, data, qp, vp, ap)
+        np.testing.assert_allclose(tau[perm], taup, atol=1e-9 * max(1.0, np.abs(taup).max()))
+        qdd = dynamics.forward_dynamics(ours, q, v, tau)
+        np.testing.assert_allclose(qdd[perm], a, atol=1e-9 * max(1.0, np.abs(a).max()) * np.linalg.cond(Mp))

@@ -1,0 +1,150 @@
+"""URDF reader on small hand-written files; references are worked out by hand."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import parsers
+from parsers import GROUND, InputError
+from parsers.urdf import read_urdf, resolve_uri
+
+DATA = Path(__file__).parent / "data"
+
+RX90 = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])
+RZ90 = np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]])
+
+
+def test_link_poses_compose_joint_origins_down_the_tree():
+    a = read_urdf(DATA / "arm.urdf", package_dirs=[DATA])
+    assert a.name == "arm"
+    assert a.body_names == ("base", "upper", "fore", "tool")
+    assert a.body("base").pose.isclose(parsers.Pose())
+    up = a.body("upper").pose
+    np.testing.assert_allclose(up.rotation, RX90, atol=1e-15)
+    np.testing.assert_allclose(up.translation, [0, 0, 0.1], atol=1e-15)
+    fore = a.body("fore").pose
+    np.testing.assert_allclose(fore.rotation, RX90 @ RZ90, atol=1e-15)
+    np.testing.assert_allclose(fore.translation, [0.4, 0, 0.1], atol=1e-15)
+    tool = a.body("tool").pose
+    np.testing.assert_allclose(tool.translation, [0.4, 0, 0.2], atol=1e-15)
+
+
+def test_joint_origins_and_axes_are_in_the_assembly_frame():
+    a = read_urdf(DATA / "arm.urdf", package_dirs=[DATA])
+    root = a.joint("root_joint")
+    assert (root.type, root.reference, root.secondary) == ("fixed", GROUND, "base")
+    sh = a.joint("shoulder")
+    assert (sh.type, sh.reference, sh.secondary) == ("revolute", "base", "upper")
+    np.testing.assert_allclose(sh.origin, [0, 0, 0.1], atol=1e-15)
+    np.testing.assert_allclose(sh.axis, [0, -1, 0], atol=1e-15)
+    assert (sh.limits.lower, sh.limits.upper, sh.limits.effort, sh.limits.velocity) == (-1, 2, 10, 3)
+    assert sh.damping == 0.25
+    assert sh.actuated and sh.motor.name == "shoulder_motor" and sh.motor.gear_ratio == 50
+    sl = a.joint("slide")
+    assert sl.type == "prismatic" and not sl.actuated
+    np.testing.assert_allclose(sl.origin, [0.4, 0, 0.1], atol=1e-15)
+    np.testing.assert_allclose(sl.axis, [0, 0, 1], atol=1e-15)
+    assert a.joint("tool_weld").type == "fixed"
+    assert sh.source.line == 36
+
+
+def test_inertial_origin_rotates_the_inertia_into_the_link_frame():
+    a = read_urdf(DATA / "arm.urdf", package_dirs=[DATA])
+    up = a.body("upper").mass
+    assert up.mass == 1.5
+    np.testing.assert_allclose(up.com, [0.2, 0, 0])
+    np.testing.assert_allclose(up.inertia, np.diag([0.004, 0.001, 0.005]), atol=1e-15)
+    assert a.body("tool").mass.mass == 0.0
+    assert a.total_mass == pytest.approx(4.0, abs=1e-15)
+    assert a.body("base").sources["mass"].line == 6
+
+
+def test_package_uri_resolves_through_package_dirs_and_parent_folders(tmp_path):
+    mesh = DATA / "meshpkg" / "meshes" / "box_10x20x30cm.stl"
+    uri = "package://meshpkg/meshes/box_10x20x30cm.stl"
+    assert resolve_uri(uri, tmp_path, [DATA]) == mesh.resolve()
+    assert resolve_uri(uri, tmp_path, []) is None
+    # next to the file: DATA holds a folder named after the package
+    assert resolve_uri(uri, DATA, []) == mesh.resolve()
+    # an ancestor named after the package
+    assert resolve_uri(uri, DATA / "meshpkg" / "meshes", []) == mesh.resolve()
+    assert resolve_uri("meshpkg/meshes/box_10x20x30cm.stl", DATA, []) == mesh.resolve()
+    a = read_urdf(DATA / "arm.urdf")
+    g = [g for g in a.body("fore").geometry if g.kind == "mesh"][0]
+    assert Path(g.file) == mesh.resolve() and g.role == "collision"
+    np.testing.assert_array_equal(g.params["scale"], [2, 1, 1])
+
+
+def test_missing_collision_mesh_is_an_error_at_the_mesh_line(tmp_path):
+    text = (DATA / "arm.urdf").read_text().replace("package://meshpkg", "package://nopkg")
+    f = tmp_path / "arm.urdf"
+    f.write_text(text)
+    with pytest.raises(InputError) as exc:
+        read_urdf(f)
+    assert exc.value.line == 32 and exc.value.file == str(f)
+    assert "nopkg" in str(exc.value)
+
+
+def test_links_without_inertial_take_mass_from_collision_geometry_on_request():
+    a = read_urdf(DATA / "geometry_mass.urdf", inertia_from_geometry_density=1000.0)
+    box = a.body("boxlink").mass
+    m = 1000 * 0.2 * 0.4 * 0.6
+    assert box.mass == pytest.approx(m, rel=1e-12)
+    np.testing.assert_allclose(box.com, [0.1, 0, 0], atol=1e-15)
+    np.testing.assert_allclose(box.inertia, m / 12 * np.diag([0.4**2 + 0.6**2, 0.2**2 + 0.6**2, 0.2**2 + 0.4**2]),
+                               rtol=1e-12, atol=1e-15)
+    mesh = a.body("meshlink").mass          # 0.1 x 0.2 x 0.6 box turned 90 deg about z
+    m = 1000 * 0.1 * 0.2 * 0.6
+    assert mesh.mass == pytest.approx(m, rel=1e-9)
+    np.testing.assert_allclose(mesh.com, [0, 0, 0.5], atol=1e-12)
+    np.testing.assert_allclose(mesh.inertia, m / 12 * np.diag([0.1**2 + 0.6**2, 0.2**2 + 0.6**2, 0.2**2 + 0.1**2]),
+                               rtol=1e-9, atol=1e-12)
+    assert "density 1000" in a.body("boxlink").sources["mass"].note
+    assert a.body("base").mass.mass == 0.0
+
+
+def test_massless_moving_leaf_is_refused_unless_allowed():
+    with pytest.raises(InputError) as exc:
+        read_urdf(DATA / "geometry_mass.urdf")
+    assert exc.value.line == 5 and "boxlink" in str(exc.value)   # j1 moves no mass at all
+    a = read_urdf(DATA / "geometry_mass.urdf", massless="allow")
+    assert a.total_mass == 0.0
+
+
+def test_world_root_is_ground_and_mimic_is_kept_as_a_coupling():
+    a = read_urdf(DATA / "mimic_world.urdf")
+    assert "world" not in a.body_names and "root_joint" not in a.joint_names
+    mount = a.joint("mount")
+    assert (mount.reference, mount.secondary, mount.type) == (GROUND, "palm", "fixed")
+    np.testing.assert_allclose(a.body("left").pose.translation, [0, 0.05, 1])
+    (c,) = a.couplings
+    assert (c.joint, c.leader, c.multiplier, c.offset) == ("right_slide", "left_slide", 1.0, 0.001)
+    assert c.source.line == 32
+
+
+def test_floating_base_gives_a_free_root_joint():
+    a = read_urdf(DATA / "arm.urdf", package_dirs=[DATA], base="floating")
+    root = a.joint("root_joint")
+    assert (root.type, root.reference, root.secondary, root.nq, root.nv) == ("free", GROUND, "base", 7, 6)
+
+
+def test_registry_reads_urdf_by_suffix_and_xml_by_root_element(tmp_path):
+    a = parsers.read_assembly(DATA / "arm.urdf", package_dirs=[DATA])
+    assert a.body_names == ("base", "upper", "fore", "tool")
+    x = tmp_path / "robot.xml"
+    x.write_text((DATA / "mimic_world.urdf").read_text())
+    assert parsers.read_assembly(x).name == "gripper"
+    x.write_text("<?xml version='1.0'?>\n<html/>")
+    with pytest.raises(InputError) as exc:
+        parsers.read_assembly(x)
+    assert exc.value.line == 2
+
+
+def test_read_assembly_from_the_command_line_import():
+    code = ("import parsers; a = parsers.read_assembly(%r); print(len(a.bodies), len(a.joints))"
+            % str(DATA / "mimic_world.urdf"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["3", "3"]
