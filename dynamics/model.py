@@ -1,0 +1,295 @@
+"""Rigid-body tree model: ``BodySpec`` -> compiled ``SKOModel`` -> SKO weights.
+
+The rigid-body tree is one producer of the generic SKO blocks of
+:mod:`dynamics.sko` (seed 001 section 2.2): per configuration it gives
+
+* ``phi(parent(k), k) = [[R, ~l R], [0, R]]`` (seed 002 Eq. 4 with the rotation
+  ``R = R_parent_k`` and ``l`` the origin of body k in the parent frame),
+* ``H(k) = S_k^T`` (the joint's motion subspace in the body frame, see
+  :mod:`dynamics.joints`),
+* ``M(k)`` the spatial inertia about the body frame origin (seed 002 Eq. 14),
+* and, given ``v``, ``a(k) = V(k) x (H*(k) v_k) + S_dot v_k`` and
+  ``b(k) = crf(V(k)) M(k) V(k)``.
+
+All quantities of body k are expressed in body k's frame (body frame = joint
+moving frame, Pinocchio's convention).  Gravity enters as the ground's spatial
+acceleration ``alpha(ground) = [0; -g]`` carried to the root bodies
+(``a_gravity``), which is equivalent to applying ``m g`` at every centre of mass.
+
+Fixed joints keep their body as a node with ``n_k = 0`` (not merged).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from . import joints as J
+from .sko import SKOTree, SKOWeights
+from .spatial import crf, crm, phi_transform, spatial_inertia
+
+__all__ = ["BodySpec", "SKOModel", "build_model", "as_batch", "weights", "velocity_terms"]
+
+
+@dataclass(frozen=True)
+class BodySpec:
+    """One body and the joint that connects it to its parent.
+
+    Parameters
+    ----------
+    name : str
+    parent : int -- index of an earlier BodySpec, or -1 for ground
+    joint_type : str -- one of :data:`dynamics.joints.JOINT_TYPES`
+    joint_name : str
+    placement_rotation : (3, 3) -- joint frame orientation in the parent body frame
+    placement_translation : (3,) m -- joint frame origin in the parent body frame
+    mass : float kg
+    com : (3,) m -- centre of mass in the body frame
+    inertia : (3, 3) kg m^2 -- about the centre of mass, body axes
+    axis : (3,) -- joint axis (plane normal for planar) in the joint frame
+    axis2 : (3,) or None -- second axis of a universal joint
+    """
+
+    name: str
+    parent: int
+    joint_type: str
+    joint_name: str
+    placement_rotation: np.ndarray
+    placement_translation: np.ndarray
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray
+    axis: tuple = (0.0, 0.0, 1.0)
+    axis2: tuple | None = None
+
+
+class SKOModel:
+    """Compiled rigid-body tree (static; per-configuration data is computed per call).
+
+    Attributes (flat arrays, node k = body k, ``parent[k] < k``)
+    -------------------------------------------------------------
+    tree : SKOTree -- generic structure, ``m_k = 6``, ``n_k = nv`` of joint k
+    parent : (n,) int
+    body_names, joint_names, joint_types : tuple of str
+    nq, nv : int
+    q_offset, v_offset : (n+1,) int
+    placement_R : (n, 3, 3); placement_p : (n, 3)
+    mass : (n,); com : (n, 3); inertia_com : (n, 3, 3); M_body : (n, 6, 6)
+    axis, axis2 : (n, 3) unit vectors (zeros where unused)
+    H_const : list of (1, n_k, 6) joint maps (universal: value at q2 = 0)
+    gravity : (3,) m/s^2 in the ground frame
+    groups : dict joint type -> (node indices (g,), q columns (g, nq), v columns (g, nv))
+    """
+
+    def __init__(self, bodies, gravity=(0.0, 0.0, -9.81)):
+        bodies = list(bodies)
+        n = len(bodies)
+        self.gravity = np.asarray(gravity, dtype=float)
+        self.body_names = tuple(b.name for b in bodies)
+        self.joint_names = tuple(b.joint_name for b in bodies)
+        self.joint_types = tuple(b.joint_type for b in bodies)
+        if len(set(self.joint_names)) != n:
+            raise ValueError("joint names must be unique")
+        for k, b in enumerate(bodies):
+            if b.joint_type not in J.JOINT_TYPES:
+                raise ValueError(f"body {b.name!r}: unknown joint type {b.joint_type!r}")
+            if not -1 <= b.parent < k:
+                raise ValueError(f"body {b.name!r}: parent {b.parent} must be -1 or an earlier body index")
+        nqs = np.array([J.NQ[t] for t in self.joint_types], dtype=int)
+        nvs = np.array([J.NV[t] for t in self.joint_types], dtype=int)
+        self.tree = SKOTree(np.array([b.parent for b in bodies], dtype=int), np.full(n, 6), nvs)
+        self.parent = self.tree.parent
+        self.q_offset = np.concatenate([[0], np.cumsum(nqs)]).astype(int)
+        self.v_offset = self.tree.v_offset
+        self.nq = int(self.q_offset[-1])
+        self.nv = int(self.v_offset[-1])
+        self.placement_R = np.array([np.asarray(b.placement_rotation, float) for b in bodies]).reshape(n, 3, 3)
+        self.placement_p = np.array([np.asarray(b.placement_translation, float) for b in bodies]).reshape(n, 3)
+        self.mass = np.array([float(b.mass) for b in bodies])
+        self.com = np.array([np.asarray(b.com, float) for b in bodies]).reshape(n, 3)
+        self.inertia_com = np.array([np.asarray(b.inertia, float) for b in bodies]).reshape(n, 3, 3)
+        self.M_body = spatial_inertia(self.mass, self.com, self.inertia_com)
+
+        def unit(a):
+            a = np.asarray(a, dtype=float)
+            nrm = np.linalg.norm(a)
+            if nrm == 0:
+                raise ValueError("zero joint axis")
+            return a / nrm
+
+        self.axis = np.zeros((n, 3))
+        self.axis2 = np.zeros((n, 3))
+        for k, b in enumerate(bodies):
+            if b.joint_type in ("revolute", "continuous", "prismatic", "cylindrical", "universal", "planar"):
+                self.axis[k] = unit(b.axis)
+            if b.joint_type == "universal":
+                if b.axis2 is None:
+                    raise ValueError(f"universal joint {b.joint_name!r} needs axis2")
+                self.axis2[k] = unit(b.axis2)
+        self.H_const = [J.motion_subspace(t, self.axis[k], self.axis2[k])[None]
+                        for k, t in enumerate(self.joint_types)]
+        self.groups = {}
+        for t in J.JOINT_TYPES:
+            idx = np.array([k for k in range(n) if self.joint_types[k] == t], dtype=int)
+            if len(idx):
+                qc = np.array([np.arange(self.q_offset[k], self.q_offset[k + 1]) for k in idx], dtype=int).reshape(len(idx), J.NQ[t])
+                vc = np.array([np.arange(self.v_offset[k], self.v_offset[k + 1]) for k in idx], dtype=int).reshape(len(idx), J.NV[t])
+                self.groups[t] = (idx, qc, vc)
+        self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
+        self._body_index = {name: k for k, name in enumerate(self.body_names)}
+
+    # ---- public helpers -------------------------------------------------
+    @property
+    def n_bodies(self) -> int:
+        return self.tree.n_nodes
+
+    def body_index(self, body) -> int:
+        """Index of a body given by name or index."""
+        if isinstance(body, (int, np.integer)):
+            return int(body)
+        return self._body_index[body]
+
+    def joint_index(self, joint) -> int:
+        if isinstance(joint, (int, np.integer)):
+            return int(joint)
+        return self._joint_index[joint]
+
+    def q_slice(self, name) -> slice:
+        """Slice of joint ``name``'s coordinates in q."""
+        k = self.joint_index(name)
+        return slice(int(self.q_offset[k]), int(self.q_offset[k + 1]))
+
+    def v_slice(self, name) -> slice:
+        """Slice of joint ``name``'s velocities in v (and of its forces in tau)."""
+        k = self.joint_index(name)
+        return slice(int(self.v_offset[k]), int(self.v_offset[k + 1]))
+
+    def neutral(self) -> np.ndarray:
+        """Reference configuration q (nq,): zero angles, identity quaternions."""
+        return np.concatenate([J.neutral(t) for t in self.joint_types] + [np.zeros(0)])
+
+    @cached_property
+    def has_constant_H(self) -> bool:
+        return "universal" not in self.groups
+
+    @cached_property
+    def is_euclidean(self) -> bool:
+        """True when v = q_dot for every joint (no spherical, planar, free)."""
+        return all(t in J.EUCLIDEAN for t in self.joint_types)
+
+    def __repr__(self) -> str:
+        return f"SKOModel(n_bodies={self.n_bodies}, nq={self.nq}, nv={self.nv})"
+
+
+def build_model(bodies, gravity=(0.0, 0.0, -9.81)) -> SKOModel:
+    """Compile a sequence of :class:`BodySpec` into an :class:`SKOModel`."""
+    return SKOModel(bodies, gravity)
+
+
+def as_batch(x, width: int, name: str = "array"):
+    """(width,) or (B, width) -> ((B, width) float array, was_single)."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 1:
+        x = x[None]
+        single = True
+    elif x.ndim == 2:
+        single = False
+    else:
+        raise ValueError(f"{name} must have shape ({width},) or (B, {width}), got {x.shape}")
+    if x.shape[1] != width:
+        raise ValueError(f"{name} must have {width} columns, got {x.shape[1]}")
+    return x, single
+
+
+def relative_poses(model: SKOModel, q):
+    """Pose of each body frame in its parent frame (ground frame for roots).
+
+    Parameters
+    ----------
+    q : (B, nq)
+
+    Returns
+    -------
+    R : (B, n, 3, 3) ``R_parent_k``;  p : (B, n, 3) origin of k in the parent frame
+    """
+    B = q.shape[0]
+    n = model.n_bodies
+    RJ = np.empty((B, n, 3, 3))
+    pJ = np.empty((B, n, 3))
+    for t, (idx, qc, _) in model.groups.items():
+        R, p = J.transform(t, q[:, qc], model.axis[idx], model.axis2[idx])
+        RJ[:, idx] = R
+        pJ[:, idx] = p
+    R = model.placement_R @ RJ
+    p = model.placement_p + (model.placement_R @ pJ[..., None])[..., 0]
+    return R, p
+
+
+def joint_maps(model: SKOModel, q) -> list:
+    """H(k) list, (1, n_k, 6) or (B, n_k, 6) for q-dependent joints."""
+    H = list(model.H_const)
+    if "universal" in model.groups:
+        idx, qc, _ = model.groups["universal"]
+        Hu = J.universal_H(q[:, qc], model.axis[idx], model.axis2[idx])
+        for i, k in enumerate(idx):
+            H[k] = Hu[:, i]
+    return H
+
+
+def weights(model: SKOModel, q) -> SKOWeights:
+    """SKO weights (phi, H, M) of the rigid-body tree at q (B, nq).
+
+    ``extras`` holds ``phi_all`` (B, n, 6, 6), ``R_rel`` and ``p_rel``.
+    """
+    R, p = relative_poses(model, q)
+    phi_all = phi_transform(R, p)
+    phi = [None if model.parent[k] < 0 else phi_all[:, k] for k in range(model.n_bodies)]
+    M = [model.M_body[k][None] for k in range(model.n_bodies)]
+    w = SKOWeights(model.tree, phi, joint_maps(model, q), M, q.shape[0])
+    w.extras.update(phi_all=phi_all, R_rel=R, p_rel=p)
+    return w
+
+
+def gravity_acceleration(model: SKOModel, w: SKOWeights) -> list:
+    """``a_gravity(k) = phi*(ground, k) [0; -g]`` for roots, 0 elsewhere; list of (B, 6)."""
+    B = w.batch
+    out = [np.zeros((B, 6)) for _ in range(model.n_bodies)]
+    R = w.extras["R_rel"]
+    for k in model.tree.roots:
+        out[k] = np.zeros((B, 6))
+        out[k][:, 3:] = -(np.swapaxes(R[:, k], -1, -2) @ model.gravity)
+    return out
+
+
+def velocity_terms(model: SKOModel, w: SKOWeights, q, v):
+    """Body velocities V and the Coriolis/gyroscopic terms a, b (seed 001 Eq. 1).
+
+    ``V(k) = phi*(parent, k) V(parent) + H*(k) v_k`` (seed 002 Eq. 3),
+    ``a(k) = V(k) x (H*(k) v_k) + S_dot(k) v_k``, ``b(k) = crf(V(k)) M(k) V(k)``.
+
+    Returns
+    -------
+    V, a, b : (B, n, 6) arrays, body frames
+    """
+    B = q.shape[0]
+    n = model.n_bodies
+    V = np.empty((B, n, 6))
+    vJ = np.empty((B, n, 6))
+    parent = model.parent
+    for k in range(n):
+        sl = model.tree.v_slice(k)
+        vj = (v[:, None, sl] @ w.H[k])[:, 0]
+        vJ[:, k] = vj
+        p = parent[k]
+        if p < 0:
+            V[:, k] = vj
+        else:
+            V[:, k] = (V[:, p, None, :] @ w.phi[k])[:, 0] + vj
+    a = (crm(V) @ vJ[..., None])[..., 0]
+    if "universal" in model.groups:
+        idx, qc, vc = model.groups["universal"]
+        a[:, idx] += J.universal_cJ(q[:, qc], v[:, vc], model.axis[idx], model.axis2[idx])
+    b = (crf(V) @ (model.M_body @ V[..., None]))[..., 0]
+    return V, a, b
