@@ -81,7 +81,7 @@ def build_E(rng, tree, order, dims):
     sl, N = my_slices(order, dims)
     E = np.zeros((N, N))
     for a, b in tree.edges:
-        E[sl[a], sl[b]] = rng.normal(size=(dims[a], dims[b]))
+        E[sl[a], sl[b]] = 0.5 * rng.normal(size=(dims[a], dims[b]))
     return E
 
 
@@ -89,7 +89,8 @@ def blocks_nonzero(X, rows, cols, dims_r, dims_c=None):
     dims_c = dims_r if dims_c is None else dims_c
     sr, _ = my_slices(rows, dims_r)
     sc, _ = my_slices(cols, dims_c)
-    return np.array([[np.abs(X[sr[a], sc[b]]).max(initial=0.0) > TOL for b in cols] for a in rows])
+    tol = TOL * max(1.0, np.abs(X).max(initial=0.0))
+    return np.array([[np.abs(X[sr[a], sc[b]]).max(initial=0.0) > tol for b in cols] for a in rows])
 
 
 def ancestor_or_self(tree, order):
