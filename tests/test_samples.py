@@ -374,3 +374,35 @@ def test_slider_crank_closure_jacobian_rank_and_readme_velocity_ratios():
     masses = {b.name: b.mass.mass for b in sc.bodies}
     np.testing.assert_allclose([masses["crank"], masses["rod"], masses["slider"]],
                                [0.07065, 0.146952, 0.1256], rtol=1e-12)
+
+
+def _double_pendulum_model(dp):
+    """The sample as a dynamics model: body frames are the joint frames (both poses are pure
+    translations to the joint origins), so each placement is the joint origin in the parent frame."""
+    from dynamics import BodySpec, build_model
+
+    specs = []
+    for k, (joint_name, parent) in enumerate((("shoulder", None), ("elbow", "link1"))):
+        joint = dp.joint(joint_name)
+        body = dp.body(joint.secondary)
+        np.testing.assert_allclose(body.pose.translation, joint.origin)
+        np.testing.assert_allclose(body.pose.rotation, np.eye(3))
+        origin_in_parent = joint.origin - (dp.body(parent).pose.translation if parent else 0.0)
+        specs.append(BodySpec(name=body.name, parent=k - 1, joint_type="revolute", joint_name=joint_name,
+                              placement_rotation=np.eye(3), placement_translation=origin_in_parent,
+                              mass=body.mass.mass, com=body.mass.com, inertia=body.mass.inertia,
+                              axis=tuple(joint.axis)))
+    return build_model(specs, gravity=dp.gravity)
+
+
+@pytest.mark.parametrize("q", [(0.0, 0.0), (0.3, -1.2), (-2.0, 2.5), (1.0, np.pi)])
+def test_double_pendulum_dynamics_mass_matrix_and_gravity_equal_the_analytic_formulas(q):
+    from dynamics import gravity_forces, mass_matrix
+
+    model = _double_pendulum_model(load("double_pendulum"))
+    q = np.array(q)
+    np.testing.assert_allclose(mass_matrix(model, q), analytic_double_pendulum_mass_matrix(q[1]),
+                               rtol=1e-12, atol=1e-14)
+    g = 9.81 * np.array([(M1 * C1 + M2 * L1) * np.sin(q[0]) + M2 * C2 * np.sin(q[0] + q[1]),
+                         M2 * C2 * np.sin(q[0] + q[1])])
+    np.testing.assert_allclose(gravity_forces(model, q), g, rtol=1e-12, atol=1e-12)
