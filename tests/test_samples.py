@@ -205,6 +205,20 @@ def test_seeker_mass_is_aluminium_density_times_the_stl_volumes():
     assert seeker.total_mass == pytest.approx(1.150703, abs=1e-6)
 
 
+def test_seeker_committed_meshes_are_those_make_meshes_generates():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("seeker_make_meshes", SAMPLES / "seeker" / "make_meshes.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    generated = module.part_meshes()
+    assert set(generated) == SEEKER_PARTS
+    for name, mesh in generated.items():
+        stored = trimesh.load(SAMPLES / "seeker" / "meshes" / f"{name}.stl", force="mesh")
+        assert stored.volume == pytest.approx(mesh.volume, rel=1e-6)        # STL stores float32
+        np.testing.assert_allclose(stored.bounds, mesh.bounds, atol=1e-4)
+
+
 def test_seeker_meshes_are_small_files():
     for f in (SAMPLES / "seeker" / "meshes").glob("*.stl"):
         assert f.stat().st_size < 64_000
