@@ -108,6 +108,7 @@ __all__ = [
     "is_induced",
     "is_path_induced",
     "loop_aggregation_nodes",
+    "loop_aggregation_sets",
     "lowest_common_ancestor",
     "parent_of",
     "partition",
@@ -613,7 +614,7 @@ def aggregate_disjoint(tree: nx.DiGraph, subs: Sequence, labels: Sequence[Hashab
             raise ValueError(f"subgraph {i} ({sorted(map(repr, S))}) does not satisfy the "
                              "aggregation condition (seed 000, Assumption 1); aggregate its "
                              "aggregation subgraph S_A instead")
-        if label in members and label not in S:
+        if (label in members or label in tree) and label not in S:
             raise ValueError(f"label {label!r} is already a node of the tree")
         current = contract_nodes(current, S, label)
         current.nodes[label]["members"] = mem
@@ -688,3 +689,40 @@ def loop_aggregation_nodes(tree: nx.DiGraph, u: Hashable, v: Hashable) -> frozen
     path = tree_path(tree, u, v)
     lca = lowest_common_ancestor(tree, (u, v))
     return frozenset(path) - {lca}
+
+
+def loop_aggregation_sets(tree: nx.DiGraph, chords: Iterable[tuple[Hashable, Hashable]]) -> list[frozenset]:
+    """Disjoint compound-node sets for several loops (constraint embedding, seed 000 5.3).
+
+    Starts from :func:`loop_aggregation_nodes` of every chord and merges sets that
+    share a node, replacing the union by its aggregation subgraph ``S_A`` (the
+    union of two sets satisfying the aggregation condition need not satisfy it),
+    until the sets are pairwise disjoint.  Each result satisfies the aggregation
+    condition, so :func:`aggregate_disjoint` of the list keeps a tree.
+
+    Parameters
+    ----------
+    tree : networkx.DiGraph
+        Spanning tree (parent -> child).
+    chords : iterable of (u, v)
+        The chord joints, as pairs of tree nodes.
+
+    Returns
+    -------
+    list of frozenset
+        Pairwise disjoint node sets, in the order of the first chord each contains.
+    """
+    sets = [loop_aggregation_nodes(tree, u, v) for u, v in chords]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(sets)):
+            for j in range(i + 1, len(sets)):
+                if sets[i] & sets[j]:
+                    sets[i] = frozenset(aggregation_subgraph(tree, sets[i] | sets[j]).nodes)
+                    del sets[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return sets

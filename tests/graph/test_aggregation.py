@@ -25,6 +25,7 @@ from graph.aggregation import (
     is_induced,
     is_path_induced,
     loop_aggregation_nodes,
+    loop_aggregation_sets,
     lowest_common_ancestor,
     partition,
     path_induced_subgraph,
@@ -408,3 +409,30 @@ def test_loop_aggregation_nodes_simple_mechanisms():
     assert loop_aggregation_nodes(t, "a", "d") == {"b", "d"}
     with pytest.raises(ValueError):
         loop_aggregation_nodes(t, "a", "a")
+
+
+def test_loop_aggregation_sets_for_several_chords_are_disjoint_closed_and_keep_a_tree():
+    merged_cases = 0
+    for rng, t in cases(14, 3, 25, 200):
+        nodes = list(t.nodes)
+        chords = []
+        for _ in range(int(rng.integers(1, 4))):
+            u, v = random_subset(rng, t, 2)
+            chords.append((u, v))
+        sets = loop_aggregation_sets(t, chords)
+        assert all(not (a & b) for a, b in itertools.combinations(sets, 2))
+        for u, v in chords:
+            L = loop_aggregation_nodes(t, u, v)
+            assert sum(L <= X for X in sets) == 1
+        for X in sets:
+            assert satisfies_aggregation_condition(t, X)
+            inside = [loop_aggregation_nodes(t, u, v) for u, v in chords if loop_aggregation_nodes(t, u, v) <= X]
+            assert X == frozenset(aggregation_subgraph(t, frozenset().union(*inside)).nodes)
+        merged_cases += len(sets) < len(chords)
+        part = sets + [frozenset([k]) for k in nodes if not any(k in X for X in sets)]
+        assert nx.is_arborescence(nx.quotient_graph(t, part))
+        agg = aggregate_disjoint(t, sets)
+        for u, v in chords:
+            a, b = agg.node_map[u], agg.node_map[v]
+            assert a == b or agg.tree.has_edge(a, b) or agg.tree.has_edge(b, a)
+    assert merged_cases > 20
