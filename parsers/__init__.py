@@ -19,6 +19,7 @@ READERS: dict[str, str] = {
     ".yml": "parsers.yaml_format:read_yaml",
     ".urdf": "parsers.urdf:read_urdf",
     ".xml": "parsers.xmlutil:read_xml",
+    ".mjcf": "parsers.mjcf:read_mjcf",
 }
 
 

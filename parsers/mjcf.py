@@ -1,0 +1,681 @@
+"""MJCF (MuJoCo XML) reader: the body tree, its joints, geoms and equality loops.
+
+Semantics follow MuJoCo's compiler (https://mujoco.readthedocs.io, XML
+reference), checked in the tests against ``mujoco.MjModel`` (body masses,
+inertias, positions at ``qpos0``):
+
+* ``<compiler angle>`` (default **degree**) applies to ``euler``,
+  ``axisangle`` and hinge/ball ``range``; ``eulerseq`` (default ``xyz``,
+  lower case = rotating axes, upper case = fixed axes); ``coordinate="global"``
+  (removed from MuJoCo) is refused; ``meshdir``/``assetdir``;
+  ``inertiafromgeom`` (``auto``: geoms only where a body has no
+  ``<inertial>``; ``true``: always geoms; ``false``: never);
+  ``inertiagrouprange``; ``fusestatic`` (bodies without joints are merged into
+  their parent, the world included, unless an ``<equality>`` names them).
+* Orientation: ``quat`` (w x y z), ``axisangle``, ``euler``, ``xyaxes``,
+  ``zaxis``; at most one per element.  ``<frame>`` elements place their children.
+* ``<default>`` classes (nested, inherited), ``class`` and ``childclass``.
+* Geoms sphere, capsule, cylinder, box, ellipsoid, mesh (``fromto`` included)
+  contribute mass by ``mass`` or ``density`` (default 1000 kg/m^3) through
+  :mod:`parsers.massprops` (closed forms; meshes through trimesh, which must be
+  watertight); plane and hfield geoms are massless and allowed only in static
+  bodies, as in MuJoCo.  A moving body without mass is an InputError (MuJoCo:
+  "mass and inertia of moving bodies must be larger than mjMINVAL").
+* Joints: hinge -> revolute, slide -> prismatic, ball -> spherical,
+  free -> free; a body without joints is welded to its parent by a ``fixed``
+  joint named ``<body>_fixed``.  **A body with several joints becomes a chain**:
+  ``parent -j1-> <body>__j1 -j2-> <body>__j2 ... -jn-> body``, the intermediate
+  bodies massless and placed at the body's pose.  MuJoCo composes the joints of
+  one body in document order, each axis moving with the previous joints, which
+  is exactly this chain.  Unnamed joints are called ``<body>_joint<k>``, unnamed
+  bodies ``body<id>`` with MuJoCo's body id.
+* Reference configuration: MuJoCo's ``qpos0``.  A hinge/slide ``ref`` shifts
+  the coordinate: our coordinate is ``qpos - ref``.
+* ``<equality>``: ``connect`` becomes a spherical joint with ``loop=True``
+  between body1 (reference) and body2 (secondary, ground when absent) at the
+  anchor (given in body1's frame); ``weld`` a fixed joint with ``loop=True``
+  (its origin is body2's anchor).  Inactive constraints are skipped.  Other
+  equality types (joint, tendon, flex) are refused.
+* ``<actuator>`` entries that name a joint mark it ``actuated`` with a
+  :class:`~parsers.assembly.Motor` (gear, force range).
+* ``<include file>`` is expanded in place; ``<replicate>``, ``<composite>``,
+  ``<flexcomp>`` and ``<attach>`` are refused.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from dynamics.spatial import axis_angle_to_matrix, quat_to_matrix, rot_x, rot_y, rot_z
+
+from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
+from .errors import InputError
+from .massprops import combine, shapes_mass_properties, transform_mass_properties
+from .xmlutil import Element, error, parse_floats, parse_xml
+
+log = logging.getLogger(__name__)
+
+JOINT_MAP = {"hinge": "revolute", "slide": "prismatic", "ball": "spherical", "free": "free"}
+GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
+ORIENT_ATTRS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
+UNSUPPORTED = ("replicate", "composite", "flexcomp", "attach", "flex")
+
+
+class _Compiler:
+    def __init__(self):
+        self.degree = True
+        self.eulerseq = "xyz"
+        self.meshdir = None
+        self.assetdir = None
+        self.inertiafromgeom = "auto"
+        self.groups = (0, 5)
+        self.fusestatic = False
+        self.autolimits = True
+
+    def update(self, el):
+        a = el.attrib
+        if "angle" in a:
+            if a["angle"] not in ("degree", "radian"):
+                raise error(el, f"compiler@angle must be 'degree' or 'radian', got {a['angle']!r}")
+            self.degree = a["angle"] == "degree"
+        if "coordinate" in a and a["coordinate"] != "local":
+            raise error(el, f"compiler@coordinate={a['coordinate']!r} is not supported (MuJoCo removed "
+                            "global coordinates; only 'local')")
+        if "eulerseq" in a:
+            seq = a["eulerseq"]
+            if len(seq) != 3 or any(c not in "xyzXYZ" for c in seq) or (seq.islower() == seq.isupper()):
+                raise error(el, f"compiler@eulerseq must be 3 letters of xyz (all lower or all upper), got {seq!r}")
+            self.eulerseq = seq
+        self.meshdir = a.get("meshdir", self.meshdir)
+        self.assetdir = a.get("assetdir", self.assetdir)
+        if "inertiafromgeom" in a:
+            v = a["inertiafromgeom"]
+            if v not in ("auto", "true", "false"):
+                raise error(el, f"compiler@inertiafromgeom must be auto, true or false, got {v!r}")
+            self.inertiafromgeom = v
+        if "inertiagrouprange" in a:
+            g = parse_floats(a["inertiagrouprange"], el, "compiler@inertiagrouprange", 2)
+            self.groups = (int(g[0]), int(g[1]))
+        if "fusestatic" in a:
+            self.fusestatic = _bool(el, "fusestatic", a["fusestatic"])
+        if "autolimits" in a:
+            self.autolimits = _bool(el, "autolimits", a["autolimits"])
+        for k in ("boundmass", "boundinertia", "settotalmass"):
+            if k in a and float(a[k]) > 0:
+                raise error(el, f"compiler@{k} is not supported")
+        if _bool(el, "balanceinertia", a.get("balanceinertia", "false")):
+            raise error(el, "compiler@balanceinertia is not supported")
+
+    def angle(self, v):
+        return np.deg2rad(v) if self.degree else np.asarray(v, dtype=float)
+
+
+def _bool(el, name, v):
+    if v in ("true", "1"):
+        return True
+    if v in ("false", "0"):
+        return False
+    raise error(el, f"{el.tag}@{name}: expected true or false, got {v!r}")
+
+
+def _floats(el, attrs, name, n=None):
+    v = attrs.get(name)
+    if v is None:
+        return None
+    return parse_floats(v, el, f"{el.tag}@{name}", n)
+
+
+def orientation(el, attrs, comp: _Compiler) -> np.ndarray:
+    """Rotation matrix from MJCF's orientation attributes of ``el`` (identity when none)."""
+    given = [k for k in ORIENT_ATTRS if k in attrs]
+    if len(given) > 1:
+        raise error(el, f"<{el.tag}> has several orientations ({', '.join(given)}); give one")
+    if not given:
+        return np.eye(3)
+    k = given[0]
+    if k == "quat":
+        q = _floats(el, attrs, k, 4)
+        if not np.linalg.norm(q) > 0:
+            raise error(el, f"<{el.tag}>@quat must be non-zero")
+        return quat_to_matrix(q)
+    if k == "axisangle":
+        v = _floats(el, attrs, k, 4)
+        if not np.linalg.norm(v[:3]) > 0:
+            raise error(el, f"<{el.tag}>@axisangle: axis must be non-zero")
+        return axis_angle_to_matrix(v[:3], float(comp.angle(v[3])))
+    if k == "euler":
+        v = comp.angle(_floats(el, attrs, k, 3))
+        rot = {"x": rot_x, "y": rot_y, "z": rot_z}
+        R = np.eye(3)
+        seq = comp.eulerseq
+        for ax, ang in zip(seq, v):
+            Ri = rot[ax.lower()](ang)
+            R = R @ Ri if ax.islower() else Ri @ R
+        return R
+    if k == "xyaxes":
+        v = _floats(el, attrs, k, 6)
+        x = v[:3]
+        y = v[3:]
+        if not np.linalg.norm(x) > 0:
+            raise error(el, f"<{el.tag}>@xyaxes: x axis must be non-zero")
+        x = x / np.linalg.norm(x)
+        y = y - x * (x @ y)
+        if not np.linalg.norm(y) > 1e-12:
+            raise error(el, f"<{el.tag}>@xyaxes: y axis is parallel to x")
+        y = y / np.linalg.norm(y)
+        return np.column_stack([x, y, np.cross(x, y)])
+    z = _floats(el, attrs, "zaxis", 3)
+    return _zaxis(el, z)
+
+
+def _zaxis(el, z) -> np.ndarray:
+    """The smallest rotation taking +z to ``z`` (MuJoCo's ``zaxis`` / ``fromto`` rule)."""
+    n = np.linalg.norm(z)
+    if not n > 0:
+        raise error(el, f"<{el.tag}>: z axis must be non-zero")
+    z = z / n
+    ez = np.array([0.0, 0.0, 1.0])
+    c = float(ez @ z)
+    axis = np.cross(ez, z)
+    s = np.linalg.norm(axis)
+    if s < 1e-14:
+        return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+    return axis_angle_to_matrix(axis, np.arctan2(s, c))
+
+
+class _Reader:
+    def __init__(self, path: Path, options):
+        self.path = path
+        self.file = str(path)
+        self.dir = path.resolve().parent
+        self.comp = _Compiler()
+        self.defaults: dict[str, dict[str, dict[str, str]]] = {}
+        self.default_parent: dict[str, str | None] = {}
+        self.meshes: dict[str, tuple[str, np.ndarray]] = {}
+        self.bodies: list[dict] = []
+        self.options = options
+
+    # ---------------------------------------------------------------- input
+    def expand_includes(self, el, depth=0):
+        for i, c in enumerate(list(el)):
+            if c.tag == "include":
+                if depth > 20:
+                    raise error(c, "<include> nested too deeply (a cycle?)")
+                fname = c.get("file")
+                if fname is None:
+                    raise error(c, "<include> needs attribute 'file'")
+                p = Path(fname)
+                if not p.is_absolute():
+                    p = self.dir / p
+                if not p.is_file():
+                    raise error(c, f"included file not found: {fname!r}")
+                sub = parse_xml(p)
+                if sub.tag != "mujoco":
+                    raise error(sub, f"included file's root is <{sub.tag}>, expected <mujoco>")
+                self.expand_includes(sub, depth + 1)
+                el.remove(c)
+                for k, s in enumerate(list(sub)):
+                    el.insert(i + k, s)
+                return self.expand_includes(el, depth)
+            if c.tag in UNSUPPORTED:
+                raise error(c, f"<{c.tag}> is not supported by this reader")
+            self.expand_includes(c, depth)
+
+    def read_defaults(self, el, parent: str | None):
+        name = el.get("class", "main" if parent is None else None)
+        if name is None:
+            raise error(el, "nested <default> needs attribute 'class'")
+        if name in self.defaults:
+            raise error(el, f"default class {name!r} defined twice")
+        base = self.defaults[parent] if parent is not None else {}
+        mine = {tag: dict(attrs) for tag, attrs in base.items()}
+        self.default_parent[name] = parent
+        for c in el:
+            if c.tag == "default":
+                continue
+            mine.setdefault(c.tag, {}).update(c.attrib)
+        self.defaults[name] = mine
+        for c in el:
+            if c.tag == "default":
+                self.read_defaults(c, name)
+
+    def attrs(self, el, childclass: str) -> dict[str, str]:
+        cls = el.get("class", childclass)
+        if cls not in self.defaults:
+            if cls == "main":
+                return dict(el.attrib)
+            raise error(el, f"unknown default class {cls!r}")
+        tag = "joint" if el.tag == "freejoint" else el.tag
+        out = dict(self.defaults[cls].get(tag, {}))
+        if el.tag == "freejoint":
+            out = {}
+        out.update(el.attrib)
+        out.pop("class", None)
+        return out
+
+    def read_assets(self, root):
+        meshdir = self.comp.meshdir or self.comp.assetdir
+        for asset in root.findall("asset"):
+            for m in asset.findall("mesh"):
+                a = self.attrs(m, "main")
+                fname = a.get("file")
+                if fname is None:
+                    name = a.get("name")
+                    if name:
+                        self.meshes[name] = (None, m)
+                        continue
+                    raise error(m, "<mesh> needs attribute 'file'")
+                name = a.get("name", Path(fname).stem)
+                p = Path(fname)
+                if not p.is_absolute():
+                    p = (self.dir / meshdir / p) if meshdir else (self.dir / p)
+                if not p.is_file():
+                    raise error(m, f"mesh file not found: {str(p)!r}")
+                scale = _floats(m, a, "scale", 3)
+                if scale is None:
+                    scale = np.ones(3)
+                if name in self.meshes:
+                    raise error(m, f"mesh {name!r} defined twice")
+                self.meshes[name] = (str(p.resolve()), scale)
+
+    # ----------------------------------------------------------------- tree
+    def walk(self, el, parent_idx, X_parent_frame: Pose, childclass, frame_pose: Pose, out_geoms, static_ok):
+        """Visit the children of a body (or of a <frame>) element."""
+        for c in el:
+            if c.tag == "body":
+                self.body(c, parent_idx, frame_pose, childclass)
+            elif c.tag == "frame":
+                a = dict(c.attrib)
+                cc = a.get("childclass", childclass)
+                if cc not in self.defaults and cc != "main":
+                    raise error(c, f"unknown default class {cc!r}")
+                fp = frame_pose.compose(Pose(orientation(c, a, self.comp), _floats(c, a, "pos", 3)
+                                             if "pos" in a else np.zeros(3)))
+                self.walk(c, parent_idx, X_parent_frame, cc, fp, out_geoms, static_ok)
+            elif c.tag == "geom":
+                out_geoms.append(self.geom(c, childclass, frame_pose))
+            elif c.tag in ("joint", "freejoint"):
+                self.bodies[parent_idx]["joints"].append((c, self.attrs(c, childclass), frame_pose))
+            elif c.tag == "inertial":
+                self.bodies[parent_idx]["inertial"] = (c, frame_pose)
+
+    def body(self, el, parent_idx, frame_pose: Pose, childclass):
+        a = el.attrib
+        cc = a.get("childclass", childclass)
+        if cc not in self.defaults and cc != "main":
+            raise error(el, f"unknown default class {cc!r}")
+        idx = len(self.bodies)
+        pos = _floats(el, a, "pos", 3)
+        local = frame_pose.compose(Pose(orientation(el, a, self.comp), np.zeros(3) if pos is None else pos))
+        world = self.bodies[parent_idx]["pose"].compose(local)
+        name = a.get("name") or f"body{idx}"
+        rec = {"el": el, "name": name, "parent": parent_idx, "pose": world, "joints": [], "inertial": None,
+               "geoms": [], "children": [], "mocap": _bool(el, "mocap", a.get("mocap", "false"))}
+        self.bodies.append(rec)
+        self.bodies[parent_idx]["children"].append(idx)
+        self.walk(el, idx, world, cc, Pose(), rec["geoms"], False)
+
+    def geom(self, el, childclass, frame_pose: Pose):
+        a = self.attrs(el, childclass)
+        gtype = a.get("type", "sphere")
+        if gtype not in GEOM_TYPES:
+            raise error(el, f"unknown geom type {gtype!r} (expected one of {', '.join(GEOM_TYPES)})")
+        size = _floats(el, a, "size", (1, 2, 3))
+        size = np.zeros(3) if size is None else np.concatenate([size, np.zeros(3 - len(size))])
+        R = orientation(el, a, self.comp)
+        pos = _floats(el, a, "pos", 3)
+        pos = np.zeros(3) if pos is None else pos
+        fromto = _floats(el, a, "fromto", 6)
+        if fromto is not None:
+            if gtype not in ("capsule", "cylinder", "box", "ellipsoid"):
+                raise error(el, f"geom@fromto is not allowed for type {gtype!r}")
+            p0, p1 = fromto[:3], fromto[3:]
+            half = np.linalg.norm(p1 - p0) / 2
+            if not half > 0:
+                raise error(el, "geom@fromto: the two points coincide")
+            pos = (p0 + p1) / 2
+            R = _zaxis(el, p1 - p0)
+            if gtype in ("capsule", "cylinder"):
+                size[1] = half
+            else:
+                size[2] = half
+                if gtype == "box" and size[1] == 0:
+                    size[1] = size[0]
+                if gtype == "ellipsoid" and size[1] == 0:
+                    size[1] = size[0]
+        pose = frame_pose.compose(Pose(R, pos))
+        need = {"sphere": 1, "capsule": 2, "cylinder": 2, "box": 3, "ellipsoid": 3}.get(gtype, 0)
+        if need and not np.all(size[:need] > 0):
+            raise error(el, f"geom type {gtype!r} needs {need} positive size value(s), got {size[:need].tolist()}")
+        if gtype == "sphere":
+            g = Geometry("sphere", {"radius": size[0]}, pose, None, "collision")
+        elif gtype in ("capsule", "cylinder"):
+            g = Geometry(gtype, {"radius": size[0], "length": 2 * size[1]}, pose, None, "collision")
+        elif gtype == "box":
+            g = Geometry("box", {"size": 2 * size[:3]}, pose, None, "collision")
+        elif gtype == "ellipsoid":
+            g = Geometry("ellipsoid", {"radii": size[:3].copy()}, pose, None, "collision")
+        elif gtype == "mesh":
+            mname = a.get("mesh")
+            if mname is None:
+                raise error(el, "geom of type 'mesh' needs attribute 'mesh'")
+            if mname not in self.meshes:
+                raise error(el, f"unknown mesh {mname!r}")
+            file, scale = self.meshes[mname]
+            if file is None:
+                raise error(el, f"mesh {mname!r} has no file (inline vertex meshes are not supported)")
+            g = Geometry("mesh", {"scale": scale}, pose, file, "collision")
+        else:
+            g = Geometry(gtype, {}, pose, None, "collision")
+        mass = a.get("mass")
+        density = a.get("density")
+        m = None if mass is None else float(parse_floats(mass, el, "geom@mass", 1)[0])
+        rho = 1000.0 if density is None else float(parse_floats(density, el, "geom@density", 1)[0])
+        if m is not None and m < 0:
+            raise error(el, f"geom@mass must be >= 0, got {m:g}")
+        if rho < 0:
+            raise error(el, f"geom@density must be >= 0, got {rho:g}")
+        group = int(float(a.get("group", "0")))
+        return {"el": el, "geom": g, "mass": m, "density": rho, "group": group, "type": gtype}
+
+    # ---------------------------------------------------------- mass props
+    def geom_mass(self, gd) -> MassProperties:
+        g = gd["geom"]
+        if gd["type"] in ("plane", "hfield", "sdf"):
+            return MassProperties.zero()
+        lo, hi = self.comp.groups
+        if not lo <= gd["group"] <= hi:
+            return MassProperties.zero()
+        try:
+            unit = shapes_mass_properties([g], 1.0)
+        except InputError as exc:
+            raise error(gd["el"], exc.message) from None
+        volume = unit.mass
+        if gd["mass"] is not None:
+            rho = gd["mass"] / volume if volume > 0 else 0.0
+        else:
+            rho = gd["density"]
+        return MassProperties(rho * volume, unit.com, rho * unit.inertia)
+
+    def inertial(self, el, frame_pose: Pose) -> MassProperties:
+        a = el.attrib
+        pos = _floats(el, a, "pos", 3)
+        if pos is None:
+            raise error(el, "<inertial> needs attribute 'pos'")
+        if "mass" not in a:
+            raise error(el, "<inertial> needs attribute 'mass'")
+        mass = float(parse_floats(a["mass"], el, "inertial@mass", 1)[0])
+        if mass < 0:
+            raise error(el, f"inertial@mass must be >= 0, got {mass:g}")
+        full = _floats(el, a, "fullinertia", 6)
+        diag = _floats(el, a, "diaginertia", 3)
+        if full is not None and diag is not None:
+            raise error(el, "<inertial> has both diaginertia and fullinertia")
+        if full is not None:
+            if any(k in a for k in ORIENT_ATTRS):
+                raise error(el, "<inertial>: fullinertia cannot be combined with an orientation")
+            xx, yy, zz, xy, xz, yz = full
+            J = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+        elif diag is not None:
+            R = orientation(el, a, self.comp)
+            J = R @ np.diag(diag) @ R.T
+        else:
+            raise error(el, "<inertial> needs diaginertia or fullinertia")
+        if np.any(np.linalg.eigvalsh(J) < -1e-12 * max(1.0, np.abs(J).max())):
+            raise error(el, f"<inertial>: inertia is not positive semi-definite ({J.tolist()})")
+        return transform_mass_properties(MassProperties(mass, pos, J), frame_pose)
+
+    # ----------------------------------------------------------------- run
+    def read(self, root) -> Assembly:
+        if root.tag != "mujoco":
+            raise error(root, f"root element is <{root.tag}>, expected <mujoco>")
+        self.expand_includes(root)
+        for c in root.findall("compiler"):
+            self.comp.update(c)
+        self.defaults["main"] = {}
+        tops = root.findall("default")
+        for d in tops:
+            if d.get("class", "main") != "main":
+                raise error(d, "the top-level <default> class must be 'main'")
+            self.defaults.pop("main", None)
+            self.read_defaults(d, None)
+        self.read_assets(root)
+        gravity = np.array([0.0, 0.0, -9.81])
+        for o in root.findall("option"):
+            g = _floats(o, o.attrib, "gravity", 3)
+            if g is not None:
+                gravity = g
+        self.bodies.append({"el": root, "name": GROUND, "parent": None, "pose": Pose(), "joints": [],
+                            "inertial": None, "geoms": [], "children": [], "mocap": False})
+        worlds = root.findall("worldbody")
+        for w in worlds:
+            self.walk(w, 0, Pose(), "main", Pose(), self.bodies[0]["geoms"], True)
+        if self.bodies[0]["joints"]:
+            raise error(self.bodies[0]["joints"][0][0], "joints are not allowed in <worldbody>")
+        names = {}
+        for i, b in enumerate(self.bodies[1:], 1):
+            if b["name"] == GROUND or b["name"] == "world":
+                raise error(b["el"], f"body name {b['name']!r} is reserved")
+            if b["name"] in names:
+                raise error(b["el"], f"duplicate body name {b['name']!r} (first at line {names[b['name']]})")
+            names[b["name"]] = b["el"].line
+        equalities = self.read_equalities(root, names)
+        referenced = {n for e in equalities for n in (e["body1"], e["body2"])}
+        for i, b in enumerate(self.bodies[1:], 1):
+            b["mass"], b["mass_src"] = self.body_mass(b)
+        if self.comp.fusestatic:
+            self.fuse(referenced)
+        return self.assemble(root, gravity, equalities)
+
+    def body_mass(self, b):
+        use_geoms = self.comp.inertiafromgeom == "true" or (self.comp.inertiafromgeom == "auto"
+                                                               and b["inertial"] is None)
+        if b["inertial"] is not None and not use_geoms:
+            el, fp = b["inertial"]
+            return self.inertial(el, fp), Source(self.file, el.line)
+        if use_geoms and b["geoms"]:
+            mp = combine(self.geom_mass(gd) for gd in b["geoms"])
+            return mp, Source(self.file, b["el"].line, "computed from geoms")
+        return MassProperties.zero(), Source(self.file, b["el"].line, "massless")
+
+    def fuse(self, referenced):
+        """MuJoCo's fusestatic: merge jointless bodies into their parents."""
+        for i in range(len(self.bodies) - 1, 0, -1):
+            b = self.bodies[i]
+            if b["joints"] or b["name"] in referenced or b["mocap"] or b.get("fused"):
+                continue
+            p = self.bodies[b["parent"]]
+            X = p["pose"].inverse().compose(b["pose"])
+            if b["parent"] != 0:
+                p["mass"] = combine([p["mass"], transform_mass_properties(b["mass"], X)])
+            for gd in b["geoms"]:
+                gd = dict(gd)
+                gd["geom"] = Geometry(gd["geom"].kind, gd["geom"].params, X.compose(gd["geom"].pose),
+                                      gd["geom"].file, gd["geom"].role)
+                p["geoms"].append(gd)
+            p["children"].remove(i)
+            for c in b["children"]:
+                self.bodies[c]["parent"] = b["parent"]
+                p["children"].append(c)
+            b["fused"] = True
+
+    def read_equalities(self, root, names):
+        out = []
+        for eq in root.findall("equality"):
+            for k, c in enumerate(eq):
+                a = self.attrs(c, "main")
+                if not _bool(c, "active", a.get("active", "true")):
+                    continue
+                if c.tag not in ("connect", "weld"):
+                    raise error(c, f"equality <{c.tag}> is not supported (only connect and weld)")
+                if "site1" in a or "site2" in a:
+                    raise error(c, f"<{c.tag}> with sites is not supported; use body1/body2")
+                b1 = a.get("body1")
+                if b1 is None:
+                    raise error(c, f"<{c.tag}> needs attribute 'body1'")
+                b2 = a.get("body2", "world")
+                for b in (b1, b2):
+                    if b != "world" and b not in names:
+                        raise error(c, f"<{c.tag}>: unknown body {b!r}")
+                if b1 == b2:
+                    raise error(c, f"<{c.tag}> connects body {b1!r} to itself")
+                anchor = _floats(c, a, "anchor", 3)
+                if c.tag == "connect" and anchor is None:
+                    raise error(c, "<connect> needs attribute 'anchor'")
+                out.append({"el": c, "type": c.tag, "name": a.get("name") or f"{c.tag}{len(out)}",
+                            "body1": b1, "body2": b2, "anchor": np.zeros(3) if anchor is None else anchor})
+        return out
+
+    def assemble(self, root, gravity, equalities) -> Assembly:
+        motors = self.read_actuators(root)
+        live = [i for i in range(1, len(self.bodies)) if not self.bodies[i].get("fused")]
+        order = []
+        stack = list(reversed(self.bodies[0]["children"]))
+        while stack:
+            i = stack.pop()
+            order.append(i)
+            stack.extend(reversed(self.bodies[i]["children"]))
+        assert sorted(order) == sorted(live)
+        bodies, joints = [], []
+        jnames = {}
+        taken = {self.bodies[i]["name"] for i in live}
+
+        def uniq(name, el):
+            if name in jnames:
+                raise error(el, f"duplicate joint name {name!r} (first at line {jnames[name]})")
+            jnames[name] = el.line
+
+        for i in order:
+            b = self.bodies[i]
+            el = b["el"]
+            parent = self.bodies[b["parent"]]["name"]
+            pose = b["pose"]
+            jl = b["joints"]
+            moving = bool(jl) and not b["mocap"]
+            if moving and b["mass"].mass <= 0:
+                raise error(el, f"body {b['name']!r} has joints but no mass (MuJoCo: mass and inertia of "
+                                "moving bodies must be larger than mjMINVAL)")
+            for gd in b["geoms"]:
+                if gd["type"] in ("plane", "hfield") and moving:
+                    raise error(gd["el"], f"geom type {gd['type']!r} is only allowed in static bodies")
+            if b["mocap"] and b["parent"] != 0:
+                raise error(el, "mocap bodies must be children of <worldbody>")
+            if not jl or b["mocap"]:
+                jn = f"{b['name']}_fixed"
+                uniq(jn, el)
+                joints.append(Joint(jn, "fixed", parent, b["name"], origin=pose.translation,
+                                    source=Source(self.file, el.line)))
+            prev = parent
+            for k, (jel, a, fpose) in enumerate(jl):
+                jt = "free" if jel.tag == "freejoint" else a.get("type", "hinge")
+                if jt not in JOINT_MAP:
+                    raise error(jel, f"unknown joint type {jt!r} (expected hinge, slide, ball or free)")
+                if jt == "free" and b["parent"] != 0:
+                    raise error(jel, "free joints are only allowed in top-level bodies")
+                name = a.get("name") or (f"{b['name']}_joint" if len(jl) == 1 else f"{b['name']}_joint{k}")
+                uniq(name, jel)
+                pos = _floats(jel, a, "pos", 3)
+                pos = np.zeros(3) if pos is None else pos
+                axis = _floats(jel, a, "axis", 3)
+                axis = np.array([0.0, 0.0, 1.0]) if axis is None else axis
+                if jt in ("hinge", "slide") and not np.linalg.norm(axis) > 0:
+                    raise error(jel, "joint@axis must be non-zero")
+                jp = pose.compose(fpose)
+                origin = jp.apply(pos)
+                waxis = jp.rotation @ (axis / np.linalg.norm(axis)) if jt in ("hinge", "slide") else np.array([0, 0, 1.0])
+                if jt == "free":
+                    origin = pose.translation
+                limits = self.limits(jel, a, jt)
+                damping = float(parse_floats(a.get("damping", "0"), jel, "joint@damping", 1)[0])
+                child = b["name"] if k == len(jl) - 1 else f"{b['name']}__{name}"
+                if child != b["name"]:
+                    if child in taken:
+                        raise error(jel, f"intermediate body name {child!r} is already taken")
+                    taken.add(child)
+                    bodies.append(Body(child, pose, MassProperties.zero(), (),
+                                       {"pose": Source(self.file, jel.line, f"intermediate body of joint {name!r}"),
+                                        "mass": Source(self.file, jel.line, "massless intermediate body")}))
+                motor = motors.get(name)
+                joints.append(Joint(name, JOINT_MAP[jt], prev, child, origin=origin, axis=waxis, limits=limits,
+                                    actuated=motor is not None, motor=motor, damping=damping,
+                                    source=Source(self.file, jel.line)))
+                prev = child
+            geoms = tuple(gd["geom"] for gd in b["geoms"])
+            bodies.append(Body(b["name"], pose, b["mass"], geoms,
+                               {"pose": Source(self.file, el.line), "mass": b["mass_src"]}))
+        by_name = {self.bodies[i]["name"]: self.bodies[i] for i in live}
+        for e in equalities:
+            b1 = by_name.get(e["body1"])
+            b2 = by_name.get(e["body2"])
+            if (e["body1"] != "world" and b1 is None) or (e["body2"] != "world" and b2 is None):
+                raise error(e["el"], "equality names a body that was fused away")
+            r1 = GROUND if b1 is None else b1["name"]
+            r2 = GROUND if b2 is None else b2["name"]
+            if e["type"] == "connect":
+                p1 = Pose() if b1 is None else b1["pose"]
+                origin = p1.apply(e["anchor"])
+                jt = "spherical"
+            else:
+                p2 = Pose() if b2 is None else b2["pose"]
+                origin = p2.apply(e["anchor"])
+                jt = "fixed"
+            uniq(e["name"], e["el"])
+            joints.append(Joint(e["name"], jt, r1, r2, origin=origin, loop=True,
+                                source=Source(self.file, e["el"].line, f"equality {e['type']}")))
+        model = root.get("model", Path(self.file).stem)
+        return Assembly(model, tuple(bodies), tuple(joints), gravity=gravity, source_file=self.file)
+
+    def limits(self, jel, a, jt) -> Limits:
+        rng = _floats(jel, a, "range", 2)
+        limited = a.get("limited", "auto")
+        if rng is None or jt == "free":
+            return Limits()
+        if limited == "false" or (limited == "auto" and not self.comp.autolimits):
+            return Limits()
+        if jt in ("hinge", "ball"):
+            rng = self.comp.angle(rng)
+        if jt == "ball":
+            return Limits(None, float(max(abs(rng[0]), abs(rng[1]))))
+        if rng[0] > rng[1]:
+            raise error(jel, f"joint@range: lower {rng[0]:g} > upper {rng[1]:g}")
+        return Limits(float(rng[0]), float(rng[1]))
+
+    def read_actuators(self, root) -> dict[str, Motor]:
+        motors = {}
+        for act in root.findall("actuator"):
+            for c in act:
+                a = self.attrs(c, "main")
+                j = a.get("joint")
+                if j is None:
+                    continue
+                gear = _floats(c, a, "gear", None)
+                g = 1.0 if gear is None else float(gear[0])
+                fr = _floats(c, a, "forcerange", 2)
+                eff = None if fr is None else float(max(abs(fr[0]), abs(fr[1])))
+                motors[j] = Motor(a.get("name") or f"{c.tag}_{j}", eff, g if g != 0 else 1.0, 0.0)
+        return motors
+
+
+def read_mjcf(path, *, text: str | None = None) -> Assembly:
+    """Read an MJCF (MuJoCo XML) file into an :class:`Assembly`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.xml`` / ``.mjcf`` file (names the document when ``text`` is given;
+        relative mesh and include paths start at its folder).
+    text : str, optional
+        The document itself.
+
+    Returns
+    -------
+    Assembly
+        Bodies at MuJoCo's ``qpos0`` in the world frame; joints (equality
+        constraints as ``loop=True`` joints) with origins and axes in the world frame.
+    """
+    path = Path(path)
+    root = parse_xml(path, text)
+    return _Reader(path, {}).read(root)

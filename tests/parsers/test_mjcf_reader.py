@@ -1,0 +1,172 @@
+"""MJCF reader against MuJoCo's own compiler (mujoco.MjModel) at qpos0.
+
+For every body MuJoCo keeps: mass (body_mass), centre of mass (body_ipos),
+inertia about the centre of mass in the body frame (body_iquat, body_inertia),
+world pose after mj_forward (xpos, xmat); for every joint: anchor and axis in the
+world (xanchor, xaxis); equality constraints (eq_obj1id, eq_obj2id, eq_data).
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+mujoco = pytest.importorskip("mujoco")
+
+import parsers  # noqa: E402
+from parsers import GROUND, InputError  # noqa: E402
+from parsers.mjcf import read_mjcf  # noqa: E402
+from dynamics.spatial import quat_to_matrix  # noqa: E402
+
+DATA = Path(__file__).parent / "data"
+
+
+def mujoco_reference(path=None, text=None):
+    """MuJoCo's model and data at qpos0 (``text`` is written next to ``path`` for relative assets)."""
+    if text is None:
+        m = mujoco.MjModel.from_xml_path(str(path))
+    elif path is None:
+        m = mujoco.MjModel.from_xml_string(text)
+    else:
+        tmp = Path(path).parent / ("_tmp_" + Path(path).name)
+        tmp.write_text(text)
+        try:
+            m = mujoco.MjModel.from_xml_path(str(tmp))
+        finally:
+            tmp.unlink()
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    return m, d
+
+
+def compare_with_mujoco(a, m, d, atol=1e-9):
+    """Assert that Assembly ``a`` matches MuJoCo's model ``m`` at qpos0."""
+    ours = {b.name: b for b in a.bodies}
+    for i in range(1, m.nbody):
+        name = m.body(i).name or f"body{i}"
+        b = ours[name]
+        assert b.mass.mass == pytest.approx(m.body_mass[i], rel=1e-9, abs=1e-12), name
+        np.testing.assert_allclose(b.pose.translation, d.xpos[i], atol=atol, err_msg=name)
+        np.testing.assert_allclose(b.pose.rotation, d.xmat[i].reshape(3, 3), atol=atol, err_msg=name)
+        np.testing.assert_allclose(b.mass.com, m.body_ipos[i], atol=atol, err_msg=name)
+        R = quat_to_matrix(m.body_iquat[i])
+        J = R @ np.diag(m.body_inertia[i]) @ R.T
+        np.testing.assert_allclose(b.mass.inertia, J, atol=atol * max(1.0, np.abs(J).max()), err_msg=name)
+    massive = {m.body(i).name or f"body{i}" for i in range(1, m.nbody)}
+    extra = [b for b in a.bodies if b.name not in massive]
+    assert all(b.mass.mass == 0.0 for b in extra)
+    assert a.total_mass == pytest.approx(float(m.body_mass.sum()), rel=1e-12)
+    types = {0: "free", 1: "spherical", 2: "prismatic", 3: "revolute"}
+    tree_joints = [j for j in a.joints if not j.loop and j.type != "fixed"]
+    assert len(tree_joints) == m.njnt
+    for k in range(m.njnt):
+        body = m.body(m.jnt_bodyid[k]).name or f"body{m.jnt_bodyid[k]}"
+        name = m.joint(k).name or None
+        j = a.joint(name) if name else [j for j in tree_joints if j.secondary == body][0]
+        assert j.type == types[m.jnt_type[k]]
+        if j.type in ("revolute", "prismatic", "spherical"):
+            np.testing.assert_allclose(j.origin, d.xanchor[k], atol=atol, err_msg=j.name)
+        if j.type in ("revolute", "prismatic"):
+            np.testing.assert_allclose(j.axis, d.xaxis[k], atol=atol, err_msg=j.name)
+    loops = [j for j in a.joints if j.loop]
+    assert len(loops) == m.neq
+    for k, j in enumerate(loops):
+        b1 = m.body(m.eq_obj1id[k]).name
+        b2 = m.body(m.eq_obj2id[k]).name
+        assert (j.reference, j.secondary) == (GROUND if b1 == "world" else b1, GROUND if b2 == "world" else b2)
+        if m.eq_type[k] == mujoco.mjtEq.mjEQ_CONNECT:
+            assert j.type == "spherical"
+            i1 = m.eq_obj1id[k]
+            np.testing.assert_allclose(j.origin, d.xpos[i1] + d.xmat[i1].reshape(3, 3) @ m.eq_data[k, :3], atol=atol)
+        else:
+            assert j.type == "fixed"
+
+
+def test_feature_file_matches_mujoco_bodies_joints_and_inertias():
+    path = DATA / "mjcf_features.xml"
+    a = read_mjcf(path)
+    m, d = mujoco_reference(path)
+    compare_with_mujoco(a, m, d)
+    np.testing.assert_allclose(a.gravity, [0, 0, -9.8])
+
+
+def test_several_joints_in_one_body_become_a_chain_through_massless_bodies():
+    a = read_mjcf(DATA / "mjcf_features.xml")
+    chain = [(j.reference, j.secondary) for j in (a.joint("w1"), a.joint("w2"), a.joint("w3"))]
+    assert chain == [("upper", "wrist__w1"), ("wrist__w1", "wrist__w2"), ("wrist__w2", "wrist")]
+    for n in ("wrist__w1", "wrist__w2"):
+        assert a.body(n).mass.mass == 0.0
+        assert a.body(n).pose.isclose(a.body("wrist").pose)
+
+
+def test_jointless_bodies_are_welded_and_equalities_are_loop_joints():
+    a = read_mjcf(DATA / "mjcf_features.xml")
+    w = a.joint("weld_fixed")
+    assert (w.type, w.reference, w.secondary, w.loop) == ("fixed", "upper", "weld", False)
+    tie = a.joint("tie")
+    assert (tie.type, tie.reference, tie.secondary, tie.loop) == ("spherical", "framed", "floater", True)
+    weld = [j for j in a.joints if j.loop and j.type == "fixed"][0]
+    assert (weld.reference, weld.secondary) == ("wrist", GROUND)
+    assert a.body("body5").mass.mass == pytest.approx(0.3)     # unnamed body: MuJoCo's id
+    ha = a.joint("hinge_a")
+    assert ha.actuated and ha.motor.gear_ratio == 30 and ha.motor.max_effort == 5
+    assert ha.limits.lower == pytest.approx(-np.pi / 2) and ha.damping == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("seq", ["xyz", "XYZ", "zyx", "ZYX", "xzx", "YXY"])
+@pytest.mark.parametrize("angle", ["degree", "radian"])
+def test_euler_sequences_and_angle_units_match_mujoco(seq, angle):
+    e = "20 -35 50" if angle == "degree" else "0.3 -0.6 0.9"
+    text = f"""<mujoco><compiler angle="{angle}" eulerseq="{seq}"/><worldbody>
+      <body name="b" euler="{e}"><joint type="hinge" axis="1 2 3" range="-1 1"/><geom size="0.1"/>
+        <body name="c" pos="0.1 0.2 0.3" axisangle="1 1 0 {'30' if angle == 'degree' else '0.5'}">
+          <joint type="slide" axis="0 1 0"/><geom type="box" size=".1 .2 .3" euler="{e}"/></body>
+      </body></worldbody></mujoco>"""
+    a = read_mjcf("inline.xml", text=text)
+    m, d = mujoco_reference(text=text)
+    compare_with_mujoco(a, m, d)
+
+
+def test_fusestatic_merges_jointless_bodies_like_mujoco():
+    text = (DATA / "mjcf_features.xml").read_text().replace(
+        '<compiler angle="degree"', '<compiler fusestatic="true" angle="degree"')
+    a = read_mjcf(DATA / "mjcf_features.xml", text=text)
+    m, d = mujoco_reference(DATA / "mjcf_features.xml", text=text)
+    names = {m.body(i).name or f"body{i}" for i in range(1, m.nbody)}
+    assert "weld" not in names and "weld" not in a.body_names
+    # MuJoCo renumbers unnamed bodies after fusing; ours keep their pre-fusion id
+    a_massive = sorted(round(b.mass.mass, 9) for b in a.bodies if b.mass.mass > 0)
+    assert a_massive == sorted(round(float(x), 9) for x in m.body_mass[1:])
+    for i in range(1, m.nbody):
+        if m.body(i).name:
+            b = a.body(m.body(i).name)
+            assert b.mass.mass == pytest.approx(m.body_mass[i], rel=1e-9)
+            np.testing.assert_allclose(b.mass.com, m.body_ipos[i], atol=1e-9)
+            np.testing.assert_allclose(b.pose.translation, d.xpos[i], atol=1e-9)
+
+
+def test_inertiafromgeom_true_ignores_inertial_and_false_ignores_geoms():
+    base = """<mujoco><compiler inertiafromgeom="{v}"/><worldbody><body name="b">
+      <joint type="hinge"/><geom type="capsule" size="0.1 0.3" pos="0.1 0 0"/>
+      <inertial pos="0 0 0.2" mass="3" diaginertia="0.1 0.2 0.25"/></body></worldbody></mujoco>"""
+    for v in ("true", "false", "auto"):
+        text = base.format(v=v)
+        compare_with_mujoco(read_mjcf("x.xml", text=text), *mujoco_reference(text=text))
+
+
+def test_mjcf_through_the_registry_by_suffix_and_root_element(tmp_path):
+    text = (DATA / "mjcf_features.xml").read_text().replace('meshdir="meshpkg/meshes"',
+                                                          f'meshdir="{DATA / "meshpkg" / "meshes"}"')
+    for name in ("model.mjcf", "model.xml"):
+        f = tmp_path / name
+        f.write_text(text)
+        assert parsers.read_assembly(f).name == "features"
+
+
+def test_moving_body_without_mass_is_refused_as_mujoco_does():
+    text = "<mujoco><worldbody>\n<body name='a'>\n<joint/>\n</body></worldbody></mujoco>"
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(text)
+    with pytest.raises(InputError) as exc:
+        read_mjcf("m.xml", text=text)
+    assert exc.value.line == 2
