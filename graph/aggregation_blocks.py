@@ -59,6 +59,20 @@ The operators (seed 000, Eqs. 9, 22-24, 29-37)
   and move between the two stackings with :func:`permutation_matrix`:
   ``x_stack = Pi x``, ``X_stack = Pi X Pi^T``.
 
+Example
+-------
+From a tree ``t`` (stacked in ``order``, weight dimensions ``dims``, SKO operator
+``E_A``) to the operators of the aggregated tree, stacked node by node::
+
+    S = loop_aggregation_nodes(t, u, v)                  # graph.aggregation (chord u - v)
+    agg = aggregate(t, S)                                # compound node agg.compound_nodes[0]
+    T_a = aggregation_transform(E_A, order, dims, S)     # Eq. 35
+    E_A_a = aggregated_sko(E_A, order, dims, S)          # Eq. 31
+    a_order = canonical_order(agg.tree)
+    Pi = permutation_matrix(order, agg.stack_order(a_order), dims)
+    E_A_a_stacked = Pi @ E_A_a @ Pi.T                    # blocks: compound_dims(agg, dims)
+    # H_a = H T_a^-1 (Eq. 37): permute its rows with the joint dimensions instead
+
 References
 ----------
 Jain, A., Multibody graph transformations and analysis, Part I (seed 000),

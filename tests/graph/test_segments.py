@@ -119,7 +119,7 @@ def test_fig6_example_gives_five_segments_with_the_block_structure_of_eqs_43_and
 
 
 def test_segment_blocks_of_weighted_operators_eqs_43_44_and_serial_chain_diagonal_blocks():
-    for rng, t in cases(34, 100, 25):
+    for rng, t in cases(34, 60, 20):
         order = canonical_order(t)
         idx = {k: i for i, k in enumerate(order)}
         n = len(order)
