@@ -1,0 +1,233 @@
+"""Kinematic loops of the reduced joint graph and their classification (seed 004, section 4).
+
+Seed 004: "possibly overconstrained systems can be recognized in the system
+graph as kinematic loops"; the seed leaves the check to a kinematics tool
+(IAMS).  Here it is done numerically at the reference configuration.
+
+The *reduced joint graph* has the nodes ground and the composites and one edge
+per joint of the reduced graph (:mod:`graph.reduce`).  Its spanning tree is a
+minimum cost tree (Kruskal) with weights fixed 0, actuated 1, other 2, ties
+broken by joint name: welds and actuated joints are tree joints wherever
+possible, so actuated coordinates stay independent.  Every other joint (a
+chord) closes one fundamental circuit, ``L1, L2, ...`` in chord-name order,
+oriented like its chord: the chord from its reference to its secondary body,
+then the tree path back.
+
+Closure Jacobian of a loop: walking around a loop the relative twists add up
+to zero, ``sum_k sigma_k S_k qdot_k = 0`` with ``S_k`` (6 x nv_k) the motion
+subspace of joint k (:func:`graph.subspaces.joint_subspace`, common point and
+length for all joints) and ``sigma_k = +1`` when the walk goes from the
+joint's reference to its secondary body, else ``-1``.  ``J = [sigma_k S_k]``
+has 6 rows (spatial closure) and ``f = sum nv_k`` columns.  With
+``r = rank J`` (numerical, :data:`graph.subspaces.RANK_RTOL`):
+
+* ``mobility = f - r`` (instantaneous, at the reference configuration);
+* ``redundant constraints = 6 - r``; a planar four-bar of spatial revolutes has
+  r = 3, hence 3 redundant constraints and mobility 1;
+* the loop is *over-constrained* when ``mobility <= 0`` (it cannot move).
+
+Degrees of freedom of the mechanism: the sum of the joint freedoms of the
+reduced graph minus the rank of all closure Jacobians stacked (6 rows per
+loop, one column per joint freedom), which accounts for coupled loops
+(a joint shared by two loops).  Parts not connected to ground contribute
+only their joint freedoms; they are reported as an error.
+
+Closure at the reference configuration: a joint's two attachment points must
+coincide (and, when given, its axes agree).  In the Assembly model a joint
+has one ``origin`` in the assembly frame, so this holds by construction unless
+a reader supplies the secondary-body attachment separately
+(``secondary_origin``, ``secondary_axis`` attributes of the joint).  A loop
+containing a joint whose gap exceeds ``GAP_RTOL * L`` cannot close: error
+``loop-not-closed``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import networkx as nx
+import numpy as np
+from networkx.utils import UnionFind
+
+from parsers.assembly import GROUND
+
+from .issues import ERROR, WARNING, Issue
+from .reduce import ReducedJoint
+from .subspaces import RANK_RTOL, joint_subspace, numerical_rank
+
+#: relative (to the characteristic length L) tolerance of an attachment gap.
+GAP_RTOL = 1e-6
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A fundamental circuit of the reduced joint graph and its classification.
+
+    joints : joint names around the loop, the chord first.
+    signs : +1 where the walk goes reference -> secondary, else -1.
+    bodies : composites (or ground) visited, starting at the chord's reference.
+    n_equations : 6 (spatial closure).
+    n_freedoms : sum of the joints' freedoms.
+    rank : numerical rank of the closure Jacobian.
+    mobility : n_freedoms - rank.
+    redundant_constraints : n_equations - rank.
+    closes : whether the joint frames meet at the reference configuration.
+    gap : largest attachment gap on the loop, m (0 when ``closes``... up to tolerance).
+    """
+
+    name: str
+    chord: str
+    joints: tuple[str, ...]
+    signs: tuple[int, ...]
+    bodies: tuple[str, ...]
+    n_equations: int
+    n_freedoms: int
+    rank: int
+    mobility: int
+    redundant_constraints: int
+    closes: bool
+    gap: float
+
+    @property
+    def overconstrained(self) -> bool:
+        return self.mobility <= 0
+
+    @property
+    def kind(self) -> str:
+        """``'over-constrained'``, ``'redundant constraints'`` or ``'mobile'``."""
+        if self.overconstrained:
+            return "over-constrained"
+        if self.redundant_constraints > 0:
+            return "redundant constraints"
+        return "mobile"
+
+    def summary(self) -> str:
+        return (f"{self.name}: {' - '.join(self.joints)}; {self.n_equations} equations, rank {self.rank}, "
+                f"mobility {self.mobility}, {self.redundant_constraints} redundant constraints; {self.kind}"
+                + ("" if self.closes else f"; does NOT close at the reference configuration (gap {self.gap:.3g} m)"))
+
+
+@dataclass(frozen=True, eq=False)
+class LoopAnalysis:
+    """Loops, tree and mobility of a reduced joint graph.
+
+    tree : joint names of the spanning tree (forest).
+    loops : fundamental circuits, classified.
+    dof : degrees of freedom of the mechanism (see module docstring).
+    total_rank : rank of the stacked closure Jacobians.
+    disconnected : composites not connected to ground, sorted.
+    issues : errors and warnings.
+    """
+
+    tree: tuple[str, ...]
+    loops: tuple[Loop, ...]
+    dof: int
+    total_rank: int
+    disconnected: tuple[str, ...]
+    issues: tuple[Issue, ...]
+
+
+TREE_WEIGHT_FIXED, TREE_WEIGHT_ACTUATED, TREE_WEIGHT_OTHER = 0, 1, 2
+
+
+def joint_tree(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[str, ...]:
+    """Minimum cost spanning forest of the joint graph (weights in the module docstring)."""
+    def weight(j):
+        return TREE_WEIGHT_FIXED if j.type == "fixed" else TREE_WEIGHT_ACTUATED if j.actuated else TREE_WEIGHT_OTHER
+    uf = UnionFind(list(nodes))
+    tree = []
+    for j in sorted(joints, key=lambda j: (weight(j), j.name)):
+        if uf[j.reference] != uf[j.secondary]:
+            uf.union(j.reference, j.secondary)
+            tree.append(j.name)
+    return tuple(sorted(tree))
+
+
+def attachment_gap(j: ReducedJoint) -> float:
+    """Distance between the joint's attachment points on its two bodies, m."""
+    if j.secondary_origin is None:
+        return 0.0
+    return float(np.linalg.norm(np.asarray(j.secondary_origin) - j.origin))
+
+
+def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: float = 1.0,
+                  rtol: float = RANK_RTOL) -> LoopAnalysis:
+    """Fundamental circuits, closure Jacobian ranks, mobility and dof.
+
+    Parameters
+    ----------
+    nodes : composite names (ground is added).
+    joints : joints of the reduced graph, ``reference``/``secondary`` naming nodes.
+    length : characteristic length L for the twists, m.
+    rtol : relative tolerance of numerical ranks.
+    """
+    nodes = [GROUND] + [n for n in nodes if n != GROUND]
+    by_name = {j.name: j for j in joints}
+    tree = joint_tree(nodes, joints)
+    tset = set(tree)
+    T = nx.MultiGraph()
+    T.add_nodes_from(nodes)
+    for name in tree:
+        j = by_name[name]
+        T.add_edge(j.reference, j.secondary, key=name)
+    centre = np.mean([j.origin for j in joints], axis=0) if joints else np.zeros(3)
+    S = {j.name: joint_subspace(j, centre, length) for j in joints}
+    col0, c = {}, 0
+    for j in sorted(joints, key=lambda j: j.name):
+        col0[j.name] = c
+        c += j.nv
+    n_free = c
+    issues: list[Issue] = []
+    loops: list[Loop] = []
+    rows = []
+    chords = sorted(n for n in by_name if n not in tset)
+    for k, name in enumerate(chords):
+        ch = by_name[name]
+        path = nx.shortest_path(T, ch.secondary, ch.reference)
+        seq, signs, bodies = [name], [1], [ch.reference, ch.secondary]
+        for u, v in zip(path[:-1], path[1:]):
+            key = sorted(T[u][v].keys())[0]
+            j = by_name[key]
+            seq.append(key)
+            signs.append(1 if (j.reference, j.secondary) == (u, v) else -1)
+            bodies.append(v)
+        bodies = bodies[:-1]
+        J = np.hstack([s * S[n] for n, s in zip(seq, signs)]) if seq else np.zeros((6, 0))
+        rank = numerical_rank(J, rtol)
+        f = sum(by_name[n].nv for n in seq)
+        gap = max(attachment_gap(by_name[n]) for n in seq)
+        closes = gap <= GAP_RTOL * length
+        loop = Loop(f"L{k + 1}", name, tuple(seq), tuple(signs), tuple(bodies), 6, f, rank, f - rank, 6 - rank,
+                    closes, gap)
+        loops.append(loop)
+        big = np.zeros((6, n_free))
+        for n, s in zip(seq, signs):
+            big[:, col0[n]:col0[n] + by_name[n].nv] += s * S[n]
+        rows.append(big)
+        if not closes:
+            bad = [n for n in seq if attachment_gap(by_name[n]) > GAP_RTOL * length]
+            issues.append(Issue(ERROR, "loop-not-closed",
+                                f"loop {loop.name} ({', '.join(seq)}) cannot close at the reference configuration: "
+                                f"the attachment points of {', '.join(bad)} are {gap:.6g} m apart", (loop.name, *bad)))
+        if loop.overconstrained:
+            issues.append(Issue(WARNING, "overconstrained-loop",
+                                f"loop {loop.name} ({', '.join(seq)}) is over-constrained: {f} joint freedoms, "
+                                f"closure rank {rank}, mobility {f - rank}", (loop.name, *seq)))
+        elif loop.redundant_constraints:
+            issues.append(Issue(WARNING, "redundant-constraints",
+                                f"loop {loop.name} ({', '.join(seq)}) has {6 - rank} redundant closure "
+                                f"constraints (rank {rank} of 6), mobility {f - rank}", (loop.name, *seq)))
+    for name in tree:
+        g = attachment_gap(by_name[name])
+        if g > GAP_RTOL * length:
+            issues.append(Issue(WARNING, "joint-frame-gap",
+                                f"joint {name}: attachment points on its two bodies are {g:.6g} m apart", (name,)))
+    total_rank = numerical_rank(np.vstack(rows), rtol) if rows else 0
+    reach = nx.node_connected_component(T, GROUND)
+    disconnected = tuple(sorted(n for n in nodes if n not in reach))
+    if disconnected:
+        issues.insert(0, Issue(ERROR, "disconnected",
+                               f"not connected to ground by any chain of joints: {', '.join(disconnected)}",
+                               disconnected))
+    return LoopAnalysis(tree, tuple(loops), n_free - total_rank, total_rank, disconnected, tuple(issues))
