@@ -1,0 +1,150 @@
+"""From bodies and joints in the assembly frame to an SKO tree model.
+
+The graph stage hands over rigid bodies (composites, or the assembly's own
+bodies when lumping is off) with mass properties in the assembly frame at the
+reference configuration, and the joints between them.  This module picks a
+spanning tree of the joint graph rooted at ground, orients it base to tips,
+and builds the :class:`dynamics.SKOModel`.  Joints left out of the tree are the
+chords that close loops.
+
+Frames (the convention every exporter and comparison relies on): the frame of
+each tree joint, and so the frame of the body it carries, is placed at the
+joint's origin with the assembly's axes at the reference configuration.  A
+revolute or prismatic joint's coordinate is then the angle or displacement
+about ``Joint.axis`` exactly as declared, which is what URDF, SDF and MJCF
+mean too.
+
+Spanning tree: breadth first from ground; at each body, incident joints are
+taken in the order (declared as a loop closure last, traversed from reference
+to secondary first, input order).  A one-axis joint traversed backwards has its
+axis negated, so its coordinate keeps its meaning; a multi-axis joint
+(universal, spherical, planar, free) cannot be reversed without changing its
+coordinates, so that case is an input error that says which joint to flip.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+import dynamics
+from parsers.assembly import GROUND, Joint, MassProperties
+from parsers.errors import InputError
+
+REVERSIBLE = frozenset({"fixed", "revolute", "continuous", "prismatic", "cylindrical"})
+
+
+@dataclass(frozen=True)
+class RigidBody:
+    """A body for the tree: name, mass properties in the assembly frame (com and
+    inertia about it, assembly axes) at the reference configuration, members."""
+
+    name: str
+    mass: MassProperties
+    members: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TreeEdge:
+    """A tree joint oriented base to tips: ``parent`` -> ``child`` (body names)."""
+
+    joint: Joint
+    parent: str
+    child: str
+    reversed: bool
+
+
+@dataclass(frozen=True)
+class TreeModel:
+    """The SKO model of a spanning tree and the chords that close loops.
+
+    model : the :class:`dynamics.SKOModel` (one node per body, in ``edges`` order).
+    edges : tree joints oriented base to tips; ``edges[k]`` carries body ``k``.
+    chords : joints not in the tree (one per independent loop).
+    bodies : the bodies, by name.
+    """
+
+    model: object
+    edges: tuple[TreeEdge, ...]
+    chords: tuple[Joint, ...]
+    bodies: dict
+
+    def body_index(self, name: str) -> int:
+        for k, e in enumerate(self.edges):
+            if e.child == name:
+                return k
+        raise KeyError(name)
+
+
+def spanning_tree(body_names: Sequence[str], joints: Sequence[Joint]) -> tuple[list[TreeEdge], list[Joint]]:
+    """Breadth-first spanning tree from ground; returns (edges base-to-tips, chords)."""
+    order = {j.name: i for i, j in enumerate(joints)}
+    incident: dict[str, list[Joint]] = {GROUND: [], **{b: [] for b in body_names}}
+    for j in joints:
+        for end in (j.reference, j.secondary):
+            if end not in incident:
+                raise InputError(f"joint '{j.name}' refers to unknown body '{end}'",
+                                 file=j.source.file, line=j.source.line)
+        incident[j.reference].append(j)
+        incident[j.secondary].append(j)
+    reached, used, edges = {GROUND}, set(), []
+    queue = deque([GROUND])
+    while queue:
+        body = queue.popleft()
+        candidates = sorted(incident[body], key=lambda j: (j.loop, j.secondary == body, order[j.name]))
+        for j in candidates:
+            other = j.secondary if j.reference == body else j.reference
+            if j.name in used or other in reached:
+                continue
+            used.add(j.name)
+            reached.add(other)
+            edges.append(TreeEdge(j, body, other, reversed=(j.secondary == body)))
+            queue.append(other)
+    missing = [b for b in body_names if b not in reached]
+    if missing:
+        raise InputError(f"bodies not connected to ground by any chain of joints: {', '.join(missing)}")
+    chords = [j for j in joints if j.name not in used]
+    return edges, chords
+
+
+def _oriented_axes(edge: TreeEdge) -> tuple[np.ndarray, np.ndarray | None]:
+    j = edge.joint
+    if not edge.reversed:
+        return np.array(j.axis), None if j.axis2 is None else np.array(j.axis2)
+    if j.type not in REVERSIBLE:
+        raise InputError(
+            f"joint '{j.name}' ({j.type}) would be traversed from '{j.secondary}' to '{j.reference}' "
+            f"in the spanning tree from ground; swap its reference and secondary bodies",
+            file=j.source.file, line=j.source.line)
+    return -np.array(j.axis), None
+
+
+def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravity) -> TreeModel:
+    """Build the SKO model of the spanning tree of ``joints`` over ``bodies``.
+
+    Parameters
+    ----------
+    bodies : rigid bodies with mass properties in the assembly frame.
+    joints : joints between them (and ground), origins/axes in the assembly frame.
+    gravity : (3,) m/s^2 in the assembly frame.
+    """
+    by_name = {b.name: b for b in bodies}
+    edges, chords = spanning_tree([b.name for b in bodies], joints)
+    index = {e.child: k for k, e in enumerate(edges)}
+    origin = {e.child: np.array(e.joint.origin) for e in edges}
+    specs = []
+    for e in edges:
+        axis, axis2 = _oriented_axes(e)
+        parent = -1 if e.parent == GROUND else index[e.parent]
+        parent_origin = np.zeros(3) if e.parent == GROUND else origin[e.parent]
+        mp = by_name[e.child].mass
+        specs.append(dynamics.BodySpec(
+            name=e.child, parent=parent, joint_type=e.joint.type, joint_name=e.joint.name,
+            placement_rotation=np.eye(3), placement_translation=origin[e.child] - parent_origin,
+            mass=mp.mass, com=mp.com - origin[e.child], inertia=np.array(mp.inertia),
+            axis=axis, axis2=axis2))
+    model = dynamics.build_model(specs, gravity=np.asarray(gravity, dtype=float))
+    return TreeModel(model=model, edges=tuple(edges), chords=tuple(chords), bodies=by_name)
