@@ -222,6 +222,13 @@ class Joint:
         body; planar: the plane normal). For other types it is +z and unused.
     axis2 : (3,) unit second axis of a universal joint (fixed in the secondary
         body), orthogonal to ``axis`` at the reference configuration; else None.
+    secondary_origin : (3,) the attachment point on the secondary body, in the
+        assembly frame at the reference configuration, when the input gives it
+        separately (MJCF ``connect`` anchors, YAML ``secondary_origin``); None
+        means it coincides with ``origin``.  A gap means the joint is not
+        assembled at the reference configuration (a loop that does not close).
+    secondary_axis : (3,) the joint axis as attached to the secondary body when
+        given separately; None means it coincides with ``axis``.
     limits : :class:`Limits`.
     actuated : True when a motor drives the joint (starred in seed 004's tables).
     motor : the driving motor, if described.
@@ -240,6 +247,8 @@ class Joint:
     origin: np.ndarray = field(default_factory=lambda: np.zeros(3))
     axis: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
     axis2: np.ndarray | None = None
+    secondary_origin: np.ndarray | None = None
+    secondary_axis: np.ndarray | None = None
     limits: Limits = field(default_factory=Limits)
     actuated: bool = False
     motor: Motor | None = None
@@ -253,8 +262,9 @@ class Joint:
             raise ValueError(f"unknown joint type {self.type!r}")
         object.__setattr__(self, "origin", _frozen(self.origin, (3,)))
         object.__setattr__(self, "axis", _frozen(self.axis, (3,)))
-        if self.axis2 is not None:
-            object.__setattr__(self, "axis2", _frozen(self.axis2, (3,)))
+        for key in ("axis2", "secondary_origin", "secondary_axis"):
+            if getattr(self, key) is not None:
+                object.__setattr__(self, key, _frozen(getattr(self, key), (3,)))
 
     @property
     def nq(self) -> int:

@@ -34,8 +34,8 @@ MATERIALS = {
 
 TOP_KEYS = ("format", "name", "units", "gravity", "base", "materials", "bodies", "joints")
 BODY_KEYS = ("name", "pose", "inertial", "geometry", "density", "material")
-JOINT_KEYS = ("name", "type", "reference", "secondary", "origin", "axis", "axis2", "limits",
-              "actuated", "motor", "damping")
+JOINT_KEYS = ("name", "type", "reference", "secondary", "origin", "axis", "axis2", "secondary_origin",
+              "secondary_axis", "limits", "actuated", "motor", "damping")
 SHAPE_KINDS = ("box", "cylinder", "sphere", "capsule", "mesh")
 SHAPE_PARAMS = {"box": ("size",), "cylinder": ("radius", "length"), "sphere": ("radius",),
                 "capsule": ("radius", "length")}
@@ -260,13 +260,17 @@ def _joint(node: Node, units: _Units, body_names: set[str]) -> Joint:
             raise axis2_node.error("the two axes of a universal joint must be orthogonal")
     elif node.get("axis2") is not None:
         raise node.get("axis2").error(f"only a universal joint has 'axis2', not a {jtype} joint")
+    secondary_origin = (np.array(node.get("secondary_origin").vector(3)) * units.length
+                        if node.get("secondary_origin") is not None else None)
+    secondary_axis = _unit_axis(node.get("secondary_axis")) if node.get("secondary_axis") is not None else None
     motor = _motor(node.get("motor"), name) if node.get("motor") is not None else None
     actuated = node.get("actuated").boolean() if node.get("actuated") is not None else False
     if jtype == "fixed" and (actuated or motor is not None):
         raise node.error("a fixed joint cannot be actuated")
     damping = node.get("damping").number(nonnegative=True) if node.get("damping") is not None else 0.0
     return Joint(name=name, type=jtype, reference=ends["reference"], secondary=ends["secondary"],
-                 origin=origin, axis=axis, axis2=axis2, limits=_limits(node.get("limits"), jtype, units),
+                 origin=origin, axis=axis, axis2=axis2, secondary_origin=secondary_origin,
+                 secondary_axis=secondary_axis, limits=_limits(node.get("limits"), jtype, units),
                  actuated=actuated or motor is not None, motor=motor, damping=damping,
                  source=_source(node))
 
