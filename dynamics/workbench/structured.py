@@ -391,7 +391,7 @@ def as_diagonal(X, space: Space | None = None) -> SpatialDiagonalMatrixOperator:
 
 
 def _is_plain_sko(x) -> bool:
-    return type(x) is SKOClass or (isinstance(x, SKOClass) and not isinstance(x, SPOClass))
+    return isinstance(x, SKOClass)
 
 
 def product(a: SpatialMatrixOperator, b: SpatialMatrixOperator) -> SpatialMatrixOperator:
