@@ -20,6 +20,7 @@ READERS: dict[str, str] = {
     ".urdf": "parsers.urdf:read_urdf",
     ".xml": "parsers.xmlutil:read_xml",
     ".mjcf": "parsers.mjcf:read_mjcf",
+    ".sdf": "parsers.sdf:read_sdf",
 }
 
 
