@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Coupling, Geometry,
+from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Coupling, Frame, Geometry,
                        Joint, Limits, MassProperties, Motor, Pose, Source, SpringDamper)
 from .errors import InputError
 
@@ -44,6 +44,6 @@ def read_assembly(path, **options) -> Assembly:
     return reader_for(p)(p, **options)
 
 
-__all__ = ["AXIAL_JOINTS", "GROUND", "JOINT_TYPES", "Assembly", "Body", "Coupling", "Geometry",
+__all__ = ["AXIAL_JOINTS", "GROUND", "JOINT_TYPES", "Assembly", "Body", "Coupling", "Frame", "Geometry",
            "InputError", "Joint", "Limits", "MassProperties", "Motor", "Pose", "READERS", "Source",
            "SpringDamper", "read_assembly", "reader_for"]

@@ -305,6 +305,20 @@ class SpringDamper:
 
 
 @dataclass(frozen=True, eq=False)
+class Frame:
+    """A named frame fixed to a body (a part kept inside a lumped composite, a sensor site).
+
+    body : the body it is fixed to.
+    pose : the frame's pose in the assembly frame at the reference configuration.
+    """
+
+    name: str
+    body: str
+    pose: Pose
+    source: Source = field(default_factory=Source)
+
+
+@dataclass(frozen=True, eq=False)
 class Assembly:
     """A mechanical assembly: bodies, joints and forces in SI units.
 
@@ -314,6 +328,7 @@ class Assembly:
     gravity : (3,) gravitational acceleration in the assembly frame, m/s^2.
     couplings : joint couplings (mimic).
     springs : spring-damper force elements.
+    frames : named frames fixed to bodies.
     source_file : the file the assembly was read from.
     """
 
@@ -323,12 +338,14 @@ class Assembly:
     gravity: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, -9.81]))
     couplings: tuple[Coupling, ...] = ()
     springs: tuple[SpringDamper, ...] = ()
+    frames: tuple[Frame, ...] = ()
     source_file: str | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "gravity", _frozen(self.gravity, (3,)))
         object.__setattr__(self, "bodies", tuple(self.bodies))
         object.__setattr__(self, "joints", tuple(self.joints))
+        object.__setattr__(self, "frames", tuple(self.frames))
 
     def body(self, name: str) -> Body:
         for b in self.bodies:

@@ -9,13 +9,14 @@ with the file, the line and the key path.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 
 from dynamics.spatial import quat_to_matrix, rpy_to_matrix
 
-from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Geometry, Joint, Limits,
+from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Frame, Geometry, Joint, Limits,
                        MassProperties, Motor, Pose, Source)
 from .errors import InputError
 from .massprops import INERTIA_RTOL, inertia_problem, shapes_mass_properties
@@ -32,7 +33,7 @@ MATERIALS = {
     "nylon": 1150.0, "carbon_fiber": 1600.0, "glass": 2500.0, "wood": 700.0, "water": 1000.0,
 }
 
-TOP_KEYS = ("format", "name", "units", "gravity", "base", "materials", "bodies", "joints")
+TOP_KEYS = ("format", "name", "units", "gravity", "base", "materials", "bodies", "joints", "frames")
 BODY_KEYS = ("name", "pose", "inertial", "geometry", "density", "material")
 JOINT_KEYS = ("name", "type", "reference", "secondary", "origin", "axis", "axis2", "secondary_origin",
               "secondary_axis", "limits", "actuated", "motor", "damping")
@@ -294,6 +295,15 @@ def _base_joint(root: Node, first: Body, kind: str, joint_names: set[str]) -> Jo
                  origin=first.pose.translation, implicit=True, source=Source(root.file, root.line, f"implicit base: {kind}"))
 
 
+def _frame(node: Node, units: _Units, body_names: set[str]) -> Frame:
+    node.check_keys(("name", "body", "pose"))
+    body_node = node.require("body")
+    body = body_node.string()
+    if body not in body_names:
+        raise body_node.error(f"unknown body '{body}' for frame '{node.require('name').string()}'")
+    return Frame(node.require("name").string(), body, _pose(node.get("pose"), units), _source(node))
+
+
 def read_yaml(path, **options) -> Assembly:
     """Read a YAML assembly file into an :class:`Assembly` (SI units).
 
@@ -335,9 +345,111 @@ def read_yaml(path, **options) -> Assembly:
     joints = [_joint(n, units, body_names) for n in joint_nodes]
     if not any(GROUND in (j.reference, j.secondary) for j in joints):
         joints.insert(0, _base_joint(root.get("base") or root, bodies[0], base, {j.name for j in joints}))
+    frame_nodes = root.get("frames").sequence("a list of frames") if root.get("frames") is not None else []
+    _unique(frame_nodes, "frame")
+    frames = tuple(_frame(n, units, body_names) for n in frame_nodes)
     name = root.get("name").string() if root.get("name") is not None else path.stem
-    return Assembly(name=name, bodies=bodies, joints=tuple(joints), gravity=gravity,
+    return Assembly(name=name, bodies=bodies, joints=tuple(joints), gravity=gravity, frames=frames,
                     source_file=str(path))
 
 
-__all__ = ["read_yaml", "MATERIALS", "LENGTH_UNITS", "MASS_UNITS", "ANGLE_UNITS", "INERTIA_RTOL"]
+__all__ = ["read_yaml", "write_yaml", "MATERIALS", "LENGTH_UNITS", "MASS_UNITS", "ANGLE_UNITS", "INERTIA_RTOL"]
+
+
+# ---------------------------------------------------------------------------
+# writer: the native model file
+# ---------------------------------------------------------------------------
+
+def _num(x: float) -> float:
+    return float(repr(float(x))) if x != 0 else 0.0
+
+
+def _vec_out(v) -> list[float]:
+    return [_num(x) for x in np.asarray(v, dtype=float)]
+
+
+def _pose_out(pose: Pose) -> dict:
+    from dynamics.spatial import matrix_to_quat
+    return {"xyz": _vec_out(pose.translation), "quat": _vec_out(matrix_to_quat(pose.rotation))}
+
+
+def _geometry_out(g: Geometry, base_dir: Path | None) -> dict:
+    entry: dict = {}
+    if g.kind == "mesh":
+        path = Path(g.file)
+        if base_dir is not None:
+            try:
+                path = Path(os.path.relpath(path, base_dir))
+            except ValueError:
+                pass
+        entry["mesh"] = path.as_posix()
+        entry["scale"] = _vec_out(g.params.get("scale", np.ones(3)))
+        if g.params.get("convex_hull"):
+            entry["convex_hull"] = True
+    elif g.kind in SHAPE_PARAMS:
+        entry[g.kind] = {k: (_vec_out(v) if np.ndim(v) else _num(v)) for k, v in g.params.items()}
+    else:
+        return {}
+    entry["pose"] = _pose_out(g.pose)
+    return entry
+
+
+def _body_out(b: Body, base_dir: Path | None) -> dict:
+    J = b.mass.inertia
+    out = {"name": b.name, "pose": _pose_out(b.pose),
+           "inertial": {"mass": _num(b.mass.mass), "com": _vec_out(b.mass.com),
+                        "inertia": {"ixx": _num(J[0, 0]), "iyy": _num(J[1, 1]), "izz": _num(J[2, 2]),
+                                    "ixy": _num(J[0, 1]), "ixz": _num(J[0, 2]), "iyz": _num(J[1, 2])}}}
+    shapes = [e for e in (_geometry_out(g, base_dir) for g in b.geometry if g.role == "inertial") if e]
+    if shapes:
+        out["geometry"] = shapes
+    return out
+
+
+def _joint_out(j: Joint) -> dict:
+    out: dict = {"name": j.name, "type": j.type, "reference": j.reference, "secondary": j.secondary,
+                 "origin": _vec_out(j.origin)}
+    if j.type in AXIAL_JOINTS:
+        out["axis"] = _vec_out(j.axis)
+    if j.axis2 is not None:
+        out["axis2"] = _vec_out(j.axis2)
+    if j.secondary_origin is not None:
+        out["secondary_origin"] = _vec_out(j.secondary_origin)
+    if j.secondary_axis is not None:
+        out["secondary_axis"] = _vec_out(j.secondary_axis)
+    limits = {k: _num(getattr(j.limits, k)) for k in ("lower", "upper", "velocity", "effort")
+              if getattr(j.limits, k) is not None}
+    if limits:
+        out["limits"] = limits
+    if j.actuated:
+        out["actuated"] = True
+    if j.motor is not None:
+        m = j.motor
+        out["motor"] = {"name": m.name, "gear_ratio": _num(m.gear_ratio), "rotor_inertia": _num(m.rotor_inertia)}
+        if m.max_effort is not None:
+            out["motor"]["max_effort"] = _num(m.max_effort)
+    if j.damping:
+        out["damping"] = _num(j.damping)
+    return out
+
+
+def write_yaml(assembly: Assembly, base_dir=None) -> str:
+    """The assembly as a native YAML file (SI units, quaternion poses, explicit inertials).
+
+    Reading the text back with :func:`read_yaml` gives the same bodies, joints,
+    frames and gravity.  Implicit base joints are written explicitly.  Mesh
+    paths are made relative to ``base_dir`` (the folder the file will live in)
+    when given.
+    """
+    import yaml
+
+    base = Path(base_dir).resolve() if base_dir is not None else None
+    doc = {"format": FORMAT_VERSION, "name": assembly.name,
+           "units": {"length": "m", "mass": "kg", "angle": "rad"},
+           "gravity": _vec_out(assembly.gravity),
+           "bodies": [_body_out(b, base) for b in assembly.bodies],
+           "joints": [_joint_out(j) for j in assembly.joints]}
+    if assembly.frames:
+        doc["frames"] = [{"name": f.name, "body": f.body, "pose": _pose_out(f.pose)} for f in assembly.frames]
+    header = f"# mbcompose model of '{assembly.name}' (SI units)\n"
+    return header + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=110)
