@@ -103,13 +103,13 @@ class _Model:
         self.el = el
         self.v17 = version >= (1, 7)
         self.file = file
-        self.frames: dict[str, tuple[object, str | None, Pose]] = {}
+        self.frames: dict[str, tuple[object, str | None, Pose, object]] = {}
         self.world: dict[str, Pose] = {}
 
-    def add(self, name, owner, rel, pose):
+    def add(self, name, owner, rel, pose, pose_el=None):
         if name in self.frames:
             raise error(owner, f"frame name {name!r} is used twice in model {self.el.get('name')!r}")
-        self.frames[name] = (owner, rel, pose)
+        self.frames[name] = (owner, rel, pose, pose_el if pose_el is not None else owner)
 
     def resolve(self, name, at=None, stack=()) -> Pose:
         """Pose of frame ``name`` in the model frame."""
@@ -121,8 +121,8 @@ class _Model:
             raise error(at if at is not None else self.el, f"unknown frame {name!r}")
         if name in stack:
             raise error(self.frames[name][0], f"the poses form a cycle: {' -> '.join(stack + (name,))}")
-        owner, rel, pose = self.frames[name]
-        out = self.resolve(rel, owner, stack + (name,)).compose(pose)
+        owner, rel, pose, pose_el = self.frames[name]
+        out = self.resolve(rel, pose_el, stack + (name,)).compose(pose)
         self.world[name] = out
         return out
 
@@ -216,7 +216,7 @@ def _read_model(m, mpose: Pose, version, file, base_dir, package_dirs, prefix):
         pose, rel, pel = pose_of(l_el)
         if rel is not None and not fm.v17:
             raise error(pel, "pose@relative_to needs SDFormat 1.7 or later")
-        fm.add(name, l_el, rel or MODEL, pose)
+        fm.add(name, l_el, rel or MODEL, pose, pel)
     if not links:
         raise error(m, f"model {m.get('name')!r} has no <link>")
     j_els = {}
@@ -250,7 +250,7 @@ def _read_model(m, mpose: Pose, version, file, base_dir, package_dirs, prefix):
         pose, rel, pel = pose_of(j_el)
         if rel is not None and not fm.v17:
             raise error(pel, "pose@relative_to needs SDFormat 1.7 or later")
-        fm.add(name, j_el, rel or ends["child"], pose)
+        fm.add(name, j_el, rel or ends["child"], pose, pel)
         j_el.ends = ends
     for f_el in m.findall("frame"):
         if not fm.v17:
@@ -259,8 +259,8 @@ def _read_model(m, mpose: Pose, version, file, base_dir, package_dirs, prefix):
         if not name:
             raise error(f_el, "<frame> needs attribute 'name'")
         att = f_el.get("attached_to") or MODEL
-        pose, rel, _ = pose_of(f_el)
-        fm.add(name, f_el, rel or att, pose)
+        pose, rel, pel = pose_of(f_el)
+        fm.add(name, f_el, rel or att, pose, pel)
 
     def world_of(name, at):
         return mpose.compose(fm.resolve(name, at))
