@@ -7,6 +7,7 @@ The Python entry point of the pipeline (DESIGN.md, public contract)::
     c.analysis   # graph.Analysis: extended graph, composites, reduction, loops
     c.tree       # composer.tree.TreeModel: spanning tree + loop-closing chords
     c.model      # dynamics model: joint_names, nq, nv, q_slice, v_slice
+    c.lumped     # Assembly of the composites (what the exporters write)
 
 Stages: read (:func:`parsers.read_assembly`) -> analyse (:func:`graph.analyse`)
 -> tree model (:func:`composer.tree.build_tree_model`) -> closed loops
@@ -24,6 +25,7 @@ from parsers.assembly import Assembly, Joint, Limits, Source
 from parsers.errors import InputError
 from parsers.massprops import transform_mass_properties
 
+from .lumped import lumped_assembly
 from .tree import RigidBody, TreeModel, build_tree_model
 
 LOOP_POLICIES = ("embed", "lagrange", "error")
@@ -37,6 +39,7 @@ class Composition:
     analysis: object
     tree: TreeModel
     model: object
+    lumped: Assembly
     options: Mapping[str, object] = field(default_factory=dict)
 
     @property
@@ -114,4 +117,5 @@ def compose(path, *, lumping: bool = True, composite_names: Mapping[str, str] | 
         model = closed_chain_model(tree, loops)
     options = dict(lumping=lumping, composite_names=dict(composite_names or {}),
                    redundant_joints=redundant_joints, loops=loops, **reader_options)
-    return Composition(assembly=assembly, analysis=analysis, tree=tree, model=model, options=options)
+    return Composition(assembly=assembly, analysis=analysis, tree=tree, model=model,
+                       lumped=lumped_assembly(assembly, bodies, joints), options=options)
