@@ -34,7 +34,8 @@ are grouped into classes with equal subspaces, and
 Merging can make joints that joined different composites join the same pair,
 so the analysis repeats until nothing changes.  Composites welded to ground
 count as ground when joints are paired (a joint to the housing and a joint to
-ground on the same axis are redundant).
+ground on the same axis are redundant); a joint to ground itself pairs ground
+with its composite (so a second weld of a welded composite is redundant).
 """
 
 from __future__ import annotations
@@ -191,6 +192,21 @@ class _Groups:
         g = self.of[body]
         return GROUND if g in self.grounded else g
 
+    def pair(self, a: str, b: str) -> tuple[str, str] | None:
+        """The pair of composites a joint between bodies a and b is grouped by, or None.
+
+        A joint to ground itself pairs (ground, composite); otherwise composites
+        welded to ground count as ground; None when both ends are the same
+        composite or both count as ground.
+        """
+        if GROUND in (a, b):
+            other = self.of[b if a == GROUND else a]
+            return None if other == GROUND else (GROUND, other)
+        ga, gb = self.anchor(a), self.anchor(b)
+        if self.of[a] == self.of[b] or ga == gb:
+            return None
+        return tuple(sorted((ga, gb)))
+
     def merge(self, a: str, b: str) -> str:
         keep, gone = sorted((a, b))
         self.members[keep] |= self.members.pop(gone)
@@ -257,12 +273,9 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
         changed = False
         by_pair: dict[tuple[str, str], list[Joint]] = {}
         for j in active:
-            a, b = groups.anchor(j.reference), groups.anchor(j.secondary)
-            if groups.of[j.reference] == groups.of[j.secondary]:
-                continue
-            if a == b:
-                continue
-            by_pair.setdefault(tuple(sorted((a, b))), []).append(j)
+            key = groups.pair(j.reference, j.secondary)
+            if key is not None:
+                by_pair.setdefault(key, []).append(j)
         for pair in sorted(by_pair):
             js = sorted(by_pair[pair], key=lambda j: j.name)
             if len(js) < 2:
@@ -358,9 +371,9 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     pairs = []
     by_pair = {}
     for j in kept:
-        a, b = groups.anchor(j.reference_body), groups.anchor(j.secondary_body)
-        if a != b:
-            by_pair.setdefault(tuple(sorted((a, b))), []).append(j)
+        key = groups.pair(j.reference_body, j.secondary_body)
+        if key is not None:
+            by_pair.setdefault(key, []).append(j)
     for pair in sorted(by_pair):
         js = by_pair[pair]
         if len(js) >= 2:

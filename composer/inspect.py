@@ -1,0 +1,286 @@
+"""Rendering of ``mbcompose inspect``: text, JSON and markdown.
+
+Every function takes an :class:`~parsers.assembly.Assembly` (analysed on the
+spot with :func:`graph.analyse`) or an already computed
+:class:`~graph.analysis.Analysis`.  The report follows seed 004:
+
+1. bodies (mass, centre of mass, inertia) and the kinematic description in
+   the layout of Table 1 (type, reference body, secondary body; actuated
+   joints starred);
+2. composite bodies (Table 2);
+3. the kinematic description of the composites before redundant joints are
+   removed (Table 3, actuated joints starred), then the removed joints with
+   their reasons and the joints that remain;
+4. loops with their classification, the degrees of freedom, errors and warnings;
+5. optionally (``matrices=True``) the elements of the extended system graph and
+   its incidence, cut-set and circuit matrices (seed 004, Eqs. 1-4).
+
+Units: SI.  Centres of mass are given in the assembly frame; inertias about the
+centre of mass along the assembly axes, as ``[ixx, iyy, izz, ixy, ixz, iyz]``.
+
+JSON keys (the public contract of DESIGN.md, never removed): ``bodies``,
+``joints``, ``composites`` (list of member-name lists), ``reduced_joints``,
+``removed_joints``, ``loops``, ``dof``; and in addition ``assembly``,
+``composite_bodies``, ``joints_before_removal``, ``errors``, ``warnings``,
+``graph`` (element counts), ``matrices`` (when asked).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from graph import Analysis, analyse
+from parsers.assembly import GROUND, Assembly
+
+__all__ = ["analysis_of", "exit_code", "render_json", "render_markdown", "render_text"]
+
+
+def analysis_of(obj, composite_names: Mapping[str, str] | None = None) -> Analysis:
+    """``obj`` if it is an Analysis, else ``graph.analyse(obj, composite_names)``."""
+    if isinstance(obj, Analysis):
+        return obj
+    if isinstance(obj, Assembly):
+        return analyse(obj, composite_names)
+    raise TypeError(f"expected an Assembly or an Analysis, got {type(obj).__name__}")
+
+
+def exit_code(obj) -> int:
+    """2 when the analysis has errors (disconnected bodies, loops that cannot close), else 0."""
+    return 0 if analysis_of(obj).ok else 2
+
+
+def _g(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _vec(v) -> str:
+    """Entries below 1e-12 of the largest (round-off of rotations) print as 0."""
+    v = np.asarray(v, dtype=float)
+    v = np.where(np.abs(v) < 1e-12 * max(np.abs(v).max(initial=0.0), 1e-300), 0.0, v)
+    return "[" + ", ".join(_g(float(x)) for x in v) + "]"
+
+
+def _inertia6(J) -> list[float]:
+    J = np.asarray(J, dtype=float)
+    return [float(J[0, 0]), float(J[1, 1]), float(J[2, 2]), float(J[0, 1]), float(J[0, 2]), float(J[1, 2])]
+
+
+def _type(t: str, actuated: bool) -> str:
+    return t.upper() + ("*" if actuated else "")
+
+
+def _world_mass(body):
+    R, p = body.pose.rotation, body.pose.translation
+    return R @ body.mass.com + p, R @ body.mass.inertia @ R.T
+
+
+# ---------------------------------------------------------------- rows (shared by all renderers)
+
+def _body_rows(an: Analysis):
+    rows = []
+    for b in an.assembly.bodies:
+        com, J = _world_mass(b)
+        rows.append({"name": b.name, "mass": b.mass.mass, "com": com.tolist(), "inertia": _inertia6(J),
+                     "com_body_frame": b.mass.com.tolist(), "inertia_body_frame": _inertia6(b.mass.inertia)})
+    return rows
+
+
+def _joint_rows(an: Analysis):
+    return [{"name": j.name, "type": j.type, "reference": j.reference, "secondary": j.secondary,
+             "actuated": bool(j.actuated), "origin": j.origin.tolist(),
+             "axis": j.axis.tolist() if j.type not in ("fixed", "spherical", "free") else None}
+            for j in an.assembly.joints]
+
+
+def _reduced_rows(joints):
+    return [{"name": j.name, "type": j.type, "reference": j.reference, "secondary": j.secondary,
+             "actuated": bool(j.actuated), "joints": list(j.joints),
+             "reference_body": j.reference_body, "secondary_body": j.secondary_body} for j in joints]
+
+
+def _composite_rows(an: Analysis):
+    return [{"name": c.name, "members": list(c.members), "mass": c.mass.mass, "com": c.mass.com.tolist(),
+             "inertia": _inertia6(c.mass.inertia), "grounded": c.grounded} for c in an.composites]
+
+
+def _removed_rows(an: Analysis):
+    return [{"name": r.name, "type": r.type, "reference": r.reference, "secondary": r.secondary,
+             "actuated": r.actuated, "kind": r.kind, "kept": r.kept, "reason": r.reason}
+            for r in an.removed_joints]
+
+
+def _loop_rows(an: Analysis):
+    return [{"name": l.name, "joints": list(l.joints), "signs": list(l.signs), "bodies": list(l.bodies),
+             "equations": l.n_equations, "freedoms": l.n_freedoms, "rank": l.rank, "mobility": l.mobility,
+             "redundant_constraints": l.redundant_constraints, "overconstrained": l.overconstrained,
+             "classification": l.kind, "closes": l.closes, "gap": l.gap} for l in an.loops]
+
+
+def _matrix_dict(an: Analysis):
+    tm = an.matrices
+    return {"elements": [{"name": e.name, "kind": e.kind, "tail": e.tail, "head": e.head, "subject": e.subject}
+                         for e in an.extended.elements],
+            "nodes": list(tm.nodes), "branches": list(tm.branches), "chords": list(tm.chords),
+            "incidence": tm.A.tolist(), "cutset": tm.cutset.tolist(), "circuit": tm.B.tolist(),
+            "columns": list(tm.columns)}
+
+
+# ---------------------------------------------------------------- JSON
+
+def render_json(obj, matrices: bool = False, composite_names: Mapping[str, str] | None = None) -> dict:
+    """The report as a JSON-serialisable dict (keys in the module docstring)."""
+    an = analysis_of(obj, composite_names)
+    a = an.assembly
+    out = {
+        "assembly": {"name": a.name, "file": a.source_file, "total_mass": a.total_mass,
+                     "gravity": a.gravity.tolist()},
+        "bodies": _body_rows(an),
+        "joints": _joint_rows(an),
+        "composites": [list(c.members) for c in an.composites],
+        "composite_bodies": _composite_rows(an),
+        "joints_before_removal": _reduced_rows(an.joints_before),
+        "reduced_joints": _reduced_rows(an.reduced_joints),
+        "removed_joints": _removed_rows(an),
+        "loops": _loop_rows(an),
+        "dof": int(an.dof),
+        "errors": [{"code": i.code, "message": i.message, "subjects": list(i.subjects)} for i in an.errors],
+        "warnings": [{"code": i.code, "message": i.message, "subjects": list(i.subjects)} for i in an.warnings],
+        "graph": {"extended": an.extended.counts(), "reduced": an.reduced.counts()},
+    }
+    if matrices:
+        out["matrices"] = _matrix_dict(an)
+    return out
+
+
+# ---------------------------------------------------------------- tables
+
+def _sections(an: Analysis):
+    """(title, header, rows, note) per table, shared by text and markdown."""
+    a = an.assembly
+    secs = []
+    secs.append(("Bodies", ["body", "mass [kg]", "com [m]", "inertia about com [kg m^2] (ixx iyy izz ixy ixz iyz)"],
+                 [[r["name"], _g(r["mass"]), _vec(r["com"]), _vec(r["inertia"])] for r in _body_rows(an)],
+                 "com in the assembly frame; inertia along the assembly axes"))
+    secs.append(("Table 1: kinematic description", ["joint", "type", "reference body", "secondary body"],
+                 [[j.name, _type(j.type, j.actuated), j.reference, j.secondary] for j in a.joints],
+                 "* actuated"))
+    secs.append(("Table 2: composite bodies", ["body", "components", "mass [kg]", "com [m]",
+                                                "inertia about com [kg m^2]"],
+                 [[c.name + (" (grounded)" if c.grounded else ""), ", ".join(c.members), _g(c.mass.mass),
+                   _vec(c.mass.com), _vec(_inertia6(c.mass.inertia))] for c in an.fixed_composites],
+                 "composites over fixed joints; mass properties in the assembly frame"))
+    if [set(c.members) for c in an.composites] != [set(c.members) for c in an.fixed_composites]:
+        secs.append(("Composite bodies after locked pairs merged", ["body", "components", "mass [kg]", "com [m]",
+                                                                     "inertia about com [kg m^2]"],
+                     [[c.name + (" (grounded)" if c.grounded else ""), ", ".join(c.members), _g(c.mass.mass),
+                       _vec(c.mass.com), _vec(_inertia6(c.mass.inertia))] for c in an.composites], ""))
+    secs.append(("Table 3: kinematic description for the composite bodies (before removing redundant joints)",
+                 ["type", "reference body", "secondary body", "joint"],
+                 [[_type(j.type, j.actuated), j.reference, j.secondary, j.name] for j in an.joints_before],
+                 "* actuated"))
+    secs.append(("Removed joints", ["joint", "type", "between", "kind", "reason"],
+                 [[r.name, _type(r.type, r.actuated), f"{r.reference} - {r.secondary}", r.kind, r.reason]
+                  for r in an.removed_joints], "" if an.removed_joints else "none"))
+    secs.append(("Reduced joints", ["type", "reference body", "secondary body", "joint"],
+                 [[_type(j.type, j.actuated), j.reference, j.secondary, j.name] for j in an.reduced_joints],
+                 "* actuated"))
+    secs.append(("Loops", ["loop", "joints", "equations", "rank", "mobility", "redundant", "classification",
+                           "closes"],
+                 [[l.name, " - ".join(l.joints), str(l.n_equations), str(l.rank), str(l.mobility),
+                   str(l.redundant_constraints), l.kind, "yes" if l.closes else f"NO (gap {_g(l.gap)} m)"]
+                  for l in an.loops], "" if an.loops else "none (the reduced joint graph is a tree)"))
+    return secs
+
+
+def _text_table(header, rows) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    lines = [fmt.format(*header).rstrip(), fmt.format(*["-" * w for w in widths]).rstrip()]
+    lines += [fmt.format(*map(str, r)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def _matrix_text(name: str, M: np.ndarray, rows, cols) -> str:
+    w = max([len(str(c)) for c in cols] + [2])
+    rw = max([len(str(r)) for r in rows] + [1])
+    lines = [f"{name} ({M.shape[0]} x {M.shape[1]})",
+             " " * rw + "  " + " ".join(f"{c:>{w}}" for c in cols)]
+    for r, row in zip(rows, M):
+        lines.append(f"{r:<{rw}}  " + " ".join(f"{('.' if v == 0 else str(v)):>{w}}" for v in row))
+    return "\n".join(lines)
+
+
+def _matrices_text(an: Analysis) -> str:
+    tm = an.matrices
+    parts = ["Elements of the extended system graph",
+             _text_table(["element", "kind", "tail", "head", "of"],
+                         [[e.name, e.kind, e.tail, e.head, e.subject] for e in an.extended.elements]),
+             "",
+             f"Spanning tree (minimum cost): {len(tm.branches)} branches; chords: {', '.join(tm.chords)}",
+             "",
+             _matrix_text("Incidence matrix A = [A_T A_C] (Eq. 1)", tm.A_ordered(), tm.nodes, tm.columns),
+             "",
+             _matrix_text("Cut-set matrix [U_T A_T^-1 A_C] (Eq. 2)", tm.cutset, tm.branches, tm.columns),
+             "",
+             _matrix_text("Circuit matrix B = [B_T U_C], B_T = -A_C^T A_T^-T (Eqs. 3-4)", tm.B, tm.chords,
+                          tm.columns)]
+    return "\n".join(parts)
+
+
+def _summary_lines(an: Analysis) -> list[str]:
+    a = an.assembly
+    ext, red = an.extended.counts(), an.reduced.counts()
+    return [f"Assembly {a.name}" + (f" ({a.source_file})" if a.source_file else ""),
+            f"{len(a.bodies)} bodies, {len(a.joints)} joints, total mass {_g(a.total_mass)} kg",
+            f"extended graph: {len(an.extended.nodes)} nodes, {len(an.extended.elements)} elements "
+            f"({', '.join(f'{v} {k}' for k, v in ext.items())})",
+            f"reduced graph: {len(an.reduced.nodes)} nodes, {len(an.reduced.elements)} elements "
+            f"({', '.join(f'{v} {k}' for k, v in red.items())})"]
+
+
+def render_text(obj, matrices: bool = False, composite_names: Mapping[str, str] | None = None) -> str:
+    """The report as plain text (ends with a newline)."""
+    an = analysis_of(obj, composite_names)
+    out = _summary_lines(an) + [""]
+    for title, header, rows, note in _sections(an):
+        out.append(title)
+        if rows:
+            out.append(_text_table(header, rows))
+        if note:
+            out.append(f"({note})")
+        out.append("")
+    out.append(f"Degrees of freedom: {an.dof}")
+    for i in an.issues:
+        out.append(str(i))
+    if matrices:
+        out += ["", _matrices_text(an)]
+    return "\n".join(out) + "\n"
+
+
+def _md_cell(x) -> str:
+    return str(x).replace("|", "\\|").replace("*", "\\*")
+
+
+def render_markdown(obj, matrices: bool = False, composite_names: Mapping[str, str] | None = None) -> str:
+    """The report as markdown (ends with a newline)."""
+    an = analysis_of(obj, composite_names)
+    s = _summary_lines(an)
+    out = [f"# {s[0]}", "", *[f"- {x}" for x in s[1:]], ""]
+    for title, header, rows, note in _sections(an):
+        out += [f"## {title}", ""]
+        if rows:
+            out.append("| " + " | ".join(header) + " |")
+            out.append("|" + "---|" * len(header))
+            out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
+            out.append("")
+        if note:
+            out += [f"_{note}_".replace("* actuated", "\\* actuated"), ""]
+    out += ["## Degrees of freedom", "", f"**{an.dof}**", ""]
+    if an.issues:
+        out += ["## Errors and warnings", ""] + [f"- **{i.severity}** ({i.code}): {i.message}" for i in an.issues]
+        out.append("")
+    if matrices:
+        out += ["## Matrices", "", "```", _matrices_text(an), "```", ""]
+    return "\n".join(out)

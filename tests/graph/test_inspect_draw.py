@@ -1,0 +1,89 @@
+"""composer.inspect renderers and graph.draw pictures."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import graph
+from composer.inspect import exit_code, render_json, render_markdown, render_text
+from graph.draw import draw_system_graph, layout
+from parsers import read_assembly
+
+import graph_mechanisms as gm
+
+SEEKER = Path(__file__).resolve().parents[2] / "samples" / "seeker" / "seeker.yaml"
+CONTRACT = ("bodies", "joints", "composites", "reduced_joints", "removed_joints", "loops", "dof")
+
+
+def test_json_has_the_contract_keys_and_is_serialisable():
+    a = read_assembly(SEEKER)
+    doc = json.loads(json.dumps(render_json(a, matrices=True)))
+    assert all(k in doc for k in CONTRACT)
+    assert doc["dof"] == 2
+    assert sorted(map(sorted, doc["composites"])) == sorted(map(sorted, gm.SEEKER_TABLE2))
+    assert {r["name"] for r in doc["removed_joints"]} == {"pitch_b", "yaw_b"}
+    assert [j["name"] for j in doc["joints"]] == list(a.joint_names)
+    assert doc["loops"] == [] and doc["errors"] == []
+    m = doc["matrices"]
+    A, B = np.array(m["incidence"]), np.array(m["circuit"])
+    col = [int(c[1:]) - 1 for c in m["columns"]]
+    assert not np.any(A[:, col] @ B.T)
+
+
+def test_json_masses_are_assembly_frame_values():
+    a = gm.seeker()
+    doc = render_json(a)
+    for row, b in zip(doc["bodies"], a.bodies):
+        assert row["mass"] == pytest.approx(b.mass.mass)
+        assert np.allclose(row["com"], b.pose.apply(b.mass.com))
+    assert sum(c["mass"] for c in doc["composite_bodies"]) == pytest.approx(a.total_mass)
+
+
+def test_text_report_has_tables_1_to_3_with_starred_actuated_joints():
+    text = render_text(read_assembly(SEEKER), matrices=True,
+                       composite_names={"shaft_b": "BODY_1", "housing": "BODY_2", "gimbal_ring": "BODY_3"})
+    for needle in ("Table 1", "Table 2", "Table 3", "REVOLUTE*", "BODY_1", "Removed joints",
+                   "same freedoms as pitch_a", "Degrees of freedom: 2", "Incidence matrix", "Circuit matrix"):
+        assert needle in text
+    table3 = text.split("Table 3")[1].split("Removed joints")[0]
+    assert table3.count("REVOLUTE*") == 2 and table3.count("REVOLUTE ") == 2
+
+
+def test_markdown_report_and_analysis_argument():
+    an = graph.analyse(gm.fourbar())
+    md = render_markdown(an)
+    assert md.startswith("# Assembly fourbar") and "| L1 |" in md and "redundant constraints" in md
+    assert render_text(an) == render_text(gm.fourbar())
+
+
+def test_exit_code_is_2_only_for_errors():
+    assert exit_code(gm.fourbar(tilt=0.3)) == 0
+    a = gm.fourbar()
+    from parsers.assembly import Assembly
+    assert exit_code(Assembly("x", a.bodies + (gm._cube("loose", [2, 0, 0]),), a.joints)) == 2
+
+
+@pytest.mark.parametrize("stage", ["extended", "reduced"])
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_pictures_are_written(tmp_path, stage, suffix):
+    an = graph.analyse(read_assembly(SEEKER))
+    out = tmp_path / f"seeker_{stage}{suffix}"
+    draw_system_graph(an, stage, out)
+    data = out.read_bytes()
+    assert len(data) > 10_000
+    if suffix == ".svg":
+        text = data.decode()
+        sg = an.extended if stage == "extended" else an.reduced
+        assert all(f">{e.name}<" in text or f"{e.name} " in text for e in sg.elements) or "e1" in text
+
+
+def test_layout_gives_distinct_positions_to_all_nodes():
+    for a in (gm.seeker(), gm.fourbar(), gm.bearing()):
+        an = graph.analyse(a)
+        for sg in (an.extended, an.reduced):
+            pos = layout(sg)
+            pts = np.array([pos[n] for n in sg.nodes])
+            d = np.linalg.norm(pts[:, None] - pts[None], axis=-1) + np.eye(len(pts))
+            assert d.min() > 1e-3
