@@ -39,7 +39,7 @@ import numpy as np
 from parsers.assembly import GROUND, Assembly, MassProperties
 from parsers.massprops import combine, transform_mass_properties
 
-from .system_graph import SystemGraph, com_node, extended_graph
+from .system_graph import SystemGraph, extended_graph
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,22 +152,23 @@ def name_composites(default_names: list[str], member_lists: list[tuple[str, ...]
                     names: Mapping[str, str] | None) -> list[str]:
     """Apply a renaming (keys: default composite name or any member name).
 
-    Raises ValueError for a key matching nothing, a key matching two
-    composites' members... (impossible: members are disjoint), a duplicate
-    or reserved resulting name.
+    When several keys hit one composite (after locked pairs merged), the key
+    naming the member earliest in ``members`` (the root first) wins.  Raises
+    ValueError for a key that matches no composite, or when the resulting
+    names are not unique or use the reserved name ``ground``.
     """
     out = list(default_names)
     if names:
-        used = set()
+        rank: dict[int, int] = {}
         for key, new in names.items():
-            hits = [i for i, (d, m) in enumerate(zip(default_names, member_lists)) if key == d or key in m]
+            hits = [(i, m.index(key) if key in m else 0) for i, (d, m) in
+                    enumerate(zip(default_names, member_lists)) if key == d or key in m]
             if not hits:
                 raise ValueError(f"composite name mapping: {key!r} is neither a composite nor a member")
-            for i in hits:
-                if i in used and out[i] != new:
-                    raise ValueError(f"composite name mapping renames {default_names[i]!r} twice")
-                out[i] = str(new)
-                used.add(i)
+            for i, pos in hits:
+                if i not in rank or pos < rank[i]:
+                    out[i] = str(new)
+                    rank[i] = pos
     if len(set(out)) != len(out):
         raise ValueError(f"composite names are not unique: {out}")
     if GROUND in out:
