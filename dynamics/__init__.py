@@ -1,11 +1,124 @@
-"""Recursive O(N) multibody dynamics on SKO models (seeds 001, 002, 003)."""
+"""Recursive O(N) multibody dynamics on SKO models (seeds 001, 002, 003).
 
-from .model import BodySpec, SKOModel, build_model
-from .rnea import inverse_dynamics, bias_forces, gravity_forces
-from .crba import mass_matrix
-from .aba import forward_dynamics
-from .innovations import innovations_factors, mass_matrix_inverse, mass_matrix_det, mass_matrix_logdet
-from .jacobians import jacobian
-from .opspace import operational_space_compliance, operational_space_inertia
-from .kinematics import integrate, difference, body_poses, body_velocities
+Two layers:
+
+* the **generic SKO layer** (:mod:`dynamics.sko`): a tree (``SKOTree``: parent
+  array with ``parent[k] < k``, node weight dimensions ``m_k``, joint dimensions
+  ``n_k``) and per-configuration blocks (``SKOWeights``: ``phi(parent(k), k)``,
+  ``H(k)``, ``M(k)``, optional ``a(k)``, ``b(k)``).  The algorithms of seed 001
+  are written once on it (``*_sko`` functions and :mod:`dynamics.spo`,
+  :mod:`dynamics.lyapunov`, :mod:`dynamics.riccati`) and accept any weights,
+  including non-square ones.
+* the **rigid-body tree** (:mod:`dynamics.model`): ``build_model(bodies)`` returns
+  an ``SKOModel`` that produces those blocks for a configuration q; the public
+  functions below take ``(model, q, ...)``.
+
+Conventions: spatial vectors angular first, ``V = [omega; v]``, ``f = [N; F]``;
+every body quantity in its own body frame (body frame = joint moving frame);
+joint coordinates and velocities as tabulated in :mod:`dynamics.joints`
+(quaternions ``[w, x, y, z]``; free joint ``q = [p; quat]``, ``v = [omega; v]`` in
+the body frame).  Gravity comes from ``model.gravity``.  Every public function
+accepts a single configuration (``q`` of shape (nq,)) or a batch (``(B, nq)``)
+and returns matching shapes.
+
+Public API
+----------
+Model:      ``BodySpec``, ``build_model(bodies, gravity)``, ``SKOModel`` (``joint_names``,
+            ``body_names``, ``nq``, ``nv``, ``q_slice(name)``, ``v_slice(name)``, ``gravity``,
+            ``neutral()``, ``parent``, ``tree``)
+Dynamics:   ``mass_matrix``, ``inverse_dynamics(model, q, v, a, f_ext=None)``,
+            ``forward_dynamics(model, q, v, tau, f_ext=None)``, ``bias_forces``, ``gravity_forces``,
+            ``composite_inertia``, ``articulated_body_quantities``
+Factors:    ``innovations_factors``, ``mass_matrix_inverse``, ``mass_matrix_det``,
+            ``mass_matrix_logdet``
+Task space: ``jacobian(model, q, body, point=None, frame="local")``,
+            ``operational_space_compliance``, ``operational_space_inertia``
+Gradients:  ``mass_matrix_sensitivity``, ``articulated_body_sensitivity``,
+            ``innovations_factors_sensitivity``, ``fixman_potential``, ``fixman_gradient``,
+            ``christoffel_symbols``, ``coriolis_matrix``
+Kinematics: ``integrate(model, q, v, dt)``, ``difference(model, q0, q1)``, ``normalize``,
+            ``random_configuration``, ``body_poses``, ``body_velocities``,
+            ``kinetic_energy``, ``potential_energy``
+
+Notation (papers -> code)
+-------------------------
+=================  ==========================  ===================================================
+paper              code                        meaning
+=================  ==========================  ===================================================
+phi(x, y)          ``phi_transform(R, l)``     rigid-body force transform y -> x (seed 002 Eq. 4)
+E_phi, phi         ``SKOWeights.phi``,         SKO operator / its SPO ``(I - E_phi)^-1``; products
+                   ``spo_mul``                 by gather/scatter (seed 001 Lemmas 1-2)
+phi~ = phi - I     ``spo_tilde_mul``           seed 001 Corollary 3.1
+H, H*              ``SKOWeights.H``            joint map (n_k x m_k); ``H*`` = motion subspace
+M(k)               ``SKOWeights.M``,           spatial inertia about the body origin (seed 002 Eq. 14)
+                   ``spatial_inertia``
+a, b               ``velocity_terms``          Coriolis acceleration, gyroscopic force
+V, alpha, f        rnea internals              node velocities, accelerations, inter-node forces
+R                  ``composite_inertia``       composite body inertia (seed 001 Eq. 18)
+P, P+              ``ArticulatedBody.P``,      articulated body inertia (seed 001 Eq. 33)
+                   ``.P_plus``
+D, G, K            ``.D``, ``.G``, ``.K``      ``H P H*``, ``P H* D^-1``, ``E_phi G``
+tau, tau_bar       ``.tau_bar``                ``G H``, ``I - G H``
+E_psi, psi         ``.psi``                    ``E_phi tau_bar`` and its SPO (seed 001 Lemma 8)
+[I + H phi K]      ``InnovationsFactors.L``    innovations factor (seed 001 Eq. 49)
+[I - H psi K]      ``InnovationsFactors.Linv`` its inverse (seed 001 Eq. 50)
+Y (Upsilon)        ``opspace.upsilon``         backward Lyapunov solution (seed 002 Eq. 36)
+Omega              ``extended_compliance_sko`` ``psi* H* D^-1 H psi`` (seed 002 Eq. 34)
+B                  ``pick_off``                pick-off operator (seed 002 Eq. 12)
+J                  ``jacobian``                ``B* phi* H*`` (seed 002 Eq. 13)
+Lambda             ``operational_space_inertia`` ``(J M^-1 J*)^-1`` (seed 002 Eq. 32)
+H~*(i)             ``crf(S_i)``                Eq. 39 (equals ``crm`` for rotation axes)
+lambda_theta_i     ``ABSensitivity.lam``       seed 002 Eq. 43
+U_f                ``fixman_potential``        ``log det M`` (seed 002 Eq. 47)
+c_i(j, k)          ``christoffel_symbols``     seed 002 Eq. 38
+=================  ==========================  ===================================================
+"""
+
+from ._batch import prepare as _prepare
+from .aba import forward_dynamics, forward_dynamics_sko
+from .coriolis import christoffel_symbols, coriolis_matrix
+from .crba import composite_inertia as _composite_inertia_sko
+from .crba import mass_matrix, mass_matrix_sko
 from .energy import kinetic_energy, potential_energy
+from .fixman import fixman_gradient, fixman_potential
+from .innovations import (InnovationsFactors, innovations_factors, mass_matrix_det, mass_matrix_inverse,
+                          mass_matrix_logdet)
+from .jacobians import jacobian, pick_off
+from .kinematics import body_poses, body_velocities, difference, integrate, normalize, random_configuration
+from .model import BodySpec, SKOModel, build_model
+from .opspace import operational_space_compliance, operational_space_inertia
+from .riccati import ArticulatedBody, articulated_body
+from .rnea import bias_forces, gravity_forces, inverse_dynamics, newton_euler
+from .sensitivity import articulated_body_sensitivity, innovations_factors_sensitivity, mass_matrix_sensitivity
+from .sko import SKOTree, SKOWeights
+from .spatial import crf, crm, phi_transform, spatial_inertia
+
+
+def weights(model, q) -> SKOWeights:
+    """SKO weights of the rigid-body model at q ((nq,) or (B, nq)); always batched (B >= 1)."""
+    return _prepare(model, q)[3]
+
+
+def composite_inertia(model, q) -> list:
+    """Composite body inertias R(k) (seed 001 Algorithm 4.1): list of (B, 6, 6), body frames."""
+    return _composite_inertia_sko(weights(model, q))
+
+
+def articulated_body_quantities(model, q) -> ArticulatedBody:
+    """Riccati solution P, D, G, tau_bar, P+, psi, K (seed 001 Eq. 33), node lists (B, ...)."""
+    return articulated_body(weights(model, q))
+
+
+__all__ = [
+    "BodySpec", "SKOModel", "build_model", "SKOTree", "SKOWeights", "weights",
+    "mass_matrix", "inverse_dynamics", "forward_dynamics", "bias_forces", "gravity_forces",
+    "composite_inertia", "articulated_body_quantities", "ArticulatedBody",
+    "innovations_factors", "InnovationsFactors", "mass_matrix_inverse", "mass_matrix_det", "mass_matrix_logdet",
+    "jacobian", "pick_off", "operational_space_compliance", "operational_space_inertia",
+    "mass_matrix_sensitivity", "articulated_body_sensitivity", "innovations_factors_sensitivity",
+    "fixman_potential", "fixman_gradient", "christoffel_symbols", "coriolis_matrix",
+    "integrate", "difference", "normalize", "random_configuration", "body_poses", "body_velocities",
+    "kinetic_energy", "potential_energy",
+    "newton_euler", "mass_matrix_sko", "forward_dynamics_sko", "articulated_body",
+    "crf", "crm", "phi_transform", "spatial_inertia",
+]
