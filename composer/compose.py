@@ -17,7 +17,6 @@ embedded into compound nodes (:mod:`dynamics.embedding`) when there are any.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import graph
 from parsers import read_assembly
@@ -25,10 +24,10 @@ from parsers.assembly import Assembly, Joint, Limits, Source
 from parsers.errors import InputError
 from parsers.massprops import transform_mass_properties
 
+from .config import LOOP_POLICIES, REDUNDANT_POLICIES, StageOptions
 from .lumped import lumped_assembly
 from .tree import RigidBody, TreeModel, build_tree_model
 
-LOOP_POLICIES = ("embed", "lagrange", "error")
 
 
 @dataclass(frozen=True)
@@ -40,7 +39,7 @@ class Composition:
     tree: TreeModel
     model: object
     lumped: Assembly
-    options: Mapping[str, object] = field(default_factory=dict)
+    options: StageOptions = field(default_factory=StageOptions)
 
     @property
     def extended_graph(self):
@@ -86,36 +85,63 @@ def _raise_analysis_errors(analysis, assembly: Assembly) -> None:
         raise InputError(issue.message, file=assembly.source_file)
 
 
-def compose(path, *, lumping: bool = True, composite_names: Mapping[str, str] | None = None,
-            redundant_joints: str = "remove", loops: str = "embed", **reader_options) -> Composition:
+def read_stage(path, options: StageOptions, **reader_options) -> Assembly:
+    """Stage 1: read the input file into an Assembly."""
+    if options.base != "fixed":
+        reader_options = {"base": options.base, **reader_options}
+    return read_assembly(path, **reader_options)
+
+
+def analyse_stage(assembly: Assembly, options: StageOptions):
+    """Stage 2: the graph stage (extended graph, composites, reduction, loops).
+
+    Errors of the mechanism (a body not connected to ground, a loop that cannot
+    close) are raised as InputError; warnings stay in the analysis.
+    """
+    analysis = graph.analyse(assembly, composite_names=dict(options.composite_names) or None,
+                             rtol=options.tolerances.rank)
+    _raise_analysis_errors(analysis, assembly)
+    return analysis
+
+
+def model_stage(assembly: Assembly, analysis, options: StageOptions) -> Composition:
+    """Stage 3: the SKO tree model, with closed loops handled as ``options.loops`` says."""
+    bodies, joints = tree_inputs(assembly, analysis, options.lumping, options.redundant_joints)
+    tree = build_tree_model(bodies, joints, assembly.gravity)
+    model = tree.model
+    if tree.chords:
+        if options.loops == "error":
+            names = ", ".join(j.name for j in tree.chords)
+            raise InputError(f"the mechanism has closed loops (closed by {names}) and loops: error was asked",
+                             file=assembly.source_file)
+        from .closed import closed_chain_model
+        model = closed_chain_model(tree, options)
+    return Composition(assembly=assembly, analysis=analysis, tree=tree, model=model,
+                       lumped=lumped_assembly(assembly, bodies, joints), options=options)
+
+
+def compose(path, **options) -> Composition:
     """Read ``path`` and build its dynamics model.
 
     Parameters
     ----------
     path : input file (YAML, URDF, SDF, MJCF; chosen by suffix).
-    lumping : merge rigidly connected bodies into composites (default True).
-    composite_names : renaming of composites (see :func:`graph.analyse`).
-    redundant_joints : 'remove' or 'keep' (kept joints become loop constraints).
-    loops : 'embed' (constraint embedding), 'lagrange' (dense multipliers) or
-        'error' (refuse closed chains).
-    reader_options : passed to the reader (e.g. ``package_dirs`` for URDF).
+    options : the fields of :class:`composer.config.StageOptions` (``lumping``,
+        ``composite_names``, ``redundant_joints`` 'remove'|'keep', ``loops``
+        'embed'|'lagrange'|'error', ``base`` 'fixed'|'floating', ``tolerances``);
+        any other keyword goes to the reader (e.g. ``package_dirs`` for URDF).
     """
-    if loops not in LOOP_POLICIES:
-        raise ValueError(f"loops must be one of {LOOP_POLICIES}, got {loops!r}")
-    assembly = read_assembly(path, **reader_options)
-    analysis = graph.analyse(assembly, composite_names=composite_names)
-    _raise_analysis_errors(analysis, assembly)
-    bodies, joints = tree_inputs(assembly, analysis, lumping, redundant_joints)
-    tree = build_tree_model(bodies, joints, assembly.gravity)
-    model = tree.model
-    if tree.chords:
-        if loops == "error":
-            names = ", ".join(j.name for j in tree.chords)
-            raise InputError(f"the mechanism has closed loops (closed by {names}) and loops: error was asked",
-                             file=assembly.source_file)
-        from .closed import closed_chain_model
-        model = closed_chain_model(tree, loops)
-    options = dict(lumping=lumping, composite_names=dict(composite_names or {}),
-                   redundant_joints=redundant_joints, loops=loops, **reader_options)
-    return Composition(assembly=assembly, analysis=analysis, tree=tree, model=model,
-                       lumped=lumped_assembly(assembly, bodies, joints), options=options)
+    names = set(StageOptions.__dataclass_fields__)
+    stage_options = StageOptions(**{k: v for k, v in options.items() if k in names})
+    _validate(stage_options)
+    reader_options = {k: v for k, v in options.items() if k not in names}
+    assembly = read_stage(path, stage_options, **reader_options)
+    analysis = analyse_stage(assembly, stage_options)
+    return model_stage(assembly, analysis, stage_options)
+
+
+def _validate(options: StageOptions) -> None:
+    if options.loops not in LOOP_POLICIES:
+        raise ValueError(f"loops must be one of {LOOP_POLICIES}, got {options.loops!r}")
+    if options.redundant_joints not in REDUNDANT_POLICIES:
+        raise ValueError(f"redundant_joints must be one of {REDUNDANT_POLICIES}, got {options.redundant_joints!r}")

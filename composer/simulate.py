@@ -34,6 +34,7 @@ class SimulationResult:
 
     t : (T,) s.  q : (T, nq).  v : (T, nv).  energy : (T,) kinetic + potential, J.
     columns : coordinate column names (len nq).  status : solver message.
+    closure : (T,) loop closure error norm for closed chains, else None.
     """
 
     t: np.ndarray
@@ -43,6 +44,7 @@ class SimulationResult:
     columns: tuple[str, ...]
     velocity_columns: tuple[str, ...]
     status: str
+    closure: np.ndarray | None = None
 
     def energy_drift(self) -> float:
         """max |E(t) - E(0)| / max(|E(0)|, kinetic scale)."""
