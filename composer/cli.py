@@ -71,10 +71,43 @@ def inspect(file: str, fmt: str, matrices: bool):
 
     assembly = read_assembly(file)
     from composer import inspect as render
+    from graph import analyse
 
+    analysis = analyse(assembly)
     if fmt == "json":
-        click.echo(json.dumps(render.render_json(assembly), indent=2))
+        click.echo(json.dumps(render.render_json(analysis, matrices=matrices), indent=2))
     elif fmt == "markdown":
-        click.echo(render.render_markdown(assembly), nl=False)
+        click.echo(render.render_markdown(analysis, matrices=matrices), nl=False)
     else:
-        click.echo(render.render_text(assembly, matrices=matrices), nl=False)
+        click.echo(render.render_text(analysis, matrices=matrices), nl=False)
+    for issue in analysis.errors:
+        click.echo(f"error: {file}: {issue.message}", err=True)
+    if analysis.errors:
+        sys.exit(2)
+
+
+@main.command("graph")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), required=True,
+              help="Picture to write (.svg, .png or .pdf); with --stage both, '_extended'/'_reduced' "
+                   "is added before the suffix.")
+@click.option("--stage", type=click.Choice(["extended", "reduced", "both"]), default="both", show_default=True,
+              help="Which system graph to draw (seed 004 Fig. 3: extended, Fig. 4: reduced).")
+def graph_cmd(file: str, output: str, stage: str):
+    """Draw the extended and/or reduced system graph of FILE (element labels e1.., legend)."""
+    from pathlib import Path
+
+    from graph import analyse
+    from graph.draw import draw_system_graph
+    from parsers import read_assembly
+
+    out = Path(output)
+    if out.suffix.lower() not in (".svg", ".png", ".pdf"):
+        raise click.BadParameter(f"unsupported picture format {out.suffix!r} (use .svg, .png or .pdf)",
+                                 param_hint="--output")
+    analysis = analyse(read_assembly(file))
+    stages = ("extended", "reduced") if stage == "both" else (stage,)
+    for st in stages:
+        path = out.with_name(f"{out.stem}_{st}{out.suffix}") if stage == "both" else out
+        draw_system_graph(analysis, st, path)
+        click.echo(str(path))

@@ -87,3 +87,39 @@ def test_layout_gives_distinct_positions_to_all_nodes():
             pts = np.array([pos[n] for n in sg.nodes])
             d = np.linalg.norm(pts[:, None] - pts[None], axis=-1) + np.eye(len(pts))
             assert d.min() > 1e-3
+
+
+DISCONNECTED_YAML = """
+name: loose
+bodies:
+  - name: arm
+    inertial: {mass: 1.0, inertia: {ixx: 0.01, iyy: 0.01, izz: 0.01}}
+  - name: stray
+    pose: {xyz: [1, 0, 0]}
+    inertial: {mass: 1.0, inertia: {ixx: 0.01, iyy: 0.01, izz: 0.01}}
+joints:
+  - {name: pivot, type: revolute, reference: ground, secondary: arm, axis: [0, 0, 1]}
+"""
+
+
+def test_cli_inspect_reports_a_disconnected_body_with_exit_code_2(tmp_path):
+    from click.testing import CliRunner
+    from composer.cli import main
+    f = tmp_path / "loose.yaml"
+    f.write_text(DISCONNECTED_YAML)
+    res = CliRunner().invoke(main, ["inspect", str(f), "--format", "json"])
+    assert res.exit_code == 2
+    assert "not connected to ground" in res.stderr and "stray" in res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["dof"] == 1 and doc["errors"][0]["code"] == "disconnected"
+
+
+def test_cli_inspect_matrices_and_graph_pictures(tmp_path):
+    from click.testing import CliRunner
+    from composer.cli import main
+    res = CliRunner().invoke(main, ["inspect", str(SEEKER), "--matrices"])
+    assert res.exit_code == 0 and "Cut-set matrix" in res.stdout and "Degrees of freedom: 2" in res.stdout
+    res = CliRunner().invoke(main, ["graph", str(SEEKER), "-o", str(tmp_path / "g.png")])
+    assert res.exit_code == 0
+    assert (tmp_path / "g_extended.png").stat().st_size > 10_000
+    assert (tmp_path / "g_reduced.png").stat().st_size > 10_000
