@@ -33,12 +33,15 @@ loop, one column per joint freedom), which accounts for coupled loops
 only their joint freedoms; they are reported as an error.
 
 Closure at the reference configuration: a joint's two attachment points must
-coincide (and, when given, its axes agree).  In the Assembly model a joint
-has one ``origin`` in the assembly frame, so this holds by construction unless
-a reader supplies the secondary-body attachment separately
-(``secondary_origin``, ``secondary_axis`` attributes of the joint).  A loop
-containing a joint whose gap exceeds ``GAP_RTOL * L`` cannot close: error
-``loop-not-closed``.
+coincide and its axis must be the same line on both bodies.  In the Assembly
+model a joint has one ``origin`` and ``axis`` in the assembly frame, so this
+holds unless the input gives the secondary body's attachment separately
+(``Joint.secondary_origin``, ``Joint.secondary_axis``: a CAD snapshot of an
+unassembled loop).  The *gap* of a joint is the distance between its
+attachment points plus ``L`` times the angle between the two axis lines (axis
+joints only); a loop containing a joint whose gap exceeds ``GAP_RTOL * L``
+cannot close: error ``loop-not-closed``.  The same gap on a tree joint is a
+``joint-frame-gap`` warning (the body poses of the file disagree with the joint).
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ class Loop:
     mobility : n_freedoms - rank.
     redundant_constraints : n_equations - rank.
     closes : whether the joint frames meet at the reference configuration.
-    gap : largest attachment gap on the loop, m (0 when ``closes``... up to tolerance).
+    gap : largest attachment gap of a joint of the loop, m (see module docstring).
     """
 
     name: str
@@ -144,11 +147,19 @@ def joint_tree(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[st
     return tuple(sorted(tree))
 
 
-def attachment_gap(j: ReducedJoint) -> float:
-    """Distance between the joint's attachment points on its two bodies, m."""
-    if j.secondary_origin is None:
-        return 0.0
-    return float(np.linalg.norm(np.asarray(j.secondary_origin) - j.origin))
+AXIS_TYPES = frozenset({"revolute", "continuous", "prismatic", "cylindrical", "universal", "planar"})
+
+
+def attachment_gap(j: ReducedJoint, length: float = 1.0) -> float:
+    """Gap between the joint's attachments on its two bodies, m (see module docstring)."""
+    gap = 0.0
+    if j.secondary_origin is not None:
+        gap += float(np.linalg.norm(np.asarray(j.secondary_origin) - j.origin))
+    if j.secondary_axis is not None and j.type in AXIS_TYPES:
+        a = np.asarray(j.axis, float) / np.linalg.norm(j.axis)
+        b = np.asarray(j.secondary_axis, float) / np.linalg.norm(j.secondary_axis)
+        gap += length * float(np.arctan2(np.linalg.norm(np.cross(a, b)), abs(a @ b)))
+    return gap
 
 
 def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: float = 1.0,
@@ -196,7 +207,7 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
         J = np.hstack([s * S[n] for n, s in zip(seq, signs)]) if seq else np.zeros((6, 0))
         rank = numerical_rank(J, rtol)
         f = sum(by_name[n].nv for n in seq)
-        gap = max(attachment_gap(by_name[n]) for n in seq)
+        gap = max(attachment_gap(by_name[n], length) for n in seq)
         closes = gap <= GAP_RTOL * length
         loop = Loop(f"L{k + 1}", name, tuple(seq), tuple(signs), tuple(bodies), 6, f, rank, f - rank, 6 - rank,
                     closes, gap)
@@ -206,10 +217,10 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
             big[:, col0[n]:col0[n] + by_name[n].nv] += s * S[n]
         rows.append(big)
         if not closes:
-            bad = [n for n in seq if attachment_gap(by_name[n]) > GAP_RTOL * length]
+            bad = [n for n in seq if attachment_gap(by_name[n], length) > GAP_RTOL * length]
             issues.append(Issue(ERROR, "loop-not-closed",
                                 f"loop {loop.name} ({', '.join(seq)}) cannot close at the reference configuration: "
-                                f"the attachment points of {', '.join(bad)} are {gap:.6g} m apart", (loop.name, *bad)))
+                                f"the attachments of {', '.join(bad)} on their two bodies are {gap:.6g} m apart", (loop.name, *bad)))
         if loop.overconstrained:
             issues.append(Issue(WARNING, "overconstrained-loop",
                                 f"loop {loop.name} ({', '.join(seq)}) is over-constrained: {f} joint freedoms, "
@@ -219,10 +230,10 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
                                 f"loop {loop.name} ({', '.join(seq)}) has {6 - rank} redundant closure "
                                 f"constraints (rank {rank} of 6), mobility {f - rank}", (loop.name, *seq)))
     for name in tree:
-        g = attachment_gap(by_name[name])
+        g = attachment_gap(by_name[name], length)
         if g > GAP_RTOL * length:
             issues.append(Issue(WARNING, "joint-frame-gap",
-                                f"joint {name}: attachment points on its two bodies are {g:.6g} m apart", (name,)))
+                                f"joint {name}: its attachments on its two bodies are {g:.6g} m apart", (name,)))
     total_rank = numerical_rank(np.vstack(rows), rtol) if rows else 0
     reach = nx.node_connected_component(T, GROUND)
     disconnected = tuple(sorted(n for n in nodes if n not in reach))

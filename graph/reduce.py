@@ -63,8 +63,9 @@ class ReducedJoint:
     actuated : starred in seed 004's tables.
     origin, axis, axis2 : assembly frame, reference configuration (as in :class:`parsers.Joint`).
     joints : the original joints it stands for.
-    secondary_origin : the attachment point on the secondary body when the input
-        gives it separately (``Joint.secondary_origin``), else None.
+    secondary_origin, secondary_axis : the attachment point and axis on the
+        secondary body when the input gives them separately
+        (``Joint.secondary_origin``, ``Joint.secondary_axis``), else None.
     """
 
     name: str
@@ -79,6 +80,7 @@ class ReducedJoint:
     axis2: np.ndarray | None = None
     joints: tuple[str, ...] = ()
     secondary_origin: np.ndarray | None = None
+    secondary_axis: np.ndarray | None = None
 
     @property
     def nv(self) -> int:
@@ -171,7 +173,8 @@ def _reduced(j: Joint, comp_of: Mapping[str, str], name: str | None = None, type
              joints: tuple[str, ...] | None = None) -> ReducedJoint:
     return ReducedJoint(name or j.name, type_ or j.type, comp_of[j.reference], comp_of[j.secondary],
                         j.reference, j.secondary, j.actuated and (type_ is None), j.origin, j.axis, j.axis2,
-                        joints or (j.name,), getattr(j, "secondary_origin", None))
+                        joints or (j.name,), getattr(j, "secondary_origin", None),
+                        getattr(j, "secondary_axis", None))
 
 
 class _Groups:

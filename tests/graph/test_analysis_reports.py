@@ -1,7 +1,5 @@
 """analyse(): invariance under relabelling / reordering, and problems reported, never raised."""
 
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
 
@@ -74,24 +72,36 @@ def test_body_not_connected_to_ground_is_an_error_not_an_exception():
     assert len(an.loops) == 1 and an.loops[0].rank == 3
 
 
-@dataclass(frozen=True, eq=False)
-class JointWithSecondaryAttachment(Joint):
-    """A joint whose input gives its attachment on the secondary body separately."""
-
-    secondary_origin: np.ndarray | None = None
-
-
 def test_loop_that_cannot_close_is_an_error():
     a = gm.fourbar()
     j3 = a.joint("j3_coupler_rocker")
-    bad = JointWithSecondaryAttachment(j3.name, j3.type, j3.reference, j3.secondary, j3.origin, j3.axis,
-                                       secondary_origin=j3.origin + [0.004, 0.003, 0.0])
+    bad = Joint(j3.name, j3.type, j3.reference, j3.secondary, j3.origin, j3.axis,
+                secondary_origin=j3.origin + [0.004, 0.003, 0.0])
     joints = tuple(bad if j.name == j3.name else j for j in a.joints)
     an = graph.analyse(Assembly("gap", a.bodies, joints))
     (loop,) = an.loops
     assert not loop.closes and loop.gap == pytest.approx(0.005)
     (err,) = an.errors
     assert err.code == "loop-not-closed" and "j3_coupler_rocker" in err.message and "0.005" in err.message
+
+
+def test_loop_with_misaligned_axis_cannot_close_but_a_reversed_axis_can():
+    a = gm.fourbar()
+    j2 = a.joint("j2_crank_coupler")
+    for sec_axis, closes in (([0.0, 0.1, 1.0], False), ([0.0, 0.0, -1.0], True)):
+        bad = Joint(j2.name, j2.type, j2.reference, j2.secondary, j2.origin, j2.axis, secondary_axis=sec_axis)
+        an = graph.analyse(Assembly("tilt", a.bodies, tuple(bad if j.name == j2.name else j for j in a.joints)))
+        assert an.loops[0].closes is closes
+        assert an.ok is closes
+
+
+def test_gap_on_a_tree_joint_is_a_warning():
+    a = gm.bearing()
+    j = a.joint("bearing_2")
+    moved = Joint(j.name, j.type, j.reference, j.secondary, j.origin, j.axis, actuated=True,
+                  secondary_origin=j.origin + [0, 0, 0.01])
+    an = graph.analyse(Assembly("b", a.bodies, tuple(moved if k.name == j.name else k for k in a.joints)))
+    assert an.ok and [i.code for i in an.warnings] == ["joint-frame-gap"]
 
 
 def test_over_constrained_loop_is_a_warning_with_rank_and_mobility():

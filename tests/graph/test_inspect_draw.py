@@ -123,3 +123,20 @@ def test_cli_inspect_matrices_and_graph_pictures(tmp_path):
     assert res.exit_code == 0
     assert (tmp_path / "g_extended.png").stat().st_size > 10_000
     assert (tmp_path / "g_reduced.png").stat().st_size > 10_000
+
+
+def test_cli_inspect_reports_a_loop_that_cannot_close_with_exit_code_2(tmp_path):
+    from click.testing import CliRunner
+    from composer.cli import main
+    text = (Path(__file__).resolve().parents[2] / "samples" / "fourbar" / "fourbar.yaml").read_text()
+    a = read_assembly(Path(__file__).resolve().parents[2] / "samples" / "fourbar" / "fourbar.yaml")
+    chord = graph.analyse(a).loops[0].chord
+    marker = f"name: {chord}"
+    assert marker in text
+    f = tmp_path / "open_fourbar.yaml"
+    f.write_text(text.replace(marker, marker + "\n    secondary_origin: [0.5, 0.5, 0.5]", 1))
+    if read_assembly(f).joint(chord).secondary_origin is None:
+        pytest.fail("the YAML edit did not set secondary_origin")
+    res = CliRunner().invoke(main, ["inspect", str(f)])
+    assert res.exit_code == 2 and "cannot close" in res.stderr
+    assert "NO (gap" in res.stdout
