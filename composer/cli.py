@@ -111,3 +111,254 @@ def graph_cmd(file: str, output: str, stage: str):
         path = out.with_name(f"{out.stem}_{st}{out.suffix}") if stage == "both" else out
         draw_system_graph(analysis, st, path)
         click.echo(str(path))
+
+
+def _progress_printer(enabled: bool):
+    """A progress callback drawing one stderr line per task (only on a terminal)."""
+    if not enabled or not sys.stderr.isatty():
+        return None
+    state = {}
+
+    def update(task: str, fraction: float):
+        pct = int(100 * fraction)
+        if state.get(task) == pct:
+            return
+        state[task] = pct
+        bar = "#" * (pct // 4)
+        click.echo(f"\r{task:>10} [{bar:<25}] {pct:3d}%", err=True, nl=pct >= 100)
+
+    return update
+
+
+@main.command()
+@click.argument("pipeline", type=click.Path(dir_okay=False))
+@click.pass_context
+def run(ctx, pipeline: str):
+    """Run the pipeline described by PIPELINE (a YAML file; see docs/pipeline-format.md).
+
+    Reads the input(s), analyses them, builds the dynamics model, and writes the
+    model file, exports, pictures, simulation and report into the configured
+    folder. Files appear only when an input's run succeeds.
+    """
+    from composer.config import load_pipeline
+    from composer.pipeline import run_pipeline
+
+    config = load_pipeline(pipeline)
+    quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
+    results = run_pipeline(config, progress=_progress_printer(not quiet))
+    failed = 0
+    for r in results:
+        if r.ok:
+            click.echo(f"ok: {r.input} -> {len(r.outputs)} files in "
+                       f"{r.outputs[0].parent if r.outputs else config.outputs.directory}")
+            for p in r.outputs:
+                click.echo(f"  {p}")
+        else:
+            failed += 1
+            click.echo(r.error if r.error.startswith(("error:", "internal error:")) else f"error: {r.error}",
+                       err=True)
+    if failed:
+        internal = any(r.error and r.error.startswith("internal error:") for r in results)
+        sys.exit(1 if internal else 2)
+
+
+def _compose(file: str, **options):
+    from composer import compose
+
+    return compose(file, **options)
+
+
+def _parse_values(spec: str | None, what: str) -> dict[str, object]:
+    """``"a=0.1,b=0.2,c=[1,0,0,0]"`` -> {a: 0.1, ...}; JSON values allowed."""
+    if not spec:
+        return {}
+    out = {}
+    try:
+        parsed = json.loads(spec) if spec.strip().startswith("{") else None
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"invalid JSON: {exc}", param_hint=what) from None
+    if parsed is not None:
+        return parsed
+    for item in _split_top(spec):
+        if "=" not in item:
+            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint=what)
+        name, value = item.split("=", 1)
+        try:
+            out[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            raise click.BadParameter(f"value of {name.strip()!r} is not a number or list: {value!r}",
+                                     param_hint=what) from None
+    return out
+
+
+def _split_top(spec: str) -> list[str]:
+    items, depth, cur = [], 0, ""
+    for ch in spec:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            items.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        items.append(cur)
+    return items
+
+
+def _vector(model, values, rate: bool, what: str):
+    from composer.simulate import joint_vector
+
+    try:
+        return joint_vector(model, values, rate=rate)
+    except (KeyError, ValueError) as exc:
+        raise click.BadParameter(str(exc.args[0]), param_hint=what) from None
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="Simulated time in seconds.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="Trajectory file: .csv or .npz; a plot .png is written beside it.")
+@click.option("--q0", help="Initial joint positions, e.g. 'pitch_a=0.1,yaw_a=-0.2' (default: reference).")
+@click.option("--v0", help="Initial joint velocities (default: at rest).")
+@click.option("--torque", help="Constant joint forces, e.g. 'pitch_a=0.01' (default: zero).")
+@click.option("--samples", type=click.IntRange(min=2), default=201, show_default=True)
+@click.option("--integrator", type=click.Choice(["RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA"]),
+              default="DOP853", show_default=True, help="scipy.integrate.solve_ivp method.")
+@click.option("--rtol", type=float, default=1e-10, show_default=True)
+@click.option("--atol", type=float, default=1e-10, show_default=True)
+@click.option("--no-plot", is_flag=True, help="Do not write the plot PNG.")
+def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, atol, no_plot):
+    """Simulate FILE from an initial state and write the trajectory.
+
+    Columns: ``time``, one per joint coordinate (``name`` or ``name[i]``), the
+    velocities (``v:name``) and the total energy.
+    """
+    from pathlib import Path
+
+    from composer.config import SimulationConfig
+    from composer.outputs import OutputSet
+    from composer.plots import png_bytes, simulation_figure
+    from composer.simulate import run_simulation, write_simulation
+
+    out = Path(output)
+    fmt = out.suffix.lower().lstrip(".")
+    if fmt not in ("csv", "npz"):
+        raise click.BadParameter(f"unsupported trajectory format {out.suffix!r} (use .csv or .npz)",
+                                 param_hint="--output")
+    composition = _compose(file)
+    cfg = SimulationConfig(duration=duration, samples=samples, integrator=integrator, rtol=rtol, atol=atol,
+                           initial_q=_parse_values(q0, "--q0"), initial_v=_parse_values(v0, "--v0"),
+                           torques=_parse_values(torque, "--torque"), format=fmt)
+    quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
+    printer = _progress_printer(not quiet)
+    result = run_simulation(composition, cfg, progress=None if printer is None else
+                            (lambda f: printer("simulate", f)))
+    with OutputSet(inputs=[file]) as staged:
+        staged.add(out, lambda p: write_simulation(result, p, fmt))
+        if not no_plot:
+            png = png_bytes(simulation_figure(result, composition.assembly.name))
+            staged.add(out.with_suffix(".png"), lambda p: p.write_bytes(png))
+    click.echo(f"{output}: {len(result.t)} samples, {len(result.columns)} coordinates, "
+               f"relative energy drift {result.energy_drift():.2e}")
+
+
+@main.command("eval")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("quantity", type=click.Choice(["mass-matrix", "inverse-dynamics", "forward-dynamics",
+                                               "jacobian", "opspace-inertia", "bias"]))
+@click.option("--q", "q_spec", help="Joint positions, e.g. 'pitch_a=0.1' (default: reference).")
+@click.option("--v", "v_spec", help="Joint velocities (default: zero).")
+@click.option("--a", "a_spec", help="Joint accelerations for inverse dynamics (default: zero).")
+@click.option("--tau", "tau_spec", help="Joint forces for forward dynamics (default: zero).")
+@click.option("--body", help="Body for jacobian / opspace-inertia (default: the last body).")
+@click.option("--point", help="Point on the body, body frame, 'x,y,z' in metres (default: body origin).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fmt):
+    """Evaluate a dynamics quantity of FILE at one state.
+
+    mass-matrix M(q); inverse-dynamics tau(q, v, a); forward-dynamics a(q, v, tau);
+    bias forces C(q, v) + g(q); jacobian J (6 x nv, angular rows first) of a body
+    point; opspace-inertia Lambda (6 x 6) of a body point.
+    """
+    import numpy as np
+
+    import dynamics
+
+    composition = _compose(file)
+    model = composition.model
+    q = _vector(model, _parse_values(q_spec, "--q"), False, "--q")
+    v = _vector(model, _parse_values(v_spec, "--v"), True, "--v")
+    if quantity == "mass-matrix":
+        value = dynamics.mass_matrix(model, q)
+    elif quantity == "inverse-dynamics":
+        value = dynamics.inverse_dynamics(model, q, v, _vector(model, _parse_values(a_spec, "--a"), True, "--a"))
+    elif quantity == "forward-dynamics":
+        value = dynamics.forward_dynamics(model, q, v,
+                                          _vector(model, _parse_values(tau_spec, "--tau"), True, "--tau"))
+    elif quantity == "bias":
+        value = dynamics.bias_forces(model, q, v)
+    else:
+        names = list(model.body_names)
+        target = body or names[-1]
+        if target not in names:
+            raise click.BadParameter(f"unknown body {target!r} (bodies: {', '.join(names)})",
+                                     param_hint="--body")
+        pt = None
+        if point:
+            try:
+                pt = np.array([float(x) for x in point.split(",")])
+            except ValueError:
+                pt = None
+            if pt is None or pt.shape != (3,):
+                raise click.BadParameter("expected 'x,y,z'", param_hint="--point")
+        if quantity == "jacobian":
+            value = dynamics.jacobian(model, q, target, pt)
+        else:
+            value = dynamics.operational_space_inertia(model, q, target, pt)
+    value = np.asarray(value)
+    if fmt == "json":
+        click.echo(json.dumps({"quantity": quantity, "joints": list(model.joint_names),
+                               "value": value.tolist()}, indent=2))
+    else:
+        with np.printoptions(precision=6, suppress=False, linewidth=120):
+            click.echo(f"{quantity} of {composition.assembly.name} ({model.nv} velocity coordinates)")
+            click.echo(str(value))
+
+
+@main.command()
+@click.argument("input_file", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="Output file; its suffix picks the writer: .yaml (native model), .urdf, .sdf, .xml/.mjcf (MJCF).")
+@click.option("--no-lumping", is_flag=True, help="Export every body as it is instead of the composites.")
+@click.option("--cut-loops", is_flag=True, help="URDF only: leave out loop-closing joints instead of refusing.")
+def convert(input_file, output, no_lumping, cut_loops):
+    """Convert INPUT to another format (reader and writer chosen by suffix).
+
+    By default the lumped model is written: composites with merged mass
+    properties, every original part kept as a named frame.
+    """
+    import importlib
+    from pathlib import Path
+
+    from composer.outputs import atomic_write, atomic_write_text
+    from parsers.exporters import EXPORTERS
+    from parsers.yaml_format import write_yaml
+
+    out = Path(output)
+    suffix = out.suffix.lower()
+    if suffix not in (".yaml", ".yml") and suffix not in EXPORTERS:
+        raise click.BadParameter(f"no writer for suffix {suffix!r} (use .yaml, "
+                                 f"{', '.join(sorted(EXPORTERS))})", param_hint="--output")
+    composition = _compose(input_file, lumping=not no_lumping, loops="embed")
+    assembly = composition.lumped
+    if suffix in (".yaml", ".yml"):
+        atomic_write_text(out, write_yaml(assembly, out.parent), inputs=[input_file])
+    else:
+        module, func = EXPORTERS[suffix].split(":")
+        writer = getattr(importlib.import_module(module), func)
+        options = {"cut_loops": True} if cut_loops and suffix == ".urdf" else {}
+        atomic_write(out, lambda p: writer(assembly, p, **options), inputs=[input_file])
+    click.echo(f"{output}: {len(assembly.bodies)} bodies, {len(assembly.joints)} joints")

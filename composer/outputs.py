@@ -29,10 +29,17 @@ def _check_not_input(target: Path, inputs: Iterable[Path]) -> None:
             continue
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _temp_path(target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     os.close(fd)
+    os.chmod(name, 0o666 & ~_umask())
     return Path(name)
 
 

@@ -1,0 +1,204 @@
+"""The pipeline runner: ``mbcompose run PIPELINE.yaml``.
+
+Each stage is a function ``run(input, config) -> output`` (read, analyse, model
+in :mod:`composer.compose`; exports, pictures, simulation and report here).
+The runner keeps every stage's artefact and wall time, logs through
+``logging``, and stages every output file of one input in an
+:class:`~composer.outputs.OutputSet`: the files appear together when the
+input's run succeeds, and none appears when it fails.
+
+A batch config (``inputs: [...]``) runs every input, each into its own
+sub-folder, and reports per-file success or the per-file error without
+stopping the others.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from parsers.errors import InputError
+
+from .compose import Composition, analyse_stage, model_stage, read_stage
+from .config import PipelineConfig, SimulationConfig
+from .outputs import OutputSet
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, float], None]
+
+
+@dataclass
+class StageRecord:
+    name: str
+    seconds: float
+    artefact: object = None
+
+
+@dataclass
+class RunResult:
+    """What one input's run produced: stage records, output files, or the error."""
+
+    input: Path
+    stages: list[StageRecord] = field(default_factory=list)
+    outputs: list[Path] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def artefact(self, name: str):
+        for s in self.stages:
+            if s.name == name:
+                return s.artefact
+        raise KeyError(name)
+
+
+class _Stages:
+    def __init__(self, result: RunResult):
+        self.result = result
+
+    def run(self, name: str, func, *args, **kwargs):
+        log.info("stage %s ...", name)
+        t0 = time.perf_counter()
+        artefact = func(*args, **kwargs)
+        dt = time.perf_counter() - t0
+        self.result.stages.append(StageRecord(name, dt, artefact))
+        log.info("stage %s done in %.3f s", name, dt)
+        return artefact
+
+
+# ---------------------------------------------------------------- stages
+
+EXPORT_SUFFIXES = {"urdf": ".urdf", "mjcf": ".mjcf.xml", "sdf": ".sdf"}
+
+
+def exports_stage(composition: Composition, formats, directory: Path, stem: str) -> dict[str, Callable]:
+    """Writers of the model file and of each export, keyed by file name.
+
+    Each value is ``write(path)``; the runner calls it on a staged temporary file.
+    """
+    import importlib
+
+    from parsers.exporters import EXPORTERS
+    from parsers.yaml_format import write_yaml
+
+    lumped = composition.lumped
+    text = write_yaml(lumped, directory)
+    files: dict[str, Callable] = {f"{stem}.model.yaml": lambda p: p.write_text(text, encoding="utf-8")}
+    for fmt in formats:
+        module, func = EXPORTERS[".xml" if fmt == "mjcf" else f".{fmt}"].split(":")
+        writer = getattr(importlib.import_module(module), func)
+        files[f"{stem}{EXPORT_SUFFIXES[fmt]}"] = lambda p, w=writer: w(lumped, p)
+    return files
+
+
+def pictures_stage(composition: Composition, stages) -> dict[str, bytes]:
+    """PNG bytes of the requested pictures, keyed by a short name."""
+    from .pictures import picture_png
+
+    return {stage: picture_png(composition, stage) for stage in stages}
+
+
+def simulation_stage(composition: Composition, cfg: SimulationConfig, progress: Progress | None = None):
+    """Simulate from the configured initial state with the configured joint forces."""
+    from .simulate import run_simulation
+
+    return run_simulation(composition, cfg, progress=None if progress is None else
+                          (lambda f: progress("simulate", f)))
+
+
+def report_stage(composition: Composition, result: RunResult, config: PipelineConfig,
+                 pictures: dict[str, bytes], simulation) -> tuple[str, str]:
+    """The HTML report and its Markdown twin."""
+    from .report import render_report
+
+    return render_report(composition, result, config, pictures, simulation)
+
+
+# ---------------------------------------------------------------- runner
+
+def output_directory(config: PipelineConfig, input_path: Path) -> Path:
+    base = config.outputs.directory
+    return base / input_path.stem if len(config.inputs) > 1 else base
+
+
+def run_input(input_path: Path, config: PipelineConfig, progress: Progress | None = None,
+              after_stage: Callable[[str], None] | None = None) -> RunResult:
+    """Run every stage for one input; outputs appear only if all succeed.
+
+    ``after_stage(name)`` is called after each stage (tests use it to inject failures).
+    """
+    result = RunResult(input=input_path)
+    stages = _Stages(result)
+    directory = output_directory(config, input_path)
+    stem = input_path.stem
+    hook = after_stage or (lambda name: None)
+    opts, outs = config.options, config.outputs
+    with OutputSet(inputs=[input_path, config.source]) as out:
+        assembly = stages.run("read", read_stage, input_path, opts)
+        hook("read")
+        analysis = stages.run("analyse", analyse_stage, assembly, opts)
+        hook("analyse")
+        composition = stages.run("model", model_stage, assembly, analysis, opts)
+        hook("model")
+        if outs.model or outs.exports:
+            files = stages.run("exports", exports_stage, composition,
+                               outs.exports, directory, stem)
+            for name, write in files.items():
+                if name.endswith(".model.yaml") and not outs.model:
+                    continue
+                out.add(directory / name, write)
+            hook("exports")
+        pictures = stages.run("pictures", pictures_stage, composition, outs.graphs)
+        for name, png in pictures.items():
+            out.add(directory / f"{stem}.{name}.png", lambda p, data=png: p.write_bytes(data))
+        hook("pictures")
+        simulation = None
+        if outs.simulation is not None:
+            simulation = stages.run("simulate", simulation_stage, composition, outs.simulation, progress)
+            from .plots import png_bytes, simulation_figure
+            from .simulate import write_simulation
+            sim_name = f"{stem}.simulation.{outs.simulation.format}"
+            out.add(directory / sim_name, lambda p: write_simulation(simulation, p, outs.simulation.format))
+            pictures["simulation"] = png_bytes(simulation_figure(simulation, composition.assembly.name))
+            out.add(directory / f"{stem}.simulation.png", lambda p: p.write_bytes(pictures["simulation"]))
+            hook("simulate")
+        if outs.report:
+            html, md = stages.run("report", report_stage, composition, result, config, pictures, simulation)
+            out.add_text(directory / f"{stem}.report.html", html)
+            out.add_text(directory / f"{stem}.report.md", md)
+            hook("report")
+        result.outputs = out.targets
+    return result
+
+
+def run_pipeline(config: PipelineConfig, progress: Progress | None = None,
+                 after_stage: Callable[[str], None] | None = None) -> list[RunResult]:
+    """Run the pipeline on every input.
+
+    With one input, errors propagate (the CLI turns them into exit codes).  In
+    a batch, each input's error is recorded in its :class:`RunResult` and the
+    others go on.
+    """
+    if len(config.inputs) == 1:
+        return [run_input(config.inputs[0], config, progress, after_stage)]
+    results = []
+    for i, path in enumerate(config.inputs):
+        if progress is not None:
+            progress("inputs", i / len(config.inputs))
+        try:
+            results.append(run_input(path, config, None, after_stage))
+        except InputError as exc:
+            log.error("%s", exc)
+            results.append(RunResult(input=path, error=f"error: {exc}"))
+        except Exception as exc:  # a batch reports every file, whatever failed
+            log.exception("internal error on %s", path)
+            results.append(RunResult(input=path, error=f"internal error: {path}: {type(exc).__name__}: {exc}"))
+    if progress is not None:
+        progress("inputs", 1.0)
+    return results

@@ -1,0 +1,131 @@
+"""The run report: one self-contained HTML file and its Markdown twin.
+
+The HTML embeds its pictures as base64 PNG data, so the single file can be
+mailed or archived; the Markdown twin links to the PNG files written next to
+it.  Contents: the inputs and stage timings, seed 004's Tables 1-3 analogues
+(bodies with mass properties, joints, composites, reduced joints, removed
+joints with reasons, loops with their classification), the degrees of
+freedom, errors and warnings, the pictures (extended and reduced system
+graphs, SKO tree, block sparsity) and the simulation with its energy and
+loop-closure drift.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+
+import numpy as np
+
+from .inspect import _sections, _summary_lines, render_markdown
+
+CAPTIONS = {
+    "extended": "Extended system graph (seed 004, Fig. 3)",
+    "reduced": "Reduced system graph (seed 004, Fig. 4)",
+    "sko": "SKO tree used by the dynamics (loop-closing joints dashed)",
+    "sparsity": "Block sparsity of E_A, A and M (seed 000, Figs. 6-7)",
+    "simulation": "Simulation: joint coordinates, velocities and relative energy drift",
+}
+
+STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1100px;
+color:#222;line-height:1.4;padding:0 1em}
+h1{border-bottom:2px solid #3b6ea5;padding-bottom:.2em}h2{color:#3b6ea5;margin-top:1.6em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
+th{background:#eef3f8}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.note{color:#666;font-size:.85em}.error{color:#b00020}.warning{color:#a65e00}
+figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
+figcaption{color:#555;font-size:.9em}
+"""
+
+
+def _esc(x) -> str:
+    return html.escape(str(x))
+
+
+def _table_html(header, rows) -> str:
+    head = "".join(f"<th>{_esc(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _stage_rows(result):
+    return [[s.name, f"{s.seconds:.3f}"] for s in result.stages]
+
+
+def _simulation_rows(sim, cfg):
+    rows = [["duration [s]", f"{cfg.duration:g}"], ["samples", str(cfg.samples)],
+            ["integrator", f"{cfg.integrator} (rtol {cfg.rtol:g}, atol {cfg.atol:g})"],
+            ["initial q", ", ".join(f"{k}={v}" for k, v in cfg.initial_q.items()) or "reference configuration"],
+            ["initial v", ", ".join(f"{k}={v}" for k, v in cfg.initial_v.items()) or "at rest"],
+            ["joint forces", ", ".join(f"{k}={v}" for k, v in cfg.torques.items()) or "zero"],
+            ["total energy at t=0 [J]", f"{sim.energy[0]:.10g}"],
+            ["max relative energy drift", f"{sim.energy_drift():.3e}"]]
+    if sim.closure is not None:
+        rows.append(["max loop closure error", f"{float(np.max(sim.closure)):.3e}"])
+    return rows
+
+
+def _figure(name: str, png: bytes) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    cap = CAPTIONS.get(name, name)
+    return (f'<figure id="fig-{_esc(name)}"><img alt="{_esc(cap)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{_esc(cap)}</figcaption></figure>")
+
+
+def render_html(composition, result, config, pictures: dict[str, bytes], simulation) -> str:
+    an = composition.analysis
+    a = composition.assembly
+    parts = [f"<h1>mbcompose report: {_esc(a.name)}</h1>",
+             "<h2>Inputs</h2>",
+             _table_html(["", ""], [["input", result.input], ["pipeline", config.source],
+                                     ["lumping", config.options.lumping],
+                                     ["redundant joints", config.options.redundant_joints],
+                                     ["loops", config.options.loops]]),
+             "<h2>Stages</h2>", _table_html(["stage", "time [s]"], _stage_rows(result)),
+             "<h2>Summary</h2><ul>" + "".join(f"<li>{_esc(s)}</li>" for s in _summary_lines(an)) + "</ul>"]
+    for title, header, rows, note in _sections(an):
+        parts.append(f"<h2>{_esc(title)}</h2>")
+        if rows:
+            parts.append(_table_html(header, rows))
+        if note:
+            parts.append(f'<p class="note">{_esc(note)}</p>')
+    parts.append(f"<h2>Degrees of freedom</h2><p><strong>{an.dof}</strong></p>")
+    if an.issues:
+        parts.append("<h2>Errors and warnings</h2><ul>" + "".join(
+            f'<li class="{_esc(i.severity)}">{_esc(i.severity)} ({_esc(i.code)}): {_esc(i.message)}</li>'
+            for i in an.issues) + "</ul>")
+    shown = [k for k in pictures if k != "simulation"]
+    if shown:
+        parts.append("<h2>Pictures</h2>" + "".join(_figure(k, pictures[k]) for k in shown))
+    if simulation is not None:
+        parts.append("<h2>Simulation</h2>")
+        parts.append(_table_html(["", ""], _simulation_rows(simulation, config.outputs.simulation)))
+        if "simulation" in pictures:
+            parts.append(_figure("simulation", pictures["simulation"]))
+    body = "\n".join(parts)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>mbcompose report: {_esc(a.name)}</title><style>{STYLE}</style></head>"
+            f"<body>\n{body}\n</body></html>\n")
+
+
+def render_md(composition, result, config, pictures: dict[str, bytes], simulation, stem: str) -> str:
+    out = [render_markdown(composition.analysis).rstrip(), "",
+           "## Run", "", f"- input: `{result.input}`", f"- pipeline: `{config.source}`", ""]
+    out += ["| stage | time [s] |", "|---|---|"] + [f"| {n} | {t} |" for n, t in _stage_rows(result)] + [""]
+    if pictures:
+        out += ["## Pictures", ""]
+        out += [f"![{CAPTIONS.get(k, k)}]({stem}.{k}.png)" for k in pictures if k != "simulation"] + [""]
+    if simulation is not None:
+        out += ["## Simulation", "", "| | |", "|---|---|"]
+        out += [f"| {k} | {v} |" for k, v in _simulation_rows(simulation, config.outputs.simulation)]
+        out += ["", f"![{CAPTIONS['simulation']}]({stem}.simulation.png)", ""]
+    return "\n".join(out)
+
+
+def render_report(composition, result, config, pictures, simulation) -> tuple[str, str]:
+    """(HTML, Markdown) of one run."""
+    stem = result.input.stem
+    return (render_html(composition, result, config, pictures, simulation),
+            render_md(composition, result, config, pictures, simulation, stem))
