@@ -33,13 +33,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-import networkx as nx
 import numpy as np
 
 from parsers.assembly import GROUND, Assembly, MassProperties
 from parsers.massprops import combine, transform_mass_properties
 
-from .system_graph import SystemGraph, extended_graph
+from .system_graph import SystemGraph, distances_to_ground, extended_graph, joint_graph  # noqa: F401
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,22 +62,6 @@ class Composite:
     @property
     def root(self) -> str:
         return self.members[0]
-
-
-def joint_graph(assembly: Assembly, joints=None) -> nx.MultiGraph:
-    """Undirected multigraph: nodes ground and bodies, one edge per joint (key = joint name)."""
-    g = nx.MultiGraph()
-    g.add_node(GROUND)
-    g.add_nodes_from(b.name for b in assembly.bodies)
-    for j in (assembly.joints if joints is None else joints):
-        g.add_edge(j.reference, j.secondary, key=j.name, type=j.type)
-    return g
-
-
-def distances_to_ground(assembly: Assembly) -> dict[str, float]:
-    """Body -> number of joints on a shortest path to ground (inf when not connected)."""
-    d = nx.single_source_shortest_path_length(joint_graph(assembly), GROUND)
-    return {b.name: float(d.get(b.name, np.inf)) for b in assembly.bodies}
 
 
 def merged_mass(assembly: Assembly, members: Iterable[str]) -> MassProperties:

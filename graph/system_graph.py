@@ -25,13 +25,19 @@ joined to ground by its body element, the extended graph is always connected,
 even when a body has no joint to ground (that is found on the joint graph,
 :mod:`graph.loops`).
 
-Element numbering (``e1``, ``e2``, ...) is canonical: bodies sorted by name,
-each contributing ``gravity`` then ``body``; then joints sorted by name, each
-contributing the reference-side ``arm``, the secondary-side ``arm``, the
-``driver`` (actuated joints only) and the ``joint``.  The numbering therefore
-does not depend on the order of bodies and joints in the input.  (With this
-order the reduced seeker graph has its gravity elements at e1, e3, e5 as in
-seed 004's description of Fig. 4.)
+Element numbering (``e1``, ``e2``, ...) is canonical, independent of the order
+of bodies and joints in the input:
+
+* bodies first, sorted by distance to ground (fewest joints on a path to
+  ground; unreachable last), then by name; each contributes ``gravity`` then
+  ``body``;
+* then joints, sorted by name except that fixed joints to ground come last;
+  each contributes the reference-side ``arm``, the secondary-side ``arm``, the
+  ``driver`` (actuated joints only) and the ``joint``.
+
+With this order the reduced seeker graph is numbered as seed 004 describes
+Fig. 4: gravity elements e1, e3, e5 on BODY_2, BODY_3, BODY_1 and the
+motors' driver elements e9 and e13.
 
 The same builder gives the *reduced* system graph (Fig. 4), with composite
 bodies in place of bodies (:func:`build_system_graph`).
@@ -144,6 +150,31 @@ class SystemGraph:
         return {k: sum(1 for e in self.elements if e.kind == k) for k in ELEMENT_KINDS}
 
 
+def joint_graph(assembly: Assembly, joints=None) -> nx.MultiGraph:
+    """Undirected multigraph: nodes ground and bodies, one edge per joint (key = joint name)."""
+    g = nx.MultiGraph()
+    g.add_node(GROUND)
+    g.add_nodes_from(b.name for b in assembly.bodies)
+    for j in (assembly.joints if joints is None else joints):
+        g.add_edge(j.reference, j.secondary, key=j.name, type=j.type)
+    return g
+
+
+def distances_to_ground(assembly: Assembly) -> dict[str, float]:
+    """Body -> number of joints on a shortest path to ground (inf when not connected)."""
+    d = nx.single_source_shortest_path_length(joint_graph(assembly), GROUND)
+    return {b.name: float(d.get(b.name, np.inf)) for b in assembly.bodies}
+
+
+def _joint_graph_distances(bodies, joints) -> dict[str, float]:
+    g = nx.Graph()
+    g.add_node(GROUND)
+    g.add_nodes_from(b.name for b in bodies)
+    g.add_edges_from((j.reference, j.secondary) for j in joints)
+    d = nx.single_source_shortest_path_length(g, GROUND)
+    return {b.name: float(d.get(b.name, np.inf)) for b in bodies}
+
+
 def build_system_graph(bodies: Iterable[GraphBody], joints: Iterable[GraphJoint],
                        stage: str = "extended") -> SystemGraph:
     """Build a system graph from bodies and joints (any order; numbering is canonical).
@@ -157,8 +188,10 @@ def build_system_graph(bodies: Iterable[GraphBody], joints: Iterable[GraphJoint]
     stage : str
         Label stored on the result (``'extended'`` or ``'reduced'``).
     """
-    bodies = sorted(bodies, key=lambda b: b.name)
-    joints = sorted(joints, key=lambda j: j.name)
+    bodies, joints = list(bodies), list(joints)
+    dist = _joint_graph_distances(bodies, joints)
+    bodies.sort(key=lambda b: (dist[b.name], b.name))
+    joints.sort(key=lambda j: (j.type == "fixed" and GROUND in (j.reference, j.secondary), j.name))
     nodes: list[str] = [GROUND]
     positions: dict[str, np.ndarray] = {GROUND: np.zeros(3)}
     raw: list[tuple[str, str, str, str, str, str]] = []

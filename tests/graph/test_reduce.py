@@ -73,6 +73,15 @@ def test_seeker_reduced_graph_is_fig_4(which, assembly):
     assert not np.any(tm.A_ordered() @ tm.B.T)
 
 
+@pytest.mark.parametrize("which,assembly", seekers(), ids=["file", "python"])
+def test_seeker_reduced_graph_numbering_matches_the_text_of_fig_4(which, assembly):
+    """Seed 004: drivers e9 and e13; gravity e1, e3, e5 on BODY_2, BODY_3, BODY_1."""
+    sg = graph.analyse(assembly, composite_names=TABLE2_NAMES).reduced
+    assert [e.name for e in sg.of_kind("driver")] == ["e9", "e13"]
+    assert [(e.name, e.subject) for e in sg.of_kind("gravity")] == [("e1", "BODY_2"), ("e3", "BODY_3"),
+                                                                    ("e5", "BODY_1")]
+
+
 def test_seeker_sample_lumping_matches_trimesh_of_merged_part_meshes():
     a = read_assembly(SEEKER)
     an = graph.analyse(a)
