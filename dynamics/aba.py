@@ -52,18 +52,18 @@ def forward_dynamics_sko(w: SKOWeights, T, a, b, ab: ArticulatedBody | None = No
     nu = [None] * n
     # tips-to-base gather
     for k in range(n - 1, -1, -1):
-        sk = t.v_slice(k)
+        sk = t.v_slices[k]
         eps = T[:, sk] - mul(w.H[k], z[k])
         nu[k] = mul(ab.Dinv[k], eps)
-        p = t.parent[k]
+        p = t.parent_list[k]
         if p >= 0:
             z[p] = z[p] + mul(w.phi[k], z[k] + mul(ab.G[k], eps))
     # base-to-tips scatter
     qdd = np.empty((B, t.nv))
     alpha = [None] * n
     for k in range(n):
-        p = t.parent[k]
-        sk = t.v_slice(k)
+        p = t.parent_list[k]
+        sk = t.v_slices[k]
         if p < 0:
             th = nu[k]
             alpha[k] = mulT(w.H[k], th) + a[k]

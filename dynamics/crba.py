@@ -35,15 +35,15 @@ def mass_matrix_sko(w: SKOWeights, R: list | None = None):
     for k in range(t.n_nodes):
         if t.nv_node[k] == 0:
             continue
-        sk = t.v_slice(k)
+        sk = t.v_slices[k]
         F = R[k] @ np.swapaxes(w.H[k], -1, -2)
         Mm[:, sk, sk] = w.H[k] @ F
         j = k
-        while t.parent[j] >= 0:
+        while t.parent_list[j] >= 0:
             F = w.phi[j] @ F
-            j = t.parent[j]
+            j = t.parent_list[j]
             if t.nv_node[j]:
-                sj = t.v_slice(j)
+                sj = t.v_slices[j]
                 blk = w.H[j] @ F
                 Mm[:, sj, sk] = blk
                 Mm[:, sk, sj] = np.swapaxes(blk, -1, -2)

@@ -56,20 +56,20 @@ def innovations_factors_sko(w: SKOWeights, ab: ArticulatedBody | None = None) ->
     for k in range(t.n_nodes):
         if t.nv_node[k] == 0:
             continue
-        sk = t.v_slice(k)
+        sk = t.v_slices[k]
         D[:, sk, sk] = ab.D[k]
         Dinv[:, sk, sk] = ab.Dinv[k]
         F = ab.G[k]
         Fp = ab.G[k]
         j = k
         first = True
-        while t.parent[j] >= 0:
+        while t.parent_list[j] >= 0:
             F = w.phi[j] @ F
             Fp = w.phi[j] @ Fp if first else ab.psi[j] @ Fp
             first = False
-            j = t.parent[j]
+            j = t.parent_list[j]
             if t.nv_node[j]:
-                sj = t.v_slice(j)
+                sj = t.v_slices[j]
                 L[:, sj, sk] = w.H[j] @ F
                 Linv[:, sj, sk] = -(w.H[j] @ Fp)
     return InnovationsFactors(L, D, Dinv, Linv)

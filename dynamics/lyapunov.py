@@ -32,7 +32,7 @@ def forward_lyapunov(tree: SKOTree, A: list, X: list, Bw: list, batch: int = 1) 
     n = tree.n_nodes
     Y = [np.broadcast_to(X[k], (batch,) + X[k].shape[1:]).copy() for k in range(n)]
     for k in range(n - 1, -1, -1):
-        p = tree.parent[k]
+        p = tree.parent_list[k]
         if p >= 0:
             Y[p] += A[k] @ Y[k] @ np.swapaxes(Bw[k], -1, -2)
     return Y
@@ -43,7 +43,7 @@ def backward_lyapunov(tree: SKOTree, A: list, X: list, Bw: list, batch: int = 1)
     n = tree.n_nodes
     Y = [None] * n
     for k in range(n):
-        p = tree.parent[k]
+        p = tree.parent_list[k]
         Xk = np.broadcast_to(X[k], (batch,) + X[k].shape[1:])
         Y[k] = Xk.copy() if p < 0 else np.swapaxes(A[k], -1, -2) @ Y[p] @ Bw[k] + Xk
     return Y
@@ -55,7 +55,7 @@ def path_product(tree: SKOTree, A: list, i: int, j: int):
     k = j
     while k != i:
         P = A[k] if P is None else A[k] @ P
-        k = tree.parent[k]
+        k = tree.parent_list[k]
         if k < 0:
             raise ValueError(f"{i} is not an ancestor of {j}")
     return P
@@ -65,9 +65,9 @@ def _carry_up(tree, A, start, block, sign_T=False):
     """Yield (node, A(node, start) @ block) for start and its ancestors."""
     k, Z = start, block
     yield k, Z
-    while tree.parent[k] >= 0:
+    while tree.parent_list[k] >= 0:
         Z = A[k] @ Z
-        k = tree.parent[k]
+        k = tree.parent_list[k]
         yield k, Z
 
 

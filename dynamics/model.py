@@ -27,7 +27,7 @@ from functools import cached_property
 import numpy as np
 
 from . import joints as J
-from .sko import SKOTree, SKOWeights
+from .sko import SKOTree, SKOWeights, mulT
 from .spatial import crf, crm, phi_transform, spatial_inertia
 
 __all__ = ["BodySpec", "SKOModel", "build_model", "as_batch", "weights", "velocity_terms"]
@@ -130,6 +130,10 @@ class SKOModel:
                 self.axis2[k] = unit(b.axis2)
         self.H_const = [J.motion_subspace(t, self.axis[k], self.axis2[k])[None]
                         for k, t in enumerate(self.joint_types)]
+        self.S_flat = np.zeros((self.nv, n, 6))
+        for k in range(n):
+            self.S_flat[self.v_offset[k]:self.v_offset[k + 1], k, :] = self.H_const[k][0]
+        self.S_flat = self.S_flat.reshape(self.nv, n * 6)
         self.groups = {}
         for t in J.JOINT_TYPES:
             idx = np.array([k for k in range(n) if self.joint_types[k] == t], dtype=int)
@@ -275,18 +279,16 @@ def velocity_terms(model: SKOModel, w: SKOWeights, q, v):
     """
     B = q.shape[0]
     n = model.n_bodies
+    vJ = (v @ model.S_flat).reshape(B, n, 6)
+    if "universal" in model.groups:
+        idx, qc, vc = model.groups["universal"]
+        for k in idx:
+            vJ[:, k] = mulT(w.H[k], v[:, model.tree.v_slices[k]])
     V = np.empty((B, n, 6))
-    vJ = np.empty((B, n, 6))
-    parent = model.parent
+    par, phi = model.tree.parent_list, w.phi
     for k in range(n):
-        sl = model.tree.v_slice(k)
-        vj = (v[:, None, sl] @ w.H[k])[:, 0]
-        vJ[:, k] = vj
-        p = parent[k]
-        if p < 0:
-            V[:, k] = vj
-        else:
-            V[:, k] = (V[:, p, None, :] @ w.phi[k])[:, 0] + vj
+        p = par[k]
+        V[:, k] = vJ[:, k] if p < 0 else mulT(phi[k], V[:, p]) + vJ[:, k]
     a = (crm(V) @ vJ[..., None])[..., 0]
     if "universal" in model.groups:
         idx, qc, vc = model.groups["universal"]

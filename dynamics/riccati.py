@@ -71,7 +71,7 @@ def articulated_body(w: SKOWeights) -> ArticulatedBody:
             tb[k] = np.eye(mk) - G[k] @ Hk
             Ppk = P[k] - G[k] @ np.swapaxes(PHt, -1, -2)
             Pp[k] = 0.5 * (Ppk + np.swapaxes(Ppk, -1, -2))
-        p = t.parent[k]
+        p = t.parent_list[k]
         if p >= 0:
             A = w.phi[k]
             psi[k] = A @ tb[k]

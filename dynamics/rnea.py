@@ -39,23 +39,23 @@ def newton_euler(w: SKOWeights, theta_ddot, a, b):
     """
     t = w.tree
     n = t.n_nodes
+    par, vs, H, phi, M = t.parent_list, t.v_slices, w.H, w.phi, w.M
     B = theta_ddot.shape[0]
     alpha = [None] * n
     # base-to-tips scatter
     for k in range(n):
-        p = t.parent[k]
-        x = mulT(w.H[k], theta_ddot[:, t.v_slice(k)]) + a[k]
-        alpha[k] = x if p < 0 else mulT(w.phi[k], alpha[p]) + x
-    f = [None] * n
-    for k in range(n):
-        f[k] = mul(w.M[k], alpha[k]) + b[k]
+        p = par[k]
+        x = mulT(H[k], theta_ddot[:, vs[k]]) + a[k]
+        alpha[k] = x if p < 0 else mulT(phi[k], alpha[p]) + x
+    f = [mul(M[k], alpha[k]) + b[k] for k in range(n)]
     T = np.empty((B, t.nv))
     # tips-to-base gather
     for k in range(n - 1, -1, -1):
-        p = t.parent[k]
-        T[:, t.v_slice(k)] = mul(w.H[k], f[k])
+        p = par[k]
+        fk = f[k]
+        T[:, vs[k]] = mul(H[k], fk)
         if p >= 0:
-            f[p] = f[p] + mul(w.phi[k], f[k])
+            f[p] = f[p] + mul(phi[k], fk)
     return T, alpha, f
 
 

@@ -61,7 +61,7 @@ def stacked_Hstar(w: SKOWeights) -> list:
     out = []
     for k in range(t.n_nodes):
         x = np.zeros((w.batch, int(t.m[k]), t.nv))
-        x[:, :, t.v_slice(k)] = np.swapaxes(w.H[k], -1, -2)
+        x[:, :, t.v_slices[k]] = np.swapaxes(w.H[k], -1, -2)
         out.append(x)
     return out
 
@@ -78,7 +78,7 @@ def _H_times(w: SKOWeights, x: list):
     out = np.zeros((w.batch, t.nv, x[0].shape[-1]))
     for k in range(t.n_nodes):
         if t.nv_node[k]:
-            out[:, t.v_slice(k)] = w.H[k] @ x[k]
+            out[:, t.v_slices[k]] = w.H[k] @ x[k]
     return out
 
 
@@ -92,18 +92,18 @@ def mass_matrix_derivative_sko(w: SKOWeights, k: int, dphi=None, dH=None, F: lis
     if F is None:
         F = phi_M_phistar_Hstar(w)
     T = np.zeros((w.batch, t.nv, t.nv))
-    p = t.parent[k]
+    p = t.parent_list[k]
     if dphi is not None and p >= 0:
         u = dphi @ F[k]
         j = p
         while j >= 0:
             if t.nv_node[j]:
-                T[:, t.v_slice(j)] += w.H[j] @ u
-            if t.parent[j] >= 0:
+                T[:, t.v_slices[j]] += w.H[j] @ u
+            if t.parent_list[j] >= 0:
                 u = w.phi[j] @ u
-            j = t.parent[j]
+            j = t.parent_list[j]
     if dH is not None:
-        T[:, t.v_slice(k)] += dH @ F[k]
+        T[:, t.v_slices[k]] += dH @ F[k]
     return T + np.swapaxes(T, -1, -2)
 
 
@@ -132,7 +132,7 @@ def articulated_body_derivative_sko(w: SKOWeights, k: int, dphi, ab: Articulated
         ab = articulated_body(w)
     B, n = w.batch, t.n_nodes
     X = [np.zeros((1, int(t.m[j]), int(t.m[j]))) for j in range(n)]
-    p = t.parent[k]
+    p = t.parent_list[k]
     if dphi is not None and p >= 0:
         S = dphi @ ab.P_plus[k] @ np.swapaxes(w.phi[k], -1, -2)
         X[p] = S + np.swapaxes(S, -1, -2)
@@ -146,7 +146,7 @@ def articulated_body_derivative_sko(w: SKOWeights, k: int, dphi, ab: Articulated
         dG[j] = ab.tau_bar[j] @ lam[j] @ Ht @ ab.Dinv[j]
         dtau[j] = dG[j] @ Hj
         dtb[j] = -dtau[j]
-        if t.parent[j] >= 0:
+        if t.parent_list[j] >= 0:
             dpsi[j] = w.phi[j] @ dtb[j]
             dK[j] = w.phi[j] @ dG[j]
             if j == k and dphi is not None:
@@ -168,13 +168,13 @@ def innovations_derivative_sko(w: SKOWeights, k: int, dphi, ab: ArticulatedBody 
     Lh = []
     for j in range(n):
         g = np.zeros((B, int(t.m[j]), N))
-        g[:, :, t.v_slice(j)] = ab.G[j]
+        g[:, :, t.v_slices[j]] = ab.G[j]
         Gs.append(g)
         l = np.zeros((B, int(t.m[j]), N))
-        l[:, :, t.v_slice(j)] = sens.lam[j] @ np.swapaxes(w.H[j], -1, -2) @ ab.Dinv[j]
+        l[:, :, t.v_slices[j]] = sens.lam[j] @ np.swapaxes(w.H[j], -1, -2) @ ab.Dinv[j]
         Lh.append(l)
     Z = sko_mul(t, ab.psi, Lh)
-    p = t.parent[k]
+    p = t.parent_list[k]
     if dphi is not None and p >= 0:
         phiG = spo_mul(t, w.phi, Gs)
         Z[p] = Z[p] + dphi @ phiG[k]

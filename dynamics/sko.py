@@ -132,6 +132,16 @@ class SKOTree:
         return tuple(tuple(c) for c in ch)
 
     @cached_property
+    def parent_list(self) -> tuple[int, ...]:
+        """``parent`` as a tuple of Python ints (fast indexing in recursions)."""
+        return tuple(int(p) for p in self.parent)
+
+    @cached_property
+    def v_slices(self) -> tuple[slice, ...]:
+        """``v_slices[k] == v_slice(k)``, precomputed."""
+        return tuple(self.v_slice(k) for k in range(self.n_nodes))
+
+    @cached_property
     def roots(self) -> tuple[int, ...]:
         return tuple(int(k) for k in np.flatnonzero(self.parent < 0))
 
@@ -255,16 +265,24 @@ class SKOWeights:
                 raise ValueError(f"phi({p},{k}) has shape {self.phi[k].shape}, expected (., {t.m[p]}, {mk})")
 
 
+#: batch size from which matrix-vector products use einsum (faster than matmul
+#: on many tiny matrices) instead of matmul (less call overhead).
+EINSUM_MIN_BATCH = 32
+
+
 def mul(A, x):
     """Block times stacked-vector element: A (B|1, r, c); x (B, c) or (B, c, C)."""
     if x.ndim == A.ndim - 1:
+        if x.shape[0] >= EINSUM_MIN_BATCH:
+            return np.einsum("...ij,...j->...i", A, x)
         return (A @ x[..., None])[..., 0]
     return A @ x
 
 
 def mulT(A, x):
     """``A^T x`` for a block A (B|1, r, c) and x (B, r) or (B, r, C)."""
-    At = np.swapaxes(A, -1, -2)
     if x.ndim == A.ndim - 1:
-        return (At @ x[..., None])[..., 0]
-    return At @ x
+        if x.shape[0] >= EINSUM_MIN_BATCH:
+            return np.einsum("...ji,...j->...i", A, x)
+        return (x[..., None, :] @ A)[..., 0, :]
+    return np.swapaxes(A, -1, -2) @ x

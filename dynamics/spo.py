@@ -27,7 +27,7 @@ __all__ = ["spo_mul", "spo_star_mul", "spo_tilde_mul", "spo_tilde_star_mul", "sk
 def spo_mul(tree: SKOTree, weights: list, x: list) -> list:
     """``y = A x`` (seed 001 Lemma 1), tips-to-base gather."""
     y = [xk.copy() for xk in x]
-    parent = tree.parent
+    parent = tree.parent_list
     for k in range(tree.n_nodes - 1, -1, -1):
         p = parent[k]
         if p >= 0:
@@ -38,7 +38,7 @@ def spo_mul(tree: SKOTree, weights: list, x: list) -> list:
 def spo_star_mul(tree: SKOTree, weights: list, x: list) -> list:
     """``y = A* x`` (seed 001 Lemma 2), base-to-tips scatter."""
     y = [None] * tree.n_nodes
-    parent = tree.parent
+    parent = tree.parent_list
     for k in range(tree.n_nodes):
         p = parent[k]
         y[k] = x[k] if p < 0 else mulT(weights[k], y[p]) + x[k]
@@ -48,7 +48,7 @@ def spo_star_mul(tree: SKOTree, weights: list, x: list) -> list:
 def spo_tilde_mul(tree: SKOTree, weights: list, x: list) -> list:
     """``y = A~ x = (A - I) x`` (seed 001 Corollary 3.1), gather."""
     y = [xk * 0.0 for xk in x]
-    parent = tree.parent
+    parent = tree.parent_list
     for k in range(tree.n_nodes - 1, -1, -1):
         p = parent[k]
         if p >= 0:
@@ -59,7 +59,7 @@ def spo_tilde_mul(tree: SKOTree, weights: list, x: list) -> list:
 def spo_tilde_star_mul(tree: SKOTree, weights: list, x: list) -> list:
     """``y = A~* x = (A* - I) x`` (seed 001 Corollary 3.1), scatter."""
     y = [None] * tree.n_nodes
-    parent = tree.parent
+    parent = tree.parent_list
     for k in range(tree.n_nodes):
         p = parent[k]
         y[k] = x[k] * 0.0 if p < 0 else mulT(weights[k], y[p] + x[p])
@@ -70,7 +70,7 @@ def sko_mul(tree: SKOTree, weights: list, x: list) -> list:
     """``y = E_A x``: ``y(k) = sum_{i in C(k)} A(k, i) x(i)`` (one level, no recursion)."""
     y = [xk * 0.0 for xk in x]
     for k in range(tree.n_nodes):
-        p = tree.parent[k]
+        p = tree.parent_list[k]
         if p >= 0:
             y[p] = y[p] + mul(weights[k], x[k])
     return y
@@ -78,5 +78,5 @@ def sko_mul(tree: SKOTree, weights: list, x: list) -> list:
 
 def sko_star_mul(tree: SKOTree, weights: list, x: list) -> list:
     """``y = E_A* x``: ``y(k) = A*(parent(k), k) x(parent(k))``."""
-    return [x[k] * 0.0 if tree.parent[k] < 0 else mulT(weights[k], x[tree.parent[k]])
+    return [x[k] * 0.0 if tree.parent_list[k] < 0 else mulT(weights[k], x[tree.parent_list[k]])
             for k in range(tree.n_nodes)]

@@ -157,11 +157,8 @@ class SpatialVector:
             arr = np.zeros(space.size)
             for k, blk in data.items():
                 arr[space.slice(k)] = np.asarray(blk, dtype=float)
-        elif isinstance(data, np.ndarray) or np.ndim(data) >= 1 and not isinstance(data, (list, tuple)):
-            arr = np.array(data, dtype=float)
-        elif isinstance(data, (list, tuple)) and len(data) == len(space.ids) and len(data) > 0 \
-                and all(np.ndim(b) >= 1 for b in data):
-            arr = np.concatenate([np.asarray(b, dtype=float) for b in data], axis=0)
+        elif isinstance(data, (list, tuple)) and len(data) == len(space.ids) and all(np.ndim(b) == 1 for b in data):
+            arr = np.concatenate([np.asarray(b, dtype=float) for b in data] or [np.zeros(0)])
         else:
             arr = np.array(data, dtype=float)
         if arr.ndim not in (1, 2) or arr.shape[0] != space.size:

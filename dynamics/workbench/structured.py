@@ -132,6 +132,13 @@ class IdClass(SpatialDiagonalMatrixOperator):
     def on(self, space: Space) -> "IdClass":
         return self if space == self.row else IdClass(self._g, space)
 
+    def __mul__(self, other):
+        from .core import SpatialVector
+
+        if isinstance(other, SpatialVector) and other.space.g is self._g:
+            return SpatialVector(other.space, other.data.copy())
+        return super().__mul__(other)
+
 
 class BlockSparseOperator(SpatialMatrixOperator):
     """Operator with explicitly stored non-zero blocks ``{(i, j): X}`` (others are zero)."""

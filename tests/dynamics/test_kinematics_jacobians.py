@@ -132,3 +132,21 @@ def test_batched_calls_return_matching_shapes_and_values():
     assert np.allclose(acc, a)
     assert dyn.mass_matrix_logdet(model, q).shape == (Bn,)
     assert dyn.jacobian(model, q, 3).shape == (Bn, 6, model.nv)
+
+
+def test_large_batches_use_the_einsum_path_and_agree_with_single_calls():
+    from dynamics.sko import EINSUM_MIN_BATCH
+
+    model, pm, jid, off, rng = setup(2, n=12)
+    Bn = EINSUM_MIN_BATCH + 8
+    q = np.array([random_q(model, rng) for _ in range(Bn)])
+    v = rng.normal(size=(Bn, model.nv))
+    a = rng.normal(size=(Bn, model.nv))
+    tau = dyn.inverse_dynamics(model, q, v, a)
+    acc = dyn.forward_dynamics(model, q, v, tau)
+    M = dyn.mass_matrix(model, q)
+    for b in (0, Bn - 1):
+        assert np.allclose(tau[b], dyn.inverse_dynamics(model, q[b], v[b], a[b]), atol=1e-10)
+        assert np.allclose(M[b], dyn.mass_matrix(model, q[b]), atol=1e-10)
+    assert np.allclose(acc, a, atol=1e-9)
+    assert np.allclose(dyn.mass_matrix_inverse(model, q) @ M, np.eye(model.nv), atol=1e-9)

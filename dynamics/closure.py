@@ -1,0 +1,360 @@
+"""Loop closure functions of chord joints: closure error, Jacobian and its rate term.
+
+A loop of a mechanism is closed by a *chord*: a joint between bodies ``a`` and
+``b`` (either may be ground) that was left out of the spanning tree.  The chord
+constrains the relative motion of its two attachment frames ``J_a`` (fixed in
+``a``) and ``J_b`` (fixed in ``b``), which coincide when the loop is closed.
+With ``R_ab = R_Ja^T R_Jb`` and ``p_ab = R_Ja^T (x_b - x_a)`` (the pose of ``J_b``
+in ``J_a``), every constraint is one of two scalar kinds, ``n`` being a unit
+vector fixed in ``J_a`` and ``u`` one fixed in ``J_b``:
+
+* position row ``e = n . p_ab``; orientation row ``e = n . (R_ab u)``.
+
+Per chord type (``u`` the joint axis, ``n1, n2`` a basis of its normal plane):
+
+=============  ===========================  ===================================
+type           position rows ``n``          orientation rows ``(u, n)``
+=============  ===========================  ===================================
+fixed          x, y, z                      (y, z), (z, x), (x, y)
+revolute       x, y, z                      (u, n1), (u, n2)
+prismatic      n1, n2                       (y, z), (z, x), (x, y)
+cylindrical    n1, n2                       (u, n1), (u, n2)
+spherical      x, y, z                      --
+universal      x, y, z                      (u2, u1)   (u1 on a, u2 on b)
+planar         normal                       (normal, t1), (normal, t2)
+free           --                           --
+=============  ===========================  ===================================
+
+(for the full orientation ``(y, z)`` reads ``e = z . (R_ab y)``, which is the
+rotation angle about x to first order.)
+
+Velocity level.  With the relative twist of ``J_b`` with respect to ``J_a``,
+``V_rel = [R_Ja^T (w_b - w_a); R_Ja^T (v_b(x_b) - v_a(x_b))]`` (``v_c(x)`` the
+velocity of body c's field at point x), the exact time derivatives are
+``d/dt (n . p_ab) = n . v_rel`` and ``d/dt (n . R_ab u) = ((R_ab u) x n) . w_rel``,
+so ``e_dot = K(q) V_rel = G(q) v`` with ``K`` the rows ``[0, n]`` and
+``[(R_ab u) x n, 0]``: ``G = de/dq`` exactly, which gives Newton quadratic
+convergence and makes ``G v = 0`` the tangent of ``e = 0``.
+
+Acceleration level: ``e_ddot = G a + gamma`` with ``gamma = Gdot v``, computed
+from the bias accelerations (``a = 0``) of the two bodies::
+
+    n . R^T (d'' - wd_a x d - 2 w_a x d' + w_a x (w_a x d))                   position
+    n . R^T ((wd_b - wd_a) x u_b + (w_b - w_a) x (w_b x u_b)
+             - w_a x ((w_b - w_a) x u_b))                                    orientation
+
+with ``R = R_Ja``, ``d = x_b - x_a``, ``u_b = R_Jb u`` (world) and ``'`` the time
+derivative (classical point velocities and accelerations).  These follow by
+differentiating ``p_ab = R^T d`` and ``R_ab u = R^T u_b`` twice with
+``dR/dt = [w_a]x R``; they are derived here, not taken from a seed.
+
+All world quantities come from the rigid-body tree (:mod:`dynamics.model`):
+body frames, body-frame twists ``V`` and Coriolis terms ``a`` of seed 001 Eq. 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .model import SKOModel
+
+__all__ = ["Chord", "ClosureError", "ChordRows", "chord_rows", "Kinematics", "kinematics",
+           "closure_error", "closure_jacobian", "closure_bias", "chord_terms"]
+
+_EX, _EY, _EZ = np.eye(3)
+_ORIENT3 = ((_EY, _EZ), (_EZ, _EX), (_EX, _EY))
+
+
+class ClosureError(ValueError):
+    """A loop cannot close, or its closure Jacobian loses rank, at a configuration.
+
+    Attributes
+    ----------
+    loop : str -- the loop (its chord joints joined by ``+``)
+    joints : tuple of str -- the joints of the loop (tree joints, then chords)
+    dependent : tuple of str -- the dependent coordinates involved, when known
+    """
+
+    def __init__(self, message: str, loop: str, joints=(), dependent=()):
+        super().__init__(f"loop {loop!r} (joints {', '.join(joints)}): {message}")
+        self.loop = loop
+        self.joints = tuple(joints)
+        self.dependent = tuple(dependent)
+
+
+def _normal_pair(u):
+    u = np.asarray(u, float)
+    ref = _EX if abs(u[0]) <= 0.9 else _EY
+    n1 = ref - ref.dot(u) * u
+    n1 /= np.linalg.norm(n1)
+    return n1, np.cross(u, n1)
+
+
+@dataclass(frozen=True, eq=False)
+class Chord:
+    """A loop-closing joint between body ``body_a`` and body ``body_b``.
+
+    Parameters
+    ----------
+    name : str
+    type : str -- fixed, revolute, continuous, prismatic, cylindrical, spherical,
+        universal, planar or free
+    body_a, body_b : int -- tree body indices, -1 for ground
+    R_a : (3, 3) -- orientation of the joint frame ``J_a`` in body a's frame
+    p_a : (3,) m -- origin of ``J_a`` in body a's frame
+    R_b, p_b : the same for ``J_b`` on body b
+    axis : (3,) -- joint axis (plane normal for planar; first axis, fixed in a, for
+        universal) in ``J_a`` coordinates (= ``J_b`` coordinates when closed)
+    axis2 : (3,) or None -- second universal axis, fixed in b, in ``J_b`` coordinates
+    actuated : bool -- informational; chord joints carry no generalized force
+    """
+
+    name: str
+    type: str
+    body_a: int
+    body_b: int
+    R_a: np.ndarray = field(default_factory=lambda: np.eye(3))
+    p_a: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    R_b: np.ndarray = field(default_factory=lambda: np.eye(3))
+    p_b: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    axis: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
+    axis2: np.ndarray | None = None
+    actuated: bool = False
+
+    def __post_init__(self):
+        for key in ("R_a", "R_b"):
+            object.__setattr__(self, key, np.asarray(getattr(self, key), float).reshape(3, 3))
+        for key in ("p_a", "p_b"):
+            object.__setattr__(self, key, np.asarray(getattr(self, key), float).reshape(3))
+        a = np.asarray(self.axis, float).reshape(3)
+        object.__setattr__(self, "axis", a / np.linalg.norm(a))
+        if self.axis2 is not None:
+            a2 = np.asarray(self.axis2, float).reshape(3)
+            object.__setattr__(self, "axis2", a2 / np.linalg.norm(a2))
+        if self.body_a == self.body_b:
+            raise ValueError(f"chord {self.name!r} joins body {self.body_a} to itself")
+
+
+@dataclass(frozen=True, eq=False)
+class ChordRows:
+    """Constraint rows of a chord: ``N_p`` (np, 3) position normals; ``U_r``, ``N_r``
+    (nr, 3) orientation pairs (``e = N_r[i] . R_ab U_r[i]``)."""
+
+    N_p: np.ndarray
+    U_r: np.ndarray
+    N_r: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.N_p) + len(self.N_r)
+
+
+def chord_rows(chord: Chord) -> ChordRows:
+    """The constraint rows of a chord joint type (module table)."""
+    t, u = chord.type, chord.axis
+    n1, n2 = _normal_pair(u)
+    eye = [_EX, _EY, _EZ]
+    if t == "fixed":
+        P, R = eye, list(_ORIENT3)
+    elif t in ("revolute", "continuous"):
+        P, R = eye, [(u, n1), (u, n2)]
+    elif t == "prismatic":
+        P, R = [n1, n2], list(_ORIENT3)
+    elif t == "cylindrical":
+        P, R = [n1, n2], [(u, n1), (u, n2)]
+    elif t == "spherical":
+        P, R = eye, []
+    elif t == "universal":
+        if chord.axis2 is None:
+            raise ValueError(f"universal chord {chord.name!r} needs axis2")
+        P, R = eye, [(chord.axis2, u)]
+    elif t == "planar":
+        P, R = [u], [(u, n1), (u, n2)]
+    elif t == "free":
+        P, R = [], []
+    else:
+        raise ValueError(f"chord {chord.name!r}: unknown joint type {t!r}")
+    Np = np.array(P, float).reshape(-1, 3)
+    Ur = np.array([r[0] for r in R], float).reshape(-1, 3)
+    Nr = np.array([r[1] for r in R], float).reshape(-1, 3)
+    return ChordRows(Np, Ur, Nr)
+
+
+@dataclass(eq=False)
+class Kinematics:
+    """World kinematics of every body at one configuration (index -1 is not stored:
+    ground is at rest at the origin).
+
+    R : (n, 3, 3); p : (n, 3) m -- body frame poses
+    S_w, S_v : list of (3, n_k) -- world joint columns (angular; velocity of the body origin)
+    w, v : (n, 3) -- angular velocity, velocity of the body origin (None without v)
+    wd, ad : (n, 3) -- bias angular acceleration and classical acceleration of the
+        origin with zero joint accelerations and no gravity (None without v)
+    """
+
+    R: np.ndarray
+    p: np.ndarray
+    S_w: list
+    S_v: list
+    w: np.ndarray | None = None
+    v: np.ndarray | None = None
+    wd: np.ndarray | None = None
+    ad: np.ndarray | None = None
+
+
+def kinematics(model: SKOModel, w_sko, V=None, a=None) -> Kinematics:
+    """World poses, joint columns and (given ``V``, ``a``) velocities and bias accelerations.
+
+    Parameters
+    ----------
+    model : SKOModel
+    w_sko : SKOWeights of ``model`` at one configuration (batch 1); uses
+        ``extras["R_rel"]``, ``extras["p_rel"]``
+    V : (1, n, 6) body-frame twists, optional
+    a : (1, n, 6) body-frame Coriolis accelerations (seed 001 Eq. 1), optional
+    """
+    n = model.n_bodies
+    Rr, pr = w_sko.extras["R_rel"][0], w_sko.extras["p_rel"][0]
+    R = np.empty((n, 3, 3))
+    p = np.empty((n, 3))
+    for k in range(n):
+        j = model.parent[k]
+        if j < 0:
+            R[k], p[k] = Rr[k], pr[k]
+        else:
+            R[k] = R[j] @ Rr[k]
+            p[k] = p[j] + R[j] @ pr[k]
+    S_w, S_v = [], []
+    for k in range(n):
+        Ht = w_sko.H[k][0 if w_sko.H[k].shape[0] == 1 else 0].T
+        S_w.append(R[k] @ Ht[:3])
+        S_v.append(R[k] @ Ht[3:])
+    kin = Kinematics(R, p, S_w, S_v)
+    if V is None:
+        return kin
+    V = V[0]
+    alpha = np.empty((n, 6))
+    for k in range(n):
+        j = model.parent[k]
+        alpha[k] = a[0, k] if j < 0 else alpha[j] @ w_sko.phi[k][0] + a[0, k]
+    wl, vl = V[:, :3], V[:, 3:]
+    kin.w = np.einsum("kij,kj->ki", R, wl)
+    kin.v = np.einsum("kij,kj->ki", R, vl)
+    kin.wd = np.einsum("kij,kj->ki", R, alpha[:, :3])
+    kin.ad = np.einsum("kij,kj->ki", R, alpha[:, 3:] + np.cross(wl, vl))
+    return kin
+
+
+def _frame(kin: Kinematics, body: int, Rj, pj):
+    if body < 0:
+        return Rj, pj.copy()
+    return kin.R[body] @ Rj, kin.p[body] + kin.R[body] @ pj
+
+
+def _motion(kin: Kinematics, body: int, x):
+    """(w, v(x), wd, a(x)) of body at world point x (zeros for ground)."""
+    if body < 0:
+        z = np.zeros(3)
+        return z, z, z, z
+    r = x - kin.p[body]
+    w = kin.w[body]
+    return (w, kin.v[body] + np.cross(w, r), kin.wd[body],
+            kin.ad[body] + np.cross(kin.wd[body], r) + np.cross(w, np.cross(w, r)))
+
+
+def _path(parent, k):
+    out = set()
+    while k >= 0:
+        out.add(int(k))
+        k = parent[k]
+    return out
+
+
+def chord_terms(model: SKOModel, kin: Kinematics, chord: Chord, rows: ChordRows | None = None,
+                columns=None, with_bias: bool = False):
+    """Closure error, Jacobian and (optionally) ``gamma = Gdot v`` of one chord.
+
+    Parameters
+    ----------
+    model : SKOModel
+    kin : Kinematics (with velocities when ``with_bias``)
+    chord : Chord
+    rows : ChordRows, optional (computed when None)
+    columns : sequence of int, optional -- tree bodies whose joint columns are wanted
+        (default: all bodies); the result has their v columns in this order
+    with_bias : bool
+
+    Returns
+    -------
+    e : (nc,) closure error; G : (nc, nv_cols); gamma : (nc,) or None;
+    K : (nc, 6) rows mapping ``V_rel`` (in ``J_a`` axes) to ``e_dot``; R_Ja : (3, 3); x_b : (3,)
+    """
+    if rows is None:
+        rows = chord_rows(chord)
+    Ra, xa = _frame(kin, chord.body_a, chord.R_a, chord.p_a)
+    Rb, xb = _frame(kin, chord.body_b, chord.R_b, chord.p_b)
+    d = xb - xa
+    p_ab = Ra.T @ d
+    R_ab = Ra.T @ Rb
+    RU = rows.U_r @ R_ab.T                                  # (nr, 3): R_ab u_i
+    e = np.concatenate([rows.N_p @ p_ab, np.einsum("ij,ij->i", rows.N_r, RU)])
+    K = np.zeros((rows.n, 6))
+    npos = len(rows.N_p)
+    K[:npos, 3:] = rows.N_p
+    K[npos:, :3] = np.cross(RU, rows.N_r)
+    if columns is None:
+        columns = range(model.n_bodies)
+    path_a = _path(model.parent, chord.body_a)
+    path_b = _path(model.parent, chord.body_b)
+    blocks = []
+    for k in columns:
+        sgn = (k in path_b) - (k in path_a)
+        nk = kin.S_w[k].shape[1]
+        if sgn == 0 or nk == 0:
+            blocks.append(np.zeros((rows.n, nk)))
+            continue
+        Sw = kin.S_w[k]
+        Sv = kin.S_v[k] + np.cross(Sw.T, xb - kin.p[k]).T
+        blocks.append(sgn * (K @ np.vstack([Ra.T @ Sw, Ra.T @ Sv])))
+    G = np.hstack(blocks) if blocks else np.zeros((rows.n, 0))
+    gamma = None
+    if with_bias:
+        wa_, va, wda, aa = _motion(kin, chord.body_a, xa)
+        wb_, vb, wdb, ab_ = _motion(kin, chord.body_b, xb)
+        dd, ddd = vb - va, ab_ - aa
+        p_dd = Ra.T @ (ddd - np.cross(wda, d) - 2.0 * np.cross(wa_, dd) + np.cross(wa_, np.cross(wa_, d)))
+        ub = rows.U_r @ Rb.T                                # (nr, 3) world
+        wr, wdr = wb_ - wa_, wdb - wda
+        h = (np.cross(wdr, ub) + np.cross(wr, np.cross(wb_, ub)) - np.cross(wa_, np.cross(wr, ub)))
+        g_dd = h @ Ra                                       # rows: R_a^T h_i
+        gamma = np.concatenate([rows.N_p @ p_dd, np.einsum("ij,ij->i", rows.N_r, g_dd)])
+    return e, G, gamma, K, Ra, xb
+
+
+def _single(model, q, v=None):
+    from ._batch import prepare
+
+    qb, vb, single, w, V, ac, bc, ag = prepare(model, q, v)
+    if qb.shape[0] != 1:
+        raise ValueError("closure functions take a single configuration")
+    return kinematics(model, w, V, ac)
+
+
+def closure_error(model: SKOModel, chords, q) -> np.ndarray:
+    """Stacked closure errors of ``chords`` at q (nq,): (sum nc,)."""
+    kin = _single(model, q)
+    return np.concatenate([chord_terms(model, kin, c)[0] for c in chords] + [np.zeros(0)])
+
+
+def closure_jacobian(model: SKOModel, chords, q) -> np.ndarray:
+    """``G(q) = de/dq`` (w.r.t. the velocity coordinates v), (sum nc, nv)."""
+    kin = _single(model, q)
+    return np.vstack([chord_terms(model, kin, c)[1] for c in chords] + [np.zeros((0, model.nv))])
+
+
+def closure_bias(model: SKOModel, chords, q, v) -> np.ndarray:
+    """``gamma = Gdot(q, v) v``: the closure acceleration at zero joint accelerations, (sum nc,)."""
+    kin = _single(model, q, v)
+    return np.concatenate([chord_terms(model, kin, c, with_bias=True)[2] for c in chords] + [np.zeros(0)])
