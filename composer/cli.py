@@ -147,6 +147,10 @@ def run(ctx, pipeline: str):
     quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
     results = run_pipeline(config, progress=_progress_printer(not quiet))
     failed = 0
+    if len(results) == 1 and results[0].ok and not quiet:
+        from composer.inspect import render_text
+
+        click.echo(render_text(results[0].artefact("analyse")))
     for r in results:
         if r.ok:
             click.echo(f"ok: {r.input} -> {len(r.outputs)} files in "

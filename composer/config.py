@@ -169,7 +169,7 @@ def _outputs(node: Node | None, base_dir: Path, stem: str) -> OutputConfig:
         return OutputConfig(directory=base_dir / "out" / stem)
     node.check_keys(("directory", "model", "exports", "report", "graphs", "simulation"))
     get = node.get
-    directory = base_dir / (get("directory").string() if get("directory") is not None else f"out/{stem}")
+    directory = (base_dir / (get("directory").string() if get("directory") is not None else f"out/{stem}")).resolve()
     return OutputConfig(
         directory=directory,
         model=get("model").boolean() if get("model") is not None else True,
