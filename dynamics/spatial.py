@@ -249,13 +249,28 @@ def quat_exp(w) -> np.ndarray:
     return np.concatenate([np.cos(th / 2), s * w], axis=-1)
 
 
+def matrix_to_quat_batch(R) -> np.ndarray:
+    """Batched :func:`matrix_to_quat` (Shepperd's method): (..., 3, 3) -> (..., 4), w >= 0."""
+    R = np.asarray(R, dtype=float)
+    m00, m11, m22 = R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]
+    cand = np.stack([1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22], -1)
+    i = np.argmax(cand, axis=-1)
+    s = 2.0 * np.sqrt(np.maximum(np.take_along_axis(cand, i[..., None], -1)[..., 0], 1e-300))
+    a21, a12 = R[..., 2, 1], R[..., 1, 2]
+    a02, a20 = R[..., 0, 2], R[..., 2, 0]
+    a10, a01 = R[..., 1, 0], R[..., 0, 1]
+    q0 = np.stack([0.25 * s, (a21 - a12) / s, (a02 - a20) / s, (a10 - a01) / s], -1)
+    q1 = np.stack([(a21 - a12) / s, 0.25 * s, (a01 + a10) / s, (a02 + a20) / s], -1)
+    q2 = np.stack([(a02 - a20) / s, (a01 + a10) / s, 0.25 * s, (a12 + a21) / s], -1)
+    q3 = np.stack([(a10 - a01) / s, (a02 + a20) / s, (a12 + a21) / s, 0.25 * s], -1)
+    q = np.choose(i[..., None], [q0, q1, q2, q3])
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    return np.where(q[..., :1] < 0, -q, q)
+
+
 def so3_log(R) -> np.ndarray:
     """Rotation vector of R (..., 3, 3) -> (..., 3), angle in [0, pi]."""
-    R = np.asarray(R, dtype=float)
-    q = np.empty(R.shape[:-2] + (4,))
-    flat = R.reshape(-1, 3, 3)
-    qf = np.array([matrix_to_quat(r) for r in flat]).reshape(q.shape)
-    return quat_log(qf)
+    return quat_log(matrix_to_quat_batch(R))
 
 
 def quat_log(q) -> np.ndarray:
