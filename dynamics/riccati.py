@@ -66,7 +66,7 @@ def articulated_body(w: SKOWeights) -> ArticulatedBody:
         else:
             PHt = P[k] @ np.swapaxes(Hk, -1, -2)
             D[k] = Hk @ PHt
-            Dinv[k] = np.linalg.inv(D[k])
+            Dinv[k] = 1.0 / D[k] if nk == 1 else np.linalg.inv(D[k])
             G[k] = PHt @ Dinv[k]
             tb[k] = np.eye(mk) - G[k] @ Hk
             Ppk = P[k] - G[k] @ np.swapaxes(PHt, -1, -2)
