@@ -15,7 +15,8 @@ Choices made here (documented behaviour):
   Pinocchio's ``buildModelFromUrdf``) or ``free`` (``base='floating'``).  A root
   link named ``world`` (or ``ground``) without ``<inertial>`` *is* the ground:
   no body and no ``root_joint`` are made for it, and its child joints attach to
-  GROUND directly (Gazebo's convention).
+  GROUND directly (Gazebo's convention).  Any other link named ``ground`` is
+  renamed ``ground_link`` (logged; ``Body.sources['name']`` keeps the URDF name).
 * **Joint types.**  revolute, continuous, prismatic, fixed, ``floating`` -> free,
   planar (axis = plane normal).  Anything else is an InputError.
 * **mimic** becomes a :class:`~parsers.assembly.Coupling`
@@ -320,9 +321,15 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
         geoms[name] = tuple(gl)
 
     root_is_ground = (root in GROUND_ROOT_NAMES and mass_props[root] is None)
-    if not root_is_ground and GROUND in links:
-        raise error(links[GROUND], f"link name {GROUND!r} is reserved for the fixed world "
-                                   "(allowed only for a root link without <inertial>)")
+    # a link named like the reserved ground body (other than a massless root) is renamed
+    body_name = {n: n for n in links}
+    if GROUND in links and not (root_is_ground and root == GROUND):
+        new = GROUND + "_link"
+        while new in links:
+            new = "_" + new
+        body_name[GROUND] = new
+        log.warning("%s:%s: link %r renamed %r (the name is reserved for the fixed world)",
+                    file, links[GROUND].line, GROUND, new)
 
     computed: dict[str, str] = {}
     if inertia_from_geometry_density is not None:
@@ -370,6 +377,8 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
         l_el = links[name]
         mp = mass_props[name]
         src = {"pose": Source(file, l_el.line)}
+        if body_name[name] != name:
+            src["name"] = Source(file, l_el.line, f"URDF link {name!r}")
         if mp is None:
             mp = MassProperties.zero()
             src["mass"] = Source(file, l_el.line, "massless: no <inertial>")
@@ -377,17 +386,17 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
             src["mass"] = Source(file, l_el.line, computed[name])
         else:
             src["mass"] = Source(file, l_el.find("inertial").line)
-        bodies.append(Body(name, link_pose[name], mp, geoms[name], src))
+        bodies.append(Body(body_name[name], link_pose[name], mp, geoms[name], src))
 
     actuators = _transmissions(root_el, joints)
 
     out_joints = []
-    ground_of = (lambda n: GROUND if (root_is_ground and n == root) else n)
+    ground_of = (lambda n: GROUND if (root_is_ground and n == root) else body_name[n])
     if not root_is_ground:
         jn = "root_joint"
         while jn in joints:
             jn = "_" + jn
-        out_joints.append(Joint(jn, "fixed" if base == "fixed" else "free", GROUND, root,
+        out_joints.append(Joint(jn, "fixed" if base == "fixed" else "free", GROUND, body_name[root],
                                 origin=np.zeros(3), source=Source(file, root_el.line, f"{base} base")))
     for name in order[1:]:
         jname = parent_of[name]
@@ -413,9 +422,7 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
             hi = attr_float(l_el, "upper", None)
             if jtype == "continuous":
                 lo = hi = None
-            elif jtype in ("revolute", "prismatic"):
-                lo = 0.0 if lo is None else lo
-                hi = 0.0 if hi is None else hi
+            elif lo is not None and hi is not None:
                 if lo > hi:
                     raise error(l_el, f"joint {jname!r}: limit lower {lo:g} > upper {hi:g}")
             limits = Limits(lo, hi, attr_float(l_el, "velocity", None), attr_float(l_el, "effort", None))
@@ -424,7 +431,7 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
         if d_el is not None:
             damping = attr_float(d_el, "damping", 0.0)
         motor = actuators.get(jname)
-        out_joints.append(Joint(jname, jtype, ground_of(parent), child, origin=pose.translation, axis=axis,
+        out_joints.append(Joint(jname, jtype, ground_of(parent), body_name[child], origin=pose.translation, axis=axis,
                                 limits=limits, actuated=motor is not None, motor=motor, damping=damping,
                                 source=Source(file, j_el.line)))
 

@@ -45,17 +45,19 @@ def compare_with_mujoco(a, m, d, atol=1e-9):
     for i in range(1, m.nbody):
         name = m.body(i).name or f"body{i}"
         b = ours[name]
-        assert b.mass.mass == pytest.approx(m.body_mass[i], rel=1e-9, abs=1e-12), name
+        # MuJoCo stores mesh vertices in single precision
+        tol = 1e-6 if any(g.kind == "mesh" for g in b.geometry) else atol
+        assert b.mass.mass == pytest.approx(m.body_mass[i], rel=tol, abs=1e-12), name
         np.testing.assert_allclose(b.pose.translation, d.xpos[i], atol=atol, err_msg=name)
         np.testing.assert_allclose(b.pose.rotation, d.xmat[i].reshape(3, 3), atol=atol, err_msg=name)
-        np.testing.assert_allclose(b.mass.com, m.body_ipos[i], atol=atol, err_msg=name)
+        np.testing.assert_allclose(b.mass.com, m.body_ipos[i], atol=tol, err_msg=name)
         R = quat_to_matrix(m.body_iquat[i])
         J = R @ np.diag(m.body_inertia[i]) @ R.T
-        np.testing.assert_allclose(b.mass.inertia, J, atol=atol * max(1.0, np.abs(J).max()), err_msg=name)
+        np.testing.assert_allclose(b.mass.inertia, J, atol=tol * max(1.0, np.abs(J).max()), err_msg=name)
     massive = {m.body(i).name or f"body{i}" for i in range(1, m.nbody)}
     extra = [b for b in a.bodies if b.name not in massive]
     assert all(b.mass.mass == 0.0 for b in extra)
-    assert a.total_mass == pytest.approx(float(m.body_mass.sum()), rel=1e-12)
+    assert a.total_mass == pytest.approx(float(m.body_mass.sum()), rel=1e-6)
     types = {0: "free", 1: "spherical", 2: "prismatic", 3: "revolute"}
     tree_joints = [j for j in a.joints if not j.loop and j.type != "fixed"]
     assert len(tree_joints) == m.njnt
@@ -135,13 +137,13 @@ def test_fusestatic_merges_jointless_bodies_like_mujoco():
     names = {m.body(i).name or f"body{i}" for i in range(1, m.nbody)}
     assert "weld" not in names and "weld" not in a.body_names
     # MuJoCo renumbers unnamed bodies after fusing; ours keep their pre-fusion id
-    a_massive = sorted(round(b.mass.mass, 9) for b in a.bodies if b.mass.mass > 0)
-    assert a_massive == sorted(round(float(x), 9) for x in m.body_mass[1:])
+    a_massive = sorted(b.mass.mass for b in a.bodies if b.mass.mass > 0)
+    np.testing.assert_allclose(a_massive, sorted(m.body_mass[1:]), rtol=1e-6)
     for i in range(1, m.nbody):
         if m.body(i).name:
             b = a.body(m.body(i).name)
-            assert b.mass.mass == pytest.approx(m.body_mass[i], rel=1e-9)
-            np.testing.assert_allclose(b.mass.com, m.body_ipos[i], atol=1e-9)
+            assert b.mass.mass == pytest.approx(m.body_mass[i], rel=1e-6)     # float32 mesh in MuJoCo
+            np.testing.assert_allclose(b.mass.com, m.body_ipos[i], atol=1e-7)
             np.testing.assert_allclose(b.pose.translation, d.xpos[i], atol=1e-9)
 
 

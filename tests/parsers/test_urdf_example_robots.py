@@ -34,6 +34,12 @@ def test_example_robot_data_is_found():
     assert len(ROBOTS) >= 40
 
 
+def urdf_name(body):
+    """The link name in the URDF (the reader renames a link called 'ground')."""
+    src = body.sources.get("name")
+    return src.note.split("'")[1] if src is not None else body.name
+
+
 def _local_axis(jm):
     short = jm.shortname()
     for suffix, ax in (("X", [1.0, 0, 0]), ("Y", [0, 1.0, 0]), ("Z", [0, 0, 1.0])):
@@ -74,7 +80,7 @@ def test_urdf_matches_pinocchio_at_the_reference_configuration(path):
 
     # link poses
     for body in a.bodies:
-        fid = model.getFrameId(body.name, pin.FrameType.BODY)
+        fid = model.getFrameId(urdf_name(body), pin.FrameType.BODY)
         assert fid < model.nframes, body.name
         oMf = data.oMf[fid]
         np.testing.assert_allclose(body.pose.rotation, oMf.rotation, atol=1e-10, err_msg=body.name)
@@ -93,10 +99,11 @@ def test_urdf_matches_pinocchio_at_the_reference_configuration(path):
         assert j.nv == model.joints[i].nv
 
     # per-body mass properties, lumped over fixed joints as Pinocchio does
+    urdf_names = {urdf_name(b): b.name for b in a.bodies}
     members = {i: [] for i in range(model.njoints)}
     for fr in model.frames:
-        if fr.type == pin.FrameType.BODY and fr.name in a.body_names:
-            members[fr.parentJoint].append(fr.name)
+        if fr.type == pin.FrameType.BODY and fr.name in urdf_names:
+            members[fr.parentJoint].append(urdf_names[fr.name])
     assert sum(len(v) for v in members.values()) == len(a.bodies)
     for i, names in members.items():
         oMi = data.oMi[i]
@@ -184,5 +191,8 @@ def test_urdf_dynamics_match_pinocchio_at_random_configurations(path):
         tau = dynamics.inverse_dynamics(ours, q, v, a)
         taup = pin.rnea(model, data, qp, vp, ap)
         np.testing.assert_allclose(tau[perm], taup, atol=1e-9 * max(1.0, np.abs(taup).max()))
+        cond = np.linalg.cond(Mp)
+        if cond > 1e10:      # massless moving leaves (romeo): M is singular, no forward dynamics
+            continue
         qdd = dynamics.forward_dynamics(ours, q, v, tau)
-        np.testing.assert_allclose(qdd[perm], a, atol=1e-9 * max(1.0, np.abs(a).max()) * np.linalg.cond(Mp))
+        np.testing.assert_allclose(qdd, a, atol=max(1e-9, 1e-12 * cond) * max(1.0, np.abs(a).max()))

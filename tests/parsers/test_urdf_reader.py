@@ -63,15 +63,15 @@ def test_inertial_origin_rotates_the_inertia_into_the_link_frame():
 
 
 def test_package_uri_resolves_through_package_dirs_and_parent_folders(tmp_path):
-    mesh = DATA / "meshpkg" / "meshes" / "box_10x20x30cm.stl"
-    uri = "package://meshpkg/meshes/box_10x20x30cm.stl"
+    mesh = DATA / "meshpkg" / "meshes" / "box_10x20x30cm.obj"
+    uri = "package://meshpkg/meshes/box_10x20x30cm.obj"
     assert resolve_uri(uri, tmp_path, [DATA]) == mesh.resolve()
     assert resolve_uri(uri, tmp_path, []) is None
     # next to the file: DATA holds a folder named after the package
     assert resolve_uri(uri, DATA, []) == mesh.resolve()
     # an ancestor named after the package
     assert resolve_uri(uri, DATA / "meshpkg" / "meshes", []) == mesh.resolve()
-    assert resolve_uri("meshpkg/meshes/box_10x20x30cm.stl", DATA, []) == mesh.resolve()
+    assert resolve_uri("meshpkg/meshes/box_10x20x30cm.obj", DATA, []) == mesh.resolve()
     a = read_urdf(DATA / "arm.urdf")
     g = [g for g in a.body("fore").geometry if g.kind == "mesh"][0]
     assert Path(g.file) == mesh.resolve() and g.role == "collision"

@@ -1,0 +1,179 @@
+"""Writers that turn an :class:`~parsers.assembly.Assembly` into URDF, MJCF or SDFormat.
+
+Every body becomes one link/body with its mass properties and shapes (a lumped
+composite is exported as the body it is, with its merged mass properties).
+Formats differ in what they can say about closed loops:
+
+* URDF describes trees only: a mechanism with loops is refused, naming the
+  loop, unless ``cut_loops=True`` (the loop-closing joints are then left out
+  and listed in a comment and a logged warning);
+* MJCF closes loops with ``<equality>`` constraints (spherical -> ``connect``,
+  fixed -> ``weld``, revolute -> two ``connect`` on the axis);
+* SDFormat keeps every joint, loops included.
+
+The spanning tree is grown from ground through joints not marked ``loop``
+first (:func:`spanning_tree`); a tree joint met from its secondary side is
+flipped (reference and secondary swapped, axes negated so that the coordinate
+keeps its sign).
+
+``export(assembly, path, **options)`` chooses the writer by suffix
+(:data:`EXPORTERS`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections import deque
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..assembly import GROUND, Assembly, Joint
+
+
+class ExportError(ValueError):
+    """The assembly cannot be written in the requested format (the message says why)."""
+
+
+@dataclass(frozen=True)
+class TreeJoint:
+    """A joint oriented parent -> child along the spanning tree.
+
+    joint : the joint, flipped when needed so that ``joint.reference`` is the parent.
+    flipped : True when reference and secondary were swapped.
+    """
+
+    joint: Joint
+    flipped: bool
+
+
+def flip(j: Joint) -> Joint:
+    """The same joint seen from the other side: reference and secondary swapped.
+
+    The coordinate keeps its sign: a revolute or prismatic axis is negated; a
+    universal joint's axes swap and are negated (its two coordinates swap order).
+    """
+    kw = {"reference": j.secondary, "secondary": j.reference}
+    axial = j.type in ("revolute", "continuous", "prismatic", "cylindrical", "planar")
+    if j.type == "universal":
+        kw["axis"] = -(j.axis2 if j.axis2 is not None else j.axis)
+        kw["axis2"] = -j.axis
+    elif axial:
+        kw["axis"] = -(j.secondary_axis if j.secondary_axis is not None else j.axis)
+        if j.secondary_axis is not None:
+            kw["secondary_axis"] = -j.axis
+    if j.secondary_origin is not None:
+        kw["origin"], kw["secondary_origin"] = j.secondary_origin, j.origin
+    return replace(j, **kw)
+
+
+def spanning_tree(a: Assembly) -> tuple[dict[str, TreeJoint], list[str], list[Joint]]:
+    """Spanning tree of the joint graph rooted at ground.
+
+    Returns
+    -------
+    parent_joint : body name -> :class:`TreeJoint` that carries it.
+    order : body names, parents before children (breadth first).
+    chords : joints outside the tree (each closes one loop), as in the assembly.
+
+    Raises ExportError when a body is not connected to ground.
+    """
+    adj: dict[str, list[Joint]] = {GROUND: []}
+    for b in a.bodies:
+        adj[b.name] = []
+    for j in a.joints:
+        for end in (j.reference, j.secondary):
+            if end not in adj:
+                raise ExportError(f"joint {j.name!r} names unknown body {end!r}")
+        adj[j.reference].append(j)
+        adj[j.secondary].append(j)
+    parent: dict[str, TreeJoint] = {}
+    used: set[str] = set()
+    seen = {GROUND}
+    order: list[str] = []
+    for allow_loop in (False, True):
+        queue = deque([GROUND] + order)
+        while queue:
+            n = queue.popleft()
+            for j in adj[n]:
+                if j.name in used or (j.loop and not allow_loop):
+                    continue
+                other = j.secondary if j.reference == n else j.reference
+                if other in seen:
+                    continue
+                used.add(j.name)
+                seen.add(other)
+                order.append(other)
+                parent[other] = TreeJoint(j if j.reference == n else flip(j), j.reference != n)
+                queue.append(other)
+    missing = [b.name for b in a.bodies if b.name not in seen]
+    if missing:
+        raise ExportError(f"bodies not connected to ground: {', '.join(missing)}")
+    chords = [j for j in a.joints if j.name not in used]
+    return parent, order, chords
+
+
+def tree_path(parent: dict[str, TreeJoint], a: str, b: str) -> list[str]:
+    """Body names along the tree from ``a`` to ``b`` (ground included where passed)."""
+    def up(n):
+        out = [n]
+        while n != GROUND:
+            n = parent[n].joint.reference
+            out.append(n)
+        return out
+    pa, pb = up(a), up(b)
+    common = next(n for n in pa if n in pb)
+    return pa[:pa.index(common) + 1] + list(reversed(pb[:pb.index(common)]))
+
+
+def loop_description(parent, j: Joint) -> str:
+    path = tree_path(parent, j.secondary, j.reference)
+    return " -> ".join(path + [j.secondary])
+
+
+def robust_rpy(R) -> np.ndarray:
+    """Roll, pitch, yaw with ``rpy_to_matrix(rpy) == R`` to rounding error, near gimbal lock too.
+
+    Pitch from the first column; yaw from the first column (any value where it
+    is undetermined); roll from what remains, ``(Rz(y) Ry(p))^T R = Rx(r)``, so
+    that the three angles reproduce R even when pitch is close to +-90 degrees
+    (where :func:`dynamics.spatial.matrix_to_rpy` loses digits).
+    """
+    from dynamics.spatial import rot_y, rot_z
+
+    R = np.asarray(R, dtype=float)
+    p = np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))
+    y = np.arctan2(R[1, 0], R[0, 0]) if np.hypot(R[0, 0], R[1, 0]) > 1e-300 else 0.0
+    M = (rot_z(y) @ rot_y(p)).T @ R
+    r = np.arctan2(M[2, 1], M[1, 1])
+    return np.array([r, p, y])
+
+
+def on_axis(point, origin, axis, tol: float = 1e-12) -> bool:
+    """True when ``point`` lies on the line through ``origin`` along ``axis``."""
+    d = np.asarray(point, float) - np.asarray(origin, float)
+    n = np.asarray(axis, float)
+    return bool(np.linalg.norm(d - n * (d @ n)) <= tol * max(1.0, np.linalg.norm(d)))
+
+
+#: suffix -> "module:function"; ``f(assembly, path, **options)``.
+EXPORTERS = {
+    ".urdf": "parsers.exporters.urdf:write_urdf",
+    ".sdf": "parsers.exporters.sdf:write_sdf",
+    ".mjcf": "parsers.exporters.mjcf:write_mjcf",
+    ".xml": "parsers.exporters.mjcf:write_mjcf",
+}
+
+
+def export(assembly: Assembly, path, **options) -> Path:
+    """Write ``assembly`` to ``path`` in the format its suffix names (``.xml`` is MJCF)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in EXPORTERS:
+        raise ExportError(f"no exporter for suffix {suffix!r} (known: {', '.join(sorted(EXPORTERS))})")
+    module, func = EXPORTERS[suffix].split(":")
+    return getattr(importlib.import_module(module), func)(assembly, path, **options)
+
+
+__all__ = ["EXPORTERS", "ExportError", "TreeJoint", "export", "flip", "loop_description", "on_axis",
+           "robust_rpy", "spanning_tree", "tree_path"]
