@@ -4,8 +4,9 @@ Layout (schematic, not geometric: the two attachment nodes of a joint sit at
 the same point in space and would overlap):
 
 * ``ground`` at the centre; the centres of mass on a circle, in depth-first
-  order of the body/joint graph from ground (neighbours sorted by name), so
-  that most joints join neighbours on the circle;
+  order of the body/joint graph from ground (neighbours sorted by name, those
+  that close a cycle back to visited bodies last), so that most joints join
+  neighbours on the circle;
 * body elements are spokes from ground to each centre of mass, with the
   gravity element curved beside its body element;
 * a joint between bodies u and v runs ``com:u -> att -> att -> com:v`` along the
@@ -59,7 +60,10 @@ def _body_order(sg: SystemGraph) -> list[str]:
     order: list[str] = []
     seen = {GROUND}
     def dfs(n):
-        for m in sorted(g[n]):
+        # neighbours that close a cycle back to visited bodies go last, next to where it started
+        def key(m):
+            return (any(k in seen and k != n for k in g[m]), m)
+        for m in sorted(g[n], key=key):
             if m not in seen:
                 seen.add(m)
                 order.append(m)
@@ -110,8 +114,9 @@ def layout(sg: SystemGraph) -> dict[str, np.ndarray]:
             normal = side * np.array([-pos[body][1], pos[body][0]]) / (np.linalg.norm(pos[body]) + 1e-12)
             normal *= 1 if u == GROUND else -1
             bow = 0.2 * (k // 2 + 1) * (1 if k % 2 == 0 else -1)
-        pos[a_ref] = pu + d / 3 + bow * normal
-        pos[a_sec] = pu + 2 * d / 3 + bow * normal
+        f1, f2 = (1 / 3, 2 / 3) if GROUND not in (u, v) else (0.45, 0.75) if u == GROUND else (0.25, 0.55)
+        pos[a_ref] = pu + f1 * d + bow * normal
+        pos[a_sec] = pu + f2 * d + bow * normal
     return pos
 
 

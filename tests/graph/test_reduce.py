@@ -183,3 +183,19 @@ def test_parallel_prismatics_are_redundant_and_parallel_offset_revolutes_lock():
               gm.joint("h2", "revolute", GROUND, "carriage", [0, -0.05, 0], [1, 0, 0]))
     an = graph.analyse(Assembly("hinges", (body,), hinges))
     assert an.dof == 0 and {r.kind for r in an.removed_joints} == {"locking"}
+
+
+@pytest.mark.parametrize("tilt,redundant", [(1e-9, True), (1e-3, False)])
+def test_co_axial_detection_tolerance(tilt, redundant):
+    """Axes agreeing to ~1e-9 rad (CAD round-off) are co-axial; 1e-3 rad apart they lock the pair."""
+    from dynamics.spatial import rot_z
+    from parsers.assembly import Assembly, Joint
+    a = gm.bearing()
+    j = a.joint("bearing_3")
+    tilted = Joint(j.name, j.type, j.reference, j.secondary, j.origin, rot_z(tilt) @ j.axis)
+    an = graph.analyse(Assembly("b", a.bodies, tuple(tilted if k.name == j.name else k for k in a.joints)))
+    kinds = {r.name: r.kind for r in an.removed_joints}
+    if redundant:
+        assert kinds == {"bearing_1": "redundant", "bearing_3": "redundant"} and an.dof == 1
+    else:
+        assert kinds["bearing_1"] == "redundant" and kinds["bearing_3"] == "locking" and an.dof == 0
