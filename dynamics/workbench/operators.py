@@ -30,13 +30,22 @@ puts ``H~*(k)`` (each node's own hinge) on the diagonal and its text mixes ``<=`
 and ``>=``; derived again: the derivative with respect to ``theta_i`` rotates
 every node outboard of hinge i about hinge i's axis, so the block is hinge
 ``i``'s ``H~*(i)`` for every node in the subtree of i ("k <= i" in seed 001's
-partial order, where ``i >= j`` means i is an ancestor of j).  Which of the
-Eq. 41 formulas hold depends on the frames the blocks are expressed in; see
-docs/workbench.md and the tests: Eqs. 41a-d with ``<=`` on the left need
-inertial-frame blocks (every node's quantities in one common frame); Listing 18
-needs the "hinge frame" (node k's quantities in a frame fixed on its parent at
-hinge k); Eq. 42 (mass matrix sensitivity) holds in both and in the body frames of
-:mod:`dynamics.model`.
+partial order, where ``i >= j`` means i is an ancestor of j).
+
+Which derivative formulas hold depends on the frame the node blocks are
+expressed in (``Subgraph.from_model(..., frames=...)``); all are checked against
+finite differences in tests/dynamics/test_workbench_sensitivity.py:
+
+* ``frames="world"`` (one inertial frame): Eq. 41a ``[E_phi]_i = H~_{<=i} E_phi - E_phi H~_{<i}``,
+  41c ``[H*]_i = H~_{<i} H*``, 41d ``[M]_i = H~_{<=i} M - M H~_{<=i}``; Eq. 41b derived
+  again as ``[phi]_i = phi H~_{=i} phi - phi H~_{<=i} + H~_{<i} phi``; Eqs. 43-46 as
+  printed, except Eq. 44f whose left factor is ``H~_{<=i}``:
+  ``[E_psi]_i = H~_{<=i} E_psi - E_psi H~_{<i} - E_psi lambda H* D^-1 H``;
+* ``frames="hinge"`` (node k in a frame fixed on its parent at hinge k): Listing 18,
+  ``[E_phi]_i = H~_{=i} E_phi``, ``[phi]_i = phi H~_{=i} phi - phi H~_{=i}``,
+  ``[M]_i = H~_{=i} M - M H~_{=i}``;
+* ``frames="body"`` (:mod:`dynamics.model`): ``[E_phi]_i = E_phi H~_{=i}``, ``[M]_i = 0``;
+* all frames: Eq. 42 (mass matrix) and Eq. 48 (Fixman gradient).
 """
 
 from __future__ import annotations

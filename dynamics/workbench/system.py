@@ -110,22 +110,50 @@ class Subgraph:
         return cls(w, names=names, a=a, b=b)
 
     @classmethod
-    def from_model(cls, model, q, v=None, nodes=None) -> "Subgraph":
+    def from_model(cls, model, q, v=None, nodes=None, frames: str = "body") -> "Subgraph":
         """The rigid-body tree ``model`` (:class:`dynamics.SKOModel`) at ``q`` (nq,).
 
-        With ``v`` (nv,) the Coriolis ``a`` and gyroscopic ``b`` vectors of
-        :func:`dynamics.model.velocity_terms` are attached (``g.a()``, ``g.b()``).
-        Nodes may be given by body name.
+        Parameters
+        ----------
+        model : dynamics.SKOModel
+        q : (nq,) configuration
+        v : (nv,), optional
+            Attaches the Coriolis ``a`` and gyroscopic ``b`` vectors of
+            :func:`dynamics.model.velocity_terms` (``g.a()``, ``g.b()``).
+        nodes : optional -- a connected subtree (indices or body names)
+        frames : {"body", "world", "hinge"}
+            Frame each node's blocks are expressed in: the body frames of
+            :mod:`dynamics.model`; one inertial frame (``X(k) = diag(R_k, R_k)`` with
+            R_k the body's orientation in the ground frame; seed 002 Eqs. 41, 43-46
+            assume it); or, for rotational hinges, a frame fixed on the parent at hinge
+            k (``X(k) = diag(R_J, R_J)``, R_J the hinge rotation; seed 002 Listing 18).
+            The mass matrix does not depend on the choice.
         """
         from ..model import velocity_terms, weights
+        from ..spatial import rotation_about_axis
 
-        q = np.asarray(q, dtype=float).reshape(1, -1)
-        w = weights(model, q)
+        q2 = np.asarray(q, dtype=float).reshape(1, -1)
+        w = weights(model, q2)
         a = b = None
         if v is not None:
-            _, a3, b3 = velocity_terms(model, w, q, np.asarray(v, dtype=float).reshape(1, -1))
+            _, a3, b3 = velocity_terms(model, w, q2, np.asarray(v, dtype=float).reshape(1, -1))
             a, b = list(a3[0]), list(b3[0])
-        return cls(w, nodes=nodes, names=model.body_names, a=a, b=b)
+        g = cls(w, names=model.body_names, a=a, b=b)
+        if frames != "body":
+            n = model.n_bodies
+            if frames == "world":
+                Rrel = w.extras["R_rel"][0]
+                Rw = [None] * n
+                for k in range(n):
+                    p = model.parent[k]
+                    Rw[k] = Rrel[k] if p < 0 else Rw[p] @ Rrel[k]
+            elif frames == "hinge":
+                Rw = [rotation_about_axis(model.axis[k], q2[0, model.q_offset[k]])
+                      if model.joint_types[k] in ("revolute", "continuous") else np.eye(3) for k in range(n)]
+            else:
+                raise ValueError(f"frames must be 'body', 'world' or 'hinge', got {frames!r}")
+            g = g.similarity([np.kron(np.eye(2), R) for R in Rw])
+        return g if nodes is None else g.subgraph(nodes)
 
     def subgraph(self, nodes) -> "Subgraph":
         """The connected subtree on ``nodes`` (global indices or names) of this subgraph."""

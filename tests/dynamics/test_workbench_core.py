@@ -341,3 +341,17 @@ def test_epsi_and_k_reuse_the_riccati_solution_of_dynamics_riccati():
     a = d.articulated(P)
     assert rel_err(EPsiClass(g).asArray(), a["Epsi"]) < TOL
     assert rel_err(KClass(g).asArray(), a["K"]) < TOL
+
+
+@pytest.mark.parametrize("frames", ["world", "hinge"])
+def test_from_model_frames_are_the_frame_changes_of_the_references(frames):
+    from test_workbench_support import frame_blocks
+
+    model, q, _, _ = rigid(seed=17, n=8)
+    g = Subgraph.from_model(model, q, frames=frames)
+    ref = Dense(*frame_blocks(model, q, frames))
+    assert rel_err(EPhiClass(g).asArray(), ref.E) < TOL
+    assert rel_err(MClass(g).asArray(), ref.M) < TOL
+    assert rel_err(HClass(g).asArray(), ref.H) < TOL
+    with pytest.raises(ValueError, match="frames"):
+        Subgraph.from_model(model, q, frames="joint")
