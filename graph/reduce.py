@@ -315,6 +315,10 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
                     if j is not weld:
                         removed.append((j, "rigid", weld.name, f"pair already rigid through fixed joint {weld.name}"))
                         active.remove(j)
+                        if j.actuated:
+                            issues.append(Issue(WARNING, "actuated-removed",
+                                                f"actuated joint {j.name} removed: its bodies are welded by "
+                                                f"{weld.name}", (j.name, weld.name)))
                 changed = True
             elif intersection([S[j.name] for j in reps], rtol).shape[1] == 0:
                 names = tuple(j.name for j in reps)
