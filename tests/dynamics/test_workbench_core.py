@@ -355,3 +355,19 @@ def test_from_model_frames_are_the_frame_changes_of_the_references(frames):
     assert rel_err(HClass(g).asArray(), ref.H) < TOL
     with pytest.raises(ValueError, match="frames"):
         Subgraph.from_model(model, q, frames="joint")
+
+
+def test_the_examples_of_docs_workbench_md_run():
+    """Every ```python block of docs/workbench.md, executed in order (its asserts use numpy and
+    dyn.mass_matrix as references)."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parents[2] / "docs" / "workbench.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 4
+    ns = {}
+    exec(compile("\n".join(blocks), "docs/workbench.md", "exec"), ns)
+    assert ns["marray"].shape == (ns["model"].nv, ns["model"].nv)
+    ref = np.linalg.solve(ns["marray"], ns["Tv"].asArray() - (ns["H"] * ns["phi"] * (ns["b"] + ns["M"] * ns["phistar"] * ns["a"])).asArray())
+    assert rel_err(ns["thetaddot"].asArray(), ref) < 1e-9
