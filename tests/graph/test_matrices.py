@@ -15,7 +15,8 @@ from graph.system_graph import extended_graph
 
 import graph_mechanisms as gm
 
-SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples").glob("*/*.yaml"))
+SAMPLES = sorted(p for p in (Path(__file__).resolve().parents[2] / "samples").glob("*/*.yaml")
+                 if p.name != "pipeline.yaml")
 
 
 def circuit_rows_by_tree_walk(sg, branches, chords):
@@ -84,6 +85,10 @@ def test_random_graphs_satisfy_eq_4_and_orthogonality(seed):
 @pytest.mark.parametrize("make", [gm.bearing, gm.fourbar, gm.crossed_pair, gm.rssr])
 def test_known_mechanisms_satisfy_eq_4_and_orthogonality(make):
     check_matrices(extended_graph(make()))
+
+
+def test_the_sample_assemblies_are_found():
+    assert {p.parent.name for p in SAMPLES} >= {"seeker", "fourbar", "slider_crank", "double_pendulum"}
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.parent.name + "/" + p.name)
