@@ -1,0 +1,683 @@
+"""Constraint embedding of closed chains into an SKO tree (seed 000 sections 5-6; seed 002 section 6).
+
+A closed-chain mechanism is a spanning tree (a rigid-body :class:`dynamics.SKOModel`)
+plus *chords*, the joints that close its loops (:class:`dynamics.closure.Chord`).
+For every chord ``a - b`` the bodies of its loop that move relative to the loop's
+base -- the tree path from ``a`` to ``b`` minus their lowest common ancestor -- form
+a set satisfying the aggregation condition (seed 000 Lemma 6.3, the same set as
+:func:`graph.aggregation.loop_aggregation_nodes`); sets that share a body are
+merged into the aggregation subgraph ``S_A`` of their union (as
+:func:`graph.aggregation.loop_aggregation_sets`).  Each set becomes one compound
+node of the aggregated tree (:mod:`dynamics.aggregated`, Lemmas 7-9), and since a
+loop's closure depends only on the coordinates of its own compound node, the
+node's coordinates ``theta_S`` are restricted locally:
+
+* independent coordinates ``theta_i``: actuated joints first, then chosen by QR
+  with column pivoting of the closure Jacobian ``G_S`` at the reference
+  configuration (the pivot columns are the well-conditioned *dependent* set
+  ``theta_d``, ``r = rank G_S`` of them; ``r`` rows of ``G_S`` are kept likewise, the
+  others being redundant constraints);
+* positions: ``theta_d`` solves ``e(theta) = 0`` by Newton's method (exact
+  Jacobian, :mod:`dynamics.closure`);
+* velocities: ``theta_dot_S = X theta_dot_i`` with the null-space basis
+  ``X = [I; -G_d^-1 G_i]`` of ``G_S`` (rows permuted to the node's order);
+* accelerations: ``theta_ddot_S = X theta_ddot_i + Xdot theta_dot_i`` where
+  ``Xdot theta_dot_i = [0; -G_d^-1 gamma]``, ``gamma = Gdot v`` (the velocity-
+  dependent term the map brings).
+
+The embedded SKO model of the aggregated tree then has, on a compound node, the
+joint map ``H_e = X^* H_a`` (``H_a = H_S A_S``, seed 000 Eq. 37), the Coriolis term
+``a_e = A_S^* a_S + H_a^* Xdot theta_dot_i`` and the generalized force
+``T_e = X^* T_S``; elsewhere it is the aggregated model.  It is again an SKO model
+(block-diagonal ``H_e``, SPO ``A_a``, block-diagonal ``M``), so the O(N) algorithms
+of :mod:`dynamics` (articulated-body forward dynamics, Newton-Euler, composite
+inertia) run on it unchanged and give the dynamics in minimal coordinates:
+``M_e = X^* M X`` and ``C_e = X^* (C + M Xdot theta_dot_i)``.  This is the
+"constraint embedding" of Jain's Part II (cited in seed 000 and seed 002,
+section 6: compound bodies make tree techniques apply to closed graphs).
+
+Singular configurations are never returned as numbers: a loop that cannot close
+(Newton fails, or redundant constraints are violated) or whose ``G_d`` loses rank
+raises :class:`dynamics.closure.ClosureError` naming the loop and its joints.
+
+Functions take one configuration (``q`` (nq,), ``v`` (nv,)); the states and results
+are full tree vectors in the tree model's order (``q_slice``/``v_slice`` by joint
+name), dependent joints included.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+
+from . import joints as J
+from ._batch import node_list, prepare
+from .aba import forward_dynamics_sko
+from .aggregated import aggregate_tree, aggregated_velocity_terms, aggregated_weights
+from .closure import Chord, ClosureError, chord_rows, chord_terms, kinematics
+from .crba import mass_matrix_sko
+from .kinematics import integrate
+from .model import SKOModel
+from .rnea import inverse_dynamics as tree_inverse_dynamics
+from .rnea import newton_euler
+from .sko import SKOTree, SKOWeights
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["EmbeddedModel", "EmbeddedLoop", "ConstraintForces", "embed", "embed_tree_model",
+           "chords_from_tree_model", "loop_sets", "complete_configuration", "complete_velocity",
+           "forward_dynamics", "inverse_dynamics", "mass_matrix", "constraint_forces",
+           "embedded_state", "ClosureError"]
+
+#: relative rank tolerance for closure Jacobians (singular values below it times the largest).
+RANK_RTOL = 1e-9
+#: a dependent block whose reciprocal condition number falls below this is singular.
+RCOND_MIN = 1e-10
+#: closure error accepted as closed (m and rad: the assembly is in SI units).
+CLOSURE_TOL = 1e-10
+NEWTON_MAX_ITER = 50
+
+
+# ---------------------------------------------------------------- loop sets
+
+def _path_up(parent, k):
+    out = []
+    while k >= 0:
+        out.append(int(k))
+        k = int(parent[k])
+    return out
+
+
+def _aggregation_subgraph(parent, S):
+    """``S_A`` of a node set on a parent array (seed 000 Lemma 6.3; ground = -1 is the root)."""
+    paths = [_path_up(parent, s) + [-1] for s in S]
+    common = set(paths[0])
+    for p in paths[1:]:
+        common &= set(p)
+    lca = next(x for x in paths[0] if x in common)
+    U = set()
+    for p in paths:
+        for x in p:
+            if x == lca:
+                break
+            U.add(x)
+    if lca in S:
+        U.add(lca)
+    return frozenset(U)
+
+
+def loop_sets(parent, chords) -> list[frozenset]:
+    """Disjoint compound-node body sets for the loops of ``chords`` (seed 000 5.3).
+
+    The set of a chord ``a - b`` is the tree path between them minus their lowest
+    common ancestor; overlapping sets are replaced by the aggregation subgraph of
+    their union until disjoint (the algorithm of
+    :func:`graph.aggregation.loop_aggregation_sets`, on a parent array with ground
+    as the root -1).
+
+    Returns
+    -------
+    list of frozenset of body indices, with the chord indices of each in
+    :attr:`EmbeddedLoop.chords` order of the first chord each contains.
+    """
+    sets = []
+    for c in chords:
+        pa = _path_up(parent, c.body_a) + [-1]
+        pb = _path_up(parent, c.body_b) + [-1]
+        lca = next(x for x in pa if x in set(pb))
+        sets.append(frozenset((set(pa) | set(pb)) - set(_path_up(parent, lca)) - {-1}))
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(sets)):
+            for j in range(i + 1, len(sets)):
+                if sets[i] & sets[j]:
+                    sets[i] = _aggregation_subgraph(parent, sets[i] | sets[j])
+                    del sets[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return sets
+
+
+# ---------------------------------------------------------------- model
+
+@dataclass(frozen=True, eq=False)
+class EmbeddedLoop:
+    """One compound node carrying loop constraints.
+
+    node : aggregated node index;  bodies : its member bodies (increasing)
+    chords : indices into :attr:`EmbeddedModel.chords`
+    v_idx : (n_S,) tree v indices of the node, in node order
+    ind, dep : positions in ``v_idx`` of the independent / dependent coordinates
+    rows : kept constraint rows (indices into the stacked rows of ``chords``)
+    name : chord names joined by ``+``;  joints : tree joints of the node, then the chords
+    """
+
+    node: int
+    bodies: tuple
+    chords: tuple
+    v_idx: np.ndarray
+    ind: np.ndarray
+    dep: np.ndarray
+    rows: np.ndarray
+    name: str
+    joints: tuple
+
+    def error(self, message, model) -> ClosureError:
+        names = tuple(model.coordinate_names[self.v_idx[i]] for i in self.dep)
+        return ClosureError(message, self.name, self.joints, names)
+
+
+class EmbeddedModel:
+    """A closed-chain mechanism as an SKO tree with loop-constrained compound nodes.
+
+    Attributes
+    ----------
+    tree_model : SKOModel -- the spanning tree
+    chords : tuple of Chord
+    agg : dynamics.aggregated.AggregatedTree -- the tree with the loop sets aggregated
+    loops : tuple of EmbeddedLoop
+    etree : SKOTree -- the embedded tree (compound nodes with ``n = #independent``)
+    joint_names : tree joints (all joints of the mechanism except the chords)
+    nq, nv : full tree coordinate counts;  gravity : (3,)
+    coordinate_names : (nv,) names of the velocity coordinates (``joint`` or ``joint[i]``)
+    independent : names of the independent coordinates; independent_v : their v indices
+    dependent : names; dependent_v : indices
+    """
+
+    def __init__(self, tree_model: SKOModel, chords, agg, loops, q_ref):
+        self.tree_model = tree_model
+        self.chords = tuple(chords)
+        self.agg = agg
+        self.loops = tuple(loops)
+        self.joint_names = tree_model.joint_names
+        self.nq, self.nv = tree_model.nq, tree_model.nv
+        self.gravity = tree_model.gravity
+        names = []
+        for k, jn in enumerate(tree_model.joint_names):
+            nk = int(tree_model.tree.nv_node[k])
+            names.extend([jn] if nk == 1 else [f"{jn}[{i}]" for i in range(nk)])
+        self.coordinate_names = tuple(names)
+        dep = np.zeros(self.nv, dtype=bool)
+        for lp in self.loops:
+            dep[lp.v_idx[lp.dep]] = True
+        self.dependent_v = np.flatnonzero(dep)
+        self.independent_v = np.flatnonzero(~dep)
+        self.independent = tuple(self.coordinate_names[i] for i in self.independent_v)
+        self.dependent = tuple(self.coordinate_names[i] for i in self.dependent_v)
+        self._loop_of_node = {lp.node: lp for lp in self.loops}
+        t = agg.tree
+        nv_e = np.array([len(self._loop_of_node[a].ind) if a in self._loop_of_node else int(t.nv_node[a])
+                         for a in range(t.n_nodes)], dtype=int)
+        self.etree = SKOTree(t.parent, t.m, nv_e)
+        # embedded generalized vector (node order) -> tree v indices
+        self.e_to_v = np.concatenate(
+            [self._loop_of_node[a].v_idx[self._loop_of_node[a].ind] if a in self._loop_of_node
+             else agg.v_perm[agg.tree.v_slice(a)] for a in range(t.n_nodes)] + [np.zeros(0, dtype=int)]).astype(int)
+        # position of each independent coordinate (sorted v order) in the embedded vector
+        pos = {int(v): i for i, v in enumerate(self.e_to_v)}
+        self.e_order = np.array([pos[int(v)] for v in self.independent_v], dtype=int)
+        self._q_ref = np.asarray(q_ref, float)
+
+    @property
+    def n_independent(self) -> int:
+        return len(self.independent_v)
+
+    def q_slice(self, name) -> slice:
+        return self.tree_model.q_slice(name)
+
+    def v_slice(self, name) -> slice:
+        return self.tree_model.v_slice(name)
+
+    def neutral(self) -> np.ndarray:
+        """The reference configuration, closed (nq,)."""
+        return self._q_ref.copy()
+
+    def __repr__(self) -> str:
+        return (f"EmbeddedModel(n_bodies={self.tree_model.n_bodies}, loops={len(self.loops)}, "
+                f"nv={self.nv}, independent={self.n_independent})")
+
+
+def _select(G, cand_cols, r):
+    """r well-conditioned columns of G among ``cand_cols`` (QR with column pivoting)."""
+    if r == 0:
+        return []
+    if len(cand_cols) == 0:
+        return []
+    _, Rq, piv = sla.qr(G[:, cand_cols], mode="economic", pivoting=True)
+    d = np.abs(np.diag(Rq))
+    k = int(np.sum(d > RANK_RTOL * max(d[0], 1e-300))) if len(d) else 0
+    return [cand_cols[i] for i in piv[:min(k, r)]]
+
+
+def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=None) -> EmbeddedModel:
+    """Constraint-embed the loops closed by ``chords`` into the tree ``tree_model``.
+
+    Parameters
+    ----------
+    tree_model : SKOModel -- the spanning tree
+    chords : sequence of :class:`dynamics.closure.Chord`
+    actuated : iterable of joint names -- kept independent when possible
+    independent : iterable of joint or coordinate names, optional -- forced independent
+        (a :class:`ClosureError` if the rest cannot serve as dependent coordinates)
+    q_ref : (nq,) optional -- reference configuration (default ``tree_model.neutral()``);
+        closed by Newton's method if it is not closed
+
+    Returns
+    -------
+    EmbeddedModel
+    """
+    chords = tuple(chords)
+    m = tree_model
+    sets = loop_sets(m.parent, chords)
+    agg = aggregate_tree(m.tree, sets)
+    q_ref = m.neutral() if q_ref is None else np.asarray(q_ref, float)
+    names = []
+    for k, jn in enumerate(m.joint_names):
+        nk = int(m.tree.nv_node[k])
+        names.extend([(jn, jn)] if nk == 1 else [(jn, f"{jn}[{i}]") for i in range(nk)])
+    act = set(actuated)
+    forced = set(independent or ())
+    qb, vb, single, w, V, ac, bc, ag = prepare(m, q_ref)
+    kin = kinematics(m, w)
+    loops = []
+    for S in sets:
+        node = int(agg.node_of[min(S)])
+        bodies = agg.members[node]
+        cidx = tuple(i for i, c in enumerate(chords)
+                     if (c.body_a in S or c.body_a == agg.entry_parent[node])
+                     and (c.body_b in S or c.body_b == agg.entry_parent[node]) and (c.body_a in S or c.body_b in S))
+        v_idx = agg.v_perm[agg.tree.v_slice(node)]
+        G = np.vstack([chord_terms(m, kin, chords[i], columns=bodies)[1] for i in cidx])
+        sv = np.linalg.svd(G, compute_uv=False) if G.size else np.zeros(0)
+        r = int(np.sum(sv > RANK_RTOL * max(sv[0], 1e-300))) if len(sv) else 0
+        rows = np.sort(sla.qr(G.T, mode="economic", pivoting=True)[2][:r]) if r else np.zeros(0, dtype=int)
+        Gr = G[rows]
+        coord = [names[i] for i in v_idx]
+        free_pos = [i for i, (jn, cn) in enumerate(coord) if jn not in forced and cn not in forced]
+        passive = [i for i in free_pos if coord[i][0] not in act]
+        dep = _select(Gr, passive, r)
+        if len(dep) < r:
+            rest = [i for i in free_pos if i not in dep]
+            if dep:
+                Q = np.linalg.qr(Gr[:, dep])[0]
+                Gres = Gr - Q @ (Q.T @ Gr)
+            else:
+                Gres = Gr
+            dep = dep + _select(Gres, rest, r - len(dep))
+        name = "+".join(chords[i].name for i in cidx)
+        joints = tuple(m.joint_names[b] for b in bodies) + tuple(chords[i].name for i in cidx)
+        if len(dep) < r:
+            raise ClosureError("too few coordinates can serve as dependent coordinates "
+                               f"(closure rank {r}, forced independent {sorted(forced)})", name, joints)
+        dep = np.array(sorted(dep), dtype=int)
+        ind = np.array([i for i in range(len(v_idx)) if i not in set(dep.tolist())], dtype=int)
+        loops.append(EmbeddedLoop(node, bodies, cidx, v_idx, ind, dep, rows, name, joints))
+        logger.debug("loop %s: %d coordinates, closure rank %d, dependent %s", name, len(v_idx), r,
+                     [coord[i][1] for i in dep])
+    em = EmbeddedModel(m, chords, agg, loops, q_ref)
+    em._rows = {lp.node: [chord_rows(chords[i]) for i in lp.chords] for lp in loops}
+    em._q_ref = complete_configuration(em, q_ref)
+    return em
+
+
+# ---------------------------------------------------------------- per-configuration terms
+
+def _loop_closure(em: EmbeddedModel, kin, lp: EmbeddedLoop, with_bias=False):
+    """(e all rows, G kept rows (r, n_S), gamma kept rows or None, per-chord (K, R_Ja, x_b, row range))."""
+    es, Gs, gs, info = [], [], [], []
+    start = 0
+    for ci, rows in zip(lp.chords, em._rows[lp.node]):
+        e, G, gam, K, Ra, xb = chord_terms(em.tree_model, kin, em.chords[ci], rows, lp.bodies, with_bias)
+        es.append(e)
+        Gs.append(G)
+        gs.append(gam)
+        info.append((K, Ra, xb, start, start + len(e)))
+        start += len(e)
+    e = np.concatenate(es)
+    G = np.vstack(Gs)[lp.rows]
+    gamma = np.concatenate(gs)[lp.rows] if with_bias else None
+    return e, G, gamma, info
+
+
+def _lu_dep(em, lp, G):
+    Gd = G[:, lp.dep]
+    if Gd.shape[0] == 0:
+        return None
+    lu = sla.lu_factor(Gd, check_finite=False)
+    d = np.abs(np.diag(lu[0]))
+    if not np.all(np.isfinite(d)) or d.min() <= RCOND_MIN * max(d.max(), 1e-300):
+        raise lp.error(f"the closure Jacobian loses rank (dependent block pivots {d.min():.3g} "
+                       f"vs {d.max():.3g})", em)
+    return lu
+
+
+@dataclass(eq=False)
+class EmbeddedState:
+    """Per-configuration data: weights of the embedded tree and the velocity maps."""
+
+    we: SKOWeights
+    a_e: list | None
+    b_e: list | None
+    X: dict
+    c: dict
+    wa: SKOWeights
+    kin: object
+    closure: dict
+    lu: dict
+
+
+def embedded_state(em: EmbeddedModel, q, v=None) -> EmbeddedState:
+    """Embedded SKO weights at a closed configuration q (nq,) (and velocity terms for v (nv,))."""
+    m = em.tree_model
+    qb, vb, single, w, V, ac, bc, ag = prepare(m, q, v)
+    if qb.shape[0] != 1:
+        raise ValueError("embedded models take one configuration at a time")
+    kin = kinematics(m, w, V, ac)
+    wa = aggregated_weights(em.agg, w)
+    H = list(wa.H)
+    X, c, clos, lus = {}, {}, {}, {}
+    for lp in em.loops:
+        e, G, gamma, info = _loop_closure(em, kin, lp, with_bias=v is not None)
+        lu = _lu_dep(em, lp, G)
+        n_S = len(lp.v_idx)
+        Xl = np.zeros((n_S, len(lp.ind)))
+        Xl[lp.ind, np.arange(len(lp.ind))] = 1.0
+        if lu is not None:
+            Xl[lp.dep] = -sla.lu_solve(lu, G[:, lp.ind], check_finite=False)
+        X[lp.node] = Xl
+        H[lp.node] = Xl.T[None] @ wa.H[lp.node]
+        clos[lp.node] = (e, G, info)
+        lus[lp.node] = lu
+        if v is not None:
+            cl = np.zeros(n_S)
+            if lu is not None:
+                cl[lp.dep] = -sla.lu_solve(lu, gamma, check_finite=False)
+            c[lp.node] = cl
+    we = SKOWeights(em.etree, wa.phi, H, wa.M, 1)
+    a_e = b_e = None
+    if v is not None:
+        aa, bb = node_list(ac), node_list(bc)
+        a = [aa[k] + ag[k] for k in range(m.n_bodies)]
+        a_e, b_e = aggregated_velocity_terms(em.agg, wa, a, list(bb))
+        for lp in em.loops:
+            a_e[lp.node] = a_e[lp.node] + (c[lp.node] @ wa.H[lp.node][0])[None]
+    return EmbeddedState(we, a_e, b_e, X, c, wa, kin, clos, lus)
+
+
+def _closure_check(em, lp, e):
+    if np.max(np.abs(e), initial=0.0) > 1e3 * CLOSURE_TOL:
+        raise lp.error(f"the loop is not closed at this configuration (closure error "
+                       f"{np.max(np.abs(e)):.3g}); call complete_configuration first", em)
+
+
+# ---------------------------------------------------------------- positions and velocities
+
+def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: float = CLOSURE_TOL,
+                           max_iter: int = NEWTON_MAX_ITER) -> np.ndarray:
+    """Close every loop by Newton's method on the dependent coordinates.
+
+    Parameters
+    ----------
+    q_guess : (nq,), optional -- starting configuration (default ``em.neutral()``)
+    q_ind : mapping coordinate name -> value, or (n_independent,) array, optional --
+        values of the independent coordinates (one-coordinate joints, and the
+        coordinates of Euclidean joints), set in ``q_guess`` before iterating
+    tol : closure error accepted (m, rad);  max_iter : Newton iterations per loop
+
+    Returns
+    -------
+    (nq,) closed configuration; the independent coordinates are those of the start
+    (for quaternion joints only the dependent velocity directions move).
+
+    Raises
+    ------
+    ClosureError -- the loop does not close (no convergence, or redundant constraints
+    left violated) or ``G_d`` is singular on the way.
+    """
+    m = em.tree_model
+    q = (em.neutral() if q_guess is None else np.asarray(q_guess, float)).copy()
+    if q_ind is not None:
+        vals = dict(q_ind) if isinstance(q_ind, dict) else dict(zip(em.independent, np.asarray(q_ind, float)))
+        for name, val in vals.items():
+            _set_coordinate(em, q, name, val)
+    for lp in em.loops:
+        for it in range(max_iter + 1):
+            _, _, _, w, *_ = prepare(m, q)
+            kin = kinematics(m, w)
+            e, G, _ = _loop_closure(em, kin, lp)[:3]
+            if np.max(np.abs(e), initial=0.0) <= tol:
+                break
+            if it == max_iter:
+                raise lp.error(f"Newton's method did not close the loop in {max_iter} iterations "
+                               f"(closure error {np.max(np.abs(e)):.3g}): the loop cannot close here", em)
+            lu = _lu_dep(em, lp, G)
+            if lu is None:
+                raise lp.error(f"the loop is not closed (error {np.max(np.abs(e)):.3g}) and has no "
+                               "dependent coordinates to close it", em)
+            dv = np.zeros(m.nv)
+            dv[lp.v_idx[lp.dep]] = -sla.lu_solve(lu, e[lp.rows], check_finite=False)
+            if not np.all(np.isfinite(dv)) or np.max(np.abs(dv)) > 1e6:
+                raise lp.error("Newton's method diverged: the loop cannot close here", em)
+            q = integrate(m, q, dv)
+    return q
+
+
+def _set_coordinate(em, q, name, val):
+    m = em.tree_model
+    if "[" in name:
+        jn, i = name[:-1].split("[")
+        k = m.joint_index(jn)
+        i = int(i)
+    else:
+        jn, k, i = name, m.joint_index(name), 0
+    if m.joint_types[k] not in J.EUCLIDEAN:
+        raise ValueError(f"coordinate {name!r} of a {m.joint_types[k]} joint cannot be set by value")
+    q[m.q_slice(k).start + i] = val
+
+
+def complete_velocity(em: EmbeddedModel, q, v_ind) -> np.ndarray:
+    """Full joint velocities ``v = X(q) v_ind`` at a closed q.
+
+    Parameters
+    ----------
+    q : (nq,) closed configuration
+    v_ind : (n_independent,) in ``em.independent`` order, or (nv,) (its independent entries are used)
+
+    Returns
+    -------
+    (nv,) with ``G(q) v = 0``.
+    """
+    v_ind = np.asarray(v_ind, float)
+    if v_ind.shape == (em.nv,):
+        v_ind = v_ind[em.independent_v]
+    st = embedded_state(em, q)
+    v = np.zeros(em.nv)
+    v[em.independent_v] = v_ind
+    for lp in em.loops:
+        _closure_check(em, lp, st.closure[lp.node][0])
+        vi = v[lp.v_idx[lp.ind]]
+        v[lp.v_idx] = st.X[lp.node] @ vi
+    return v
+
+
+# ---------------------------------------------------------------- dynamics
+
+def _embedded_forces(em, st, tau):
+    Ta = np.asarray(tau, float)[em.agg.v_perm]
+    parts = []
+    for a in range(em.agg.tree.n_nodes):
+        x = Ta[em.agg.tree.v_slice(a)]
+        parts.append(st.X[a].T @ x if a in st.X else x)
+    return np.concatenate(parts + [np.zeros(0)])[None]
+
+
+def _expand(em, st, th_e):
+    """Embedded accelerations (1, n_e) -> full tree accelerations (nv,)."""
+    out = np.zeros(em.nv)
+    t = em.etree
+    for a in range(t.n_nodes):
+        x = th_e[0, t.v_slice(a)]
+        if a in st.X:
+            lp = em._loop_of_node[a]
+            out[lp.v_idx] = st.X[a] @ x + st.c[a]
+        else:
+            out[em.agg.v_perm[em.agg.tree.v_slice(a)]] = x
+    return out
+
+
+def _check_state(em, st):
+    for lp in em.loops:
+        _closure_check(em, lp, st.closure[lp.node][0])
+
+
+def forward_dynamics(em: EmbeddedModel, q, v, tau) -> np.ndarray:
+    """Accelerations of all tree joints of a closed chain (articulated-body algorithm on the
+    embedded tree, seed 001 Algorithm 6.1).
+
+    Parameters
+    ----------
+    q : (nq,) closed configuration;  v : (nv,) with ``G v = 0`` (see :func:`complete_velocity`)
+    tau : (nv,) generalized forces at the tree joints (dependent joints included;
+        chords carry none)
+
+    Returns
+    -------
+    (nv,) accelerations, dependent ones included, with ``G a + Gdot v = 0``.
+    """
+    st = embedded_state(em, q, v)
+    _check_state(em, st)
+    th, _ = forward_dynamics_sko(st.we, _embedded_forces(em, st, tau), st.a_e, st.b_e)
+    return _expand(em, st, th)
+
+
+def inverse_dynamics(em: EmbeddedModel, q, v, a) -> np.ndarray:
+    """Generalized forces at the independent coordinates that produce accelerations ``a``.
+
+    Parameters
+    ----------
+    q, v : closed, consistent state;  a : (nv,) accelerations (only the independent
+        entries are read; the dependent ones follow from the constraints)
+
+    Returns
+    -------
+    tau : (nv,) -- zero at the dependent coordinates, ``X^* (M a + C)`` (Newton-Euler on the
+    embedded tree, seed 001 Algorithm 3.1) at the independent ones, so that
+    ``forward_dynamics(em, q, v, tau)`` returns ``a`` (completed).
+    """
+    st = embedded_state(em, q, v)
+    _check_state(em, st)
+    a = np.asarray(a, float)
+    th = a[em.e_to_v][None]
+    T, _, _ = newton_euler(st.we, th, st.a_e, st.b_e)
+    tau = np.zeros(em.nv)
+    tau[em.e_to_v] = T[0]
+    return tau
+
+
+def mass_matrix(em: EmbeddedModel, q) -> np.ndarray:
+    """Mass matrix in minimal coordinates ``X^* M X`` (composite-body inertia on the embedded tree,
+    seed 001 Algorithm 4.2), (n_independent, n_independent) in ``em.independent`` order."""
+    st = embedded_state(em, q)
+    _check_state(em, st)
+    Me = mass_matrix_sko(st.we)[0]
+    i = em.e_order
+    return Me[np.ix_(i, i)]
+
+
+@dataclass(eq=False)
+class ConstraintForces:
+    """Loop constraint forces.
+
+    generalized : (nv,) -- ``G^T lambda = M a + C - tau``, the joint-space force the chords exert
+    multipliers : dict chord name -> (nc,) multipliers of its constraint rows (zero for dropped,
+        redundant rows: redundant constraints carry an indeterminate share, this is one solution)
+    wrenches : dict chord name -> (6,) ``[moment; force]`` exerted on body b by body a through the
+        chord, about the chord point, in ground axes (N m, N)
+    """
+
+    generalized: np.ndarray
+    multipliers: dict
+    wrenches: dict
+
+
+def constraint_forces(em: EmbeddedModel, q, v, tau) -> ConstraintForces:
+    """Loop constraint forces at a closed state under ``tau`` (see :class:`ConstraintForces`)."""
+    a = forward_dynamics(em, q, v, tau)
+    r = tree_inverse_dynamics(em.tree_model, q, v, a) - np.asarray(tau, float)
+    st = embedded_state(em, q)
+    mult, wr = {}, {}
+    for lp in em.loops:
+        e, G, info = st.closure[lp.node]
+        lam_all = np.zeros(len(e))
+        lu = st.lu[lp.node]
+        if lu is not None:
+            lam_all[lp.rows] = sla.lu_solve(lu, r[lp.v_idx[lp.dep]], trans=1, check_finite=False)
+        for ci, (K, Ra, xb, s0, s1) in zip(lp.chords, info):
+            lam = lam_all[s0:s1]
+            f = K.T @ lam
+            name = em.chords[ci].name
+            mult[name] = lam
+            wr[name] = np.concatenate([Ra @ f[:3], Ra @ f[3:]])
+    return ConstraintForces(r, mult, wr)
+
+
+# ---------------------------------------------------------------- from the composer's tree
+
+def chords_from_tree_model(tm) -> list[Chord]:
+    """Chords of a :class:`composer.tree.TreeModel` (duck-typed: ``edges``, ``chords``).
+
+    Body frames of the tree sit at their tree joint's origin with the assembly's
+    axes at the reference configuration, so a chord's joint frames have assembly
+    axes and origin ``Joint.origin`` on the reference body (``a``) and
+    ``Joint.secondary_origin`` (or ``origin``) on the secondary body (``b``); a
+    ``secondary_axis`` rotates ``J_b`` by the shortest rotation taking ``axis`` to it.
+    """
+    index = {e.child: k for k, e in enumerate(tm.edges)}
+    origin = {e.child: np.asarray(e.joint.origin, float) for e in tm.edges}
+    out = []
+    for j in tm.chords:
+        a, b = index.get(j.reference, -1), index.get(j.secondary, -1)
+        oa = np.asarray(j.origin, float)
+        ob = oa if getattr(j, "secondary_origin", None) is None else np.asarray(j.secondary_origin, float)
+        Rb = np.eye(3)
+        sa = getattr(j, "secondary_axis", None)
+        if sa is not None:
+            Rb = _shortest_rotation(np.asarray(j.axis, float), np.asarray(sa, float))
+        out.append(Chord(
+            name=j.name, type=j.type, body_a=a, body_b=b,
+            p_a=oa - (origin[j.reference] if a >= 0 else 0.0),
+            p_b=ob - (origin[j.secondary] if b >= 0 else 0.0),
+            R_b=Rb, axis=np.asarray(j.axis, float),
+            axis2=None if getattr(j, "axis2", None) is None else np.asarray(j.axis2, float),
+            actuated=bool(getattr(j, "actuated", False))))
+    return out
+
+
+def _shortest_rotation(u, w):
+    u = u / np.linalg.norm(u)
+    w = w / np.linalg.norm(w)
+    c = float(u @ w)
+    x = np.cross(u, w)
+    s = np.linalg.norm(x)
+    if s < 1e-15:
+        if c > 0:
+            return np.eye(3)
+        n = np.cross(u, [1.0, 0, 0] if abs(u[0]) < 0.9 else [0, 1.0, 0])
+        n /= np.linalg.norm(n)
+        return 2 * np.outer(n, n) - np.eye(3)
+    k = x / s
+    Kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + s * Kx + (1 - c) * Kx @ Kx
+
+
+def embed_tree_model(tm, independent=None) -> EmbeddedModel:
+    """:func:`embed` the chords of a :class:`composer.tree.TreeModel`; actuated tree joints
+    are kept independent when possible."""
+    actuated = [e.joint.name for e in tm.edges if getattr(e.joint, "actuated", False)]
+    return embed(tm.model, chords_from_tree_model(tm), actuated=actuated, independent=independent)
