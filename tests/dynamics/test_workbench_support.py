@@ -16,7 +16,7 @@ import pytest
 import dynamics as dyn
 from dynamics.model import weights as model_weights
 from dynamics.sko import topological_order
-from dynamics.spatial import quat_to_matrix, rotation_about_axis, skew
+from dynamics.spatial import quat_to_matrix, rotation_about_axis
 
 # ---------------------------------------------------------------------------
 # random trees
