@@ -21,7 +21,7 @@ centre of mass along the assembly axes, as ``[ixx, iyy, izz, ixy, ixz, iyz]``.
 JSON keys (the public contract of DESIGN.md, never removed): ``bodies``,
 ``joints``, ``composites`` (list of member-name lists), ``reduced_joints``,
 ``removed_joints``, ``loops``, ``dof``; and in addition ``assembly``,
-``composite_bodies``, ``joints_before_removal``, ``errors``, ``warnings``,
+``composite_bodies``, ``joints_before_removal``, ``dof_details``, ``errors``, ``warnings``,
 ``graph`` (element counts), ``matrices`` (when asked).
 """
 
@@ -145,6 +145,7 @@ def render_json(obj, matrices: bool = False, composite_names: Mapping[str, str] 
         "removed_joints": _removed_rows(an),
         "loops": _loop_rows(an),
         "dof": int(an.dof),
+        "dof_details": {"joint_freedoms": int(an.freedoms), "closure_rank": int(an.closure_rank)},
         "errors": [{"code": i.code, "message": i.message, "subjects": list(i.subjects)} for i in an.errors],
         "warnings": [{"code": i.code, "message": i.message, "subjects": list(i.subjects)} for i in an.warnings],
         "graph": {"extended": an.extended.counts(), "reduced": an.reduced.counts()},
@@ -251,7 +252,7 @@ def render_text(obj, matrices: bool = False, composite_names: Mapping[str, str] 
         if note:
             out.append(f"({note})")
         out.append("")
-    out.append(f"Degrees of freedom: {an.dof}")
+    out.append(f"Degrees of freedom: {an.dof} ({an.freedoms} joint freedoms - closure rank {an.closure_rank})")
     for i in an.issues:
         out.append(str(i))
     if matrices:
@@ -277,7 +278,8 @@ def render_markdown(obj, matrices: bool = False, composite_names: Mapping[str, s
             out.append("")
         if note:
             out += [f"_{note}_".replace("* actuated", "\\* actuated"), ""]
-    out += ["## Degrees of freedom", "", f"**{an.dof}**", ""]
+    out += ["## Degrees of freedom", "",
+            f"**{an.dof}** ({an.freedoms} joint freedoms - closure rank {an.closure_rank})", ""]
     if an.issues:
         out += ["## Errors and warnings", ""] + [f"- **{i.severity}** ({i.code}): {i.message}" for i in an.issues]
         out.append("")

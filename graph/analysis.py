@@ -53,8 +53,10 @@ class Analysis:
     reduced : reduced system graph (Fig. 4).
     tree : spanning tree of the reduced joint graph (joint names).
     loops : fundamental loops with their classification.
-    dof : degrees of freedom of the mechanism.
+    dof : degrees of freedom of the mechanism, ``freedoms - closure_rank``.
     issues : errors and warnings (see module docstring).
+    freedoms : sum of the joint freedoms of the reduced graph.
+    closure_rank : rank of all loops' closure Jacobians stacked.
     """
 
     assembly: Assembly
@@ -71,6 +73,8 @@ class Analysis:
     loops: tuple[Loop, ...]
     dof: int
     issues: tuple[Issue, ...]
+    freedoms: int = 0
+    closure_rank: int = 0
 
     @property
     def errors(self) -> tuple[Issue, ...]:
@@ -135,4 +139,4 @@ def analyse(assembly: Assembly, composite_names: Mapping[str, str] | None = None
     issues.sort(key=lambda i: i.severity != ERROR)
     return Analysis(assembly, ext, mats, red.fixed_composites, red.composites, red.joints_before, red.joints,
                     red.removed, red.pairs, reduced_graph(red.composites, red.joints), la.tree, la.loops, la.dof,
-                    tuple(issues))
+                    tuple(issues), la.dof + la.total_rank, la.total_rank)
