@@ -371,3 +371,51 @@ def test_the_examples_of_docs_workbench_md_run():
     assert ns["marray"].shape == (ns["model"].nv, ns["model"].nv)
     ref = np.linalg.solve(ns["marray"], ns["Tv"].asArray() - (ns["H"] * ns["phi"] * (ns["b"] + ns["M"] * ns["phistar"] * ns["a"])).asArray())
     assert rel_err(ns["thetaddot"].asArray(), ref) < 1e-9
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_joint_type_mass_matrix_inverse_and_forward_dynamics_against_pinocchio(seed):
+    """Multi-dof and zero-dof joints (fixed, spherical, planar, free, ...) of dynamics.model, with the
+    Pinocchio twin of tests/dynamics/trees.py (velocity order mapped by v_perm)."""
+    pin = pytest.importorskip("pinocchio")
+    import dynamics as dyn
+    from trees import ALL_TYPES, q_to_pin, random_bodies, random_q, to_pinocchio, v_perm
+
+    rng = np.random.default_rng(300 + seed)
+    model = dyn.build_model(random_bodies(rng, 15, ALL_TYPES), gravity=(0.0, 0.0, 0.0))
+    q = random_q(model, rng)
+    v = rng.normal(size=model.nv)
+    tau = rng.normal(size=model.nv)
+    g = Subgraph.from_model(model, q, v)
+    pm, _, _ = to_pinocchio(model)
+    pd = pm.createData()
+    perm = v_perm(model)
+    qp = q_to_pin(model, q)
+    Mp = pin.crba(pm, pd, qp)
+    Mp = np.triu(Mp) + np.triu(Mp, 1).T
+    Mref = np.empty_like(Mp)
+    Mref[np.ix_(perm, perm)] = Mp
+    massmat = H(g) * Phi(g) * M(g) * PhiStar(g) * HStar(g)
+    assert rel_err(massmat.asArray(), Mref) < TOL
+    InFacInv = Id(g) - H(g) * Psi(g) * K(g)
+    assert rel_err((InFacInv.T * Dinv(g) * InFacInv).asArray(), np.linalg.inv(Mref)) < 1e-9
+    # Listing 14 with g's Coriolis/gyroscopic terms against Pinocchio's ABA
+    psi, P, G = Psi(g), PClass(g), GClass(g)
+    a, b = g.a(), g.b()
+    T = SpatialVector(g.joint_space, tau)
+    nu = Dinv(g) * (T - H(g) * (psi * (K(g) * T + P * a + b)))
+    thetaddot = nu - G.T * SKOStarClass(EPhiClass(g)) * (Psi(g).T * (HStar(g) * nu + a))
+    ap = pin.aba(pm, pd, qp, v[perm], tau[perm])
+    ref = np.empty_like(ap)
+    ref[perm] = ap
+    assert rel_err(thetaddot.asArray(), ref) < 1e-9
+
+
+def test_subgraph_picks_one_configuration_of_batched_weights():
+    from dynamics.model import weights
+
+    model, q, _, rng = rigid(seed=18, n=7)
+    q2 = rng.normal(size=model.nv)
+    w = weights(model, np.stack([q, q2]))
+    g = Subgraph(w, batch_index=1)
+    assert rel_err((H(g) * Phi(g) * M(g) * PhiStar(g) * HStar(g)).asArray(), pin_mass_matrix(model, q2)) < TOL
