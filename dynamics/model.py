@@ -28,7 +28,7 @@ import numpy as np
 
 from . import joints as J
 from .sko import SKOTree, SKOWeights, mulT
-from .spatial import crf, crm, phi_transform, spatial_inertia
+from .spatial import force_cross, motion_cross, phi_transform, spatial_inertia
 
 __all__ = ["BodySpec", "SKOModel", "build_model", "as_batch", "weights", "velocity_terms"]
 
@@ -289,9 +289,9 @@ def velocity_terms(model: SKOModel, w: SKOWeights, q, v):
     for k in range(n):
         p = par[k]
         V[:, k] = vJ[:, k] if p < 0 else mulT(phi[k], V[:, p]) + vJ[:, k]
-    a = (crm(V) @ vJ[..., None])[..., 0]
+    a = motion_cross(V, vJ)
     if "universal" in model.groups:
         idx, qc, vc = model.groups["universal"]
         a[:, idx] += J.universal_cJ(q[:, qc], v[:, vc], model.axis[idx], model.axis2[idx])
-    b = (crf(V) @ (model.M_body @ V[..., None]))[..., 0]
+    b = force_cross(V, np.einsum("kij,bkj->bki", model.M_body, V))
     return V, a, b

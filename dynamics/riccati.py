@@ -19,8 +19,6 @@ Nodes with ``n_k = 0`` get ``G(k) = 0`` and ``tau_bar(k) = I``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .sko import SKOWeights
@@ -28,23 +26,31 @@ from .sko import SKOWeights
 __all__ = ["ArticulatedBody", "articulated_body"]
 
 
-@dataclass(eq=False)
 class ArticulatedBody:
     """Riccati solution; every field is a list over nodes (batch-leading arrays).
 
     P, P_plus, tau_bar : (B, m_k, m_k);  D, Dinv : (B, n_k, n_k);  G : (B, m_k, n_k);
     psi : ``psi(parent(k), k)`` (B, m_parent, m_k) or None;  K : ``K(parent(k), k)``
-    (B, m_parent, n_k) or None.
+    (B, m_parent, n_k) or None.  ``psi`` and ``K`` are formed on first access.
     """
 
-    P: list
-    D: list
-    Dinv: list
-    G: list
-    tau_bar: list
-    P_plus: list
-    psi: list
-    K: list
+    def __init__(self, P, D, Dinv, G, tau_bar, P_plus, phi):
+        self.P, self.D, self.Dinv, self.G, self.tau_bar, self.P_plus = P, D, Dinv, G, tau_bar, P_plus
+        self._phi = phi
+        self._psi = None
+        self._K = None
+
+    @property
+    def psi(self) -> list:
+        if self._psi is None:
+            self._psi = [None if A is None else A @ tb for A, tb in zip(self._phi, self.tau_bar)]
+        return self._psi
+
+    @property
+    def K(self) -> list:
+        if self._K is None:
+            self._K = [None if A is None else A @ G for A, G in zip(self._phi, self.G)]
+        return self._K
 
 
 def articulated_body(w: SKOWeights) -> ArticulatedBody:
@@ -52,8 +58,9 @@ def articulated_body(w: SKOWeights) -> ArticulatedBody:
     t = w.tree
     n = t.n_nodes
     B = w.batch
+    par = t.parent_list
     P = [np.broadcast_to(w.M[k], (B,) + w.M[k].shape[1:]).copy() for k in range(n)]
-    D, Dinv, G, tb, Pp, psi, K = ([None] * n for _ in range(7))
+    D, Dinv, G, tb, Pp = ([None] * n for _ in range(5))
     for k in range(n - 1, -1, -1):
         Hk = w.H[k]
         mk, nk = int(t.m[k]), int(t.nv_node[k])
@@ -69,12 +76,9 @@ def articulated_body(w: SKOWeights) -> ArticulatedBody:
             Dinv[k] = 1.0 / D[k] if nk == 1 else np.linalg.inv(D[k])
             G[k] = PHt @ Dinv[k]
             tb[k] = np.eye(mk) - G[k] @ Hk
-            Ppk = P[k] - G[k] @ np.swapaxes(PHt, -1, -2)
-            Pp[k] = 0.5 * (Ppk + np.swapaxes(Ppk, -1, -2))
-        p = t.parent_list[k]
+            Pp[k] = P[k] - G[k] @ np.swapaxes(PHt, -1, -2)
+        p = par[k]
         if p >= 0:
             A = w.phi[k]
-            psi[k] = A @ tb[k]
-            K[k] = A @ G[k]
             P[p] += A @ Pp[k] @ np.swapaxes(A, -1, -2)
-    return ArticulatedBody(P, D, Dinv, G, tb, Pp, psi, K)
+    return ArticulatedBody(P, D, Dinv, G, tb, Pp, w.phi)

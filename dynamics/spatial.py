@@ -149,6 +149,25 @@ def phi_transform(R, l) -> np.ndarray:
     return out
 
 
+def cross3(a, b) -> np.ndarray:
+    """Batched 3-vector cross product over the last axis (faster than np.cross on small stacks)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+def motion_cross(V, U) -> np.ndarray:
+    """``crm(V) @ U`` without forming crm: (..., 6), (..., 6) -> (..., 6)."""
+    w, v = V[..., :3], V[..., 3:]
+    return np.concatenate([cross3(w, U[..., :3]), cross3(v, U[..., :3]) + cross3(w, U[..., 3:])], axis=-1)
+
+
+def force_cross(V, f) -> np.ndarray:
+    """``crf(V) @ f`` without forming crf: (..., 6), (..., 6) -> (..., 6)."""
+    w, v = V[..., :3], V[..., 3:]
+    return np.concatenate([cross3(w, f[..., :3]) + cross3(v, f[..., 3:]), cross3(w, f[..., 3:])], axis=-1)
+
+
 def crm(V) -> np.ndarray:
     """Motion cross-product matrix: ``crm(V) @ U = V x U`` for V = [omega; v] (..., 6) -> (..., 6, 6).
 
