@@ -419,3 +419,35 @@ def test_subgraph_picks_one_configuration_of_batched_weights():
     w = weights(model, np.stack([q, q2]))
     g = Subgraph(w, batch_index=1)
     assert rel_err((H(g) * Phi(g) * M(g) * PhiStar(g) * HStar(g)).asArray(), pin_mass_matrix(model, q2)) < TOL
+
+
+def test_workbench_on_an_aggregated_tree_with_compound_nodes():
+    """Seed 002 section 6 anticipates compound bodies: the operators run unchanged on the SKO model
+    of an aggregated tree (dynamics.aggregated, seed 000 Lemmas 7-9; m_k = 6|S|).  Reference:
+    Pinocchio's mass matrix and numpy's inverse, in the aggregated tree's coordinate order."""
+    from dynamics.aggregated import AggregatedModel, satisfies_aggregation_condition
+
+    model, q, _, rng = rigid(seed=19, n=10)
+    sets = []
+    used = set()
+    for c in range(1, model.n_bodies):
+        p = int(model.parent[c])
+        S = {p, c}
+        if p >= 0 and not (S & used) and satisfies_aggregation_condition(model.tree, S):
+            sets.append(sorted(S))
+            used |= S
+        if len(sets) == 2:
+            break
+    assert sets
+    am = AggregatedModel(model, sets)
+    wa, *_ = am.state(q)
+    g = Subgraph(wa)
+    assert max(g.tree.m) == 12
+    perm = am.agg.v_perm
+    Mref = pin_mass_matrix(model, q)[np.ix_(perm, perm)]
+    massmat = H(g) * Phi(g) * M(g) * PhiStar(g) * HStar(g)
+    assert rel_err(massmat.asArray(), Mref) < TOL
+    InFacInv = Id(g) - H(g) * Psi(g) * K(g)
+    assert (massmat * (InFacInv.T * Dinv(g) * InFacInv)).isIdentity(1e-9)
+    R = EPhiClass(g).LyapunovRecursion(M(g))
+    assert (H(g) * (Phi(g) * R + R * PhiStar(g) - R) * HStar(g) - massmat).isZero()
