@@ -32,12 +32,13 @@ Dynamics:   ``mass_matrix``, ``inverse_dynamics(model, q, v, a, f_ext=None)``,
 Factors:    ``innovations_factors``, ``mass_matrix_inverse``, ``mass_matrix_det``,
             ``mass_matrix_logdet``
 Task space: ``jacobian(model, q, body, point=None, frame="local")``,
+            ``frame_acceleration(model, q, v, a, body, point=None, frame="world")`` (``J a + J_dot v``),
             ``operational_space_compliance``, ``operational_space_inertia``
 Gradients:  ``mass_matrix_sensitivity``, ``articulated_body_sensitivity``,
             ``innovations_factors_sensitivity``, ``fixman_potential``, ``fixman_gradient``,
             ``christoffel_symbols``, ``coriolis_matrix``
 Kinematics: ``integrate(model, q, v, dt)``, ``difference(model, q0, q1)``, ``normalize``,
-            ``random_configuration``, ``body_poses``, ``body_velocities``,
+            ``random_configuration``, ``body_poses``, ``body_velocities``, ``center_of_mass``,
             ``kinetic_energy``, ``potential_energy``
 
 Notation (papers -> code)
@@ -83,8 +84,9 @@ from .energy import kinetic_energy, potential_energy
 from .fixman import fixman_gradient, fixman_potential
 from .innovations import (InnovationsFactors, innovations_factors, mass_matrix_det, mass_matrix_inverse,
                           mass_matrix_logdet)
-from .jacobians import jacobian, pick_off
-from .kinematics import body_poses, body_velocities, difference, integrate, normalize, random_configuration
+from .jacobians import frame_acceleration, jacobian, pick_off
+from .kinematics import (body_poses, body_velocities, center_of_mass, difference, integrate, normalize,
+                         random_configuration)
 from .model import BodySpec, SKOModel, build_model
 from .opspace import operational_space_compliance, operational_space_inertia
 from .riccati import ArticulatedBody, articulated_body
@@ -114,10 +116,10 @@ __all__ = [
     "mass_matrix", "inverse_dynamics", "forward_dynamics", "bias_forces", "gravity_forces",
     "composite_inertia", "articulated_body_quantities", "ArticulatedBody",
     "innovations_factors", "InnovationsFactors", "mass_matrix_inverse", "mass_matrix_det", "mass_matrix_logdet",
-    "jacobian", "pick_off", "operational_space_compliance", "operational_space_inertia",
+    "jacobian", "pick_off", "frame_acceleration", "operational_space_compliance", "operational_space_inertia",
     "mass_matrix_sensitivity", "articulated_body_sensitivity", "innovations_factors_sensitivity",
     "fixman_potential", "fixman_gradient", "christoffel_symbols", "coriolis_matrix",
-    "integrate", "difference", "normalize", "random_configuration", "body_poses", "body_velocities",
+    "integrate", "difference", "normalize", "random_configuration", "body_poses", "body_velocities", "center_of_mass",
     "kinetic_energy", "potential_energy",
     "newton_euler", "mass_matrix_sko", "forward_dynamics_sko", "articulated_body",
     "crf", "crm", "phi_transform", "spatial_inertia",

@@ -23,7 +23,7 @@ from .kinematics import body_poses
 from .model import SKOModel
 from .spatial import phi_transform
 
-__all__ = ["pick_off", "jacobian", "jacobian_sko"]
+__all__ = ["pick_off", "jacobian", "jacobian_sko", "frame_acceleration"]
 
 
 def pick_off(point) -> np.ndarray:
@@ -73,3 +73,46 @@ def jacobian(model: SKOModel, q, body, point=None, frame: str = "local"):
     elif frame != "local":
         raise ValueError("frame must be 'local' or 'world'")
     return out(Jm, single)
+
+
+def frame_acceleration(model: SKOModel, q, v, a, body, point=None, frame: str = "world"):
+    """Classical acceleration ``[omega_dot; p_ddot]`` of a point fixed on a body.
+
+    Equals ``J a + J_dot v`` with ``J`` the :func:`jacobian` of the same point and
+    frame; with ``a = 0`` it is the bias term ``J_dot v`` needed by acceleration-level
+    constraints.  Body accelerations come from the scatter of seed 001 Algorithm 3.1
+    (``alpha = phi* (H* a + a_coriolis)``, no gravity); the classical acceleration
+    of the point ``l`` is ``alpha_v + alpha_w x l + omega x (v_o + omega x l)``.
+
+    Parameters
+    ----------
+    q : (nq,) or (B, nq);  v, a : (nv,) or (B, nv)
+    body : str or int;  point : (3,) in the body frame or None (origin)
+    frame : "world" (ground axes) or "local" (body axes)
+
+    Returns
+    -------
+    (6,) or (B, 6)
+    """
+    from ._batch import node_list
+    from .model import as_batch
+    from .rnea import newton_euler
+    from .spatial import cross3
+
+    qb, vb, single, w, V, ac, bc, _ = prepare(model, q, v)
+    ab, s3 = as_batch(a, model.nv, "a")
+    ab = np.broadcast_to(ab, (qb.shape[0], model.nv))
+    zeros = [np.zeros_like(x) for x in node_list(bc)]
+    _, alpha, _ = newton_euler(w, ab, node_list(ac), zeros)
+    k = model.body_index(body)
+    l = np.zeros(3) if point is None else np.asarray(point, dtype=float)
+    al, wv = alpha[k], V[:, k]
+    om, vo = wv[:, :3], wv[:, 3:]
+    lin = al[:, 3:] + cross3(al[:, :3], l) + cross3(om, vo + cross3(om, np.broadcast_to(l, om.shape)))
+    res = np.concatenate([al[:, :3], lin], axis=-1)
+    if frame == "world":
+        R, _ = body_poses(model, qb)
+        res = np.concatenate([(R[:, k] @ res[:, :3, None])[..., 0], (R[:, k] @ res[:, 3:, None])[..., 0]], axis=-1)
+    elif frame != "local":
+        raise ValueError("frame must be 'local' or 'world'")
+    return out(res, single and s3)

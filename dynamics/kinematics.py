@@ -17,7 +17,8 @@ from . import joints as J
 from ._batch import out, prepare
 from .model import SKOModel, as_batch, relative_poses
 
-__all__ = ["integrate", "difference", "normalize", "body_poses", "body_velocities", "random_configuration"]
+__all__ = ["integrate", "difference", "normalize", "body_poses", "body_velocities", "random_configuration",
+           "center_of_mass"]
 
 
 def integrate(model: SKOModel, q, v, dt=1.0):
@@ -98,3 +99,12 @@ def body_velocities(model: SKOModel, q, v):
     """Spatial velocities ``V = phi* H* v`` (seed 002 Eq. 10) of all bodies, body frames, (B?, n, 6)."""
     qb, vb, single, w, V, *_ = prepare(model, q, v)
     return out(V, single)
+
+
+def center_of_mass(model: SKOModel, q):
+    """World position of the system's centre of mass, (3,) or (B, 3), m."""
+    qb, s = as_batch(q, model.nq, "q")
+    R, p = body_poses(model, qb)
+    c = p + (R @ model.com[..., None])[..., 0]
+    com = np.einsum("k,bkj->bj", model.mass, c) / model.mass.sum()
+    return out(com, s)

@@ -51,6 +51,7 @@ def test_body_poses_and_energies_match_pinocchio(seed):
         assert np.allclose(p[k], pd.oMf[f].translation, atol=1e-12)
     ke = pin.computeKineticEnergy(pm, pd, qp, v[v_perm(model)])
     assert abs(dyn.kinetic_energy(model, q, v) - ke) < 1e-10 * max(1, abs(ke))
+    assert np.allclose(dyn.center_of_mass(model, q), pin.centerOfMass(pm, pd, qp), atol=1e-12)
     pe = pin.computePotentialEnergy(pm, pd, qp)
     assert abs(dyn.potential_energy(model, q) - pe) < 1e-10 * max(1, abs(pe))
 
@@ -150,3 +151,42 @@ def test_large_batches_use_the_einsum_path_and_agree_with_single_calls():
         assert np.allclose(M[b], dyn.mass_matrix(model, q[b]), atol=1e-10)
     assert np.allclose(acc, a, atol=1e-9)
     assert np.allclose(dyn.mass_matrix_inverse(model, q) @ M, np.eye(model.nv), atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_frame_acceleration_is_J_a_plus_finite_difference_of_J_along_v(seed):
+    model, pm, jid, off, rng = setup(seed)
+    k = int(rng.integers(0, model.n_bodies))
+    point = rng.normal(size=3)
+    q = random_q(model, rng)
+    v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    h = 1e-6
+    for frame in ("world", "local"):
+        if frame == "world":
+            # classical acceleration = d/dt (J v) along the motion, world axes
+            Jp = dyn.jacobian(model, dyn.integrate(model, q, v, h), k, point, frame="world")
+            Jm = dyn.jacobian(model, dyn.integrate(model, q, v, -h), k, point, frame="world")
+            ref = dyn.jacobian(model, q, k, point, frame="world") @ a + (Jp - Jm) @ v / (2 * h)
+        else:
+            R, _ = dyn.body_poses(model, q)
+            Rk = R[k]
+            wa = dyn.frame_acceleration(model, q, v, a, k, point, frame="world")
+            ref = np.r_[Rk.T @ wa[:3], Rk.T @ wa[3:]]
+        got = dyn.frame_acceleration(model, q, v, a, k, point, frame=frame)
+        assert np.allclose(got, ref, atol=1e-6 * max(1, np.max(np.abs(ref))))
+
+
+def test_frame_acceleration_matches_pinocchio_classical_acceleration():
+    model, pm, jid, off, rng = setup(11)
+    k = model.n_bodies - 1
+    point = rng.normal(size=3)
+    fid = add_frame(pm, jid, off, k, point)
+    pd = pm.createData()
+    q = random_q(model, rng)
+    v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    perm = v_perm(model)
+    pin.forwardKinematics(pm, pd, q_to_pin(model, q), v[perm], a[perm])
+    pin.updateFramePlacements(pm, pd)
+    acc = pin.getFrameClassicalAcceleration(pm, pd, fid, pin.LOCAL_WORLD_ALIGNED)
+    got = dyn.frame_acceleration(model, q, v, a, k, point)
+    assert np.allclose(got, np.r_[acc.angular, acc.linear], atol=1e-10)
