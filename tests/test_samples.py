@@ -420,3 +420,29 @@ def test_double_pendulum_dynamics_mass_matrix_and_gravity_equal_the_analytic_for
     g = 9.81 * np.array([(M1 * C1 + M2 * L1) * np.sin(q[0]) + M2 * C2 * np.sin(q[0] + q[1]),
                          M2 * C2 * np.sin(q[0] + q[1])])
     np.testing.assert_allclose(gravity_forces(model, q), g, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------- the public CLI on the samples
+
+@pytest.mark.parametrize("name, dof, loops", [
+    ("seeker", 2, 0), ("double_pendulum", 2, 0), ("fourbar", 1, 1), ("slider_crank", 1, 1),
+])
+def test_inspect_reports_the_dof_and_loops_stated_in_the_readme(name, dof, loops):
+    import json
+
+    from click.testing import CliRunner
+
+    from composer.cli import main
+
+    result = CliRunner().invoke(main, ["inspect", str(SAMPLES / name / f"{name}.yaml"), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["dof"] == dof
+    assert len(report["loops"]) == loops
+    if name == "seeker":                                    # seed 004, Tables 2 and 3
+        assert sorted(map(sorted, report["composites"])) == sorted([
+            ["camera", "shaft_a", "shaft_b"],
+            ["housing", "pitch_connector_a", "pitch_connector_b"],
+            ["gimbal_ring", "yaw_connector_a", "yaw_connector_b"]])
+        removed = {r["name"] if isinstance(r, dict) else r for r in report["removed_joints"]}
+        assert removed == {"pitch_b", "yaw_b"}
