@@ -45,8 +45,13 @@ def _esc(x) -> str:
 
 
 def _table_html(header, rows) -> str:
-    head = "".join(f"<th>{_esc(h)}</th>" for h in header)
+    """A table; with an empty header, a key/value table whose first column is bold."""
     body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in r) + "</tr>" for r in rows)
+    if not any(header):
+        body = "".join("<tr><th>" + _esc(r[0]) + "</th>" + "".join(f"<td>{_esc(c)}</td>" for c in r[1:])
+                       + "</tr>" for r in rows)
+        return f"<table><tbody>{body}</tbody></table>"
+    head = "".join(f"<th>{_esc(h)}</th>" for h in header)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
