@@ -53,6 +53,7 @@ def flip(j: Joint) -> Joint:
 
     The coordinate keeps its sign: a revolute or prismatic axis is negated; a
     universal joint's axes swap and are negated (its two coordinates swap order).
+    Revolute and prismatic limits become ``[-upper, -lower]``.
     """
     kw = {"reference": j.secondary, "secondary": j.reference}
     axial = j.type in ("revolute", "continuous", "prismatic", "cylindrical", "planar")
@@ -65,6 +66,10 @@ def flip(j: Joint) -> Joint:
             kw["secondary_axis"] = -j.axis
     if j.secondary_origin is not None:
         kw["origin"], kw["secondary_origin"] = j.secondary_origin, j.origin
+    if j.type in ("revolute", "prismatic"):
+        lim = j.limits
+        kw["limits"] = replace(lim, lower=None if lim.upper is None else -lim.upper,
+                               upper=None if lim.lower is None else -lim.lower)
     return replace(j, **kw)
 
 

@@ -122,8 +122,6 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True)
             attrs = {"effort": fmt(lim.effort or 0.0), "velocity": fmt(lim.velocity or 0.0)}
             if j.type != "continuous":
                 lo, hi = lim.lower, lim.upper
-                if tj.flipped and lo is not None and hi is not None:
-                    lo, hi = -hi, -lo
                 if lo is not None:
                     attrs["lower"] = fmt(lo)
                 if hi is not None:

@@ -1,0 +1,266 @@
+"""MJCF writer: an Assembly as a MuJoCo model, loops closed by equality constraints.
+
+Layout (read back by :func:`parsers.mjcf.read_mjcf` into the same bodies,
+joint frames and mass properties):
+
+* ``<compiler angle="radian" inertiafromgeom="false" autolimits="true">``;
+  ``<option gravity>`` from the assembly;
+* the spanning tree from ground (:func:`parsers.exporters.spanning_tree`)
+  becomes the nested ``<body>`` tree, each body at its pose relative to its
+  parent, with an ``<inertial pos mass fullinertia>`` (left out when massless);
+* tree joints: revolute, continuous -> ``hinge``; prismatic -> ``slide``;
+  spherical -> ``ball``; free -> ``freejoint`` (top-level bodies only); fixed ->
+  no joint; universal -> two hinges ``NAME_1``, ``NAME_2`` (axis, then axis2);
+  cylindrical -> ``NAME_slide`` + ``NAME_hinge``; planar -> two slides and a hinge.
+  MuJoCo composes several joints of one body in order, which is these joints'
+  definition.  A massless, shapeless body with one tree child and no loop
+  joint (the reader's intermediate body of a multi-joint MJCF body) is folded
+  back into its child as a leading joint;
+* loop joints (the chords of the tree): spherical -> ``connect`` (anchor in the
+  reference body); fixed -> ``weld``; revolute/continuous -> two ``connect`` on
+  the axis, at the origin and ``revolute_span`` further along it (they remove
+  the five freedoms a hinge removes).  Other loop joints are refused;
+* actuated joints get a ``<motor>`` (gear ratio, force range).
+* shapes: box, sphere, cylinder, capsule, ellipsoid, mesh (STL/OBJ only:
+  MuJoCo reads no other format; others are skipped, logged).
+
+MuJoCo refuses a moving body without mass; such bodies are written as they
+are and MuJoCo's error will say so.
+"""
+
+from __future__ import annotations
+
+import logging
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+from dynamics.spatial import matrix_to_quat
+
+from ..assembly import GROUND, Assembly, Pose
+from ..xmlutil import fmt, write_xml
+from . import ExportError, spanning_tree
+
+log = logging.getLogger(__name__)
+
+MUJOCO_MESHES = (".stl", ".obj")
+
+
+def _pose_attrs(el: ET.Element, pose: Pose):
+    if np.any(pose.translation != 0):
+        el.set("pos", fmt(pose.translation))
+    q = matrix_to_quat(pose.rotation)
+    if not np.allclose(q, [1, 0, 0, 0], atol=0):
+        el.set("quat", fmt(q))
+
+
+def _perp(n):
+    u = np.cross(n, [1.0, 0, 0]) if abs(n[0]) < 0.9 else np.cross(n, [0, 1.0, 0])
+    return u / np.linalg.norm(u)
+
+
+def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0.1) -> ET.Element:
+    """The ``<mujoco>`` element for ``a`` (see :func:`write_mjcf`)."""
+    parent, order, chords = spanning_tree(a)
+    if "world" in a.body_names:
+        raise ExportError("body name 'world' is reserved in MJCF")
+    root = ET.Element("mujoco", model=a.name)
+    ET.SubElement(root, "compiler", angle="radian", inertiafromgeom="false", autolimits="true")
+    ET.SubElement(root, "option", gravity=fmt(a.gravity))
+    asset = ET.SubElement(root, "asset")
+    world = ET.SubElement(root, "worldbody")
+    children: dict[str, list[str]] = {GROUND: []}
+    for n in order:
+        children.setdefault(n, [])
+        children.setdefault(parent[n].joint.reference, []).append(n)
+    loop_bodies = {e for j in chords for e in (j.reference, j.secondary)}
+    # fold massless, shapeless single-child bodies into their child
+    folded: dict[str, list[str]] = {}       # child -> intermediate bodies above it (top first)
+    skip = set()
+    for n in order:
+        if n in skip:
+            continue
+        chain = []
+        cur = n
+        while True:
+            b = a.body(cur)
+            kids = children[cur]
+            if (b.mass.mass == 0 and not b.geometry and len(kids) == 1 and cur not in loop_bodies
+                    and parent[cur].joint.type != "fixed" and parent[kids[0]].joint.type != "fixed"):
+                chain.append(cur)
+                cur = kids[0]
+            else:
+                break
+        if chain:
+            skip.update(chain)
+            folded[cur] = chain
+    meshes: dict[tuple, str] = {}
+    elements: dict[str, ET.Element] = {GROUND: world}
+    frame: dict[str, Pose] = {GROUND: Pose()}
+    used_joint_names = set()
+
+    def add_joint(body_el, jname, jtype, X_world_body: Pose, origin, axis=None):
+        if jname in used_joint_names:
+            raise ExportError(f"joint name {jname!r} used twice in the MJCF export")
+        used_joint_names.add(jname)
+        if jtype == "free":
+            ET.SubElement(body_el, "freejoint", name=jname)
+            return
+        el = ET.SubElement(body_el, "joint", name=jname, type=jtype)
+        pos = X_world_body.inverse().apply(origin)
+        if np.any(pos != 0):
+            el.set("pos", fmt(pos))
+        if axis is not None:
+            el.set("axis", fmt(X_world_body.rotation.T @ axis))
+        return el
+
+    mj_type = {"revolute": "hinge", "continuous": "hinge", "prismatic": "slide", "spherical": "ball"}
+    for n in order:
+        if n in skip:
+            continue
+        above = folded.get(n, [])
+        top = above[0] if above else n
+        pj = parent[top].joint
+        pname = pj.reference
+        if pname in skip:
+            raise ExportError(f"internal: parent {pname!r} of {n!r} was folded")
+        body = a.body(n)
+        el = ET.SubElement(elements[pname], "body", name=n)
+        _pose_attrs(el, frame[pname].inverse().compose(body.pose))
+        elements[n] = el
+        frame[n] = body.pose
+        for k in above + [n]:
+            j = parent[k].joint
+            if j.type == "fixed":
+                continue
+            if j.type == "free":
+                if pname != GROUND:
+                    raise ExportError(f"free joint {j.name!r}: MuJoCo allows free joints only in top-level bodies")
+                add_joint(el, j.name, "free", body.pose, j.origin)
+            elif j.type in mj_type:
+                jel = add_joint(el, j.name, mj_type[j.type], body.pose, j.origin,
+                                None if j.type == "spherical" else j.axis)
+                lim = j.limits
+                if j.type in ("revolute", "prismatic") and lim.lower is not None and lim.upper is not None:
+                    jel.set("range", fmt([lim.lower, lim.upper]))
+                if j.damping:
+                    jel.set("damping", fmt(j.damping))
+            elif j.type == "universal":
+                add_joint(el, f"{j.name}_1", "hinge", body.pose, j.origin, j.axis)
+                add_joint(el, f"{j.name}_2", "hinge", body.pose, j.origin,
+                          j.axis2 if j.axis2 is not None else _perp(j.axis))
+            elif j.type == "cylindrical":
+                add_joint(el, f"{j.name}_slide", "slide", body.pose, j.origin, j.axis)
+                add_joint(el, f"{j.name}_hinge", "hinge", body.pose, j.origin, j.axis)
+            elif j.type == "planar":
+                u = _perp(j.axis)
+                add_joint(el, f"{j.name}_x", "slide", body.pose, j.origin, u)
+                add_joint(el, f"{j.name}_y", "slide", body.pose, j.origin, np.cross(j.axis, u))
+                add_joint(el, f"{j.name}_rz", "hinge", body.pose, j.origin, j.axis)
+            else:
+                raise ExportError(f"joint {j.name!r} of type {j.type!r} has no MJCF equivalent")
+        mp = body.mass
+        if mp.mass > 0:
+            J = mp.inertia
+            ET.SubElement(el, "inertial", pos=fmt(mp.com), mass=fmt(mp.mass),
+                          fullinertia=fmt([J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[0, 2], J[1, 2]]))
+        elif parent[n].joint.type != "fixed":
+            log.warning("MJCF export: body %r moves but has no mass; MuJoCo will refuse it", n)
+        if geometry:
+            for g in body.geometry:
+                _geom(el, g, asset, meshes)
+    _loops(root, a, chords, revolute_span)
+    motors = [j for j in a.joints if j.actuated and j.type in ("revolute", "continuous", "prismatic")
+              and j.name in used_joint_names]
+    if motors:
+        act = ET.SubElement(root, "actuator")
+        for j in motors:
+            m = ET.SubElement(act, "motor", name=(j.motor.name if j.motor else f"{j.name}_motor"), joint=j.name,
+                              gear=fmt(j.motor.gear_ratio if j.motor else 1.0))
+            if j.motor and j.motor.max_effort:
+                m.set("forcerange", fmt([-j.motor.max_effort, j.motor.max_effort]))
+    if len(asset) == 0:
+        root.remove(asset)
+    return root
+
+
+def _geom(body_el, g, asset, meshes):
+    p = g.params
+    attrs = {}
+    if g.kind == "box":
+        attrs = {"type": "box", "size": fmt(np.asarray(p["size"]) / 2)}
+    elif g.kind == "sphere":
+        attrs = {"type": "sphere", "size": fmt(p["radius"])}
+    elif g.kind in ("cylinder", "capsule"):
+        attrs = {"type": g.kind, "size": fmt([p["radius"], p["length"] / 2])}
+    elif g.kind == "ellipsoid":
+        attrs = {"type": "ellipsoid", "size": fmt(p["radii"])}
+    elif g.kind == "mesh":
+        f = Path(g.file)
+        if f.suffix.lower() not in MUJOCO_MESHES:
+            log.warning("MJCF export: MuJoCo cannot read mesh %s (skipped)", f)
+            return
+        scale = tuple(np.broadcast_to(p.get("scale", 1.0), (3,)).tolist())
+        key = (str(f.resolve()), scale)
+        if key not in meshes:
+            meshes[key] = f"mesh{len(meshes)}_{f.stem}"
+            ET.SubElement(asset, "mesh", name=meshes[key], file=key[0], scale=fmt(scale))
+        attrs = {"type": "mesh", "mesh": meshes[key]}
+    else:
+        log.warning("MJCF export: shape %s skipped", g.kind)
+        return
+    el = ET.SubElement(body_el, "geom", **attrs)
+    _pose_attrs(el, g.pose)
+    if g.role == "visual":
+        el.set("contype", "0")
+        el.set("conaffinity", "0")
+        el.set("group", "1")
+
+
+def _loops(root, a: Assembly, chords, span: float):
+    if not chords:
+        return
+    eq = ET.SubElement(root, "equality")
+    for j in chords:
+        ref, sec = j.reference, j.secondary
+        if ref == GROUND:
+            ref, sec = sec, ref
+        b1 = a.body(ref)
+        attrs = {"body1": ref}
+        if sec != GROUND:
+            attrs["body2"] = sec
+        if j.type == "spherical":
+            ET.SubElement(eq, "connect", name=j.name, anchor=fmt(b1.pose.inverse().apply(j.origin)), **attrs)
+        elif j.type == "fixed":
+            b2 = Pose() if sec == GROUND else a.body(sec).pose
+            ET.SubElement(eq, "weld", name=j.name, anchor=fmt(b2.inverse().apply(j.origin)), **attrs)
+        elif j.type in ("revolute", "continuous"):
+            for k, point in enumerate((j.origin, j.origin + span * j.axis)):
+                ET.SubElement(eq, "connect", name=f"{j.name}_{k + 1}",
+                              anchor=fmt(b1.pose.inverse().apply(point)), **attrs)
+        else:
+            raise ExportError(f"loop joint {j.name!r} of type {j.type!r} has no MJCF equality equivalent")
+
+
+def write_mjcf(a: Assembly, path, *, geometry: bool = True, revolute_span: float = 0.1) -> Path:
+    """Write ``a`` as MJCF (MuJoCo XML) to ``path``.
+
+    Parameters
+    ----------
+    a : Assembly
+        Any mechanism; loops are closed by ``<equality>`` constraints.
+    path : str or Path
+        Output file.
+    geometry : bool
+        Write shapes as geoms (they carry no mass: ``inertiafromgeom="false"``).
+    revolute_span : float
+        Distance (m) between the two ``connect`` points that close a revolute loop joint.
+
+    Returns
+    -------
+    Path
+        The written file.  Raises :class:`ExportError` for joints MJCF cannot express.
+    """
+    write_xml(mjcf_element(a, geometry=geometry, revolute_span=revolute_span), path)
+    return Path(path)

@@ -1,0 +1,142 @@
+"""SDFormat writer: an Assembly as one SDFormat 1.8 model, loops kept as joints.
+
+Layout (read back by :func:`parsers.sdf.read_sdf` into the same bodies, joint
+frames and mass properties):
+
+* every body is a ``<link>`` with ``<pose relative_to="__model__">`` (the model
+  frame is the assembly frame), an ``<inertial>`` (always written, massless
+  bodies included, since SDFormat's default would be 1 kg) whose pose is the
+  centre of mass along the link axes, and its shapes;
+* every joint is kept, loops included: revolute, continuous, prismatic, fixed,
+  spherical -> ``ball``, universal (``axis``, ``axis2``).  The joint frame is
+  placed at the joint origin with the model's orientation
+  (``<pose relative_to="__model__">``) and axes are written
+  ``expressed_in="__model__"``.  Ground is ``world``; a joint whose secondary
+  body is ground is flipped (SDFormat's child cannot be the world);
+* a ``free`` joint from ground is left out (an SDFormat link not joined to the
+  world floats); free joints between bodies, planar and cylindrical joints are
+  refused (ExportError).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+from ..assembly import GROUND, Assembly
+from ..xmlutil import fmt, write_xml
+from . import ExportError, flip, robust_rpy
+
+SDF_TYPES = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic", "fixed": "fixed",
+             "spherical": "ball", "universal": "universal"}
+
+
+def _pose(el, pose=None, translation=None, relative_to=None):
+    p = ET.SubElement(el, "pose")
+    if relative_to:
+        p.set("relative_to", relative_to)
+    if pose is None:
+        p.text = fmt(np.concatenate([translation, np.zeros(3)]))
+    else:
+        p.text = fmt(np.concatenate([pose.translation, robust_rpy(pose.rotation)]))
+
+
+def _shape(link, g, role, k):
+    kinds = {"box", "cylinder", "sphere", "capsule", "ellipsoid", "mesh"}
+    if g.kind not in kinds:
+        return
+    el = ET.SubElement(link, role, name=f"{role}_{k}")
+    _pose(el, g.pose)
+    geo = ET.SubElement(el, "geometry")
+    s = ET.SubElement(geo, g.kind)
+    p = g.params
+    if g.kind == "box":
+        ET.SubElement(s, "size").text = fmt(p["size"])
+    elif g.kind in ("cylinder", "capsule"):
+        ET.SubElement(s, "radius").text = fmt(p["radius"])
+        ET.SubElement(s, "length").text = fmt(p["length"])
+    elif g.kind == "sphere":
+        ET.SubElement(s, "radius").text = fmt(p["radius"])
+    elif g.kind == "ellipsoid":
+        ET.SubElement(s, "radii").text = fmt(p["radii"])
+    else:
+        ET.SubElement(s, "uri").text = str(Path(g.file).resolve())
+        ET.SubElement(s, "scale").text = fmt(np.broadcast_to(p.get("scale", 1.0), (3,)))
+
+
+def sdf_element(a: Assembly, *, geometry: bool = True) -> ET.Element:
+    """The ``<sdf>`` element for ``a`` (see :func:`write_sdf`)."""
+    sdf = ET.Element("sdf", version="1.8")
+    world = ET.SubElement(sdf, "world", name=a.name)
+    ET.SubElement(world, "gravity").text = fmt(a.gravity)
+    model = ET.SubElement(world, "model", name=a.name)
+    for b in a.bodies:
+        if b.name in ("world", "__model__"):
+            raise ExportError(f"body name {b.name!r} is reserved in SDFormat")
+        link = ET.SubElement(model, "link", name=b.name)
+        _pose(link, b.pose, relative_to="__model__")
+        inl = ET.SubElement(link, "inertial")
+        mp = b.mass
+        _pose(inl, translation=mp.com)
+        ET.SubElement(inl, "mass").text = fmt(mp.mass)
+        it = ET.SubElement(inl, "inertia")
+        J = mp.inertia
+        for key, (r, c) in {"ixx": (0, 0), "ixy": (0, 1), "ixz": (0, 2), "iyy": (1, 1), "iyz": (1, 2),
+                            "izz": (2, 2)}.items():
+            ET.SubElement(it, key).text = fmt(J[r, c])
+        if geometry:
+            for k, g in enumerate(b.geometry):
+                _shape(link, g, "visual" if g.role == "visual" else "collision", k)
+    for j in a.joints:
+        if j.type == "free":
+            if GROUND in (j.reference, j.secondary):
+                continue
+            raise ExportError(f"free joint {j.name!r} between two bodies has no SDFormat equivalent")
+        if j.type not in SDF_TYPES:
+            raise ExportError(f"joint {j.name!r} of type {j.type!r} has no SDFormat equivalent")
+        if j.secondary == GROUND:
+            j = flip(j)
+        el = ET.SubElement(model, "joint", name=j.name, type=SDF_TYPES[j.type])
+        ET.SubElement(el, "parent").text = "world" if j.reference == GROUND else j.reference
+        ET.SubElement(el, "child").text = j.secondary
+        _pose(el, translation=j.origin, relative_to="__model__")
+        axes = []
+        if j.type in ("revolute", "continuous", "prismatic", "universal"):
+            axes.append(("axis", j.axis))
+        if j.type == "universal":
+            axes.append(("axis2", j.axis2 if j.axis2 is not None else np.cross(j.axis, [0, 0, 1.0])))
+        for tag, v in axes:
+            ax = ET.SubElement(el, tag)
+            ET.SubElement(ax, "xyz", expressed_in="__model__").text = fmt(v)
+            if tag == "axis":
+                lim = j.limits
+                if any(x is not None for x in (lim.lower, lim.upper, lim.effort, lim.velocity)):
+                    le = ET.SubElement(ax, "limit")
+                    for key, v in (("lower", lim.lower), ("upper", lim.upper), ("effort", lim.effort),
+                                   ("velocity", lim.velocity)):
+                        if v is not None:
+                            ET.SubElement(le, key).text = fmt(v)
+                if j.damping:
+                    ET.SubElement(ET.SubElement(ax, "dynamics"), "damping").text = fmt(j.damping)
+    return sdf
+
+
+def write_sdf(a: Assembly, path, *, geometry: bool = True) -> Path:
+    """Write ``a`` as SDFormat 1.8 to ``path`` (every joint kept, loops included).
+
+    Parameters
+    ----------
+    a : Assembly
+    path : str or Path
+    geometry : bool
+        Write visual and collision shapes (meshes by absolute path).
+
+    Returns
+    -------
+    Path
+        The written file.  Raises :class:`ExportError` for joints SDFormat lacks.
+    """
+    write_xml(sdf_element(a, geometry=geometry), path)
+    return Path(path)
