@@ -1,0 +1,98 @@
+"""Closed chains by Lagrange multipliers on the spanning tree (the dense alternative).
+
+With the tree's mass matrix ``M(q)`` and bias forces ``h(q, v)`` (seed 001,
+composite-body and Newton-Euler algorithms) and the loop closure
+``e(q) = 0``, ``G(q) = de/dq``, ``gamma = Gdot v`` (:mod:`dynamics.closure`), the
+constrained dynamics is the saddle-point system::
+
+    [ M   G^T ] [  a     ]   [ tau - h ]
+    [ G    0  ] [ -lambda] = [ -gamma  ]
+
+Redundant constraints (a planar loop with spatial joints, co-axial bearings)
+make ``G`` rank deficient; the rows are first reduced to an orthonormal basis
+of ``G``'s row space (SVD, relative tolerance :data:`RANK_RTOL`), which leaves
+the accelerations unique and the multipliers the minimum-norm ones.  This is
+O(N^3) per call; :mod:`dynamics.embedding` is the O(N) route, and the two give
+the same accelerations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .closure import closure_bias, closure_error, closure_jacobian
+from .crba import mass_matrix as tree_mass_matrix
+from .model import SKOModel
+from .rnea import bias_forces
+
+__all__ = ["LagrangeModel", "forward_dynamics", "constraint_multipliers", "row_space"]
+
+RANK_RTOL = 1e-9
+
+
+class LagrangeModel:
+    """A spanning tree plus loop-closing chords, solved with multipliers.
+
+    tree_model : the rigid-body tree; chords : :class:`dynamics.closure.Chord` list.
+    ``joint_names``, ``nq``, ``nv``, ``q_slice``, ``v_slice``, ``gravity`` and
+    ``neutral()`` are those of the tree: every tree joint, dependent ones included.
+    """
+
+    def __init__(self, tree_model: SKOModel, chords):
+        self.tree_model = tree_model
+        self.chords = tuple(chords)
+        self.joint_names = tree_model.joint_names
+        self.nq, self.nv = tree_model.nq, tree_model.nv
+        self.gravity = tree_model.gravity
+
+    def q_slice(self, name) -> slice:
+        return self.tree_model.q_slice(name)
+
+    def v_slice(self, name) -> slice:
+        return self.tree_model.v_slice(name)
+
+    def neutral(self) -> np.ndarray:
+        return self.tree_model.neutral()
+
+    def __repr__(self) -> str:
+        return f"LagrangeModel(nv={self.nv}, chords={[c.name for c in self.chords]})"
+
+
+def row_space(G: np.ndarray, rtol: float = RANK_RTOL) -> tuple[np.ndarray, np.ndarray]:
+    """(W, T): orthonormal rows W = T G spanning the row space of G (rank r x nv), T (r x m)."""
+    if G.shape[0] == 0:
+        return G, np.zeros((0, 0))
+    U, s, _ = np.linalg.svd(G, full_matrices=False)
+    r = int(np.sum(s > rtol * max(s[0], 1e-300)))
+    T = (U[:, :r] / s[:r]).T
+    return T @ G, T
+
+
+def _kkt(lm: LagrangeModel, q, v, tau):
+    m = lm.tree_model
+    M = tree_mass_matrix(m, q)
+    h = bias_forces(m, q, v)
+    G = closure_jacobian(m, lm.chords, q)
+    gamma = closure_bias(m, lm.chords, q, v)
+    W, T = row_space(G)
+    r = W.shape[0]
+    K = np.block([[M, W.T], [W, np.zeros((r, r))]])
+    rhs = np.concatenate([np.asarray(tau, float) - h, -(T @ gamma)])
+    sol = np.linalg.solve(K, rhs)
+    return sol[:lm.nv], -sol[lm.nv:], T
+
+
+def forward_dynamics(lm: LagrangeModel, q, v, tau) -> np.ndarray:
+    """Accelerations (nv,) of every tree joint at a closed (q, v) (single configuration)."""
+    return _kkt(lm, q, v, tau)[0]
+
+
+def constraint_multipliers(lm: LagrangeModel, q, v, tau) -> np.ndarray:
+    """Minimum-norm multipliers (sum of chord rows,) with ``M a + h = tau + G^T lambda``."""
+    a, lam_w, T = _kkt(lm, q, v, tau)
+    return T.T @ lam_w
+
+
+def closure_residual(lm: LagrangeModel, q) -> float:
+    """max |e(q)| over the chords' closure rows."""
+    return float(np.max(np.abs(closure_error(lm.tree_model, lm.chords, q)), initial=0.0))
