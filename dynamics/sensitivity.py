@@ -30,8 +30,10 @@ while ``M`` and (for all joints but universal) ``H`` are constant.  With
 * Eq. 45: ``[I + H phi K]_theta = H phi [E' phi G + E_psi lambda H* D^-1]``.
 * Eq. 46: ``[I - H psi K]_theta = -H psi [E' phi G + E_psi lambda H* D^-1] [I - H psi K]``.
 
-Eqs. 43-46 assume a constant H (no universal joints); they raise
-NotImplementedError otherwise.
+A q-dependent ``H`` (universal joint) adds direct ``dH`` terms at its own node,
+documented in :func:`articulated_body_derivative_sko` and
+:func:`innovations_derivative_sko`; with ``dH = None`` the formulas are exactly the
+body-frame forms above.
 """
 
 from __future__ import annotations
@@ -125,26 +127,53 @@ class ABSensitivity:
     dK: list
 
 
-def articulated_body_derivative_sko(w: SKOWeights, k: int, dphi, ab: ArticulatedBody | None = None) -> ABSensitivity:
-    """Eqs. 43-44 for a change ``dphi`` of ``phi(parent(k), k)`` (H constant)."""
+def articulated_body_derivative_sko(w: SKOWeights, k: int, dphi, ab: ArticulatedBody | None = None,
+                                    dH=None) -> ABSensitivity:
+    """Eqs. 43-44 for a change ``dphi`` of ``phi(parent(k), k)`` and ``dH`` of ``H(k)``.
+
+    ``P(k)`` itself does not change; ``P+(k)`` changes through ``dH``:
+    ``dP+ = -(P dH* G* + G dH P) + G dD_k G*`` with ``dD_k = dH P H* + H P dH*``, and the
+    Lyapunov source at ``p = parent(k)`` is
+    ``X(p) = dphi P+ phi* + phi P+ dphi* + phi dP+ phi*``.  Node k's ``D``, ``G``, ``tau``
+    get the direct ``dH`` terms; with ``dH = None`` these are seed 002 Eqs. 43-44.
+    """
     t = w.tree
     if ab is None:
         ab = articulated_body(w)
     B, n = w.batch, t.n_nodes
     X = [np.zeros((1, int(t.m[j]), int(t.m[j]))) for j in range(n)]
     p = t.parent_list[k]
-    if dphi is not None and p >= 0:
-        S = dphi @ ab.P_plus[k] @ np.swapaxes(w.phi[k], -1, -2)
-        X[p] = S + np.swapaxes(S, -1, -2)
+    dDk = None
+    dPp = None
+    if dH is not None:
+        Hk, Pk, Gk = w.H[k], ab.P[k], ab.G[k]
+        S = Hk @ Pk @ np.swapaxes(dH, -1, -2)
+        dDk = S + np.swapaxes(S, -1, -2)
+        S2 = Gk @ dH @ Pk
+        dPp = -(S2 + np.swapaxes(S2, -1, -2)) + Gk @ dDk @ np.swapaxes(Gk, -1, -2)
+    if p >= 0:
+        src = 0.0
+        if dphi is not None:
+            S = dphi @ ab.P_plus[k] @ np.swapaxes(w.phi[k], -1, -2)
+            src = S + np.swapaxes(S, -1, -2)
+        if dPp is not None:
+            src = src + w.phi[k] @ dPp @ np.swapaxes(w.phi[k], -1, -2)
+        X[p] = X[p] + src
     lam = forward_lyapunov(t, ab.psi, X, ab.psi, B)
     dD, dDinv, dG, dtau, dtb, dpsi, dK = ([None] * n for _ in range(7))
     for j in range(n):
         Hj = w.H[j]
         Ht = np.swapaxes(Hj, -1, -2)
         dD[j] = Hj @ lam[j] @ Ht
+        if j == k and dDk is not None:
+            dD[j] = dD[j] + dDk
         dDinv[j] = -ab.Dinv[j] @ dD[j] @ ab.Dinv[j]
-        dG[j] = ab.tau_bar[j] @ lam[j] @ Ht @ ab.Dinv[j]
-        dtau[j] = dG[j] @ Hj
+        if j == k and dH is not None:
+            dG[j] = (lam[j] @ Ht + ab.P[j] @ np.swapaxes(dH, -1, -2)) @ ab.Dinv[j] - ab.G[j] @ dD[j] @ ab.Dinv[j]
+            dtau[j] = dG[j] @ Hj + ab.G[j] @ dH
+        else:
+            dG[j] = ab.tau_bar[j] @ lam[j] @ Ht @ ab.Dinv[j]
+            dtau[j] = dG[j] @ Hj
         dtb[j] = -dtau[j]
         if t.parent_list[j] >= 0:
             dpsi[j] = w.phi[j] @ dtb[j]
@@ -156,31 +185,40 @@ def articulated_body_derivative_sko(w: SKOWeights, k: int, dphi, ab: Articulated
 
 
 def innovations_derivative_sko(w: SKOWeights, k: int, dphi, ab: ArticulatedBody | None = None,
-                               sens: ABSensitivity | None = None):
-    """Seed 002 Eqs. 45-46: ``([I + H phi K]_theta, [I - H psi K]_theta)``, each (B, N, N)."""
+                               sens: ABSensitivity | None = None, dH=None):
+    """Seed 002 Eqs. 45-46: ``([I + H phi K]_theta, [I - H psi K]_theta)``, each (B, N, N).
+
+    ``Z = E' phi G + E_phi G_theta`` (``E_phi G_theta = E_psi lambda H* D^-1`` for a constant H),
+    ``[I + H phi K]_theta = H phi Z (+ dH (phi K)(k) in node k's rows)`` and
+    ``[I - H psi K]_theta = -H psi Z [I - H psi K] (- [I - H psi K] dH-rows [I - H psi K])``.
+    """
     t = w.tree
     if ab is None:
         ab = articulated_body(w)
     if sens is None:
-        sens = articulated_body_derivative_sko(w, k, dphi, ab)
+        sens = articulated_body_derivative_sko(w, k, dphi, ab, dH)
     B, n, N = w.batch, t.n_nodes, t.nv
-    Gs = []
-    Lh = []
+    Gs, dGs = [], []
     for j in range(n):
         g = np.zeros((B, int(t.m[j]), N))
         g[:, :, t.v_slices[j]] = ab.G[j]
         Gs.append(g)
-        l = np.zeros((B, int(t.m[j]), N))
-        l[:, :, t.v_slices[j]] = sens.lam[j] @ np.swapaxes(w.H[j], -1, -2) @ ab.Dinv[j]
-        Lh.append(l)
-    Z = sko_mul(t, ab.psi, Lh)
+        dg = np.zeros((B, int(t.m[j]), N))
+        dg[:, :, t.v_slices[j]] = sens.dG[j]
+        dGs.append(dg)
+    Z = sko_mul(t, w.phi, dGs)
     p = t.parent_list[k]
+    phiG = spo_mul(t, w.phi, Gs)
     if dphi is not None and p >= 0:
-        phiG = spo_mul(t, w.phi, Gs)
         Z[p] = Z[p] + dphi @ phiG[k]
     dL = _H_times(w, spo_mul(t, w.phi, Z))
     Linv = innovations_factors_sko(w, ab).Linv
     dLinv = -_H_times(w, spo_mul(t, ab.psi, Z)) @ Linv
+    if dH is not None:
+        rows = np.zeros((B, N, N))
+        rows[:, t.v_slices[k]] = dH @ (phiG[k] - Gs[k])
+        dL = dL + rows
+        dLinv = dLinv - Linv @ rows @ Linv
     return dL, dLinv
 
 
@@ -229,24 +267,16 @@ def mass_matrix_sensitivity(model: SKOModel, q, i: int | None = None):
     return out[0] if single else out
 
 
-def _require_constant_H(model: SKOModel):
-    if not model.has_constant_H:
-        raise NotImplementedError("articulated-body sensitivities (Eqs. 43-48) assume a constant H; "
-                                  "the model has universal joints")
-
-
 def articulated_body_sensitivity(model: SKOModel, q, i: int) -> ABSensitivity:
     """Seed 002 Eqs. 43-44 for velocity coordinate i; node lists with a leading batch dim."""
-    _require_constant_H(model)
     qb, _, single, w, *_ = prepare(model, q)
-    k, dphi, _ = direction_blocks(model, w, qb, i)
-    return articulated_body_derivative_sko(w, k, dphi)
+    k, dphi, dH = direction_blocks(model, w, qb, i)
+    return articulated_body_derivative_sko(w, k, dphi, dH=dH)
 
 
 def innovations_factors_sensitivity(model: SKOModel, q, i: int):
     """Seed 002 Eqs. 45-46: derivatives of ``I + H phi K`` and ``I - H psi K``, (nv, nv) or (B, nv, nv)."""
-    _require_constant_H(model)
     qb, _, single, w, *_ = prepare(model, q)
-    k, dphi, _ = direction_blocks(model, w, qb, i)
-    dL, dLinv = innovations_derivative_sko(w, k, dphi)
+    k, dphi, dH = direction_blocks(model, w, qb, i)
+    dL, dLinv = innovations_derivative_sko(w, k, dphi, dH=dH)
     return (dL[0], dLinv[0]) if single else (dL, dLinv)

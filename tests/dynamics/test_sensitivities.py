@@ -20,7 +20,6 @@ from dynamics.sensitivity import (articulated_body_sensitivity, innovations_fact
 from trees import ALL_TYPES, q_to_pin, random_bodies, random_q, to_pinocchio, v_perm
 
 H = 1e-5
-NO_UNIVERSAL = tuple(t for t in ALL_TYPES if t != "universal")
 EUCLIDEAN = ("revolute", "prismatic", "cylindrical", "universal", "continuous", "fixed")
 
 
@@ -59,7 +58,7 @@ def ab_quantities(model, q):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_articulated_body_sensitivities_eq43_44_match_finite_differences(seed):
-    model, q, _ = make(seed, NO_UNIVERSAL)
+    model, q, _ = make(seed)
     for i in range(model.nv):
         s = articulated_body_sensitivity(model, q, i)
         e = np.zeros(model.nv)
@@ -77,7 +76,7 @@ def test_articulated_body_sensitivities_eq43_44_match_finite_differences(seed):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_innovations_factor_sensitivities_eq45_46_match_finite_differences(seed):
-    model, q, _ = make(seed, NO_UNIVERSAL)
+    model, q, _ = make(seed)
     for i in range(model.nv):
         dL, dLinv = innovations_factors_sensitivity(model, q, i)
         assert rel(dL, fd(model, q, i, lambda x: dyn.innovations_factors(model, x).L)) < 1e-6
@@ -86,10 +85,25 @@ def test_innovations_factor_sensitivities_eq45_46_match_finite_differences(seed)
 
 @pytest.mark.parametrize("seed", range(8))
 def test_fixman_gradient_eq48_matches_finite_difference_of_logdet(seed):
-    model, q, _ = make(seed, NO_UNIVERSAL, n=int(4 + 3 * seed))
+    model, q, _ = make(seed, n=int(4 + 3 * seed))
     g = fixman_gradient(model, q)
     num = np.array([fd(model, q, i, lambda x: dyn.mass_matrix_logdet(model, x)) for i in range(model.nv)])
     assert rel(g, num) < 1e-6
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sensitivities_with_universal_joints_match_finite_differences(seed):
+    model, q, _ = make(seed, ("universal", "revolute"), n=6)
+    num = np.array([fd(model, q, i, lambda x: dyn.mass_matrix_logdet(model, x)) for i in range(model.nv)])
+    assert rel(fixman_gradient(model, q), num) < 1e-6
+    for i in range(model.nv):
+        dL, dLinv = innovations_factors_sensitivity(model, q, i)
+        assert rel(dL, fd(model, q, i, lambda x: dyn.innovations_factors(model, x).L)) < 1e-6
+        assert rel(dLinv, fd(model, q, i, lambda x: dyn.innovations_factors(model, x).Linv)) < 1e-6
+        s = articulated_body_sensitivity(model, q, i)
+        for k in range(model.n_bodies):
+            assert rel(s.dG[k][0], fd(model, q, i, lambda x: ab_quantities(model, x)[1].G[k][0])) < 1e-6
+            assert rel(s.lam[k][0], fd(model, q, i, lambda x: ab_quantities(model, x)[1].P[k][0])) < 1e-6
 
 
 @pytest.mark.parametrize("seed", range(4))
