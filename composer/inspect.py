@@ -87,17 +87,40 @@ def _body_rows(an: Analysis):
     return rows
 
 
-def _joint_rows(an: Analysis):
+def _declared(an: Analysis):
+    """Joints written in the input (Table 1); the reader's implicit base joint is listed apart."""
+    return [j for j in an.assembly.joints if not j.implicit]
+
+
+def _implicit(an: Analysis):
+    return [j for j in an.assembly.joints if j.implicit]
+
+
+def _implicit_names(an: Analysis) -> set[str]:
+    return {j.name for j in _implicit(an)}
+
+
+def _is_implicit(rj, implicit: set[str]) -> bool:
+    return bool(rj.joints) and set(rj.joints) <= implicit
+
+
+def _implicit_note(an: Analysis) -> str:
+    return "; ".join(f"{j.secondary} is attached to {j.reference} by the implicit {j.type.upper()} joint "
+                     f"{j.name} (from 'base' in the input)" for j in _implicit(an))
+
+
+def _joint_rows(joints):
     return [{"name": j.name, "type": j.type, "reference": j.reference, "secondary": j.secondary,
              "actuated": bool(j.actuated), "origin": j.origin.tolist(),
              "axis": j.axis.tolist() if j.type not in ("fixed", "spherical", "free") else None}
-            for j in an.assembly.joints]
+            for j in joints]
 
 
-def _reduced_rows(joints):
+def _reduced_rows(joints, implicit: set[str] = frozenset()):
     return [{"name": j.name, "type": j.type, "reference": j.reference, "secondary": j.secondary,
              "actuated": bool(j.actuated), "joints": list(j.joints),
-             "reference_body": j.reference_body, "secondary_body": j.secondary_body} for j in joints]
+             "reference_body": j.reference_body, "secondary_body": j.secondary_body,
+             "implicit": _is_implicit(j, implicit)} for j in joints]
 
 
 def _composite_rows(an: Analysis):
@@ -137,11 +160,12 @@ def render_json(obj, matrices: bool = False, composite_names: Mapping[str, str] 
         "assembly": {"name": a.name, "file": a.source_file, "total_mass": a.total_mass,
                      "gravity": a.gravity.tolist()},
         "bodies": _body_rows(an),
-        "joints": _joint_rows(an),
+        "joints": _joint_rows(_declared(an)),
+        "implicit_joints": _joint_rows(_implicit(an)),
         "composites": [list(c.members) for c in an.composites],
         "composite_bodies": _composite_rows(an),
-        "joints_before_removal": _reduced_rows(an.joints_before),
-        "reduced_joints": _reduced_rows(an.reduced_joints),
+        "joints_before_removal": _reduced_rows(an.joints_before, _implicit_names(an)),
+        "reduced_joints": _reduced_rows(an.reduced_joints, _implicit_names(an)),
         "removed_joints": _removed_rows(an),
         "loops": _loop_rows(an),
         "dof": int(an.dof),
@@ -164,9 +188,11 @@ def _sections(an: Analysis):
     secs.append(("Bodies", ["body", "mass [kg]", "com [m]", "inertia about com [kg m^2] (ixx iyy izz ixy ixz iyz)"],
                  [[r["name"], _g(r["mass"]), _vec(r["com"]), _vec(r["inertia"])] for r in _body_rows(an)],
                  "com in the assembly frame; inertia along the assembly axes"))
+    implicit = _implicit_names(an)
+    note = "; ".join(x for x in ("* actuated", _implicit_note(an)) if x)
     secs.append(("Table 1: kinematic description", ["joint", "type", "reference body", "secondary body"],
-                 [[j.name, _type(j.type, j.actuated), j.reference, j.secondary] for j in a.joints],
-                 "* actuated"))
+                 [[j.name, _type(j.type, j.actuated), j.reference, j.secondary] for j in _declared(an)],
+                 note))
     secs.append(("Table 2: composite bodies", ["body", "components", "mass [kg]", "com [m]",
                                                 "inertia about com [kg m^2]"],
                  [[c.name + (" (grounded)" if c.grounded else ""), ", ".join(c.members), _g(c.mass.mass),
@@ -179,14 +205,14 @@ def _sections(an: Analysis):
                        _vec(c.mass.com), _vec(_inertia6(c.mass.inertia))] for c in an.composites], ""))
     secs.append(("Table 3: kinematic description for the composite bodies (before removing redundant joints)",
                  ["type", "reference body", "secondary body", "joint"],
-                 [[_type(j.type, j.actuated), j.reference, j.secondary, j.name] for j in an.joints_before],
-                 "* actuated"))
+                 [[_type(j.type, j.actuated), j.reference, j.secondary, j.name] for j in an.joints_before
+                  if not _is_implicit(j, implicit)], note))
     secs.append(("Removed joints", ["joint", "type", "between", "kind", "reason"],
                  [[r.name, _type(r.type, r.actuated), f"{r.reference} - {r.secondary}", r.kind, r.reason]
                   for r in an.removed_joints], "" if an.removed_joints else "none"))
     secs.append(("Reduced joints", ["type", "reference body", "secondary body", "joint"],
-                 [[_type(j.type, j.actuated), j.reference, j.secondary, j.name] for j in an.reduced_joints],
-                 "* actuated"))
+                 [[_type(j.type, j.actuated), j.reference, j.secondary, j.name] for j in an.reduced_joints
+                  if not _is_implicit(j, implicit)], note))
     secs.append(("Loops", ["loop", "joints", "equations", "rank", "mobility", "redundant", "classification",
                            "closes"],
                  [[l.name, " - ".join(l.joints), str(l.n_equations), str(l.rank), str(l.mobility),
@@ -234,7 +260,9 @@ def _summary_lines(an: Analysis) -> list[str]:
     a = an.assembly
     ext, red = an.extended.counts(), an.reduced.counts()
     return [f"Assembly {a.name}" + (f" ({a.source_file})" if a.source_file else ""),
-            f"{len(a.bodies)} bodies, {len(a.joints)} joints, total mass {_g(a.total_mass)} kg",
+            f"{len(a.bodies)} bodies, {len(_declared(an))} joints"
+            + (f" (+{len(_implicit(an))} implicit)" if _implicit(an) else "")
+            + f", total mass {_g(a.total_mass)} kg",
             f"extended graph: {len(an.extended.nodes)} nodes, {len(an.extended.elements)} elements "
             f"({', '.join(f'{v} {k}' for k, v in ext.items())})",
             f"reduced graph: {len(an.reduced.nodes)} nodes, {len(an.reduced.elements)} elements "

@@ -24,7 +24,10 @@ def test_json_has_the_contract_keys_and_is_serialisable():
     assert doc["dof"] == 2
     assert sorted(map(sorted, doc["composites"])) == sorted(map(sorted, gm.SEEKER_TABLE2))
     assert {r["name"] for r in doc["removed_joints"]} == {"pitch_b", "yaw_b"}
-    assert [j["name"] for j in doc["joints"]] == list(a.joint_names)
+    # Table 1 of seed 004 lists ten joints; the reader's implicit weld to ground is listed apart
+    assert [j["name"] for j in doc["joints"]] == [j.name for j in a.joints if not j.implicit]
+    assert len(doc["joints"]) == 10
+    assert [j["name"] for j in doc["implicit_joints"]] == ["housing_to_ground"]
     assert doc["loops"] == [] and doc["errors"] == []
     m = doc["matrices"]
     A, B = np.array(m["incidence"]), np.array(m["circuit"])
