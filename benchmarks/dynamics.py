@@ -183,9 +183,9 @@ def scaling(Ns, min_time):
         model = chain(N)
         rng = np.random.default_rng(1)
         q, v, a = (rng.normal(size=model.nv) for _ in range(3))
-        T["RNEA"].append(per_call(lambda: dyn.inverse_dynamics(model, q, v, a), min_time, 200))
-        T["CRBA"].append(per_call(lambda: dyn.mass_matrix(model, q), min_time, 200))
-        T["ABA"].append(per_call(lambda: dyn.forward_dynamics(model, q, v, a), min_time, 200))
+        T["RNEA"].append(per_call(lambda: dyn.inverse_dynamics(model, q, v, a), min_time, 200, repeats=9))
+        T["CRBA"].append(per_call(lambda: dyn.mass_matrix(model, q), min_time, 200, repeats=3))
+        T["ABA"].append(per_call(lambda: dyn.forward_dynamics(model, q, v, a), min_time, 200, repeats=9))
         print(f"  {N:5d} {T['RNEA'][-1] * 1e3:9.3f} {T['CRBA'][-1] * 1e3:9.3f} {T['ABA'][-1] * 1e3:9.3f}")
     slopes = {k: float(np.polyfit(np.log(Ns), np.log(t), 1)[0]) for k, t in T.items()}
     print("  fitted exponent (log-log slope): " + ", ".join(f"{k} {s:.3f}" for k, s in slopes.items()))

@@ -130,10 +130,6 @@ class SKOModel:
                 self.axis2[k] = unit(b.axis2)
         self.H_const = [J.motion_subspace(t, self.axis[k], self.axis2[k])[None]
                         for k, t in enumerate(self.joint_types)]
-        self.S_flat = np.zeros((self.nv, n, 6))
-        for k in range(n):
-            self.S_flat[self.v_offset[k]:self.v_offset[k + 1], k, :] = self.H_const[k][0]
-        self.S_flat = self.S_flat.reshape(self.nv, n * 6)
         self.groups = {}
         for t in J.JOINT_TYPES:
             idx = np.array([k for k in range(n) if self.joint_types[k] == t], dtype=int)
@@ -141,6 +137,11 @@ class SKOModel:
                 qc = np.array([np.arange(self.q_offset[k], self.q_offset[k + 1]) for k in idx], dtype=int).reshape(len(idx), J.NQ[t])
                 vc = np.array([np.arange(self.v_offset[k], self.v_offset[k + 1]) for k in idx], dtype=int).reshape(len(idx), J.NV[t])
                 self.groups[t] = (idx, qc, vc)
+        #: constant H(k) of each joint-type group: (g, 6) for 1-dof types, (g, n_k, 6) otherwise
+        self.S_group = {}
+        for t, (idx, qc, vc) in self.groups.items():
+            Hs = np.array([self.H_const[k][0] for k in idx])
+            self.S_group[t] = Hs[:, 0, :] if vc.shape[1] == 1 else Hs
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._body_index = {name: k for k, name in enumerate(self.body_names)}
 
@@ -279,11 +280,17 @@ def velocity_terms(model: SKOModel, w: SKOWeights, q, v):
     """
     B = q.shape[0]
     n = model.n_bodies
-    vJ = (v @ model.S_flat).reshape(B, n, 6)
-    if "universal" in model.groups:
-        idx, qc, vc = model.groups["universal"]
-        for k in idx:
-            vJ[:, k] = mulT(w.H[k], v[:, model.tree.v_slices[k]])
+    vJ = np.zeros((B, n, 6))
+    for t, (idx, qc, vc) in model.groups.items():
+        if t == "fixed":
+            continue
+        if t == "universal":
+            for k in idx:
+                vJ[:, k] = mulT(w.H[k], v[:, model.tree.v_slices[k]])
+        elif vc.shape[1] == 1:
+            vJ[:, idx] = v[:, vc[:, 0], None] * model.S_group[t]
+        else:
+            vJ[:, idx] = np.einsum("bgj,gjk->bgk", v[:, vc], model.S_group[t])
     V = np.empty((B, n, 6))
     par, phi = model.tree.parent_list, w.phi
     for k in range(n):

@@ -61,6 +61,7 @@ def articulated_body(w: SKOWeights) -> ArticulatedBody:
     par = t.parent_list
     P = [np.broadcast_to(w.M[k], (B,) + w.M[k].shape[1:]).copy() for k in range(n)]
     D, Dinv, G, tb, Pp = ([None] * n for _ in range(5))
+    eyes = {int(mk): np.eye(int(mk)) for mk in set(t.m.tolist())}
     for k in range(n - 1, -1, -1):
         Hk = w.H[k]
         mk, nk = int(t.m[k]), int(t.nv_node[k])
@@ -75,7 +76,7 @@ def articulated_body(w: SKOWeights) -> ArticulatedBody:
             D[k] = Hk @ PHt
             Dinv[k] = 1.0 / D[k] if nk == 1 else np.linalg.inv(D[k])
             G[k] = PHt @ Dinv[k]
-            tb[k] = np.eye(mk) - G[k] @ Hk
+            tb[k] = eyes[mk] - G[k] @ Hk
             Pp[k] = P[k] - G[k] @ np.swapaxes(PHt, -1, -2)
         p = par[k]
         if p >= 0:

@@ -16,7 +16,7 @@ one weight ``phi(parent(k), k)``:
 while ``M`` and (for all joints but universal) ``H`` are constant.  With
 ``E' = [E_phi]_{theta_i}`` this gives (derivation in the docstrings below):
 
-* Eq. 42: ``M_theta_i = H phi [E' phi M - M phi* E'*] phi* H*`` ... written as
+* Eq. 42: ``M_theta_i = H phi [E' phi M + M phi* E'*] phi* H*``, written as
   ``T + T*`` with ``T = H phi E' (phi M phi* H*)``; it equals Eq. 42 when
   ``H(k) H~*(i) = 0`` (single-dof revolute joints, the case seed 002 treats).
   A q-dependent ``H`` (universal joint) adds ``H_theta phi M phi* H* + (.)*``.
