@@ -447,12 +447,19 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
         for name, val in vals.items():
             _set_coordinate(em, q, name, val)
     for lp in em.loops:
+        polish, last = 0, np.inf
         for it in range(max_iter + 1):
             _, _, _, w, *_ = prepare(m, q)
             kin = kinematics(m, w)
             e, G, _ = _loop_closure(em, kin, lp)[:3]
-            if np.max(np.abs(e), initial=0.0) <= tol:
-                break
+            err = np.max(np.abs(e), initial=0.0)
+            if err <= tol:
+                # converged; Newton steps while they still reduce the error (quadratic
+                # convergence takes it to rounding level, so G's null space is exact)
+                if polish == 2 or err == 0.0 or err > 0.5 * last:
+                    break
+                polish += 1
+            last = err
             if it == max_iter:
                 raise lp.error(f"Newton's method did not close the loop in {max_iter} iterations "
                                f"(closure error {np.max(np.abs(e)):.3g}): the loop cannot close here", em)

@@ -6,8 +6,10 @@
   (``tests/dynamics/trees.to_pinocchio``), with each chord replaced by point
   constraints written here from the Assembly joints: one point for a spherical
   joint, two points on the axis for a revolute, three non-collinear points for a
-  fixed joint.  Its closure error, Jacobian (finite differences of that error),
-  mass matrix (Pinocchio CRBA) and bias give the dense Lagrange-multiplier
+  fixed joint.  Its closure error (point gaps), Jacobian (finite differences of
+  that error, :meth:`PinTwin.jacobian_fd`),
+  mass matrix (Pinocchio CRBA), analytic frame Jacobians (checked against the
+  finite differences in the tests) and classical frame accelerations give the dense Lagrange-multiplier
   reference ``[M G^T; G 0]``, and its rigid constraint models feed
   ``pinocchio.constraintDynamics``.  Nothing here calls ``dynamics.closure``.
 """
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+import dynamics as dyn
 import parsers
 from composer.tree import RigidBody, build_tree_model
 from dynamics import embedding as E
@@ -127,6 +130,14 @@ class PinTwin:
             cols.append((self.error(pin.integrate(self.pm, qp, dv)) - self.error(pin.integrate(self.pm, qp, -dv))) / (2 * h))
         return np.column_stack(cols)
 
+    def jacobian(self, qp):
+        """Closure Jacobian from Pinocchio's analytic frame Jacobians (world-aligned, linear rows)."""
+        pin = self.pin
+        pin.computeJointJacobians(self.pm, self.pd, qp)
+        pin.updateFramePlacements(self.pm, self.pd)
+        J = lambda f: pin.getFrameJacobian(self.pm, self.pd, f, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)[:3]
+        return np.vstack([J(b) - J(a) for a, b in self.pairs])
+
     def bias(self, qp, vpin):
         """``Gdot v``: classical relative acceleration of the point pairs at zero joint acceleration."""
         pin = self.pin
@@ -143,7 +154,7 @@ class PinTwin:
         M = pin.crba(self.pm, self.pd, qp)
         M = np.triu(M) + np.triu(M, 1).T
         C = pin.rnea(self.pm, self.pd, qp, vpin, np.zeros(self.pm.nv))
-        G = self.jacobian_fd(qp)
+        G = self.jacobian(qp)
         gam = self.bias(qp, vpin)
         nc = G.shape[0]
         K = np.block([[M, G.T], [G, np.zeros((nc, nc))]])
@@ -185,6 +196,8 @@ def random_states(em, rng, n, spread=0.6, v_scale=1.0, tau_scale=1.0, max_tries=
             v = E.complete_velocity(em, q, rng.normal(size=em.n_independent) * v_scale)
         except E.ClosureError:
             continue
-        tau = rng.normal(size=em.nv) * tau_scale
+        # forces scaled by the typical joint-space inertia: accelerations of order one
+        inertia = float(np.mean(np.diag(dyn.mass_matrix(em.tree_model, q))))
+        tau = rng.normal(size=em.nv) * tau_scale * inertia
         out.append((q, v, tau))
     return out

@@ -47,4 +47,6 @@ def test_states_are_closed_and_velocities_in_the_null_space_of_the_independent_j
     for q, v, tau in random_states(em, rng, 5):
         qp = twin.qp(q)
         assert np.max(np.abs(twin.error(qp))) < 1e-9
+        G = twin.jacobian(qp)
+        assert np.max(np.abs(twin.jacobian_fd(qp) - G)) < 1e-8 * max(1.0, np.max(np.abs(G)))
         assert np.max(np.abs(twin.jacobian_fd(qp) @ twin.vpin(v))) < 1e-7 * max(1.0, np.max(np.abs(v)))
