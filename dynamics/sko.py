@@ -47,6 +47,20 @@ Building an operator on this layer needs only ``tree.parent``, ``tree.children``
 the lists above and the product functions of :mod:`dynamics.spo`
 (``A x`` gather, ``A* x`` scatter and their ``E_A`` variants).  Everything is
 batched over a leading dimension ``B``.
+
+Other modules on this layer: :mod:`dynamics.lyapunov` (forward/backward
+Lyapunov recursions and the dense ``A X B*`` / ``A* X B`` products),
+:mod:`dynamics.crba` (``composite_inertia``, ``mass_matrix_sko``),
+:mod:`dynamics.rnea` (``newton_euler``), :mod:`dynamics.riccati`
+(``articulated_body`` -> P, D, G, tau_bar, P+, psi, K),
+:mod:`dynamics.innovations` (factors, ``M^-1``, ``log det M``),
+:mod:`dynamics.aba` (``forward_dynamics_sko``), :mod:`dynamics.opspace`
+(Upsilon, Omega) and :mod:`dynamics.sensitivity` (``*_derivative_sko`` for a
+given weight change ``dphi`` / ``dH``).
+
+Helpers for writing recursions: ``mul(A, x)`` / ``mulT(A, x)`` (block times a
+node-list element, ``A^T x``; vectors or column blocks), ``tree.parent_list``
+and ``tree.v_slices`` (Python tuples, cheaper to index than the arrays).
 """
 
 from __future__ import annotations
