@@ -87,34 +87,53 @@ def origin_pose(el) -> Pose:
     return Pose(rpy_to_matrix(rpy), xyz)
 
 
+def _package_roots(pkg: str, base_dir: str, package_dirs: tuple, ros_path: str):
+    """Folders that may hold package ``pkg``'s files, most likely first (lazily)."""
+    for d in package_dirs:
+        yield os.path.join(str(d), pkg)
+    for d in ros_path.split(os.pathsep):
+        if d:
+            yield os.path.join(d, pkg)
+    anc = base_dir
+    while True:
+        yield os.path.join(anc, pkg)
+        if os.path.basename(anc) == pkg:
+            yield anc
+        parent = os.path.dirname(anc)
+        if parent == anc:
+            return
+        anc = parent
+
+
+_ROOT_CACHE: dict[tuple, str] = {}
+
+
 def resolve_uri(uri: str, base_dir: Path, package_dirs=()) -> Path | None:
     """The file a mesh ``filename`` names, or None when it cannot be found.
 
-    ``package://PKG/rel``: ``DIR/PKG/rel`` for DIR in ``package_dirs``, then the
-    URDF's directory and its ancestors (``A/PKG/rel``, or ``A/rel`` if A is named
-    PKG).  ``file://abs`` and plain paths: relative to ``base_dir``.
+    ``package://PKG/rel``: ``DIR/PKG/rel`` for DIR in ``package_dirs`` and in
+    ``$ROS_PACKAGE_PATH``, then the URDF's directory and its ancestors
+    (``A/PKG/rel``, or ``A/rel`` if A is named PKG).  ``file://abs`` and plain
+    paths: relative to ``base_dir``.  The package folder found first is
+    remembered for the next look-ups.
     """
+    base = os.path.abspath(str(base_dir))
     if uri.startswith("package://"):
-        rest = uri[len("package://"):]
-        pkg, _, rel = rest.partition("/")
-        candidates = [Path(d) / pkg / rel for d in package_dirs]
-        for d in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep):
-            if d:
-                candidates.append(Path(d) / pkg / rel)
-        for anc in (base_dir, *base_dir.parents):
-            candidates.append(anc / pkg / rel)
-            if anc.name == pkg:
-                candidates.append(anc / rel)
-        for c in candidates:
-            if c.is_file():
-                return c.resolve()
+        pkg, _, rel = uri[len("package://"):].partition("/")
+        key = (pkg, base, tuple(map(str, package_dirs)), os.environ.get("ROS_PACKAGE_PATH", ""))
+        hit = _ROOT_CACHE.get(key)
+        if hit is not None and os.path.isfile(os.path.join(hit, rel)):
+            return Path(os.path.normpath(os.path.join(hit, rel)))
+        for root in _package_roots(*key):
+            f = os.path.join(root, rel)
+            if os.path.isfile(f):
+                _ROOT_CACHE[key] = root
+                return Path(os.path.normpath(f))
         return None
     if uri.startswith("file://"):
         uri = uri[len("file://"):]
-    p = Path(uri)
-    if not p.is_absolute():
-        p = base_dir / p
-    return p.resolve() if p.is_file() else None
+    f = os.path.normpath(os.path.join(base, uri))
+    return Path(f) if os.path.isfile(f) else None
 
 
 def _geometry(shape_el, role: str, base_dir: Path, package_dirs, check_meshes: bool) -> Geometry | None:

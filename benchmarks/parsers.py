@@ -1,0 +1,123 @@
+"""Time our URDF reader against Pinocchio's on every example-robot-data URDF.
+
+Two measurements, each over all the URDF files of example-robot-data's
+``robots/*/urdf/`` that both parsers accept, in the same run:
+
+1. **model**: our ``parsers.urdf.read_urdf`` (tree, inertias, poses; meshes
+   resolved and checked to exist, not loaded) against
+   ``pinocchio.buildModelFromUrdf`` (kinematic tree and inertias); best of
+   ``--repeat`` passes;
+2. **model + meshes**: the above plus every mesh file loaded (ours: each
+   distinct (file, scale) of a robot through ``parsers.massprops.load_mesh``,
+   i.e. trimesh; Pinocchio: ``buildGeomFromUrdf`` for the visual and the
+   collision models, i.e. assimp/hpp-fcl); one pass.
+
+Usage::
+
+    python benchmarks/parsers.py [--repeat 3] [--no-meshes]
+
+Prints one line per measurement with both totals and the ratio ours/Pinocchio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import logging
+import os
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import pinocchio as pin  # noqa: E402
+
+from parsers import InputError  # noqa: E402
+from parsers.massprops import load_mesh  # noqa: E402
+from parsers.urdf import read_urdf  # noqa: E402
+
+SHARE = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")
+ROBOTS = sorted(glob.glob(os.path.join(SHARE, "example-robot-data", "robots", "*", "urdf", "*.urdf")))
+
+
+def accepted() -> list[str]:
+    out = []
+    for p in ROBOTS:
+        try:
+            pin.buildModelFromUrdf(p)
+            read_urdf(p, package_dirs=[SHARE])
+        except (RuntimeError, ValueError, InputError):
+            continue
+        out.append(p)
+    return out
+
+
+def time_models(files, repeat):
+    best_ours = best_pin = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for p in files:
+            read_urdf(p, package_dirs=[SHARE])
+        t1 = time.perf_counter()
+        for p in files:
+            pin.buildModelFromUrdf(p)
+        t2 = time.perf_counter()
+        best_ours, best_pin = min(best_ours, t1 - t0), min(best_pin, t2 - t1)
+    return best_ours, best_pin
+
+
+def time_meshes(files):
+    n_loaded = n_failed = 0
+    t0 = time.perf_counter()
+    for p in files:
+        a = read_urdf(p, package_dirs=[SHARE])
+        cache = set()
+        for b in a.bodies:
+            for g in b.geometry:
+                if g.kind != "mesh":
+                    continue
+                key = (g.file, tuple(g.params["scale"]))
+                if key in cache:
+                    continue
+                cache.add(key)
+                try:
+                    load_mesh(g.file, g.params["scale"])
+                    n_loaded += 1
+                except InputError:
+                    n_failed += 1
+    t1 = time.perf_counter()
+    n_geoms = 0
+    for p in files:
+        m = pin.buildModelFromUrdf(p)
+        for kind in (pin.GeometryType.VISUAL, pin.GeometryType.COLLISION):
+            try:
+                n_geoms += pin.buildGeomFromUrdf(m, p, kind, package_dirs=[SHARE]).ngeoms
+            except (RuntimeError, ValueError):
+                pass
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1, n_loaded, n_failed, n_geoms
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-meshes", action="store_true")
+    args = ap.parse_args(argv)
+    logging.disable(logging.WARNING)
+    files = accepted()
+    print(f"{len(files)} of {len(ROBOTS)} example-robot-data URDFs accepted by both parsers "
+          f"(pinocchio {pin.__version__}, {os.cpu_count()} CPUs)")
+    ours, ref = time_models(files, args.repeat)
+    print(f"model only      : ours {ours:8.3f} s   pinocchio.buildModelFromUrdf {ref:8.3f} s   "
+          f"ratio {ours / ref:6.1f}  (best of {args.repeat})")
+    if not args.no_meshes:
+        ours, ref, n_ok, n_bad, n_geoms = time_meshes(files)
+        print(f"model + meshes  : ours {ours:8.3f} s   pinocchio + buildGeomFromUrdf   {ref:8.3f} s   "
+              f"ratio {ours / ref:6.1f}  (ours: {n_ok} distinct meshes loaded by trimesh, {n_bad} failed; "
+              f"pinocchio: {n_geoms} geometry objects, visual + collision)")
+
+
+if __name__ == "__main__":
+    main()
