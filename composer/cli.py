@@ -91,25 +91,25 @@ def inspect(file: str, fmt: str, matrices: bool):
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), required=True,
               help="Picture to write (.svg, .png or .pdf); with --stage both, '_extended'/'_reduced' "
                    "is added before the suffix.")
-@click.option("--stage", type=click.Choice(["extended", "reduced", "both"]), default="both", show_default=True,
-              help="Which system graph to draw (seed 004 Fig. 3: extended, Fig. 4: reduced).")
+@click.option("--stage", type=click.Choice(["extended", "reduced", "both", "sko", "sparsity"]), default="both",
+              show_default=True,
+              help="extended / reduced system graph (seed 004 Figs. 3-4), both, the SKO tree the dynamics "
+                   "runs on, or the block sparsity of E_A, A and M (seed 000 Figs. 6-7).")
 def graph_cmd(file: str, output: str, stage: str):
-    """Draw the extended and/or reduced system graph of FILE (element labels e1.., legend)."""
+    """Draw a picture of FILE's mechanism: system graphs, SKO tree or block sparsity."""
     from pathlib import Path
 
-    from graph import analyse
-    from graph.draw import draw_system_graph
-    from parsers import read_assembly
+    from composer.pictures import save_picture
 
     out = Path(output)
     if out.suffix.lower() not in (".svg", ".png", ".pdf"):
         raise click.BadParameter(f"unsupported picture format {out.suffix!r} (use .svg, .png or .pdf)",
                                  param_hint="--output")
-    analysis = analyse(read_assembly(file))
+    composition = _compose(file)
     stages = ("extended", "reduced") if stage == "both" else (stage,)
     for st in stages:
         path = out.with_name(f"{out.stem}_{st}{out.suffix}") if stage == "both" else out
-        draw_system_graph(analysis, st, path)
+        save_picture(composition, st, path)
         click.echo(str(path))
 
 
