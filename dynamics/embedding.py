@@ -48,6 +48,7 @@ name), dependent joints included.
 from __future__ import annotations
 
 import logging
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -349,7 +350,9 @@ def _lu_dep(em, lp, G):
     Gd = G[:, lp.dep]
     if Gd.shape[0] == 0:
         return None
-    lu = sla.lu_factor(Gd, check_finite=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sla.LinAlgWarning)
+        lu = sla.lu_factor(Gd, check_finite=False)
     d = np.abs(np.diag(lu[0]))
     if not np.all(np.isfinite(d)) or d.min() <= RCOND_MIN * max(d.max(), 1e-300):
         raise lp.error(f"the closure Jacobian loses rank (dependent block pivots {d.min():.3g} "
