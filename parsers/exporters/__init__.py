@@ -1,7 +1,11 @@
 """Writers that turn an :class:`~parsers.assembly.Assembly` into URDF, MJCF or SDFormat.
 
-Every body becomes one link/body with its mass properties and shapes (a lumped
-composite is exported as the body it is, with its merged mass properties).
+Every body becomes one link/body with its mass properties and shapes.  A
+lumped composite is exported as the body it is, with its merged mass
+properties; every writer takes ``frames={body: [(name, Pose), ...]}`` to keep
+the original parts as named frames (URDF: massless links on fixed joints;
+MJCF: sites; SDFormat: ``<frame>``), poses in the assembly frame at the
+reference configuration.
 Formats differ in what they can say about closed loops:
 
 * URDF describes trees only: a mechanism with loops is refused, naming the

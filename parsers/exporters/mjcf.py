@@ -20,7 +20,8 @@ joint frames and mass properties):
   reference body); fixed -> ``weld``; revolute/continuous -> two ``connect`` on
   the axis, at the origin and ``revolute_span`` further along it (they remove
   the five freedoms a hinge removes).  Other loop joints are refused;
-* actuated joints get a ``<motor>`` (gear ratio, force range).
+* actuated joints get a ``<motor>`` (gear ratio, force range);
+* ``frames`` (e.g. the parts of a lumped composite) become ``<site>`` elements.
 * shapes: box, sphere, cylinder, capsule, ellipsoid, mesh (STL/OBJ only:
   MuJoCo reads no other format; others are skipped, logged).
 
@@ -60,7 +61,7 @@ def _perp(n):
     return u / np.linalg.norm(u)
 
 
-def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0.1) -> ET.Element:
+def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0.1, frames=None) -> ET.Element:
     """The ``<mujoco>`` element for ``a`` (see :func:`write_mjcf`)."""
     parent, order, chords = spanning_tree(a)
     if "world" in a.body_names:
@@ -170,6 +171,11 @@ def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0
         if geometry:
             for g in body.geometry:
                 _geom(el, g, asset, meshes)
+    for body, named in (frames or {}).items():
+        if body not in elements or body == GROUND:
+            raise ExportError(f"frames: unknown or folded body {body!r}")
+        for fname, pose in named:
+            _pose_attrs(ET.SubElement(elements[body], "site", name=fname), frame[body].inverse().compose(pose))
     _loops(root, a, chords, revolute_span)
     motors = [j for j in a.joints if j.actuated and j.type in ("revolute", "continuous", "prismatic")
               and j.name in used_joint_names]
@@ -243,7 +249,7 @@ def _loops(root, a: Assembly, chords, span: float):
             raise ExportError(f"loop joint {j.name!r} of type {j.type!r} has no MJCF equality equivalent")
 
 
-def write_mjcf(a: Assembly, path, *, geometry: bool = True, revolute_span: float = 0.1) -> Path:
+def write_mjcf(a: Assembly, path, *, geometry: bool = True, revolute_span: float = 0.1, frames=None) -> Path:
     """Write ``a`` as MJCF (MuJoCo XML) to ``path``.
 
     Parameters
@@ -256,11 +262,14 @@ def write_mjcf(a: Assembly, path, *, geometry: bool = True, revolute_span: float
         Write shapes as geoms (they carry no mass: ``inertiafromgeom="false"``).
     revolute_span : float
         Distance (m) between the two ``connect`` points that close a revolute loop joint.
+    frames : mapping body name -> sequence of (frame name, Pose), optional
+        Named frames carried by a body (poses in the assembly frame at the
+        reference configuration), written as ``<site>`` elements.
 
     Returns
     -------
     Path
         The written file.  Raises :class:`ExportError` for joints MJCF cannot express.
     """
-    write_xml(mjcf_element(a, geometry=geometry, revolute_span=revolute_span), path)
+    write_xml(mjcf_element(a, geometry=geometry, revolute_span=revolute_span, frames=frames), path)
     return Path(path)

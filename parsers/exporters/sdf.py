@@ -15,7 +15,9 @@ frames and mass properties):
   body is ground is flipped (SDFormat's child cannot be the world);
 * a ``free`` joint from ground is left out (an SDFormat link not joined to the
   world floats); free joints between bodies, planar and cylindrical joints are
-  refused (ExportError).
+  refused (ExportError);
+* ``frames`` (e.g. the parts of a lumped composite) become ``<frame>``
+  elements attached to their body.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def _shape(link, g, role, k):
         ET.SubElement(s, "scale").text = fmt(np.broadcast_to(p.get("scale", 1.0), (3,)))
 
 
-def sdf_element(a: Assembly, *, geometry: bool = True) -> ET.Element:
+def sdf_element(a: Assembly, *, geometry: bool = True, frames=None) -> ET.Element:
     """The ``<sdf>`` element for ``a`` (see :func:`write_sdf`)."""
     sdf = ET.Element("sdf", version="1.8")
     world = ET.SubElement(sdf, "world", name=a.name)
@@ -89,6 +91,12 @@ def sdf_element(a: Assembly, *, geometry: bool = True) -> ET.Element:
         if geometry:
             for k, g in enumerate(b.geometry):
                 _shape(link, g, "visual" if g.role == "visual" else "collision", k)
+    for body, named in (frames or {}).items():
+        if body not in a.body_names:
+            raise ExportError(f"frames: unknown body {body!r}")
+        for fname, pose in named:
+            fel = ET.SubElement(model, "frame", name=fname, attached_to=body)
+            _pose(fel, pose, relative_to="__model__")
     for j in a.joints:
         if j.type == "free":
             if GROUND in (j.reference, j.secondary):
@@ -123,7 +131,7 @@ def sdf_element(a: Assembly, *, geometry: bool = True) -> ET.Element:
     return sdf
 
 
-def write_sdf(a: Assembly, path, *, geometry: bool = True) -> Path:
+def write_sdf(a: Assembly, path, *, geometry: bool = True, frames=None) -> Path:
     """Write ``a`` as SDFormat 1.8 to ``path`` (every joint kept, loops included).
 
     Parameters
@@ -132,11 +140,14 @@ def write_sdf(a: Assembly, path, *, geometry: bool = True) -> Path:
     path : str or Path
     geometry : bool
         Write visual and collision shapes (meshes by absolute path).
+    frames : mapping body name -> sequence of (frame name, Pose), optional
+        Named frames carried by a body (poses in the assembly frame at the
+        reference configuration), written as ``<frame attached_to=body>``.
 
     Returns
     -------
     Path
         The written file.  Raises :class:`ExportError` for joints SDFormat lacks.
     """
-    write_xml(sdf_element(a, geometry=geometry), path)
+    write_xml(sdf_element(a, geometry=geometry, frames=frames), path)
     return Path(path)

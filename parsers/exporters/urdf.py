@@ -17,7 +17,9 @@ same bodies, joint frames and mass properties):
 * a joint met from its secondary side is flipped (axis negated), so the
   coordinate keeps its sign; couplings become ``mimic`` with the signs fixed;
 * actuated joints get a ``<transmission>`` (gear ratio as mechanicalReduction);
-* loops: refused with the loop named, unless ``cut_loops=True``.
+* loops: refused with the loop named, unless ``cut_loops=True``;
+* ``frames`` (e.g. the parts of a lumped composite) become massless links
+  welded to their body.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def _shape(parent: ET.Element, g, X_link_body: Pose, role: str) -> bool:
     return True
 
 
-def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True) -> ET.Element:
+def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True, frames=None) -> ET.Element:
     """The ``<robot>`` element for ``a`` (see :func:`write_urdf`)."""
     if ROOT in a.body_names:
         raise ExportError(f"body name {ROOT!r} is reserved for ground in URDF exports")
@@ -129,6 +131,15 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True)
             ET.SubElement(el, "limit", **attrs)
         if j.damping:
             ET.SubElement(el, "dynamics", damping=fmt(j.damping))
+    for body, named in (frames or {}).items():
+        if body not in link_pose:
+            raise ExportError(f"frames: unknown body {body!r}")
+        for fname, pose in named:
+            ET.SubElement(robot, "link", name=fname)
+            el = ET.SubElement(robot, "joint", name=f"{fname}_frame", type="fixed")
+            _origin(el, link_pose[body].inverse().compose(pose))
+            ET.SubElement(el, "parent", link=body)
+            ET.SubElement(el, "child", link=fname)
     for c in a.couplings:
         if c.joint not in sign or c.leader not in sign:
             log.warning("URDF export: coupling %s <- %s left out (joint not in the tree)", c.joint, c.leader)
@@ -147,7 +158,7 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True)
     return robot
 
 
-def write_urdf(a: Assembly, path, *, cut_loops: bool = False, geometry: bool = True) -> Path:
+def write_urdf(a: Assembly, path, *, cut_loops: bool = False, geometry: bool = True, frames=None) -> Path:
     """Write ``a`` as URDF to ``path``.
 
     Parameters
@@ -160,6 +171,10 @@ def write_urdf(a: Assembly, path, *, cut_loops: bool = False, geometry: bool = T
         Leave out loop-closing joints instead of refusing the assembly.
     geometry : bool
         Write visual and collision shapes (meshes by absolute path).
+    frames : mapping body name -> sequence of (frame name, Pose), optional
+        Named frames carried by a body (e.g. the original parts of a lumped
+        composite), poses in the assembly frame at the reference configuration;
+        each becomes a massless link welded by a fixed joint ``<name>_frame``.
 
     Returns
     -------
@@ -167,6 +182,6 @@ def write_urdf(a: Assembly, path, *, cut_loops: bool = False, geometry: bool = T
         The written file.  Raises :class:`ExportError` when the assembly has a
         loop (without ``cut_loops``) or a joint type URDF lacks.
     """
-    root = urdf_element(a, cut_loops=cut_loops, geometry=geometry)
+    root = urdf_element(a, cut_loops=cut_loops, geometry=geometry, frames=frames)
     write_xml(root, path)
     return Path(path)

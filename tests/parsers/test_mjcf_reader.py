@@ -172,3 +172,24 @@ def test_moving_body_without_mass_is_refused_as_mujoco_does():
     with pytest.raises(InputError) as exc:
         read_mjcf("m.xml", text=text)
     assert exc.value.line == 2
+
+
+def test_include_is_expanded_in_place_and_matches_mujoco(tmp_path):
+    (tmp_path / "arm.xml").write_text("""<mujoco><worldbody>
+      <body name="arm" pos="0 0 1"><joint type="hinge" axis="1 0 0"/><geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.05"/>
+      </body></worldbody></mujoco>""")
+    main = tmp_path / "main.xml"
+    main.write_text("""<mujoco model="inc"><compiler angle="radian"/>
+      <include file="arm.xml"/>
+      <worldbody><body name="base" pos="1 0 0"><geom type="box" size="0.1 0.1 0.1"/></body></worldbody>
+    </mujoco>""")
+    a = read_mjcf(main)
+    compare_with_mujoco(a, *mujoco_reference(main))
+    assert a.body_names == ("arm", "base")
+
+
+def test_unsupported_elements_are_refused_with_their_line():
+    text = "<mujoco>\n<worldbody>\n<replicate count='2'/>\n</worldbody></mujoco>"
+    with pytest.raises(InputError) as exc:
+        read_mjcf("r.xml", text=text)
+    assert exc.value.line == 3 and "replicate" in str(exc.value)

@@ -253,3 +253,23 @@ def test_sdf_export_of_the_yaml_fourbar_equals_the_handwritten_sdf(tmp_path):
     b = parsers.read_assembly(write_sdf(a, tmp_path / "fourbar.sdf"))
     c = parsers.read_assembly(DATA / "fourbar.sdf")
     assert_same_assembly(b, c)
+
+
+# ------------------------------------------------------------------ named frames (lumped parts)
+
+def test_named_frames_are_kept_in_every_format(tmp_path):
+    pin = _pin()
+    a = read_urdf(DATA / "arm.urdf", package_dirs=[DATA])
+    part = Pose(np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]]), [0.3, 0.1, 0.2])   # in the assembly frame
+    frames = {"upper": [("camera", part)]}
+    m = pin.buildModelFromUrdf(str(write_urdf(a, tmp_path / "f.urdf", frames=frames)))
+    d = m.createData()
+    pin.framesForwardKinematics(m, d, pin.neutral(m))
+    np.testing.assert_allclose(d.oMf[m.getFrameId("camera")].homogeneous, part.matrix(), atol=1e-15)
+    mujoco = _mujoco()
+    mm, dd = _mj(write_mjcf(a, tmp_path / "f.xml", frames=frames))
+    np.testing.assert_allclose(dd.site_xpos[mm.site("camera").id], part.translation, atol=1e-15)
+    np.testing.assert_allclose(dd.site_xmat[mm.site("camera").id].reshape(3, 3), part.rotation, atol=1e-15)
+    assert mujoco is not None
+    b = parsers.read_assembly(write_sdf(a, tmp_path / "f.sdf", frames=frames))
+    assert_same_assembly(a, b, joint_names=["shoulder", "slide", "tool_weld"], loop_flag=False)

@@ -157,3 +157,17 @@ def test_relative_to_cycle_is_an_error_with_the_line():
     with pytest.raises(InputError) as exc:
         read_sdf("cyc.sdf", text=text)
     assert "cycle" in str(exc.value) and exc.value.line in (2, 3)
+
+
+@pytest.mark.skipif(not (ROOT / "samples" / "fourbar" / "fourbar.yaml").exists(), reason="YAML sample missing")
+def test_fourbar_loop_structure_is_the_same_in_yaml_sdformat_and_mjcf():
+    analysis = pytest.importorskip("graph.analysis")
+    results = {}
+    for name, path in (("yaml", ROOT / "samples" / "fourbar" / "fourbar.yaml"), ("sdf", DATA / "fourbar.sdf"),
+                       ("mjcf", DATA / "fourbar_mjcf.xml")):
+        an = analysis.analyse(parsers.read_assembly(path))
+        assert an.dof == 1, name
+        (loop,) = an.loops
+        results[name] = (sorted(loop.joints), sorted(set(loop.bodies)), loop.mobility)
+    assert results["yaml"] == results["sdf"] == results["mjcf"]
+    assert results["yaml"][0] == ["coupler_rocker", "crank_coupler", "crank_pivot", "rocker_pivot"]
