@@ -148,3 +148,26 @@ def test_read_assembly_from_the_command_line_import():
             % str(DATA / "mimic_world.urdf"))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["3", "3"]
+
+
+@pytest.mark.parametrize("base", ["fixed", "floating"])
+def test_planar_floating_and_base_options_match_pinocchio(base):
+    pin = pytest.importorskip("pinocchio")
+    path = str(DATA / "planar_floating.urdf")
+    a = read_urdf(path, base=base)
+    m = pin.buildModelFromUrdf(path) if base == "fixed" else pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
+    d = m.createData()
+    pin.framesForwardKinematics(m, d, pin.neutral(m))
+    # Pinocchio stores planar and continuous rotations as (cos, sin): one q more each
+    assert sum(j.nq for j in a.joints) == m.nq - 2
+    assert sum(j.nv for j in a.joints) == m.nv
+    assert a.joint("root_joint").type == ("free" if base == "floating" else "fixed")
+    assert (a.joint("slide_plane").type, a.joint("fly").type) == ("planar", "free")
+    for b in a.bodies:
+        np.testing.assert_allclose(b.pose.matrix(), d.oMf[m.getFrameId(b.name)].homogeneous, atol=1e-14)
+    for name in ("slide_plane", "fly", "hinge"):
+        i = m.getJointId(name)
+        np.testing.assert_allclose(a.joint(name).origin, d.oMi[i].translation, atol=1e-14)
+    np.testing.assert_allclose(a.joint("slide_plane").axis, d.oMi[m.getJointId("slide_plane")].rotation[:, 2], atol=1e-14)
+    hinge_axis = d.oMi[m.getJointId("hinge")].rotation @ np.array([0, 1, 1]) / np.sqrt(2)
+    np.testing.assert_allclose(a.joint("hinge").axis, hinge_axis, atol=1e-14)
