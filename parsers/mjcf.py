@@ -21,6 +21,11 @@ inertias, positions at ``qpos0``):
   watertight); plane and hfield geoms are massless and allowed only in static
   bodies, as in MuJoCo.  A moving body without mass is an InputError (MuJoCo:
   "mass and inertia of moving bodies must be larger than mjMINVAL").
+  Mesh ``inertia``: ``exact`` and ``convex`` (the hull) agree with MuJoCo;
+  for the default ``legacy`` the exact solid is used, which is what MuJoCo
+  computes for convex meshes; for a non-convex mesh MuJoCo's legacy value
+  differs and a warning is logged.  ``shell`` meshes and ``shellinertia``
+  geoms are refused.
 * Joints: hinge -> revolute, slide -> prismatic, ball -> spherical,
   free -> free; a body without joints is welded to its parent by a ``fixed``
   joint named ``<body>_fixed``.  **A body with several joints becomes a chain**:
@@ -53,7 +58,7 @@ from dynamics.spatial import axis_angle_to_matrix, quat_to_matrix, rot_x, rot_y,
 
 from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
 from .errors import InputError
-from .massprops import combine, shapes_mass_properties, transform_mass_properties
+from .massprops import combine, load_mesh, shapes_mass_properties, transform_mass_properties
 from .xmlutil import Element, error, parse_floats, parse_xml
 
 log = logging.getLogger(__name__)
@@ -265,7 +270,7 @@ class _Reader:
                 if fname is None:
                     name = a.get("name")
                     if name:
-                        self.meshes[name] = (None, m)
+                        self.meshes[name] = (None, m, "legacy")
                         continue
                     raise error(m, "<mesh> needs attribute 'file'")
                 name = a.get("name", Path(fname).stem)
@@ -279,7 +284,12 @@ class _Reader:
                     scale = np.ones(3)
                 if name in self.meshes:
                     raise error(m, f"mesh {name!r} defined twice")
-                self.meshes[name] = (str(p.resolve()), scale)
+                mode = a.get("inertia", "legacy")
+                if mode not in ("legacy", "exact", "convex", "shell"):
+                    raise error(m, f"mesh@inertia must be legacy, exact, convex or shell, got {mode!r}")
+                if mode == "shell":
+                    raise error(m, "mesh@inertia='shell' is not supported (solid meshes only)")
+                self.meshes[name] = (str(p.resolve()), scale, mode)
 
     # ----------------------------------------------------------------- tree
     def walk(self, el, parent_idx, X_parent_frame: Pose, childclass, frame_pose: Pose, out_geoms, static_ok):
@@ -364,10 +374,13 @@ class _Reader:
                 raise error(el, "geom of type 'mesh' needs attribute 'mesh'")
             if mname not in self.meshes:
                 raise error(el, f"unknown mesh {mname!r}")
-            file, scale = self.meshes[mname]
+            file, scale, mode = self.meshes[mname]
             if file is None:
                 raise error(el, f"mesh {mname!r} has no file (inline vertex meshes are not supported)")
-            g = Geometry("mesh", {"scale": scale}, pose, file, "collision")
+            params = {"scale": scale, "inertia": mode}
+            if mode == "convex":
+                params["convex_hull"] = True
+            g = Geometry("mesh", params, pose, file, "collision")
         else:
             g = Geometry(gtype, {}, pose, None, "collision")
         mass = a.get("mass")
@@ -378,6 +391,8 @@ class _Reader:
             raise error(el, f"geom@mass must be >= 0, got {m:g}")
         if rho < 0:
             raise error(el, f"geom@density must be >= 0, got {rho:g}")
+        if _bool(el, "shellinertia", a.get("shellinertia", "false")):
+            raise error(el, "geom@shellinertia is not supported (solid geoms only)")
         group = int(float(a.get("group", "0")))
         return {"el": el, "geom": g, "mass": m, "density": rho, "group": group, "type": gtype}
 
@@ -391,6 +406,12 @@ class _Reader:
             return MassProperties.zero()
         try:
             unit = shapes_mass_properties([g], 1.0)
+            if g.kind == "mesh" and g.params["inertia"] == "legacy":
+                mesh = load_mesh(g.file, g.params["scale"])
+                if not mesh.is_convex:
+                    log.warning("%s:%s: mesh %s is not convex: MuJoCo's default 'legacy' mesh inertia "
+                                "differs from the exact one used here (set <mesh inertia='exact'> to agree)",
+                                self.file, gd["el"].line, g.file)
         except InputError as exc:
             raise error(gd["el"], exc.message) from None
         volume = unit.mass

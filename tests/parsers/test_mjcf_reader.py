@@ -193,3 +193,24 @@ def test_unsupported_elements_are_refused_with_their_line():
     with pytest.raises(InputError) as exc:
         read_mjcf("r.xml", text=text)
     assert exc.value.line == 3 and "replicate" in str(exc.value)
+
+
+@pytest.mark.parametrize("mode", ["exact", "convex"])
+def test_mesh_inertia_modes_match_mujoco(mode):
+    mesh = DATA / "meshpkg" / "meshes" / "l_bracket.obj"
+    text = f"""<mujoco><asset><mesh name="L" file="{mesh}" inertia="{mode}"/></asset>
+      <worldbody><body name="b" pos="0 0 1"><joint/><geom type="mesh" mesh="L" pos="0.1 0 0" euler="0 0 30"/>
+      </body></worldbody></mujoco>"""
+    compare_with_mujoco(read_mjcf("m.xml", text=text), *mujoco_reference(text=text))
+
+
+def test_nonconvex_mesh_with_default_legacy_inertia_is_exact_and_warned(caplog):
+    mesh = DATA / "meshpkg" / "meshes" / "l_bracket.obj"
+    text = f"""<mujoco><asset><mesh name="L" file="{mesh}"/></asset>
+      <worldbody><body name="b"><joint/><geom type="mesh" mesh="L" density="1000"/></body></worldbody></mujoco>"""
+    a = read_mjcf("m.xml", text=text)
+    assert "legacy" in caplog.text
+    area = 0.3 * 0.1 + 0.1 * 0.2                       # the L polygon
+    assert a.body("b").mass.mass == pytest.approx(1000 * area * 0.05, rel=1e-12)
+    exact = text.replace('file=', 'inertia="exact" file=')
+    compare_with_mujoco(a, *mujoco_reference(text=exact))
