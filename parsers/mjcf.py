@@ -35,7 +35,8 @@ inertias, positions at ``qpos0``):
   is exactly this chain.  Unnamed joints are called ``<body>_joint<k>``, unnamed
   bodies ``body<id>`` with MuJoCo's body id.
 * Reference configuration: MuJoCo's ``qpos0``.  A hinge/slide ``ref`` shifts
-  the coordinate: our coordinate is ``qpos - ref``.
+  the coordinate: our coordinate is ``qpos - ref`` (logged).  ``armature`` has
+  no place in the Assembly and is dropped with a logged warning.
 * ``<equality>``: ``connect`` becomes a spherical joint with ``loop=True``
   between body1 (reference) and body2 (secondary, ground when absent) at the
   anchor (given in body1's frame); ``weld`` a fixed joint with ``loop=True``
@@ -611,6 +612,12 @@ class _Reader:
                     origin = pose.translation
                 limits = self.limits(jel, a, jt)
                 damping = float(parse_floats(a.get("damping", "0"), jel, "joint@damping", 1)[0])
+                for key in ("armature", "ref"):
+                    v = float(parse_floats(a.get(key, "0"), jel, f"joint@{key}", 1)[0])
+                    if v != 0:
+                        log.warning("%s:%s: joint %r: %s=%g is not carried into the Assembly (%s)", self.file,
+                                    jel.line, name, key, v, "no rotor inertia field" if key == "armature"
+                                    else "our coordinate is qpos - ref")
                 child = b["name"] if k == len(jl) - 1 else f"{b['name']}__{name}"
                 if child != b["name"]:
                     if child in taken:
