@@ -38,9 +38,10 @@ inertias, positions at ``qpos0``):
   the coordinate: our coordinate is ``qpos - ref`` (logged).  ``armature`` has
   no place in the Assembly and is dropped with a logged warning.
 * ``<equality>``: ``connect`` becomes a spherical joint with ``loop=True``
-  between body1 (reference) and body2 (secondary, ground when absent) at the
-  anchor (given in body1's frame); ``weld`` a fixed joint with ``loop=True``
-  (its origin is body2's anchor).  Inactive constraints are skipped.  Other
+  between body1 (reference) and body2 (secondary) at the anchor (given in
+  body1's frame); ``weld`` a fixed joint with ``loop=True`` (its origin is
+  body2's anchor).  When one side is the world, ground is the reference body
+  and the other body the secondary.  Inactive constraints are skipped.  Other
   equality types (joint, tendon, flex) are refused.
 * ``<actuator>`` entries that name a joint mark it ``actuated`` with a
   :class:`~parsers.assembly.Motor` (gear, force range).
@@ -650,6 +651,8 @@ class _Reader:
                 p2 = Pose() if b2 is None else b2["pose"]
                 origin = p2.apply(e["anchor"])
                 jt = "fixed"
+            if r2 == GROUND:
+                r1, r2 = r2, r1
             uniq(e["name"], e["el"])
             joints.append(Joint(e["name"], jt, r1, r2, origin=origin, loop=True,
                                 source=Source(self.file, e["el"].line, f"equality {e['type']}")))

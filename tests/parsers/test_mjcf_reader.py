@@ -75,7 +75,8 @@ def compare_with_mujoco(a, m, d, atol=1e-9):
     for k, j in enumerate(loops):
         b1 = m.body(m.eq_obj1id[k]).name
         b2 = m.body(m.eq_obj2id[k]).name
-        assert (j.reference, j.secondary) == (GROUND if b1 == "world" else b1, GROUND if b2 == "world" else b2)
+        ends = (GROUND if b1 == "world" else b1, GROUND if b2 == "world" else b2)
+        assert (j.reference, j.secondary) == (ends if ends[1] != GROUND else ends[::-1])
         if m.eq_type[k] == mujoco.mjtEq.mjEQ_CONNECT:
             assert j.type == "spherical"
             i1 = m.eq_obj1id[k]
@@ -108,7 +109,7 @@ def test_jointless_bodies_are_welded_and_equalities_are_loop_joints():
     tie = a.joint("tie")
     assert (tie.type, tie.reference, tie.secondary, tie.loop) == ("spherical", "framed", "floater", True)
     weld = [j for j in a.joints if j.loop and j.type == "fixed"][0]
-    assert (weld.reference, weld.secondary) == ("wrist", GROUND)
+    assert (weld.reference, weld.secondary) == (GROUND, "wrist")      # ground is the reference
     assert a.body("body5").mass.mass == pytest.approx(0.3)     # unnamed body: MuJoCo's id
     ha = a.joint("hinge_a")
     assert ha.actuated and ha.motor.gear_ratio == 30 and ha.motor.max_effort == 5
