@@ -273,3 +273,69 @@ def test_named_frames_are_kept_in_every_format(tmp_path):
     assert mujoco is not None
     b = parsers.read_assembly(write_sdf(a, tmp_path / "f.sdf", frames=frames))
     assert_same_assembly(a, b, joint_names=["shoulder", "slide", "tool_weld"], loop_flag=False)
+
+
+# ------------------------------------------------------------------ mass matrices of the exports
+
+def _bridge():
+    try:
+        import composer
+        import dynamics
+    except ImportError:
+        return None
+    if hasattr(composer, "compose") and hasattr(dynamics, "mass_matrix"):
+        return composer, dynamics
+    return None
+
+
+DYN_ROBOTS = ["ur5_robot", "double_pendulum", "xarm7", "z1"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_bridge() is None, reason="needs composer.compose and dynamics.mass_matrix")
+@pytest.mark.parametrize("robot", DYN_ROBOTS)
+def test_mass_matrices_of_our_exports_match_pinocchio_and_mujoco(robot, tmp_path):
+    """M(q) of our model of each export against Pinocchio (URDF export) and MuJoCo (MJCF export)."""
+    pin = _pin()
+    mujoco = _mujoco()
+    composer, dynamics = _bridge()
+    path = next(p for p in ROBOTS if Path(p).stem == robot)
+    a = read_urdf(path, package_dirs=[SHARE])
+    urdf = write_urdf(a, tmp_path / f"{robot}.urdf", geometry=False)
+    mjcf = write_mjcf(a, tmp_path / f"{robot}.xml", geometry=False)
+    pm = pin.buildModelFromUrdf(str(urdf))
+    pd = pm.createData()
+    mm = mujoco.MjModel.from_xml_path(str(mjcf))
+    md = mujoco.MjData(mm)
+    ours_u = composer.compose(urdf).model
+    ours_m = composer.compose(mjcf).model
+    names = [pm.names[i] for i in range(1, pm.njoints)]
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        qj = {n: rng.uniform(-1, 1) for n in names}
+        for ours, ref in ((ours_u, "pinocchio"), (ours_m, "mujoco")):
+            q = np.zeros(ours.nq)
+            for n in names:
+                q[ours.q_slice(n)] = qj[n]
+            M = dynamics.mass_matrix(ours, q)
+            perm = np.concatenate([np.arange(ours.nv)[ours.v_slice(n)] for n in names])
+            M = M[np.ix_(perm, perm)]
+            if ref == "pinocchio":
+                qp = pin.neutral(pm)
+                for i, n in enumerate(names, 1):
+                    jm = pm.joints[i]
+                    qp[jm.idx_q:jm.idx_q + jm.nq] = [np.cos(qj[n]), np.sin(qj[n])] if jm.nq == 2 else [qj[n]]
+                R = pin.crba(pm, pd, qp)
+                R = np.triu(R) + np.triu(R, 1).T
+            else:
+                for n in names:
+                    md.qpos[mm.jnt_qposadr[mm.joint(n).id]] = qj[n]
+                mujoco.mj_forward(mm, md)
+                full = np.zeros((mm.nv, mm.nv))
+                try:
+                    mujoco.mj_fullM(mm, md, full)          # MuJoCo >= 4
+                except TypeError:
+                    mujoco.mj_fullM(mm, full, md.qM)       # MuJoCo 3
+                order = [mm.jnt_dofadr[mm.joint(n).id] for n in names]
+                R = full[np.ix_(order, order)]
+            np.testing.assert_allclose(M, R, atol=1e-9 * max(1.0, np.abs(R).max()), err_msg=ref)
