@@ -59,9 +59,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .model import SKOModel
+from .spatial import cross3 as _cx
 
 __all__ = ["Chord", "ClosureError", "ChordRows", "chord_rows", "Kinematics", "kinematics",
-           "closure_error", "closure_jacobian", "closure_bias", "chord_terms"]
+           "closure_error", "closure_jacobian", "closure_bias", "chord_terms", "column_signs"]
 
 _EX, _EY, _EZ = np.eye(3)
 _ORIENT3 = ((_EY, _EZ), (_EZ, _EX), (_EX, _EY))
@@ -84,12 +85,19 @@ class ClosureError(ValueError):
         self.dependent = tuple(dependent)
 
 
+def _c3(a, b):
+    """Cross product of two 3-vectors (1-D), cheaper than the batched form for single vectors."""
+    a0, a1, a2 = a.tolist()
+    b0, b1, b2 = b.tolist()
+    return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+
+
 def _normal_pair(u):
     u = np.asarray(u, float)
     ref = _EX if abs(u[0]) <= 0.9 else _EY
     n1 = ref - ref.dot(u) * u
     n1 /= np.linalg.norm(n1)
-    return n1, np.cross(u, n1)
+    return n1, _cx(u, n1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,7 +196,8 @@ class Kinematics:
     ground is at rest at the origin).
 
     R : (n, 3, 3); p : (n, 3) m -- body frame poses
-    S_w, S_v : list of (3, n_k) -- world joint columns (angular; velocity of the body origin)
+    S_w, S_v : (3, nv) -- world joint columns (angular; velocity of the body origin)
+    p_col : (nv, 3) -- origin of the body each column moves
     w, v : (n, 3) -- angular velocity, velocity of the body origin (None without v)
     wd, ad : (n, 3) -- bias angular acceleration and classical acceleration of the
         origin with zero joint accelerations and no gravity (None without v)
@@ -196,8 +205,9 @@ class Kinematics:
 
     R: np.ndarray
     p: np.ndarray
-    S_w: list
-    S_v: list
+    S_w: np.ndarray
+    S_v: np.ndarray
+    p_col: np.ndarray
     w: np.ndarray | None = None
     v: np.ndarray | None = None
     wd: np.ndarray | None = None
@@ -226,12 +236,12 @@ def kinematics(model: SKOModel, w_sko, V=None, a=None) -> Kinematics:
         else:
             R[k] = R[j] @ Rr[k]
             p[k] = p[j] + R[j] @ pr[k]
-    S_w, S_v = [], []
-    for k in range(n):
-        Ht = w_sko.H[k][0 if w_sko.H[k].shape[0] == 1 else 0].T
-        S_w.append(R[k] @ Ht[:3])
-        S_v.append(R[k] @ Ht[3:])
-    kin = Kinematics(R, p, S_w, S_v)
+    Ht = np.concatenate([w_sko.H[k][0].T for k in range(n)] + [np.zeros((6, 0))], axis=1)   # (6, nv)
+    body = np.repeat(np.arange(n), model.tree.nv_node)
+    Rc = R[body]                                                                           # (nv, 3, 3)
+    S_w = np.einsum("cij,jc->ic", Rc, Ht[:3])
+    S_v = np.einsum("cij,jc->ic", Rc, Ht[3:])
+    kin = Kinematics(R, p, S_w, S_v, p[body])
     if V is None:
         return kin
     V = V[0]
@@ -243,7 +253,7 @@ def kinematics(model: SKOModel, w_sko, V=None, a=None) -> Kinematics:
     kin.w = np.einsum("kij,kj->ki", R, wl)
     kin.v = np.einsum("kij,kj->ki", R, vl)
     kin.wd = np.einsum("kij,kj->ki", R, alpha[:, :3])
-    kin.ad = np.einsum("kij,kj->ki", R, alpha[:, 3:] + np.cross(wl, vl))
+    kin.ad = np.einsum("kij,kj->ki", R, alpha[:, 3:] + _cx(wl, vl))
     return kin
 
 
@@ -260,8 +270,9 @@ def _motion(kin: Kinematics, body: int, x):
         return z, z, z, z
     r = x - kin.p[body]
     w = kin.w[body]
-    return (w, kin.v[body] + np.cross(w, r), kin.wd[body],
-            kin.ad[body] + np.cross(kin.wd[body], r) + np.cross(w, np.cross(w, r)))
+    wd = kin.wd[body]
+    w_r = _c3(w, r)
+    return w, kin.v[body] + w_r, wd, kin.ad[body] + _c3(wd, r) + _c3(w, w_r)
 
 
 def _path(parent, k):
@@ -272,8 +283,17 @@ def _path(parent, k):
     return out
 
 
+def column_signs(model: SKOModel, chord: Chord, v_cols) -> np.ndarray:
+    """Sign of each velocity column in the chord's relative motion: +1 for joints on the path
+    from the root to ``body_b`` only, -1 for those to ``body_a`` only, 0 otherwise, (len(v_cols),)."""
+    path_a = _path(model.parent, chord.body_a)
+    path_b = _path(model.parent, chord.body_b)
+    body = np.repeat(np.arange(model.n_bodies), model.tree.nv_node)
+    return np.array([(int(body[c]) in path_b) - (int(body[c]) in path_a) for c in v_cols], dtype=float)
+
+
 def chord_terms(model: SKOModel, kin: Kinematics, chord: Chord, rows: ChordRows | None = None,
-                columns=None, with_bias: bool = False):
+                v_cols=None, with_bias: bool = False, signs=None):
     """Closure error, Jacobian and (optionally) ``gamma = Gdot v`` of one chord.
 
     Parameters
@@ -282,17 +302,21 @@ def chord_terms(model: SKOModel, kin: Kinematics, chord: Chord, rows: ChordRows 
     kin : Kinematics (with velocities when ``with_bias``)
     chord : Chord
     rows : ChordRows, optional (computed when None)
-    columns : sequence of int, optional -- tree bodies whose joint columns are wanted
-        (default: all bodies); the result has their v columns in this order
+    v_cols : sequence of int, optional -- the velocity columns wanted (default: all ``nv``)
     with_bias : bool
+    signs : (len(v_cols),) optional -- :func:`column_signs` (computed when None)
 
     Returns
     -------
-    e : (nc,) closure error; G : (nc, nv_cols); gamma : (nc,) or None;
+    e : (nc,) closure error; G : (nc, len(v_cols)); gamma : (nc,) or None;
     K : (nc, 6) rows mapping ``V_rel`` (in ``J_a`` axes) to ``e_dot``; R_Ja : (3, 3); x_b : (3,)
     """
     if rows is None:
         rows = chord_rows(chord)
+    if v_cols is None:
+        v_cols = np.arange(model.nv)
+    if signs is None:
+        signs = column_signs(model, chord, v_cols)
     Ra, xa = _frame(kin, chord.body_a, chord.R_a, chord.p_a)
     Rb, xb = _frame(kin, chord.body_b, chord.R_b, chord.p_b)
     d = xb - xa
@@ -303,32 +327,26 @@ def chord_terms(model: SKOModel, kin: Kinematics, chord: Chord, rows: ChordRows 
     K = np.zeros((rows.n, 6))
     npos = len(rows.N_p)
     K[:npos, 3:] = rows.N_p
-    K[npos:, :3] = np.cross(RU, rows.N_r)
-    if columns is None:
-        columns = range(model.n_bodies)
-    path_a = _path(model.parent, chord.body_a)
-    path_b = _path(model.parent, chord.body_b)
-    blocks = []
-    for k in columns:
-        sgn = (k in path_b) - (k in path_a)
-        nk = kin.S_w[k].shape[1]
-        if sgn == 0 or nk == 0:
-            blocks.append(np.zeros((rows.n, nk)))
-            continue
-        Sw = kin.S_w[k]
-        Sv = kin.S_v[k] + np.cross(Sw.T, xb - kin.p[k]).T
-        blocks.append(sgn * (K @ np.vstack([Ra.T @ Sw, Ra.T @ Sv])))
-    G = np.hstack(blocks) if blocks else np.zeros((rows.n, 0))
+    K[npos:, :3] = _cx(RU, rows.N_r)
+    Sw = kin.S_w[:, v_cols] * signs
+    Sv = kin.S_v[:, v_cols] * signs + _cx(Sw.T, xb - kin.p_col[v_cols]).T
+    G = K[:, :3] @ (Ra.T @ Sw) + K[:, 3:] @ (Ra.T @ Sv)
     gamma = None
     if with_bias:
         wa_, va, wda, aa = _motion(kin, chord.body_a, xa)
         wb_, vb, wdb, ab_ = _motion(kin, chord.body_b, xb)
         dd, ddd = vb - va, ab_ - aa
-        p_dd = Ra.T @ (ddd - np.cross(wda, d) - 2.0 * np.cross(wa_, dd) + np.cross(wa_, np.cross(wa_, d)))
-        ub = rows.U_r @ Rb.T                                # (nr, 3) world
         wr, wdr = wb_ - wa_, wdb - wda
-        h = (np.cross(wdr, ub) + np.cross(wr, np.cross(wb_, ub)) - np.cross(wa_, np.cross(wr, ub)))
-        g_dd = h @ Ra                                       # rows: R_a^T h_i
+        ub = rows.U_r @ Rb.T                                # (nr, 3) world
+        c_wa_d = _c3(wa_, d)
+        p_dd = Ra.T @ (ddd - _c3(wda, d) - 2.0 * _c3(wa_, dd) + _c3(wa_, c_wa_d))
+        if len(ub):
+            # (wd_b - wd_a) x u_b + w_r x (w_b x u_b) - w_a x (w_r x u_b), batched over the rows
+            A1 = _cx(np.array([wdr, wb_, wr]), ub[:, None, :])        # (nr, 3, 3)
+            h = A1[:, 0] + _cx(wr, A1[:, 1]) - _cx(wa_, A1[:, 2])
+            g_dd = h @ Ra                                   # rows: R_a^T h_i
+        else:
+            g_dd = np.zeros((0, 3))
         gamma = np.concatenate([rows.N_p @ p_dd, np.einsum("ij,ij->i", rows.N_r, g_dd)])
     return e, G, gamma, K, Ra, xb
 

@@ -48,7 +48,6 @@ name), dependent joints included.
 from __future__ import annotations
 
 import logging
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,7 +57,7 @@ from . import joints as J
 from ._batch import node_list, prepare
 from .aba import forward_dynamics_sko
 from .aggregated import aggregate_tree, aggregated_velocity_terms, aggregated_weights
-from .closure import Chord, ClosureError, chord_rows, chord_terms, kinematics
+from .closure import Chord, ClosureError, chord_rows, chord_terms, column_signs, kinematics
 from .crba import mass_matrix_sko
 from .kinematics import integrate
 from .model import SKOModel
@@ -294,7 +293,7 @@ def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=Non
                      if (c.body_a in S or c.body_a == agg.entry_parent[node])
                      and (c.body_b in S or c.body_b == agg.entry_parent[node]) and (c.body_a in S or c.body_b in S))
         v_idx = agg.v_perm[agg.tree.v_slice(node)]
-        G = np.vstack([chord_terms(m, kin, chords[i], columns=bodies)[1] for i in cidx])
+        G = np.vstack([chord_terms(m, kin, chords[i], v_cols=v_idx)[1] for i in cidx])
         sv = np.linalg.svd(G, compute_uv=False) if G.size else np.zeros(0)
         r = int(np.sum(sv > RANK_RTOL * max(sv[0], 1e-300))) if len(sv) else 0
         rows = np.sort(sla.qr(G.T, mode="economic", pivoting=True)[2][:r]) if r else np.zeros(0, dtype=int)
@@ -323,6 +322,7 @@ def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=Non
                      [coord[i][1] for i in dep])
     em = EmbeddedModel(m, chords, agg, loops, q_ref)
     em._rows = {lp.node: [chord_rows(chords[i]) for i in lp.chords] for lp in loops}
+    em._signs = {lp.node: [column_signs(m, chords[i], lp.v_idx) for i in lp.chords] for lp in loops}
     em._q_ref = complete_configuration(em, q_ref)
     return em
 
@@ -333,8 +333,8 @@ def _loop_closure(em: EmbeddedModel, kin, lp: EmbeddedLoop, with_bias=False):
     """(e all rows, G kept rows (r, n_S), gamma kept rows or None, per-chord (K, R_Ja, x_b, row range))."""
     es, Gs, gs, info = [], [], [], []
     start = 0
-    for ci, rows in zip(lp.chords, em._rows[lp.node]):
-        e, G, gam, K, Ra, xb = chord_terms(em.tree_model, kin, em.chords[ci], rows, lp.bodies, with_bias)
+    for ci, rows, signs in zip(lp.chords, em._rows[lp.node], em._signs[lp.node]):
+        e, G, gam, K, Ra, xb = chord_terms(em.tree_model, kin, em.chords[ci], rows, lp.v_idx, with_bias, signs)
         es.append(e)
         Gs.append(G)
         gs.append(gam)
@@ -346,18 +346,28 @@ def _loop_closure(em: EmbeddedModel, kin, lp: EmbeddedLoop, with_bias=False):
     return e, G, gamma, info
 
 
+class _DepInverse:
+    """``G_d^-1`` of a loop's dependent block (small: one row per independent constraint)."""
+
+    def __init__(self, Gd):
+        self.inv = np.linalg.inv(Gd)
+
+    def solve(self, b):
+        return self.inv @ b
+
+    def solve_T(self, b):
+        return self.inv.T @ b
+
+
 def _lu_dep(em, lp, G):
     Gd = G[:, lp.dep]
     if Gd.shape[0] == 0:
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", sla.LinAlgWarning)
-        lu = sla.lu_factor(Gd, check_finite=False)
-    d = np.abs(np.diag(lu[0]))
-    if not np.all(np.isfinite(d)) or d.min() <= RCOND_MIN * max(d.max(), 1e-300):
-        raise lp.error(f"the closure Jacobian loses rank (dependent block pivots {d.min():.3g} "
-                       f"vs {d.max():.3g})", em)
-    return lu
+    sv = np.linalg.svd(Gd, compute_uv=False)
+    if not np.all(np.isfinite(sv)) or sv[-1] <= RCOND_MIN * max(sv[0], 1e-300):
+        raise lp.error(f"the closure Jacobian loses rank (singular values of the dependent block "
+                       f"{sv[-1]:.3g} .. {sv[0]:.3g})", em)
+    return _DepInverse(Gd)
 
 
 @dataclass(eq=False)
@@ -392,7 +402,7 @@ def embedded_state(em: EmbeddedModel, q, v=None) -> EmbeddedState:
         Xl = np.zeros((n_S, len(lp.ind)))
         Xl[lp.ind, np.arange(len(lp.ind))] = 1.0
         if lu is not None:
-            Xl[lp.dep] = -sla.lu_solve(lu, G[:, lp.ind], check_finite=False)
+            Xl[lp.dep] = -lu.solve(G[:, lp.ind])
         X[lp.node] = Xl
         H[lp.node] = Xl.T[None] @ wa.H[lp.node]
         clos[lp.node] = (e, G, info)
@@ -400,7 +410,7 @@ def embedded_state(em: EmbeddedModel, q, v=None) -> EmbeddedState:
         if v is not None:
             cl = np.zeros(n_S)
             if lu is not None:
-                cl[lp.dep] = -sla.lu_solve(lu, gamma, check_finite=False)
+                cl[lp.dep] = -lu.solve(gamma)
             c[lp.node] = cl
     we = SKOWeights(em.etree, wa.phi, H, wa.M, 1)
     a_e = b_e = None
@@ -471,7 +481,7 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
                 raise lp.error(f"the loop is not closed (error {np.max(np.abs(e)):.3g}) and has no "
                                "dependent coordinates to close it", em)
             dv = np.zeros(m.nv)
-            dv[lp.v_idx[lp.dep]] = -sla.lu_solve(lu, e[lp.rows], check_finite=False)
+            dv[lp.v_idx[lp.dep]] = -lu.solve(e[lp.rows])
             if not np.all(np.isfinite(dv)) or np.max(np.abs(dv)) > 1e6:
                 raise lp.error("Newton's method diverged: the loop cannot close here", em)
             q = integrate(m, q, dv)
@@ -627,7 +637,7 @@ def constraint_forces(em: EmbeddedModel, q, v, tau) -> ConstraintForces:
         lam_all = np.zeros(len(e))
         lu = st.lu[lp.node]
         if lu is not None:
-            lam_all[lp.rows] = sla.lu_solve(lu, r[lp.v_idx[lp.dep]], trans=1, check_finite=False)
+            lam_all[lp.rows] = lu.solve_T(r[lp.v_idx[lp.dep]])
         for ci, (K, Ra, xb, s0, s1) in zip(lp.chords, info):
             lam = lam_all[s0:s1]
             f = K.T @ lam
