@@ -598,6 +598,8 @@ class _Reader:
                     raise error(jel, f"unknown joint type {jt!r} (expected hinge, slide, ball or free)")
                 if jt == "free" and b["parent"] != 0:
                     raise error(jel, "free joints are only allowed in top-level bodies")
+                if jt == "free" and len(jl) > 1:
+                    raise error(jel, "a free joint must be the only joint of its body")
                 name = a.get("name") or (f"{b['name']}_joint" if len(jl) == 1 else f"{b['name']}_joint{k}")
                 uniq(name, jel)
                 pos = _floats(jel, a, "pos", 3)

@@ -251,6 +251,9 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
     base_dir = Path(path).resolve().parent
     if root_el.tag != "robot":
         raise error(root_el, f"root element is <{root_el.tag}>, expected <robot>")
+    for el in root_el.iter():
+        if el.tag.startswith("xacro:"):
+            raise error(el, f"<{el.tag}>: this is an unexpanded xacro file; run xacro on it first")
     robot_name = root_el.get("name")
     if not robot_name:
         raise error(root_el, "<robot> has no name (attribute 'name' is required)")
