@@ -62,7 +62,8 @@ from .model import SKOModel
 from .spatial import cross3 as _cx
 
 __all__ = ["Chord", "ClosureError", "ChordRows", "chord_rows", "Kinematics", "kinematics",
-           "closure_error", "closure_jacobian", "closure_bias", "chord_terms", "column_signs"]
+           "closure_error", "closure_jacobian", "closure_bias", "chord_terms", "column_signs",
+           "relative_motion"]
 
 _EX, _EY, _EZ = np.eye(3)
 _ORIENT3 = ((_EY, _EZ), (_EZ, _EX), (_EX, _EY))
@@ -349,6 +350,24 @@ def chord_terms(model: SKOModel, kin: Kinematics, chord: Chord, rows: ChordRows 
             g_dd = np.zeros((0, 3))
         gamma = np.concatenate([rows.N_p @ p_dd, np.einsum("ij,ij->i", rows.N_r, g_dd)])
     return e, G, gamma, K, Ra, xb
+
+
+def relative_motion(kin: Kinematics, chord: Chord):
+    """Pose and (when ``kin`` has velocities) twist of ``J_b`` relative to ``J_a``.
+
+    Returns
+    -------
+    R_ab : (3, 3); p_ab : (3,) m -- in ``J_a`` axes;
+    w_rel, v_rel : (3,) or None -- ``R_Ja^T (w_b - w_a)`` and ``R_Ja^T (v_b(x_b) - v_a(x_b))``
+    """
+    Ra, xa = _frame(kin, chord.body_a, chord.R_a, chord.p_a)
+    Rb, xb = _frame(kin, chord.body_b, chord.R_b, chord.p_b)
+    R_ab, p_ab = Ra.T @ Rb, Ra.T @ (xb - xa)
+    if kin.w is None:
+        return R_ab, p_ab, None, None
+    wa_, va = _motion(kin, chord.body_a, xb)[:2]
+    wb_, vb = _motion(kin, chord.body_b, xb)[:2]
+    return R_ab, p_ab, Ra.T @ (wb_ - wa_), Ra.T @ (vb - va)
 
 
 def _single(model, q, v=None):

@@ -57,7 +57,8 @@ from . import joints as J
 from ._batch import node_list, prepare
 from .aba import forward_dynamics_sko
 from .aggregated import aggregate_tree, aggregated_velocity_terms, aggregated_weights
-from .closure import Chord, ClosureError, chord_rows, chord_terms, column_signs, kinematics
+from .closure import Chord, ClosureError, chord_rows, chord_terms, column_signs, kinematics, relative_motion
+from .spatial import matrix_to_quat
 from .crba import mass_matrix_sko
 from .kinematics import integrate
 from .model import SKOModel
@@ -70,7 +71,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["EmbeddedModel", "EmbeddedLoop", "ConstraintForces", "embed", "embed_tree_model",
            "chords_from_tree_model", "loop_sets", "complete_configuration", "complete_velocity",
            "forward_dynamics", "inverse_dynamics", "mass_matrix", "constraint_forces",
-           "embedded_state", "ClosureError"]
+           "embedded_state", "chord_coordinates", "project_state", "ClosureError"]
 
 #: relative rank tolerance for closure Jacobians (singular values below it times the largest).
 RANK_RTOL = 1e-9
@@ -488,6 +489,13 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
     return q
 
 
+def project_state(em: EmbeddedModel, q, v):
+    """Closest consistent state keeping the independent coordinates and rates: for integrators
+    that drift off the constraints.  Returns (q (nq,), v (nv,))."""
+    qc = complete_configuration(em, q)
+    return qc, complete_velocity(em, qc, np.asarray(v, float)[em.independent_v])
+
+
 def _set_coordinate(em, q, name, val):
     m = em.tree_model
     if "[" in name:
@@ -645,6 +653,55 @@ def constraint_forces(em: EmbeddedModel, q, v, tau) -> ConstraintForces:
             mult[name] = lam
             wr[name] = np.concatenate([Ra @ f[:3], Ra @ f[3:]])
     return ConstraintForces(r, mult, wr)
+
+
+# ---------------------------------------------------------------- chord joint coordinates
+
+def chord_coordinates(em: EmbeddedModel, q, v=None) -> dict:
+    """Coordinates (and rates) of the chord joints, which are not tree coordinates.
+
+    A chord's coordinates are those its joint type would have as a tree joint, read
+    from the relative pose of its frames ``J_b`` in ``J_a`` (zero at the reference
+    configuration): revolute/continuous the angle about the axis, prismatic the
+    displacement along it, cylindrical (angle, displacement), spherical the
+    quaternion ``[w, x, y, z]`` of ``R_ab`` (rates: angular velocity in ``J_b`` axes,
+    like a tree spherical joint), fixed none.
+
+    Parameters
+    ----------
+    q : (nq,) closed configuration;  v : (nv,) optional
+
+    Returns
+    -------
+    dict chord name -> (q_chord (nq_c,), v_chord (nv_c,) or None)
+    """
+    m = em.tree_model
+    qb, vb, single, w, V, ac, bc, ag = prepare(m, q, v)
+    kin = kinematics(m, w, V, ac)
+    out = {}
+    for c in em.chords:
+        R_ab, p_ab, w_rel, v_rel = relative_motion(kin, c)
+        u = c.axis
+        if c.type in ("revolute", "continuous", "cylindrical"):
+            a1 = np.cross(u, [1.0, 0, 0] if abs(u[0]) < 0.9 else [0, 1.0, 0])
+            a1 /= np.linalg.norm(a1)
+            a2 = np.cross(u, a1)
+            Rn = R_ab @ a1
+            ang = np.arctan2(a2 @ Rn, a1 @ Rn)
+            qc = [ang] if c.type != "cylindrical" else [ang, u @ p_ab]
+            vc = None if w_rel is None else ([u @ w_rel] if c.type != "cylindrical" else [u @ w_rel, u @ v_rel])
+        elif c.type == "prismatic":
+            qc = [u @ p_ab]
+            vc = None if v_rel is None else [u @ v_rel]
+        elif c.type == "spherical":
+            qc = matrix_to_quat(R_ab)
+            vc = None if w_rel is None else R_ab.T @ w_rel
+        elif c.type == "fixed":
+            qc, vc = [], None if w_rel is None else []
+        else:
+            raise NotImplementedError(f"coordinates of a {c.type} chord ({c.name!r}) are not implemented")
+        out[c.name] = (np.asarray(qc, float), None if vc is None else np.asarray(vc, float))
+    return out
 
 
 # ---------------------------------------------------------------- from the composer's tree

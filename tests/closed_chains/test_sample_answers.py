@@ -102,3 +102,34 @@ def test_seeker_with_kept_bearings_has_the_dynamics_of_the_reduced_seeker():
         tau_e = E.inverse_dynamics(em, q, v, a)
         tau_r = dyn.inverse_dynamics(red, qr, vr, ar)
         assert np.allclose(tau_e[ind], tau_r[idx], atol=1e-9 * max(1.0, np.abs(tau_r).max()))
+
+
+@pytest.mark.parametrize("name", [n for n in RATES if CLOSED[n].exists()])
+def test_chord_coordinates_and_rates(name):
+    """Chord rates equal the README ratios (reference) and the finite difference of the chord
+    coordinates along a closed trajectory; coordinates are zero at the reference."""
+    from dynamics.kinematics import integrate
+    from dynamics.spatial import quat_to_matrix, so3_log
+
+    asm, tm, em = load(name)
+    q = em.neutral()
+    chords = [c.name for c in em.chords]
+    for driven, expected in RATES[name]:
+        v_ind = np.array([1.0 if c == driven else 0.0 for c in em.independent])
+        v = E.complete_velocity(em, q, v_ind)
+        cc = E.chord_coordinates(em, q, v)
+        for c in chords:
+            qc, vc = cc[c]
+            if len(vc) == 0:
+                continue
+            if c in expected:
+                assert vc[0] == pytest.approx(expected[c], abs=1e-9)
+            h = 1e-6
+            q2 = E.complete_configuration(em, integrate(em.tree_model, q, h * v))
+            qc2 = E.chord_coordinates(em, q2)[c][0]
+            if len(qc) == 4:      # spherical: R(0)^T R(h) = exp(h omega_b)
+                fd = so3_log(quat_to_matrix(qc).T @ quat_to_matrix(qc2)) / h
+            else:
+                fd = (qc2 - qc) / h
+            assert np.allclose(vc, fd, atol=1e-5), (name, c)
+            assert np.allclose(qc[:len(qc) if len(qc) != 4 else 0], 0.0, atol=1e-12)
