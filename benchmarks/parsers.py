@@ -17,6 +17,20 @@ Usage::
     python benchmarks/parsers.py [--repeat 3] [--no-meshes]
 
 Prints one line per measurement with both totals and the ratio ours/Pinocchio.
+
+Measured 2026-11-21 on the 2-core development machine (load average ~2.3,
+shared with other jobs), pinocchio 4.1.0, trimesh 4 with pycollada::
+
+    44 of 45 example-robot-data URDFs accepted by both parsers
+    model only     : ours  0.249 s   pinocchio.buildModelFromUrdf  0.039 s   ratio 6.5  (best of 5)
+    model + meshes : ours 24.5 s     pinocchio + buildGeomFromUrdf 39.5 s    ratio 0.6
+      (ours: 634 distinct (file, scale) meshes per robot loaded by trimesh, 19 refused:
+       centauro's mirrored meshes, negative scale, which load_mesh rejects;
+       pinocchio: 1666 geometry objects, visual and collision models built separately)
+
+Meshes are not loaded by ``read_urdf`` itself (only found and checked to
+exist), so reading the robots costs the "model only" time unless inertia from
+geometry is requested.
 """
 
 from __future__ import annotations
