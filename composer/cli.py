@@ -13,6 +13,7 @@ import traceback
 
 import click
 
+from dynamics.closure import ClosureError
 from parsers.errors import InputError
 
 log = logging.getLogger("mbcompose")
@@ -25,6 +26,9 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except InputError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        except ClosureError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):

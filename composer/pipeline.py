@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from dynamics.closure import ClosureError
 from parsers.errors import InputError
 
 from .compose import Composition, analyse_stage, model_stage, read_stage
@@ -193,7 +194,7 @@ def run_pipeline(config: PipelineConfig, progress: Progress | None = None,
             progress("inputs", i / len(config.inputs))
         try:
             results.append(run_input(path, config, None, after_stage))
-        except InputError as exc:
+        except (InputError, ClosureError) as exc:
             log.error("%s", exc)
             results.append(RunResult(input=path, error=f"error: {exc}"))
         except Exception as exc:  # a batch reports every file, whatever failed
