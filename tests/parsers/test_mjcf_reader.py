@@ -22,18 +22,8 @@ DATA = Path(__file__).parent / "data"
 
 
 def mujoco_reference(path=None, text=None):
-    """MuJoCo's model and data at qpos0 (``text`` is written next to ``path`` for relative assets)."""
-    if text is None:
-        m = mujoco.MjModel.from_xml_path(str(path))
-    elif path is None:
-        m = mujoco.MjModel.from_xml_string(text)
-    else:
-        tmp = Path(path).parent / ("_tmp_" + Path(path).name)
-        tmp.write_text(text)
-        try:
-            m = mujoco.MjModel.from_xml_path(str(tmp))
-        finally:
-            tmp.unlink()
+    """MuJoCo's model and data at qpos0, from a file or from ``text``."""
+    m = mujoco.MjModel.from_xml_path(str(path)) if text is None else mujoco.MjModel.from_xml_string(text)
     d = mujoco.MjData(m)
     mujoco.mj_forward(m, d)
     return m, d
@@ -132,9 +122,10 @@ def test_euler_sequences_and_angle_units_match_mujoco(seq, angle):
 
 def test_fusestatic_merges_jointless_bodies_like_mujoco():
     text = (DATA / "mjcf_features.xml").read_text().replace(
-        '<compiler angle="degree"', '<compiler fusestatic="true" angle="degree"')
+        '<compiler angle="degree"', '<compiler fusestatic="true" angle="degree"').replace(
+        'meshdir="meshpkg/meshes"', f'meshdir="{DATA / "meshpkg" / "meshes"}"')
     a = read_mjcf(DATA / "mjcf_features.xml", text=text)
-    m, d = mujoco_reference(DATA / "mjcf_features.xml", text=text)
+    m, d = mujoco_reference(text=text)
     names = {m.body(i).name or f"body{i}" for i in range(1, m.nbody)}
     assert "weld" not in names and "weld" not in a.body_names
     # MuJoCo renumbers unnamed bodies after fusing; ours keep their pre-fusion id

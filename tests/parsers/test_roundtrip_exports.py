@@ -339,3 +339,24 @@ def test_mass_matrices_of_our_exports_match_pinocchio_and_mujoco(robot, tmp_path
                 order = [mm.jnt_dofadr[mm.joint(n).id] for n in names]
                 R = full[np.ix_(order, order)]
             np.testing.assert_allclose(M, R, atol=1e-9 * max(1.0, np.abs(R).max()), err_msg=ref)
+
+
+def test_mjcf_export_of_universal_ball_and_flipped_joints_matches_the_assembly_in_mujoco(tmp_path):
+    a = parsers.read_assembly(DATA / "sdf16_features.sdf")
+    m, d = _mj(write_mjcf(a, tmp_path / "sdf16.xml"))
+    for b in a.bodies:
+        k = m.body(b.name).id
+        assert m.body_mass[k] == pytest.approx(b.mass.mass, rel=1e-12)
+        np.testing.assert_allclose(d.xpos[k], b.pose.translation, atol=1e-12)
+        np.testing.assert_allclose(d.xmat[k].reshape(3, 3), b.pose.rotation, atol=1e-12)
+    jb = a.joint("m16::jb")                          # universal: two hinges, axis then axis2
+    for suffix, axis in (("_1", jb.axis), ("_2", jb.axis2)):
+        k = m.joint("m16::jb" + suffix).id
+        np.testing.assert_allclose(d.xaxis[k], axis, atol=1e-12)
+        np.testing.assert_allclose(d.xanchor[k], jb.origin, atol=1e-12)
+    jca = a.joint("m16::jca")                        # tree reaches c through a: flipped, axis negated
+    k = m.joint("m16::jca").id
+    assert m.body(m.jnt_bodyid[k]).name == "m16::c"
+    np.testing.assert_allclose(d.xaxis[k], -jca.axis, atol=1e-12)
+    assert m.neq == 1 and m.eq_type[0] == _mujoco().mjtEq.mjEQ_CONNECT     # the ball joint jc closes the loop
+    assert m.jnt_type[m.joint("box::lid_free").id] == _mujoco().mjtJoint.mjJNT_FREE
