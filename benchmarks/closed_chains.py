@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 import dynamics as dyn  # noqa: E402
 from dynamics import embedding as E  # noqa: E402
-from dynamics.closure import chord_rows, closure_bias, closure_jacobian  # noqa: E402
+from dynamics.closure import closure_bias, closure_jacobian  # noqa: E402
 
 SAMPLES = ("fourbar", "slider_crank", "fivebar", "leg_fourbar_knee", "rssr", "seeker_bearings")
 
@@ -85,13 +85,7 @@ def stacked_knees(K: int):
 def kept_rows(em):
     """Indices of the independent constraint rows (those the embedding keeps) in the stacked
     closure rows of ``em.chords``, so that the KKT matrix is regular."""
-    sizes = [chord_rows(c).n for c in em.chords]
-    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-    keep = []
-    for lp in em.loops:
-        stacked = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in lp.chords])
-        keep.extend(stacked[lp.rows])
-    return np.array(keep, dtype=int)
+    return np.concatenate([lp.all_rows[lp.rows] for lp in em.loops] + [np.zeros(0, dtype=int)]).astype(int)
 
 
 def lagrange_forward_dynamics(em, q, v, tau, keep):

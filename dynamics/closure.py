@@ -61,9 +61,9 @@ import numpy as np
 from .model import SKOModel
 from .spatial import cross3 as _cx
 
-__all__ = ["Chord", "ClosureError", "ChordRows", "chord_rows", "Kinematics", "kinematics",
-           "closure_error", "closure_jacobian", "closure_bias", "chord_terms", "column_signs",
-           "relative_motion"]
+__all__ = ["Chord", "ClosureError", "ChordRows", "chord_rows", "ChordSet", "chord_set", "ChordTerms",
+           "chord_set_terms", "Kinematics", "kinematics", "relative_motion", "closure_error",
+           "closure_jacobian", "closure_bias"]
 
 _EX, _EY, _EZ = np.eye(3)
 _ORIENT3 = ((_EY, _EZ), (_EZ, _EX), (_EX, _EY))
@@ -284,72 +284,152 @@ def _path(parent, k):
     return out
 
 
-def column_signs(model: SKOModel, chord: Chord, v_cols) -> np.ndarray:
-    """Sign of each velocity column in the chord's relative motion: +1 for joints on the path
-    from the root to ``body_b`` only, -1 for those to ``body_a`` only, 0 otherwise, (len(v_cols),)."""
-    path_a = _path(model.parent, chord.body_a)
-    path_b = _path(model.parent, chord.body_b)
-    body = np.repeat(np.arange(model.n_bodies), model.tree.nv_node)
-    return np.array([(int(body[c]) in path_b) - (int(body[c]) in path_a) for c in v_cols], dtype=float)
+@dataclass(frozen=True, eq=False)
+class ChordSet:
+    """The constraint rows of several chords, stacked chord after chord (position rows first).
 
-
-def chord_terms(model: SKOModel, kin: Kinematics, chord: Chord, rows: ChordRows | None = None,
-                v_cols=None, with_bias: bool = False, signs=None):
-    """Closure error, Jacobian and (optionally) ``gamma = Gdot v`` of one chord.
-
-    Parameters
-    ----------
-    model : SKOModel
-    kin : Kinematics (with velocities when ``with_bias``)
-    chord : Chord
-    rows : ChordRows, optional (computed when None)
-    v_cols : sequence of int, optional -- the velocity columns wanted (default: all ``nv``)
-    with_bias : bool
-    signs : (len(v_cols),) optional -- :func:`column_signs` (computed when None)
-
-    Returns
-    -------
-    e : (nc,) closure error; G : (nc, len(v_cols)); gamma : (nc,) or None;
-    K : (nc, 6) rows mapping ``V_rel`` (in ``J_a`` axes) to ``e_dot``; R_Ja : (3, 3); x_b : (3,)
+    n_rows : total rows;  row_offset : (n_c + 1,) first row of each chord
+    p_rows, p_chord, N_p : position rows -- global row, chord index, normal (in ``J_a``)
+    r_rows, r_chord, U_r, N_r : orientation rows
+    body_a, body_b : (n_c,) body indices, ground as ``n_bodies`` (an extra, resting body)
+    R_a, p_a, R_b, p_b : (n_c, 3, 3), (n_c, 3) -- attachment frames in their bodies
+    signs : (n_c, nv) -- +1 / -1 / 0: whether a velocity column moves ``b`` / ``a`` / both or neither
     """
-    if rows is None:
-        rows = chord_rows(chord)
-    if v_cols is None:
-        v_cols = np.arange(model.nv)
-    if signs is None:
-        signs = column_signs(model, chord, v_cols)
-    Ra, xa = _frame(kin, chord.body_a, chord.R_a, chord.p_a)
-    Rb, xb = _frame(kin, chord.body_b, chord.R_b, chord.p_b)
+
+    chords: tuple
+    n_rows: int
+    row_offset: np.ndarray
+    p_rows: np.ndarray
+    p_chord: np.ndarray
+    N_p: np.ndarray
+    r_rows: np.ndarray
+    r_chord: np.ndarray
+    U_r: np.ndarray
+    N_r: np.ndarray
+    body_a: np.ndarray
+    body_b: np.ndarray
+    R_a: np.ndarray
+    p_a: np.ndarray
+    R_b: np.ndarray
+    p_b: np.ndarray
+    signs: np.ndarray
+
+
+def chord_set(model: SKOModel, chords) -> ChordSet:
+    """Precompute the stacked rows of ``chords`` (see :class:`ChordSet`)."""
+    chords = tuple(chords)
+    n = model.n_bodies
+    body = np.repeat(np.arange(n), model.tree.nv_node)
+    p_rows, p_chord, N_p, r_rows, r_chord, U_r, N_r = [], [], [], [], [], [], []
+    offsets = [0]
+    signs = np.zeros((len(chords), model.nv))
+    for i, c in enumerate(chords):
+        rows = chord_rows(c)
+        o = offsets[-1]
+        npos = len(rows.N_p)
+        p_rows += list(range(o, o + npos))
+        p_chord += [i] * npos
+        N_p += list(rows.N_p)
+        r_rows += list(range(o + npos, o + rows.n))
+        r_chord += [i] * (rows.n - npos)
+        U_r += list(rows.U_r)
+        N_r += list(rows.N_r)
+        offsets.append(o + rows.n)
+        pa, pb = _path(model.parent, c.body_a), _path(model.parent, c.body_b)
+        signs[i] = [(int(k) in pb) - (int(k) in pa) for k in body]
+    ground = lambda b: n if b < 0 else int(b)
+    arr = lambda x, shape: np.array(x, float).reshape(shape)
+    return ChordSet(chords, offsets[-1], np.array(offsets, dtype=int),
+                    np.array(p_rows, dtype=int), np.array(p_chord, dtype=int), arr(N_p, (-1, 3)),
+                    np.array(r_rows, dtype=int), np.array(r_chord, dtype=int), arr(U_r, (-1, 3)), arr(N_r, (-1, 3)),
+                    np.array([ground(c.body_a) for c in chords], dtype=int),
+                    np.array([ground(c.body_b) for c in chords], dtype=int),
+                    arr([c.R_a for c in chords], (-1, 3, 3)), arr([c.p_a for c in chords], (-1, 3)),
+                    arr([c.R_b for c in chords], (-1, 3, 3)), arr([c.p_b for c in chords], (-1, 3)), signs)
+
+
+@dataclass(eq=False)
+class ChordTerms:
+    """Closure terms of a :class:`ChordSet` at one state.
+
+    e : (R,) closure errors;  G : (R, nv) ``de/dq``;  gamma : (R,) ``Gdot v`` or None;
+    K : (R, 6) rows mapping the relative twist ``V_rel`` (``J_a`` axes, at ``x_b``) to ``e_dot``;
+    R_Ja : (n_c, 3, 3) world orientation of ``J_a``;  x_b : (n_c, 3) world origin of ``J_b``
+    """
+
+    e: np.ndarray
+    G: np.ndarray
+    gamma: np.ndarray | None
+    K: np.ndarray
+    R_Ja: np.ndarray
+    x_b: np.ndarray
+
+
+def _mv(A, x):
+    """Batched matrix-vector product (..., i, j), (..., j) -> (..., i)."""
+    return (A @ x[..., None])[..., 0]
+
+
+def _dot(a, b):
+    """Row-wise dot product (r, 3), (r, 3) -> (r,)."""
+    return (a * b).sum(axis=-1)
+
+
+def _ext(x, fill):
+    return np.concatenate([x, fill[None]], axis=0)
+
+
+def chord_set_terms(cs: ChordSet, kin: Kinematics, with_bias: bool = False) -> ChordTerms:
+    """Closure errors, Jacobian and (optionally) ``gamma = Gdot v`` of all chords of ``cs``,
+    vectorized over chords and rows (module docstring for the formulas)."""
+    R = _ext(kin.R, np.eye(3))
+    p = _ext(kin.p, np.zeros(3))
+    Ra = R[cs.body_a] @ cs.R_a
+    Rb = R[cs.body_b] @ cs.R_b
+    xa = p[cs.body_a] + _mv(R[cs.body_a], cs.p_a)
+    xb = p[cs.body_b] + _mv(R[cs.body_b], cs.p_b)
     d = xb - xa
-    p_ab = Ra.T @ d
-    R_ab = Ra.T @ Rb
-    RU = rows.U_r @ R_ab.T                                  # (nr, 3): R_ab u_i
-    e = np.concatenate([rows.N_p @ p_ab, np.einsum("ij,ij->i", rows.N_r, RU)])
-    K = np.zeros((rows.n, 6))
-    npos = len(rows.N_p)
-    K[:npos, 3:] = rows.N_p
-    K[npos:, :3] = _cx(RU, rows.N_r)
-    Sw = kin.S_w[:, v_cols] * signs
-    Sv = kin.S_v[:, v_cols] * signs + _cx(Sw.T, xb - kin.p_col[v_cols]).T
-    G = K[:, :3] @ (Ra.T @ Sw) + K[:, 3:] @ (Ra.T @ Sv)
+    RaT = np.swapaxes(Ra, 1, 2)
+    p_ab = _mv(RaT, d)
+    R_ab = RaT @ Rb
+    RU = _mv(R_ab[cs.r_chord], cs.U_r)               # R_ab u per orientation row
+    e = np.empty(cs.n_rows)
+    e[cs.p_rows] = _dot(cs.N_p, p_ab[cs.p_chord])
+    e[cs.r_rows] = _dot(cs.N_r, RU)
+    K = np.zeros((cs.n_rows, 6))
+    K[cs.p_rows, 3:] = cs.N_p
+    K[cs.r_rows, :3] = _cx(RU, cs.N_r)
+    Sw = kin.S_w[None] * cs.signs[:, None, :]                              # (n_c, 3, nv)
+    Sv = kin.S_v[None] * cs.signs[:, None, :] + np.swapaxes(
+        _cx(np.swapaxes(Sw, 1, 2), xb[:, None, :] - kin.p_col[None]), 1, 2)
+    Wl, Vl = RaT @ Sw, RaT @ Sv                                            # J_a axes
+    G = np.empty((cs.n_rows, Sw.shape[2]))
+    G[cs.p_rows] = (cs.N_p[:, None, :] @ Vl[cs.p_chord])[:, 0]
+    G[cs.r_rows] = (K[cs.r_rows, None, :3] @ Wl[cs.r_chord])[:, 0]
     gamma = None
     if with_bias:
-        wa_, va, wda, aa = _motion(kin, chord.body_a, xa)
-        wb_, vb, wdb, ab_ = _motion(kin, chord.body_b, xb)
+        z = np.zeros(3)
+        w, v, wd, ad = (_ext(x, z) for x in (kin.w, kin.v, kin.wd, kin.ad))
+
+        def motion(b, x):
+            r = x - p[b]
+            w_r = _cx(w[b], r)
+            return w[b], v[b] + w_r, wd[b], ad[b] + _cx(wd[b], r) + _cx(w[b], w_r)
+
+        wa_, va, wda, aa = motion(cs.body_a, xa)
+        wb_, vb, wdb, ab_ = motion(cs.body_b, xb)
         dd, ddd = vb - va, ab_ - aa
-        wr, wdr = wb_ - wa_, wdb - wda
-        ub = rows.U_r @ Rb.T                                # (nr, 3) world
-        c_wa_d = _c3(wa_, d)
-        p_dd = Ra.T @ (ddd - _c3(wda, d) - 2.0 * _c3(wa_, dd) + _c3(wa_, c_wa_d))
-        if len(ub):
-            # (wd_b - wd_a) x u_b + w_r x (w_b x u_b) - w_a x (w_r x u_b), batched over the rows
-            A1 = _cx(np.array([wdr, wb_, wr]), ub[:, None, :])        # (nr, 3, 3)
-            h = A1[:, 0] + _cx(wr, A1[:, 1]) - _cx(wa_, A1[:, 2])
-            g_dd = h @ Ra                                   # rows: R_a^T h_i
-        else:
-            g_dd = np.zeros((0, 3))
-        gamma = np.concatenate([rows.N_p @ p_dd, np.einsum("ij,ij->i", rows.N_r, g_dd)])
-    return e, G, gamma, K, Ra, xb
+        c_wa_d = _cx(wa_, d)
+        p_dd = _mv(RaT, ddd - _cx(wda, d) - 2.0 * _cx(wa_, dd) + _cx(wa_, c_wa_d))
+        gamma = np.empty(cs.n_rows)
+        gamma[cs.p_rows] = _dot(cs.N_p, p_dd[cs.p_chord])
+        if len(cs.r_rows):
+            c = cs.r_chord
+            ub = _mv(Rb[c], cs.U_r)                    # world
+            wr, wdr = wb_[c] - wa_[c], wdb[c] - wda[c]
+            h = _cx(wdr, ub) + _cx(wr, _cx(wb_[c], ub)) - _cx(wa_[c], _cx(wr, ub))
+            gamma[cs.r_rows] = _dot(cs.N_r, _mv(RaT[c], h))
+    return ChordTerms(e, G, gamma, K, Ra, xb)
 
 
 def relative_motion(kin: Kinematics, chord: Chord):
@@ -381,17 +461,14 @@ def _single(model, q, v=None):
 
 def closure_error(model: SKOModel, chords, q) -> np.ndarray:
     """Stacked closure errors of ``chords`` at q (nq,): (sum nc,)."""
-    kin = _single(model, q)
-    return np.concatenate([chord_terms(model, kin, c)[0] for c in chords] + [np.zeros(0)])
+    return chord_set_terms(chord_set(model, chords), _single(model, q)).e
 
 
 def closure_jacobian(model: SKOModel, chords, q) -> np.ndarray:
     """``G(q) = de/dq`` (w.r.t. the velocity coordinates v), (sum nc, nv)."""
-    kin = _single(model, q)
-    return np.vstack([chord_terms(model, kin, c)[1] for c in chords] + [np.zeros((0, model.nv))])
+    return chord_set_terms(chord_set(model, chords), _single(model, q)).G
 
 
 def closure_bias(model: SKOModel, chords, q, v) -> np.ndarray:
     """``gamma = Gdot(q, v) v``: the closure acceleration at zero joint accelerations, (sum nc,)."""
-    kin = _single(model, q, v)
-    return np.concatenate([chord_terms(model, kin, c, with_bias=True)[2] for c in chords] + [np.zeros(0)])
+    return chord_set_terms(chord_set(model, chords), _single(model, q, v), with_bias=True).gamma

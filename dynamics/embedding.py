@@ -57,7 +57,7 @@ from . import joints as J
 from ._batch import node_list, prepare
 from .aba import forward_dynamics_sko
 from .aggregated import aggregate_tree, aggregated_velocity_terms, aggregated_weights
-from .closure import Chord, ClosureError, chord_rows, chord_terms, column_signs, kinematics, relative_motion
+from .closure import Chord, ClosureError, chord_set, chord_set_terms, kinematics, relative_motion
 from .spatial import matrix_to_quat
 from .crba import mass_matrix_sko
 from .kinematics import integrate
@@ -157,6 +157,7 @@ class EmbeddedLoop:
     ind, dep : positions in ``v_idx`` of the independent / dependent coordinates
     rows : kept constraint rows (indices into the stacked rows of ``chords``)
     name : chord names joined by ``+``;  joints : tree joints of the node, then the chords
+    all_rows : the rows of ``chords`` in the model's :class:`dynamics.closure.ChordSet`
     """
 
     node: int
@@ -168,6 +169,7 @@ class EmbeddedLoop:
     rows: np.ndarray
     name: str
     joints: tuple
+    all_rows: np.ndarray
 
     def error(self, message, model) -> ClosureError:
         names = tuple(model.coordinate_names[self.v_idx[i]] for i in self.dep)
@@ -285,7 +287,8 @@ def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=Non
     act = set(actuated)
     forced = set(independent or ())
     qb, vb, single, w, V, ac, bc, ag = prepare(m, q_ref)
-    kin = kinematics(m, w)
+    cs = chord_set(m, chords)
+    terms = chord_set_terms(cs, kinematics(m, w))
     loops = []
     for S in sets:
         node = int(agg.node_of[min(S)])
@@ -294,7 +297,8 @@ def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=Non
                      if (c.body_a in S or c.body_a == agg.entry_parent[node])
                      and (c.body_b in S or c.body_b == agg.entry_parent[node]) and (c.body_a in S or c.body_b in S))
         v_idx = agg.v_perm[agg.tree.v_slice(node)]
-        G = np.vstack([chord_terms(m, kin, chords[i], v_cols=v_idx)[1] for i in cidx])
+        all_rows = np.concatenate([np.arange(cs.row_offset[i], cs.row_offset[i + 1]) for i in cidx])
+        G = terms.G[np.ix_(all_rows, v_idx)]
         sv = np.linalg.svd(G, compute_uv=False) if G.size else np.zeros(0)
         r = int(np.sum(sv > RANK_RTOL * max(sv[0], 1e-300))) if len(sv) else 0
         rows = np.sort(sla.qr(G.T, mode="economic", pivoting=True)[2][:r]) if r else np.zeros(0, dtype=int)
@@ -318,33 +322,23 @@ def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=Non
                                f"(closure rank {r}, forced independent {sorted(forced)})", name, joints)
         dep = np.array(sorted(dep), dtype=int)
         ind = np.array([i for i in range(len(v_idx)) if i not in set(dep.tolist())], dtype=int)
-        loops.append(EmbeddedLoop(node, bodies, cidx, v_idx, ind, dep, rows, name, joints))
+        loops.append(EmbeddedLoop(node, bodies, cidx, v_idx, ind, dep, rows, name, joints, all_rows))
         logger.debug("loop %s: %d coordinates, closure rank %d, dependent %s", name, len(v_idx), r,
                      [coord[i][1] for i in dep])
     em = EmbeddedModel(m, chords, agg, loops, q_ref)
-    em._rows = {lp.node: [chord_rows(chords[i]) for i in lp.chords] for lp in loops}
-    em._signs = {lp.node: [column_signs(m, chords[i], lp.v_idx) for i in lp.chords] for lp in loops}
+    em.chord_set = cs
     em._q_ref = complete_configuration(em, q_ref)
     return em
 
 
 # ---------------------------------------------------------------- per-configuration terms
 
-def _loop_closure(em: EmbeddedModel, kin, lp: EmbeddedLoop, with_bias=False):
-    """(e all rows, G kept rows (r, n_S), gamma kept rows or None, per-chord (K, R_Ja, x_b, row range))."""
-    es, Gs, gs, info = [], [], [], []
-    start = 0
-    for ci, rows, signs in zip(lp.chords, em._rows[lp.node], em._signs[lp.node]):
-        e, G, gam, K, Ra, xb = chord_terms(em.tree_model, kin, em.chords[ci], rows, lp.v_idx, with_bias, signs)
-        es.append(e)
-        Gs.append(G)
-        gs.append(gam)
-        info.append((K, Ra, xb, start, start + len(e)))
-        start += len(e)
-    e = np.concatenate(es)
-    G = np.vstack(Gs)[lp.rows]
-    gamma = np.concatenate(gs)[lp.rows] if with_bias else None
-    return e, G, gamma, info
+def _loop_closure(terms, lp: EmbeddedLoop):
+    """(e all rows of the loop, G kept rows (r, n_S), gamma kept rows or None)."""
+    kept = lp.all_rows[lp.rows]
+    G = terms.G[np.ix_(kept, lp.v_idx)]
+    gamma = None if terms.gamma is None else terms.gamma[kept]
+    return terms.e[lp.all_rows], G, gamma
 
 
 class _DepInverse:
@@ -384,6 +378,7 @@ class EmbeddedState:
     kin: object
     closure: dict
     lu: dict
+    terms: object = None
 
 
 def embedded_state(em: EmbeddedModel, q, v=None) -> EmbeddedState:
@@ -393,11 +388,12 @@ def embedded_state(em: EmbeddedModel, q, v=None) -> EmbeddedState:
     if qb.shape[0] != 1:
         raise ValueError("embedded models take one configuration at a time")
     kin = kinematics(m, w, V, ac)
+    terms = chord_set_terms(em.chord_set, kin, with_bias=v is not None)
     wa = aggregated_weights(em.agg, w)
     H = list(wa.H)
     X, c, clos, lus = {}, {}, {}, {}
     for lp in em.loops:
-        e, G, gamma, info = _loop_closure(em, kin, lp, with_bias=v is not None)
+        e, G, gamma = _loop_closure(terms, lp)
         lu = _lu_dep(em, lp, G)
         n_S = len(lp.v_idx)
         Xl = np.zeros((n_S, len(lp.ind)))
@@ -406,7 +402,7 @@ def embedded_state(em: EmbeddedModel, q, v=None) -> EmbeddedState:
             Xl[lp.dep] = -lu.solve(G[:, lp.ind])
         X[lp.node] = Xl
         H[lp.node] = Xl.T[None] @ wa.H[lp.node]
-        clos[lp.node] = (e, G, info)
+        clos[lp.node] = (e, G)
         lus[lp.node] = lu
         if v is not None:
             cl = np.zeros(n_S)
@@ -421,7 +417,7 @@ def embedded_state(em: EmbeddedModel, q, v=None) -> EmbeddedState:
         a_e, b_e = aggregated_velocity_terms(em.agg, wa, a, list(bb))
         for lp in em.loops:
             a_e[lp.node] = a_e[lp.node] + (c[lp.node] @ wa.H[lp.node][0])[None]
-    return EmbeddedState(we, a_e, b_e, X, c, wa, kin, clos, lus)
+    return EmbeddedState(we, a_e, b_e, X, c, wa, kin, clos, lus, terms)
 
 
 def _closure_check(em, lp, e):
@@ -464,8 +460,7 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
         polish, last = 0, np.inf
         for it in range(max_iter + 1):
             _, _, _, w, *_ = prepare(m, q)
-            kin = kinematics(m, w)
-            e, G, _ = _loop_closure(em, kin, lp)[:3]
+            e, G, _ = _loop_closure(chord_set_terms(em.chord_set, kinematics(m, w)), lp)
             err = np.max(np.abs(e), initial=0.0)
             if err <= tol:
                 # converged; Newton steps while they still reduce the error (quadratic
@@ -640,15 +635,17 @@ def constraint_forces(em: EmbeddedModel, q, v, tau) -> ConstraintForces:
     r = tree_inverse_dynamics(em.tree_model, q, v, a) - np.asarray(tau, float)
     st = embedded_state(em, q)
     mult, wr = {}, {}
+    cs, terms = em.chord_set, st.terms
     for lp in em.loops:
-        e, G, info = st.closure[lp.node]
-        lam_all = np.zeros(len(e))
+        lam_all = np.zeros(cs.n_rows)
         lu = st.lu[lp.node]
         if lu is not None:
-            lam_all[lp.rows] = lu.solve_T(r[lp.v_idx[lp.dep]])
-        for ci, (K, Ra, xb, s0, s1) in zip(lp.chords, info):
-            lam = lam_all[s0:s1]
-            f = K.T @ lam
+            lam_all[lp.all_rows[lp.rows]] = lu.solve_T(r[lp.v_idx[lp.dep]])
+        for ci in lp.chords:
+            rows = slice(cs.row_offset[ci], cs.row_offset[ci + 1])
+            lam = lam_all[rows]
+            f = terms.K[rows].T @ lam
+            Ra = terms.R_Ja[ci]
             name = em.chords[ci].name
             mult[name] = lam
             wr[name] = np.concatenate([Ra @ f[:3], Ra @ f[3:]])
