@@ -61,7 +61,7 @@ from dynamics.spatial import axis_angle_to_matrix, quat_to_matrix, rot_x, rot_y,
 from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
 from .errors import InputError
 from .massprops import combine, load_mesh, shapes_mass_properties, transform_mass_properties
-from .xmlutil import Element, error, parse_floats, parse_xml
+from .xmlutil import error, parse_floats, parse_xml
 
 log = logging.getLogger(__name__)
 
