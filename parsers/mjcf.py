@@ -1,6 +1,7 @@
 """MJCF (MuJoCo XML) reader: the body tree, its joints, geoms and equality loops.
 
-Semantics follow MuJoCo's compiler (https://mujoco.readthedocs.io, XML
+Each joint is recorded as in seed 004, Table 1 (type, reference body,
+secondary body, actuated).  Semantics follow MuJoCo's compiler (https://mujoco.readthedocs.io, XML
 reference), checked in the tests against ``mujoco.MjModel`` (body masses,
 inertias, positions at ``qpos0``):
 

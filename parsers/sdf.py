@@ -14,7 +14,8 @@ Frame semantics (http://sdformat.org/tutorials?tut=pose_frame_semantics):
 * Poses are ``x y z roll pitch yaw`` (fixed axes, ``Rz Ry Rx``; ``degrees="true"``
   for degrees) or, with ``rotation_format="quat_xyzw"``, ``x y z qx qy qz qw``.
 
-The reference configuration is the one the poses describe.  Joints keep the
+The reference configuration is the one the poses describe (the joints are
+listed as in seed 004, Table 1: type, reference body, secondary body).  Joints keep the
 file's parent (reference body) and child (secondary body); a parent named
 ``world`` is :data:`~parsers.assembly.GROUND`.  Joint types: revolute,
 continuous, prismatic, fixed, ball -> spherical, universal (``axis`` fixed in

@@ -15,7 +15,8 @@ Formats differ in what they can say about closed loops:
   fixed -> ``weld``, revolute -> two ``connect`` on the axis);
 * SDFormat keeps every joint, loops included.
 
-The spanning tree is grown from ground through joints not marked ``loop``
+The spanning tree (seed 004: the tree T of the joint graph; its chords close
+the loops) is grown from ground through joints not marked ``loop``
 first (:func:`spanning_tree`); a tree joint met from its secondary side is
 flipped (reference and secondary swapped, axes negated so that the coordinate
 keeps its sign).
