@@ -142,7 +142,8 @@ def primitive_mesh(kind: str, params) -> trimesh.Trimesh:
 def load_mesh(path, scale=1.0) -> trimesh.Trimesh:
     """Load a mesh file as one Trimesh, scaled; InputError naming the file on failure.
 
-    Multi-part files (GLB/GLTF/DAE scenes) are concatenated in their scene frames.
+    A negative scale factor mirrors the mesh (trimesh keeps the faces oriented
+    outwards, so the volume stays positive).  Multi-part files (GLB/GLTF/DAE scenes) are concatenated in their scene frames.
     """
     path = Path(path)
     if not path.exists():
@@ -157,8 +158,8 @@ def load_mesh(path, scale=1.0) -> trimesh.Trimesh:
     if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:
         raise InputError(f"mesh {path} has no triangles", file=str(path))
     s = np.broadcast_to(np.asarray(scale, dtype=float), (3,))
-    if np.any(s <= 0):
-        raise InputError(f"mesh scale must be positive, got {s.tolist()}", file=str(path))
+    if np.any(s == 0) or not np.all(np.isfinite(s)):
+        raise InputError(f"mesh scale must be finite and non-zero, got {s.tolist()}", file=str(path))
     loaded.apply_transform(np.diag([*s, 1.0]))
     return loaded
 
