@@ -14,9 +14,10 @@ revolute or prismatic joint's coordinate is then the angle or displacement
 about ``Joint.axis`` exactly as declared, which is what URDF, SDF and MJCF
 mean too.
 
-Spanning tree: breadth first from ground; at each body, incident joints are
-taken in the order (declared as a loop closure last, traversed from reference
-to secondary first, input order).  A one-axis joint traversed backwards has its
+Spanning tree: breadth first from ground over the joints not declared as loop
+closures, then (for bodies still unreached) over those too; at each body,
+incident joints are taken in the order (traversed from reference to secondary
+first, input order).  A one-axis joint traversed backwards has its
 axis negated, so its coordinate keeps its meaning; a multi-axis joint
 (universal, spherical, planar, free) cannot be reversed without changing its
 coordinates, so that case is an input error that says which joint to flip.
@@ -80,7 +81,11 @@ class TreeModel:
 
 
 def spanning_tree(body_names: Sequence[str], joints: Sequence[Joint]) -> tuple[list[TreeEdge], list[Joint]]:
-    """Breadth-first spanning tree from ground; returns (edges base-to-tips, chords)."""
+    """Breadth-first spanning tree from ground; returns (edges base-to-tips, chords).
+
+    Joints declared as loop closures (``Joint.loop``, e.g. MJCF equality
+    constraints) are used only for bodies no other joint reaches.
+    """
     order = {j.name: i for i, j in enumerate(joints)}
     incident: dict[str, list[Joint]] = {GROUND: [], **{b: [] for b in body_names}}
     for j in joints:
@@ -91,18 +96,19 @@ def spanning_tree(body_names: Sequence[str], joints: Sequence[Joint]) -> tuple[l
         incident[j.reference].append(j)
         incident[j.secondary].append(j)
     reached, used, edges = {GROUND}, set(), []
-    queue = deque([GROUND])
-    while queue:
-        body = queue.popleft()
-        candidates = sorted(incident[body], key=lambda j: (j.loop, j.secondary == body, order[j.name]))
-        for j in candidates:
-            other = j.secondary if j.reference == body else j.reference
-            if j.name in used or other in reached:
-                continue
-            used.add(j.name)
-            reached.add(other)
-            edges.append(TreeEdge(j, body, other, reversed=(j.secondary == body)))
-            queue.append(other)
+    for allow_loop_joints in (False, True):
+        queue = deque([GROUND, *(e.child for e in edges)])
+        while queue:
+            body = queue.popleft()
+            candidates = sorted(incident[body], key=lambda j: (j.secondary == body, order[j.name]))
+            for j in candidates:
+                other = j.secondary if j.reference == body else j.reference
+                if j.name in used or other in reached or (j.loop and not allow_loop_joints):
+                    continue
+                used.add(j.name)
+                reached.add(other)
+                edges.append(TreeEdge(j, body, other, reversed=(j.secondary == body)))
+                queue.append(other)
     missing = [b for b in body_names if b not in reached]
     if missing:
         raise InputError(f"bodies not connected to ground by any chain of joints: {', '.join(missing)}")
