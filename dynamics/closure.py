@@ -59,7 +59,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .model import SKOModel
-from .spatial import cross3 as _cx
 
 __all__ = ["Chord", "ClosureError", "ChordRows", "chord_rows", "ChordSet", "chord_set", "ChordTerms",
            "chord_set_terms", "Kinematics", "kinematics", "relative_motion", "closure_error",
@@ -84,6 +83,15 @@ class ClosureError(ValueError):
         self.loop = loop
         self.joints = tuple(joints)
         self.dependent = tuple(dependent)
+
+
+_I1 = np.array([1, 2, 0])
+_I2 = np.array([2, 0, 1])
+
+
+def _cx(a, b):
+    """Cross product over the last axis, broadcasting (..., 3) x (..., 3)."""
+    return a[..., _I1] * b[..., _I2] - a[..., _I2] * b[..., _I1]
 
 
 def _c3(a, b):
@@ -416,8 +424,10 @@ def chord_set_terms(cs: ChordSet, kin: Kinematics, with_bias: bool = False) -> C
             w_r = _cx(w[b], r)
             return w[b], v[b] + w_r, wd[b], ad[b] + _cx(wd[b], r) + _cx(w[b], w_r)
 
-        wa_, va, wda, aa = motion(cs.body_a, xa)
-        wb_, vb, wdb, ab_ = motion(cs.body_b, xb)
+        nc = len(cs.body_a)
+        wab, vab, wdab, aab = motion(np.concatenate([cs.body_a, cs.body_b]), np.concatenate([xa, xb]))
+        wa_, va, wda, aa = wab[:nc], vab[:nc], wdab[:nc], aab[:nc]
+        wb_, vb, wdb, ab_ = wab[nc:], vab[nc:], wdab[nc:], aab[nc:]
         dd, ddd = vb - va, ab_ - aa
         c_wa_d = _cx(wa_, d)
         p_dd = _mv(RaT, ddd - _cx(wda, d) - 2.0 * _cx(wa_, dd) + _cx(wa_, c_wa_d))

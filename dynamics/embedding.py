@@ -42,7 +42,21 @@ raises :class:`dynamics.closure.ClosureError` naming the loop and its joints.
 
 Functions take one configuration (``q`` (nq,), ``v`` (nv,)); the states and results
 are full tree vectors in the tree model's order (``q_slice``/``v_slice`` by joint
-name), dependent joints included.
+name), dependent joints included; the chords' own coordinates come from
+:func:`chord_coordinates`.
+
+Public API
+----------
+``embed(tree_model, chords, actuated=(), independent=None, q_ref=None) -> EmbeddedModel``;
+``embed_tree_model(composer_tree_model)``; ``chords_from_tree_model``; ``loop_sets``.
+``EmbeddedModel``: ``joint_names``, ``nq``, ``nv``, ``q_slice(name)``, ``v_slice(name)``,
+``gravity``, ``neutral()``, ``independent`` / ``independent_v``, ``dependent`` /
+``dependent_v``, ``coordinate_names``, ``loops``, ``chords``.
+``complete_configuration(em, q_guess=None, q_ind=None)``, ``complete_velocity(em, q, v_ind)``,
+``project_state(em, q, v)``, ``forward_dynamics(em, q, v, tau)``,
+``inverse_dynamics(em, q, v, a)``, ``mass_matrix(em, q)`` (minimal coordinates),
+``constraint_forces(em, q, v, tau)``, ``chord_coordinates(em, q, v=None)``,
+``embedded_state(em, q, v=None)`` (the embedded SKO weights, for the generic algorithms).
 """
 
 from __future__ import annotations
