@@ -140,3 +140,14 @@ def test_aggregation_condition_is_enforced():
     assert bad is not None
     with pytest.raises(ValueError, match="aggregation condition"):
         ag.aggregate_tree(t, [bad])
+
+
+def test_aggregated_model_takes_batches_of_configurations():
+    model, rng = random_model(77, n=12)
+    sets, _ = random_sets(model, rng, 2)
+    am = ag.AggregatedModel(model, sets)
+    Q = dyn.random_configuration(model, rng, batch=5)
+    V, T = rng.normal(size=(2, 5, model.nv))
+    assert np.allclose(ag.forward_dynamics(am, Q, V, T), dyn.forward_dynamics(model, Q, V, T), atol=1e-9)
+    assert np.allclose(ag.mass_matrix(am, Q), dyn.mass_matrix(model, Q), atol=1e-10)
+    assert np.allclose(ag.mass_matrix_det(am, Q) / dyn.mass_matrix_det(model, Q), 1.0)
