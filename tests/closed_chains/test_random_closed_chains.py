@@ -83,3 +83,13 @@ def test_embedded_forward_dynamics_equals_kkt_on_random_closed_chains(seed):
         assert np.allclose(E.mass_matrix(em, q), X.T @ Mm @ X, atol=1e-9 * np.abs(Mm).max())
         n_ok += 1
     assert n_ok >= 3
+
+
+def test_embedding_without_chords_is_the_tree():
+    model, rng = random_model(4, n=8)
+    em = E.embed(model, [])
+    q = random_q(model, rng)
+    v, tau = rng.normal(size=(2, model.nv))
+    assert em.n_independent == model.nv and not em.loops
+    assert np.allclose(E.forward_dynamics(em, q, v, tau), dyn.forward_dynamics(model, q, v, tau), atol=1e-10)
+    assert np.allclose(E.mass_matrix(em, q), dyn.mass_matrix(model, q), atol=1e-12)
