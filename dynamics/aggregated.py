@@ -50,12 +50,11 @@ from functools import cached_property
 
 import numpy as np
 
-from ._batch import external_forces, node_list, out, prepare
+from ._batch import node_list, out, prepare
 from .aba import forward_dynamics_sko
 from .crba import mass_matrix_sko
 from .innovations import logdet_sko, mass_matrix_inverse_sko
 from .model import SKOModel, as_batch
-from .riccati import articulated_body
 from .rnea import newton_euler
 from .sko import SKOTree, SKOWeights
 

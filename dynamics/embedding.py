@@ -72,13 +72,13 @@ from ._batch import node_list, prepare
 from .aba import forward_dynamics_sko
 from .aggregated import aggregate_tree, aggregated_velocity_terms, aggregated_weights
 from .closure import Chord, ClosureError, chord_set, chord_set_terms, kinematics, relative_motion
-from .spatial import matrix_to_quat
 from .crba import mass_matrix_sko
 from .kinematics import integrate
 from .model import SKOModel
 from .rnea import inverse_dynamics as tree_inverse_dynamics
 from .rnea import newton_euler
 from .sko import SKOTree, SKOWeights
+from .spatial import matrix_to_quat
 
 logger = logging.getLogger(__name__)
 

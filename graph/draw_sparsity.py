@@ -24,7 +24,6 @@ root, which is not drawn.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -60,7 +60,7 @@ class PinTwin:
 
     def __init__(self, tm):
         import pinocchio as pin
-        from trees import dfs_order, q_to_pin, to_pinocchio, v_perm
+        from trees import q_to_pin, to_pinocchio, v_perm
 
         self.pin = pin
         self.tm = tm

@@ -4,7 +4,6 @@ of embedded models, against Pinocchio (mass matrix, analytic frame Jacobians, KK
 import numpy as np
 import pytest
 
-import dynamics as dyn
 from dynamics import embedding as E
 from dynamics.closure import ClosureError
 from mechanisms import PinTwin, available, load, random_states
