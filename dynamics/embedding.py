@@ -479,7 +479,7 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
             if err <= tol:
                 # converged; Newton steps while they still reduce the error (quadratic
                 # convergence takes it to rounding level, so G's null space is exact)
-                if polish == 2 or err == 0.0 or err > 0.5 * last:
+                if polish == 2 or err == 0.0 or err > 0.5 * last or len(lp.dep) == 0:
                     break
                 polish += 1
             last = err

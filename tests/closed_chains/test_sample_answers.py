@@ -133,3 +133,35 @@ def test_chord_coordinates_and_rates(name):
                 fd = (qc2 - qc) / h
             assert np.allclose(vc, fd, atol=1e-5), (name, c)
             assert np.allclose(qc[:len(qc) if len(qc) != 4 else 0], 0.0, atol=1e-12)
+
+
+def test_pipeline_seeker_with_kept_bearings_equals_the_reduced_seeker():
+    """Through composer.compose (lumped composites): redundant_joints='keep' (loops embedded)
+    against the default removal of pitch_b and yaw_b."""
+    import composer
+
+    path = CLOSED["seeker_bearings"]
+    kept = composer.compose(path, redundant_joints="keep").model
+    red = composer.compose(path).model
+    assert {c.name for c in kept.chords} == {"pitch_b", "yaw_b"}
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        q = kept.neutral()
+        qr = red.neutral()
+        v = np.zeros(kept.nv)
+        vr = np.zeros(red.nv)
+        t = np.zeros(kept.nv)
+        tr = np.zeros(red.nv)
+        for n in ("pitch_a", "yaw_a"):
+            x, xd, f = rng.uniform(-0.4, 0.4), rng.normal(), rng.normal() * 1e-3
+            q[kept.q_slice(n)], v[kept.v_slice(n)], t[kept.v_slice(n)] = x, xd, f
+            qr[red.q_slice(n)], vr[red.v_slice(n)], tr[red.v_slice(n)] = x, xd, f
+        q = E.complete_configuration(kept, q)
+        v = E.complete_velocity(kept, q, v)
+        a = E.forward_dynamics(kept, q, v, t)
+        ar = dyn.forward_dynamics(red, qr, vr, tr)
+        for n in ("pitch_a", "yaw_a"):
+            assert a[kept.v_slice(n)] == pytest.approx(ar[red.v_slice(n)], rel=1e-9, abs=1e-9)
+        cc = E.chord_coordinates(kept, q, v)
+        assert cc["pitch_b"][0][0] == pytest.approx(q[kept.q_slice("pitch_a")][0], abs=1e-12)
+        assert cc["yaw_b"][1][0] == pytest.approx(v[kept.v_slice("yaw_a")][0], abs=1e-12)
