@@ -53,7 +53,8 @@ Public API
 ``gravity``, ``neutral()``, ``independent`` / ``independent_v``, ``dependent`` /
 ``dependent_v``, ``coordinate_names``, ``loops``, ``chords``.
 ``complete_configuration(em, q_guess=None, q_ind=None)``, ``complete_velocity(em, q, v_ind)``,
-``project_state(em, q, v)``, ``forward_dynamics(em, q, v, tau)``,
+``project_configuration(em, q)``, ``project_velocity(em, q, v)``, ``project_state(em, q, v)``,
+``forward_dynamics(em, q, v, tau)``,
 ``inverse_dynamics(em, q, v, a)``, ``mass_matrix(em, q)`` (minimal coordinates),
 ``constraint_forces(em, q, v, tau)``, ``chord_coordinates(em, q, v=None)``,
 ``embedded_state(em, q, v=None)`` (the embedded SKO weights, for the generic algorithms).
@@ -85,12 +86,18 @@ logger = logging.getLogger(__name__)
 __all__ = ["EmbeddedModel", "EmbeddedLoop", "ConstraintForces", "embed", "embed_tree_model",
            "chords_from_tree_model", "loop_sets", "complete_configuration", "complete_velocity",
            "forward_dynamics", "inverse_dynamics", "mass_matrix", "constraint_forces",
-           "embedded_state", "chord_coordinates", "project_state", "ClosureError"]
+           "embedded_state", "chord_coordinates", "project_configuration", "project_state", "project_velocity",
+           "ClosureError"]
 
 #: relative rank tolerance for closure Jacobians (singular values below it times the largest).
 RANK_RTOL = 1e-9
-#: a dependent block whose reciprocal condition number falls below this is singular.
-RCOND_MIN = 1e-10
+#: a dependent block whose reciprocal condition number (smallest / largest singular value)
+#: falls below this is singular.
+RCOND_MIN = 1e-8
+#: forward dynamics and constraint forces (which do not depend on the choice of independent
+#: coordinates) re-pick the dependent set of a loop, by QR with column pivoting at the current
+#: configuration, when the default set's reciprocal condition number falls below this.
+RCOND_SWITCH = 1e-4
 #: closure error accepted as closed (m and rad: the assembly is in SI units).
 CLOSURE_TOL = 1e-10
 NEWTON_MAX_ITER = 50
@@ -185,8 +192,9 @@ class EmbeddedLoop:
     joints: tuple
     all_rows: np.ndarray
 
-    def error(self, message, model) -> ClosureError:
-        names = tuple(model.coordinate_names[self.v_idx[i]] for i in self.dep)
+    def error(self, message, model, dep=None) -> ClosureError:
+        dep = self.dep if dep is None else dep
+        names = tuple(model.coordinate_names[self.v_idx[i]] for i in dep)
         return ClosureError(message, self.name, self.joints, names)
 
 
@@ -368,15 +376,34 @@ class _DepInverse:
         return self.inv.T @ b
 
 
-def _lu_dep(em, lp, G):
-    Gd = G[:, lp.dep]
+def _lu_dep(em, lp, G, dep=None):
+    dep = lp.dep if dep is None else dep
+    Gd = G[:, dep]
     if Gd.shape[0] == 0:
         return None
     sv = np.linalg.svd(Gd, compute_uv=False)
     if not np.all(np.isfinite(sv)) or sv[-1] <= RCOND_MIN * max(sv[0], 1e-300):
         raise lp.error(f"the closure Jacobian loses rank (singular values of the dependent block "
-                       f"{sv[-1]:.3g} .. {sv[0]:.3g})", em)
+                       f"{sv[-1]:.3g} .. {sv[0]:.3g})", em, dep)
     return _DepInverse(Gd)
+
+
+def _local_split(em, lp, G):
+    """(dep, ind) for this configuration: the default ones unless their block is ill-conditioned
+    (reciprocal condition < RCOND_SWITCH), else the pivot columns of G at this configuration."""
+    r = len(lp.dep)
+    if r == 0:
+        return lp.dep, lp.ind
+    sv = np.linalg.svd(G[:, lp.dep], compute_uv=False)
+    if np.all(np.isfinite(sv)) and sv[-1] > RCOND_SWITCH * max(sv[0], 1e-300):
+        return lp.dep, lp.ind
+    dep = _select(G, list(range(G.shape[1])), r)
+    if len(dep) < r:
+        raise lp.error(f"the closure Jacobian loses rank (rank {len(dep)} < {r})", em)
+    dep = np.array(sorted(dep), dtype=int)
+    logger.debug("loop %s: dependent coordinates switched to %s", lp.name,
+                 [em.coordinate_names[lp.v_idx[i]] for i in dep])
+    return dep, np.array([i for i in range(G.shape[1]) if i not in set(dep.tolist())], dtype=int)
 
 
 @dataclass(eq=False)
@@ -393,10 +420,17 @@ class EmbeddedState:
     closure: dict
     lu: dict
     terms: object = None
+    split: dict | None = None
 
 
-def embedded_state(em: EmbeddedModel, q, v=None) -> EmbeddedState:
-    """Embedded SKO weights at a closed configuration q (nq,) (and velocity terms for v (nv,))."""
+def embedded_state(em: EmbeddedModel, q, v=None, adaptive: bool = False) -> EmbeddedState:
+    """Embedded SKO weights at a closed configuration q (nq,) (and velocity terms for v (nv,)).
+
+    With ``adaptive``, a loop whose default dependent block is ill-conditioned here uses
+    the best-conditioned dependent set at q instead (``split[node] = (dep, ind)``); the
+    embedded tree is then a different but equally valid parametrization, which is what the
+    parametrization-free results (all accelerations, constraint forces) may use.
+    """
     m = em.tree_model
     qb, vb, single, w, V, ac, bc, ag = prepare(m, q, v)
     if qb.shape[0] != 1:
@@ -405,15 +439,17 @@ def embedded_state(em: EmbeddedModel, q, v=None) -> EmbeddedState:
     terms = chord_set_terms(em.chord_set, kin, with_bias=v is not None)
     wa = aggregated_weights(em.agg, w)
     H = list(wa.H)
-    X, c, clos, lus = {}, {}, {}, {}
+    X, c, clos, lus, split = {}, {}, {}, {}, {}
     for lp in em.loops:
         e, G, gamma = _loop_closure(terms, lp)
-        lu = _lu_dep(em, lp, G)
+        dep, ind = _local_split(em, lp, G) if adaptive else (lp.dep, lp.ind)
+        split[lp.node] = (dep, ind)
+        lu = _lu_dep(em, lp, G, dep)
         n_S = len(lp.v_idx)
-        Xl = np.zeros((n_S, len(lp.ind)))
-        Xl[lp.ind, np.arange(len(lp.ind))] = 1.0
+        Xl = np.zeros((n_S, len(ind)))
+        Xl[ind, np.arange(len(ind))] = 1.0
         if lu is not None:
-            Xl[lp.dep] = -lu.solve(G[:, lp.ind])
+            Xl[dep] = -lu.solve(G[:, ind])
         X[lp.node] = Xl
         H[lp.node] = Xl.T[None] @ wa.H[lp.node]
         clos[lp.node] = (e, G)
@@ -421,7 +457,7 @@ def embedded_state(em: EmbeddedModel, q, v=None) -> EmbeddedState:
         if v is not None:
             cl = np.zeros(n_S)
             if lu is not None:
-                cl[lp.dep] = -lu.solve(gamma)
+                cl[dep] = -lu.solve(gamma)
             c[lp.node] = cl
     we = SKOWeights(em.etree, wa.phi, H, wa.M, 1)
     a_e = b_e = None
@@ -431,7 +467,7 @@ def embedded_state(em: EmbeddedModel, q, v=None) -> EmbeddedState:
         a_e, b_e = aggregated_velocity_terms(em.agg, wa, a, list(bb))
         for lp in em.loops:
             a_e[lp.node] = a_e[lp.node] + (c[lp.node] @ wa.H[lp.node][0])[None]
-    return EmbeddedState(we, a_e, b_e, X, c, wa, kin, clos, lus, terms)
+    return EmbeddedState(we, a_e, b_e, X, c, wa, kin, clos, lus, terms, split)
 
 
 def _closure_check(em, lp, e):
@@ -498,11 +534,72 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
     return q
 
 
+def project_velocity(em: EmbeddedModel, q, v) -> np.ndarray:
+    """Orthogonal projection of joint velocities v (nv,) onto the constraint tangent space
+    ``{v : G(q) v = 0}`` at a closed q: ``v - G^T (G G^T)^-1 G v`` loop by loop (kept rows).
+
+    Unlike :func:`complete_velocity` it needs no choice of independent coordinates, so it
+    stays well defined where the default dependent block is singular (e.g. a five-bar with
+    its distal links in line); it fails only where the loop's own constraints lose rank.
+    """
+    st = embedded_state(em, q, adaptive=True)
+    v = np.array(v, dtype=float)
+    for lp in em.loops:
+        _closure_check(em, lp, st.closure[lp.node][0])
+        G = st.closure[lp.node][1]
+        if G.shape[0] == 0:
+            continue
+        vs = v[lp.v_idx]
+        v[lp.v_idx] = vs - G.T @ np.linalg.solve(G @ G.T, G @ vs)
+    return v
+
+
+def project_configuration(em: EmbeddedModel, q, tol: float = CLOSURE_TOL,
+                          max_iter: int = NEWTON_MAX_ITER) -> np.ndarray:
+    """Close every loop by Gauss-Newton steps of minimum norm, ``dq = -G^T (G G^T)^-1 e``.
+
+    Unlike :func:`complete_configuration` all coordinates of a loop may move (the
+    smallest move that closes it), so it needs no choice of independent coordinates and
+    works through configurations where the default dependent block is singular; it
+    fails (:class:`ClosureError`) only where the loop's own constraints lose rank or
+    cannot be met.
+    """
+    m = em.tree_model
+    q = np.array(q, dtype=float)
+    for lp in em.loops:
+        last = np.inf
+        for it in range(max_iter + 1):
+            _, _, _, w, *_ = prepare(m, q)
+            e, G, _ = _loop_closure(chord_set_terms(em.chord_set, kinematics(m, w)), lp)
+            err = np.max(np.abs(e), initial=0.0)
+            if err <= tol and (err == 0.0 or err > 0.5 * last or G.shape[0] == 0):
+                break
+            if it == max_iter:
+                if err <= tol:
+                    break
+                raise lp.error(f"Gauss-Newton did not close the loop in {max_iter} iterations "
+                               f"(closure error {err:.3g}): the loop cannot close here", em)
+            if G.shape[0] == 0:
+                raise lp.error(f"the loop is not closed (error {err:.3g}) and has no coordinates to "
+                               "close it", em)
+            sv = np.linalg.svd(G, compute_uv=False)
+            if sv[-1] <= RCOND_MIN * max(sv[0], 1e-300):
+                raise lp.error(f"the closure Jacobian loses rank (singular values {sv[-1]:.3g} .. "
+                               f"{sv[0]:.3g})", em)
+            dv = np.zeros(m.nv)
+            dv[lp.v_idx] = -G.T @ np.linalg.solve(G @ G.T, e[lp.rows])
+            q = integrate(m, q, dv)
+            last = err
+    return q
+
+
 def project_state(em: EmbeddedModel, q, v):
-    """Closest consistent state keeping the independent coordinates and rates: for integrators
-    that drift off the constraints.  Returns (q (nq,), v (nv,))."""
-    qc = complete_configuration(em, q)
-    return qc, complete_velocity(em, qc, np.asarray(v, float)[em.independent_v])
+    """A consistent state near (q, v) without choosing independent coordinates: the loops
+    closed by :func:`project_configuration`, then v projected by :func:`project_velocity`.
+    For integrators that carry the full (q, v) (e.g. through parametrization singularities
+    of the independent coordinates).  Returns (q (nq,), v (nv,))."""
+    qc = project_configuration(em, q)
+    return qc, project_velocity(em, qc, v)
 
 
 def _set_coordinate(em, q, name, val):
@@ -587,7 +684,7 @@ def forward_dynamics(em: EmbeddedModel, q, v, tau) -> np.ndarray:
     -------
     (nv,) accelerations, dependent ones included, with ``G a + Gdot v = 0``.
     """
-    st = embedded_state(em, q, v)
+    st = embedded_state(em, q, v, adaptive=True)
     _check_state(em, st)
     th, _ = forward_dynamics_sko(st.we, _embedded_forces(em, st, tau), st.a_e, st.b_e)
     return _expand(em, st, th)
@@ -647,14 +744,14 @@ def constraint_forces(em: EmbeddedModel, q, v, tau) -> ConstraintForces:
     """Loop constraint forces at a closed state under ``tau`` (see :class:`ConstraintForces`)."""
     a = forward_dynamics(em, q, v, tau)
     r = tree_inverse_dynamics(em.tree_model, q, v, a) - np.asarray(tau, float)
-    st = embedded_state(em, q)
+    st = embedded_state(em, q, adaptive=True)
     mult, wr = {}, {}
     cs, terms = em.chord_set, st.terms
     for lp in em.loops:
         lam_all = np.zeros(cs.n_rows)
         lu = st.lu[lp.node]
         if lu is not None:
-            lam_all[lp.all_rows[lp.rows]] = lu.solve_T(r[lp.v_idx[lp.dep]])
+            lam_all[lp.all_rows[lp.rows]] = lu.solve_T(r[lp.v_idx[st.split[lp.node][0]]])
         for ci in lp.chords:
             rows = slice(cs.row_offset[ci], cs.row_offset[ci + 1])
             lam = lam_all[rows]

@@ -104,12 +104,55 @@ def test_dead_centre_where_the_closure_jacobian_loses_rank_raises():
     q[em.q_slice("crank_coupler")] = -(0.0 - (np.arctan2(0.15, 0.2) - np.pi / 2))
     q[em.q_slice("rocker_pivot")] = -(th_r - np.arctan2(0.24, -0.1))
     assert np.degrees(th_r) == pytest.approx(105.62, abs=0.01)
+    # minimal coordinates with the rocker independent are singular here ...
+    with pytest.raises(ClosureError, match="loses rank") as exc:
+        E.mass_matrix(em, q)
+    assert set(exc.value.dependent) == {"crank_pivot", "crank_coupler"}
     with pytest.raises(ClosureError, match="loses rank"):
-        E.forward_dynamics(em, q, np.zeros(3), np.zeros(3))
-    # the crank-driven embedding is regular there
+        E.complete_velocity(em, q, [1.0])
+    # ... but the accelerations are not: forward dynamics re-picks the dependent set there
     asm, tm2, em2 = load("fourbar")
-    a = E.forward_dynamics(em2, q, np.zeros(3), np.zeros(3))
-    assert np.all(np.isfinite(a))
+    twin = PinTwin(tm2)
+    rng = np.random.default_rng(2)
+    v = E.complete_velocity(em2, q, [1.3])
+    tau = rng.normal(size=3) * 0.01
+    a_ref, _ = twin.lagrange_accelerations(q, v, tau)
+    for model in (em, em2):
+        assert np.allclose(E.forward_dynamics(model, q, v, tau), a_ref, atol=1e-9 * max(1.0, np.abs(a_ref).max()))
+    assert np.allclose(E.project_velocity(em, q, v), v, atol=1e-12)
+
+
+def test_fivebar_with_distal_links_in_line_keeps_well_defined_accelerations():
+    """Parallel singularity of the five-bar (both cranks independent): the minimal coordinates
+    fail, the accelerations (and the projected velocities) do not."""
+    from scipy.optimize import brentq
+
+    asm, tm, em = load("fivebar")
+    twin = PinTwin(tm)
+    l1, l2 = 0.12, 0.1 * np.sqrt(2.0)
+    A, Ep = np.array([0.0, 0.0]), np.array([0.2, 0.0])
+    th1 = np.radians(100.0)
+    B = A + l1 * np.array([np.cos(th1), np.sin(th1)])
+    f = lambda th2: np.linalg.norm(B - (Ep + l1 * np.array([np.cos(th2), np.sin(th2)]))) - 2 * l2
+    th2 = brentq(f, 0.0, np.radians(90.0))
+    D = Ep + l1 * np.array([np.cos(th2), np.sin(th2)])
+    ang = lambda x: np.arctan2(x[1], x[0])
+    phi1, phi2 = ang(D - B), ang(B - D)
+    q = np.zeros(em.nq)
+    q[em.q_slice("left_pivot")] = -(th1 - np.pi / 2)
+    q[em.q_slice("right_pivot")] = -(th2 - np.pi / 2)
+    q[em.q_slice("left_elbow")] = -((phi1 - th1) - (np.pi / 4 - np.pi / 2))
+    q[em.q_slice("right_elbow")] = -((phi2 - th2) - (3 * np.pi / 4 - np.pi / 2))
+    assert np.max(np.abs(twin.error(twin.qp(q)))) < 1e-12
+    with pytest.raises(ClosureError, match="loses rank"):
+        E.mass_matrix(em, q)
+    rng = np.random.default_rng(9)
+    v = E.project_velocity(em, q, rng.normal(size=em.nv))
+    assert np.max(np.abs(twin.jacobian(twin.qp(q)) @ twin.vpin(v))) < 1e-12
+    tau = rng.normal(size=em.nv) * 0.01
+    a = E.forward_dynamics(em, q, v, tau)
+    a_ref, _ = twin.lagrange_accelerations(q, v, tau)
+    assert np.allclose(a, a_ref, atol=1e-8 * max(1.0, np.abs(a_ref).max()))
 
 
 def test_rssr_crank_half_turn_cannot_close():
@@ -126,3 +169,19 @@ def test_dynamics_at_an_open_configuration_raise_instead_of_returning_numbers():
         E.forward_dynamics(em, q, np.zeros(3), np.zeros(3))
     with pytest.raises(ClosureError):
         E.mass_matrix(em, q)
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_project_state_closes_the_loops_with_small_moves_and_projects_velocities(name):
+    from dynamics.kinematics import integrate
+
+    asm, tm, em = load(name)
+    twin = PinTwin(tm)
+    rng = np.random.default_rng(31)
+    for q, v, tau in random_states(em, rng, 3):
+        dq = rng.normal(size=em.nv) * 1e-4
+        qp, vp = E.project_state(em, integrate(em.tree_model, q, dq), v + rng.normal(size=em.nv))
+        assert np.max(np.abs(twin.error(twin.qp(qp)))) < 1e-10
+        assert np.max(np.abs(twin.jacobian(twin.qp(qp)) @ twin.vpin(vp))) < 1e-9 * max(1.0, np.abs(vp).max())
+        # the minimum-norm correction stays within the size of the perturbation
+        assert np.max(np.abs(qp - q)) < 10 * np.abs(dq).max()
