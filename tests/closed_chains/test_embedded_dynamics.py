@@ -131,18 +131,19 @@ def test_fivebar_with_distal_links_in_line_keeps_well_defined_accelerations():
     twin = PinTwin(tm)
     l1, l2 = 0.12, 0.1 * np.sqrt(2.0)
     A, Ep = np.array([0.0, 0.0]), np.array([0.2, 0.0])
-    th1 = np.radians(100.0)
+    th1 = np.radians(-100.0)                      # cranks hang down at the reference (-90 deg)
     B = A + l1 * np.array([np.cos(th1), np.sin(th1)])
     f = lambda th2: np.linalg.norm(B - (Ep + l1 * np.array([np.cos(th2), np.sin(th2)]))) - 2 * l2
-    th2 = brentq(f, 0.0, np.radians(90.0))
+    th2 = brentq(f, np.radians(-90.0), 0.0)
     D = Ep + l1 * np.array([np.cos(th2), np.sin(th2)])
     ang = lambda x: np.arctan2(x[1], x[0])
+    wrap = lambda x: np.angle(np.exp(1j * x))
     phi1, phi2 = ang(D - B), ang(B - D)
     q = np.zeros(em.nq)
-    q[em.q_slice("left_pivot")] = -(th1 - np.pi / 2)
-    q[em.q_slice("right_pivot")] = -(th2 - np.pi / 2)
-    q[em.q_slice("left_elbow")] = -((phi1 - th1) - (np.pi / 4 - np.pi / 2))
-    q[em.q_slice("right_elbow")] = -((phi2 - th2) - (3 * np.pi / 4 - np.pi / 2))
+    q[em.q_slice("left_pivot")] = -(th1 + np.pi / 2)
+    q[em.q_slice("right_pivot")] = -(th2 + np.pi / 2)
+    q[em.q_slice("left_elbow")] = -wrap((phi1 - th1) - np.pi / 4)
+    q[em.q_slice("right_elbow")] = -wrap((phi2 - th2) + np.pi / 4)
     assert np.max(np.abs(twin.error(twin.qp(q)))) < 1e-12
     with pytest.raises(ClosureError, match="loses rank"):
         E.mass_matrix(em, q)
@@ -155,10 +156,13 @@ def test_fivebar_with_distal_links_in_line_keeps_well_defined_accelerations():
     assert np.allclose(a, a_ref, atol=1e-8 * max(1.0, np.abs(a_ref).max()))
 
 
-def test_rssr_crank_half_turn_cannot_close():
+def test_rssr_rocker_outside_its_swing_cannot_close():
     asm, tm, em = load("rssr")
-    with pytest.raises(ClosureError, match="cannot close"):
-        E.complete_configuration(em, q_ind={"crank_pivot": np.pi})
+    em = E.embed(tm.model, em.chords, independent=["rocker_pivot"])
+    E.complete_configuration(em, q_ind={"rocker_pivot": np.radians(30.0)})
+    with pytest.raises(ClosureError, match="cannot close") as exc:
+        E.complete_configuration(em, q_ind={"rocker_pivot": np.radians(-30.0)})
+    assert exc.value.loop == "coupler_rocker"
 
 
 def test_dynamics_at_an_open_configuration_raise_instead_of_returning_numbers():

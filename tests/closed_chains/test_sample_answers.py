@@ -16,7 +16,7 @@ RATES = {
                 ("right_pivot", {"left_pivot": 0.0, "left_elbow": 3 / 5, "right_elbow": -8 / 5, "apex": -6 / 5})],
     "leg_fourbar_knee": [("knee_front_upper", {"knee_front_lower": 16 / 11, "knee_rear_upper": 13 / 11,
                                                "knee_rear_lower": 14 / 11, "hip": 0.0, "ankle": 0.0})],
-    "rssr": [("crank_pivot", {"rocker_pivot": 0.5})],
+    "rssr": [("crank_pivot", {"rocker_pivot": 0.25})],
     "seeker_bearings": [("yaw_a", {"yaw_b": 1.0, "pitch_a": 0.0, "pitch_b": 0.0})],
 }
 INDEPENDENT = {
@@ -60,6 +60,17 @@ def test_rssr_has_mobility_two_including_the_coupler_spin():
     asm, tm, em = load("rssr")
     assert em.n_independent == 2 and "crank_pivot" in em.independent
     assert [c.name for c in em.chords] == ["coupler_rocker"]
+
+
+def test_rssr_crank_turns_fully_and_the_rocker_swing_is_the_readme_range():
+    asm, tm, em = load("rssr")
+    q = em.neutral()
+    phi = []
+    for th in np.linspace(0.0, 2 * np.pi, 361):
+        q = E.complete_configuration(em, q, q_ind={"crank_pivot": th})
+        phi.append(q[em.q_slice("rocker_pivot")][0])
+    assert np.degrees(min(phi)) == pytest.approx(-5.96, abs=0.05)
+    assert np.degrees(max(phi)) == pytest.approx(38.66, abs=0.05)
 
 
 def test_leg_knee_loop_is_local_to_the_knee():
