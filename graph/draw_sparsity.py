@@ -34,7 +34,7 @@ from graph.aggregation import canonical_order
 from graph.aggregation_blocks import mass_matrix_pattern, sko_pattern, spo_pattern
 from graph.segments import segment_tree, serial_chain_segments
 
-__all__ = ["SparsityPatterns", "as_tree", "sparsity_patterns", "draw_sparsity"]
+__all__ = ["SparsityPatterns", "as_tree", "sparsity_patterns", "sparsity_figure", "draw_sparsity"]
 
 GROUND = "ground"
 
@@ -102,20 +102,8 @@ def sparsity_patterns(tree_or_model) -> SparsityPatterns:
     return SparsityPatterns(tuple(order), tuple(segments), *pats, labels=tuple(str(n) for n in order))
 
 
-def draw_sparsity(tree_or_model, path, title: str | None = None, dpi: int = 120) -> Path:
-    """Draw the block sparsity of ``E_A``, ``A`` and ``M`` for a tree split into serial segments.
-
-    Parameters
-    ----------
-    tree_or_model : networkx.DiGraph or a model (see the module docstring)
-    path : str or Path -- output file; the format follows the suffix (``.png``, ``.svg``, ``.pdf``)
-    title : str, optional
-    dpi : int -- for raster formats
-
-    Returns
-    -------
-    Path -- the file written
-    """
+def sparsity_figure(tree_or_model, title: str | None = None):
+    """The matplotlib Figure of :func:`draw_sparsity` (three spy-like panels), not saved."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.colors import ListedColormap
     from matplotlib.figure import Figure
@@ -148,6 +136,27 @@ def draw_sparsity(tree_or_model, path, title: str | None = None, dpi: int = 120)
     fig.suptitle(title or f"block sparsity, {len(pat.segments)} serial-chain segments "
                           f"(red lines), {n} nodes", fontsize=10)
     fig.tight_layout()
+    return fig
+
+
+def draw_sparsity(tree_or_model, path=None, title: str | None = None, dpi: int = 120):
+    """Draw the block sparsity of ``E_A``, ``A`` and ``M`` for a tree split into serial segments.
+
+    Parameters
+    ----------
+    tree_or_model : networkx.DiGraph or a model (see the module docstring)
+    path : str or Path, optional -- output file; the format follows the suffix (``.png``,
+        ``.svg``, ``.pdf``).  Without a path the figure is returned unsaved.
+    title : str, optional
+    dpi : int -- for raster formats
+
+    Returns
+    -------
+    Path -- the file written; or the matplotlib Figure when ``path`` is None
+    """
+    fig = sparsity_figure(tree_or_model, title)
+    if path is None:
+        return fig
     path = Path(path)
     fig.savefig(path, dpi=dpi)
     return path

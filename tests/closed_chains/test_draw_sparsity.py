@@ -63,3 +63,5 @@ def test_draw_sparsity_takes_models_and_hides_the_virtual_ground(tmp_path):
         pat = sparsity_patterns(obj)
         assert set(pat.order) == set(tm.model.body_names)
     assert draw_sparsity(em, tmp_path / "leg.png").exists()
+    fig = draw_sparsity(tm.model)                 # no path: the figure, for the report
+    assert len(fig.axes) == 3
