@@ -75,11 +75,15 @@ c_i(j, k)          ``christoffel_symbols``     seed 002 Eq. 38
 =================  ==========================  ===================================================
 """
 
+import numpy as np
+
 from ._batch import prepare as _prepare
-from .aba import forward_dynamics, forward_dynamics_sko
+from .aba import forward_dynamics as _tree_forward_dynamics
+from .aba import forward_dynamics_sko
 from .coriolis import christoffel_symbols, coriolis_matrix
 from .crba import composite_inertia as _composite_inertia_sko
-from .crba import mass_matrix, mass_matrix_sko
+from .crba import mass_matrix as _tree_mass_matrix
+from .crba import mass_matrix_sko
 from .energy import kinetic_energy, potential_energy
 from .fixman import fixman_gradient, fixman_potential
 from .innovations import (InnovationsFactors, innovations_factors, mass_matrix_det, mass_matrix_inverse,
@@ -90,10 +94,83 @@ from .kinematics import (body_poses, body_velocities, center_of_mass, difference
 from .model import BodySpec, SKOModel, build_model
 from .opspace import operational_space_compliance, operational_space_inertia
 from .riccati import ArticulatedBody, articulated_body
-from .rnea import bias_forces, gravity_forces, inverse_dynamics, newton_euler
+from .rnea import bias_forces, gravity_forces, newton_euler
+from .rnea import inverse_dynamics as _tree_inverse_dynamics
 from .sensitivity import articulated_body_sensitivity, innovations_factors_sensitivity, mass_matrix_sensitivity
 from .sko import SKOTree, SKOWeights
 from .spatial import crf, crm, phi_transform, spatial_inertia
+
+
+def _each_configuration(func, model, *arrays):
+    """Apply a single-configuration function to (nq,) inputs or row by row to (B, .) batches."""
+    arrays = [np.asarray(a, dtype=float) for a in arrays]
+    if all(a.ndim == 1 for a in arrays):
+        return func(model, *arrays)
+    batch = max(a.shape[0] for a in arrays if a.ndim == 2)
+    rows = [np.broadcast_to(a, (batch, a.shape[-1])) for a in arrays]
+    return np.stack([func(model, *row) for row in zip(*rows)])
+
+
+def _closed_chain_kind(model) -> str | None:
+    from .embedding import EmbeddedModel
+    from .lagrange import LagrangeModel
+
+    if isinstance(model, EmbeddedModel):
+        return "embedded"
+    if isinstance(model, LagrangeModel):
+        return "lagrange"
+    return None
+
+
+def mass_matrix(model, q):
+    """The mass matrix M(q): (nv, nv) or (B, nv, nv) for q (nq,) or (B, nq).
+
+    Rigid-body trees: composite-body algorithm (seed 001 Algorithms 4.1-4.2).
+    Closed chains embedded by :mod:`dynamics.embedding`: the mass matrix in the
+    minimal (independent) coordinates, ``X* M X`` (n_ind, n_ind), q closed.
+    """
+    kind = _closed_chain_kind(model)
+    if kind == "embedded":
+        from . import embedding
+        return _each_configuration(embedding.mass_matrix, model, q)
+    if kind == "lagrange":
+        raise TypeError("a LagrangeModel has no minimal-coordinate mass matrix; use the tree's "
+                        "(model.tree_model) or embed the loops")
+    return _tree_mass_matrix(model, q)
+
+
+def inverse_dynamics(model, q, v, a, f_ext=None):
+    """Joint forces for accelerations a (Newton-Euler, seed 001 Algorithm 3.1), gravity from the model.
+
+    Closed chains embedded by :mod:`dynamics.embedding`: (nv,) forces, zero at
+    the dependent coordinates, for closed q and consistent v, a.
+    """
+    kind = _closed_chain_kind(model)
+    if kind == "embedded":
+        if f_ext is not None:
+            raise TypeError("external forces are not supported on closed chains yet")
+        from . import embedding
+        return _each_configuration(embedding.inverse_dynamics, model, q, v, a)
+    if kind == "lagrange":
+        raise TypeError("inverse dynamics of a LagrangeModel is not unique; embed the loops")
+    return _tree_inverse_dynamics(model, q, v, a, f_ext)
+
+
+def forward_dynamics(model, q, v, tau, f_ext=None):
+    """Accelerations (nv,) or (B, nv) for joint forces tau (articulated body, seed 001 Algorithm 6.1).
+
+    Closed chains: the accelerations of every tree joint, dependent ones
+    included, consistent with the loop constraints (constraint embedding, or
+    multipliers for a :class:`dynamics.lagrange.LagrangeModel`).
+    """
+    kind = _closed_chain_kind(model)
+    if kind is not None:
+        if f_ext is not None:
+            raise TypeError("external forces are not supported on closed chains yet")
+        from . import embedding, lagrange
+        func = embedding.forward_dynamics if kind == "embedded" else lagrange.forward_dynamics
+        return _each_configuration(func, model, q, v, tau)
+    return _tree_forward_dynamics(model, q, v, tau, f_ext)
 
 
 def weights(model, q) -> SKOWeights:
