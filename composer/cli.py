@@ -365,8 +365,14 @@ def convert(input_file, output, no_lumping, cut_loops):
     if suffix in (".yaml", ".yml"):
         atomic_write_text(out, write_yaml(assembly, out.parent), inputs=[input_file])
     else:
+        from parsers.exporters import ExportError
+
         module, func = EXPORTERS[suffix].split(":")
         writer = getattr(importlib.import_module(module), func)
         options = {"cut_loops": True} if cut_loops and suffix == ".urdf" else {}
-        atomic_write(out, lambda p: writer(assembly, p, **options), inputs=[input_file])
+        try:
+            atomic_write(out, lambda p: writer(assembly, p, **options), inputs=[input_file])
+        except ExportError as exc:
+            message = str(exc).replace("pass cut_loops=True", "use --cut-loops")
+            raise InputError(f"cannot write {output}: {message}", file=input_file) from None
     click.echo(f"{output}: {len(assembly.bodies)} bodies, {len(assembly.joints)} joints")

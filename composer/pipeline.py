@@ -94,8 +94,17 @@ def exports_stage(composition: Composition, formats, directory: Path, stem: str)
     for fmt in formats:
         module, func = EXPORTERS[".xml" if fmt == "mjcf" else f".{fmt}"].split(":")
         writer = getattr(importlib.import_module(module), func)
-        files[f"{stem}{EXPORT_SUFFIXES[fmt]}"] = lambda p, w=writer: w(lumped, p)
+        files[f"{stem}{EXPORT_SUFFIXES[fmt]}"] = lambda p, w=writer, f=fmt: _export(w, lumped, p, f)
     return files
+
+
+def _export(writer, assembly, path, fmt: str) -> None:
+    from parsers.exporters import ExportError
+
+    try:
+        writer(assembly, path)
+    except ExportError as exc:
+        raise InputError(f"outputs.exports: cannot write {fmt}: {exc}", file=assembly.source_file) from None
 
 
 def pictures_stage(composition: Composition, stages) -> dict[str, bytes]:
