@@ -22,25 +22,26 @@ Mechanisms: the closed-chain samples, and a synthetic leg of K stacked four-bar
 knee modules (1 + 3K bodies, K loops) for the scaling in the number of loops.
 
 Measured 2026-11-21 on the shared 2-core development machine (full run, times in
-microseconds per call, one configuration per call; other jobs were running, so
-expect +-20 %)::
+microseconds per call, one configuration per call; other jobs were running: an
+earlier run of the same code gave ratios 1.5-2.5 and the Lagrange times vary most)::
 
     mechanism          bodies loops   nv  dof   tree us  embedded us  lagrange us  emb/tree  emb/lagr  max rel diff
-    fourbar                 3     1    3    1     224.4        558.2       1183.6      2.49      0.47       5.5e-15
-    slider_crank            3     1    3    1     245.1        624.0       1237.1      2.55      0.50       5.0e-15
-    fivebar                 4     1    4    2     263.7        609.6       1131.2      2.31      0.54       7.1e-15
-    leg_fourbar_knee        5     1    5    3     309.3        711.6       1217.0      2.30      0.58       2.3e-15
-    rssr                    3     1    5    2     355.4        620.9       1221.1      1.75      0.51       2.5e-14
-    seeker_bearings         9     2    3    2     677.2       1244.4       1943.3      1.84      0.64       3.5e-15
-    knees K=1               4     1    4    2     283.1        709.0       1254.9      2.50      0.56       1.7e-15
-    knees K=2               7     2    7    3     427.4        856.8       1487.8      2.00      0.58       4.6e-15
-    knees K=4              13     4   13    5     653.9       1249.7       2080.2      1.91      0.60       4.0e-14
-    knees K=8              25     8   25    9    1282.2       2020.9       3989.9      1.58      0.51       1.4e-13
-    knees K=16             49    16   49   17    2017.6       3068.5       8415.7      1.52      0.36       1.8e-12
-    knees K=32             97    32   97   33    5606.6       9423.9      33312.0      1.68      0.28       2.2e-11
+    fourbar                 3     1    3    1     258.5        697.8       1152.8      2.70      0.61       5.5e-15
+    slider_crank            3     1    3    1     243.4        672.9       1225.0      2.77      0.55       5.0e-15
+    fivebar                 4     1    4    2     303.9        750.8       1276.8      2.47      0.59       2.7e-15
+    leg_fourbar_knee        5     1    5    3     313.9        753.6       1243.2      2.40      0.61       2.3e-15
+    rssr                    3     1    5    2     492.0        925.2       1749.9      1.88      0.53       8.5e-14
+    seeker_bearings         9     2    3    2     475.4        912.4       1559.6      1.92      0.59       3.5e-15
+    knees K=1               4     1    4    2     416.8        741.8       1245.0      1.78      0.60       1.7e-15
+    knees K=2               7     2    7    3     581.1       1033.0       1693.0      1.78      0.61       4.6e-15
+    knees K=4              13     4   13    5     837.3       1632.8       2725.5      1.95      0.60       4.0e-14
+    knees K=8              25     8   25    9    1146.0       2099.7       3832.3      1.83      0.55       1.4e-13
+    knees K=16             49    16   49   17    3424.8       5770.3      13533.5      1.68      0.43       1.8e-12
+    knees K=32             97    32   97   33    4880.6       8490.9      96031.3      1.74      0.09       2.2e-11
 
-The embedded articulated-body algorithm costs 1.5-2.5 times the tree's own (the
-published constraint-embedding figure is 1.6-2.1x) and 0.3-0.65 times the dense
+The embedded articulated-body algorithm costs 1.7-2.8 times the tree's own (the
+published constraint-embedding figure is 1.6-2.1x; here the fixed Python cost of the
+closure terms weighs most on the smallest mechanisms) and 0.1-0.6 times the dense
 Lagrange solve, whose O(N^3) share grows with the number of loops.
 """
 
