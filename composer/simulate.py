@@ -35,6 +35,9 @@ class SimulationResult:
     t : (T,) s.  q : (T, nq).  v : (T, nv).  energy : (T,) kinetic + potential, J.
     columns : coordinate column names (len nq).  status : solver message.
     closure : (T,) loop closure error norm for closed chains, else None.
+    extra_columns, extra_q : joints that are not coordinates of the model (the
+        chords that close loops, joints removed as redundant), named like the
+        others, and their coordinates (T, k); see :func:`derived_joint_columns`.
     """
 
     t: np.ndarray
@@ -45,6 +48,13 @@ class SimulationResult:
     velocity_columns: tuple[str, ...]
     status: str
     closure: np.ndarray | None = None
+    extra_columns: tuple[str, ...] = ()
+    extra_q: np.ndarray | None = None
+
+    def with_extra(self, columns, values) -> "SimulationResult":
+        from dataclasses import replace
+
+        return replace(self, extra_columns=tuple(columns), extra_q=np.asarray(values).reshape(len(self.t), -1))
 
     def energy_drift(self) -> float:
         """max |E(t) - E(0)| / max(|E(0)|, kinetic scale)."""
@@ -141,9 +151,66 @@ def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torqu
     vs = np.array([E.complete_velocity(em, q, vi) for q, vi in zip(qs, sol.y[em.nq:].T)])
     energy = np.array([total_energy(tree, q, v) for q, v in zip(qs, vs)])
     closure = np.array([np.max(np.abs(closure_error(tree, em.chords, q)), initial=0.0) for q in qs])
-    return SimulationResult(t=sol.t, q=qs, v=vs, energy=energy, columns=coordinate_columns(tree),
-                            velocity_columns=coordinate_columns(tree, rate=True), status=sol.message,
-                            closure=closure)
+    result = SimulationResult(t=sol.t, q=qs, v=vs, energy=energy, columns=coordinate_columns(tree),
+                              velocity_columns=coordinate_columns(tree, rate=True), status=sol.message,
+                              closure=closure)
+    names, values = chord_columns(em, qs, vs)
+    return result.with_extra(names, values)
+
+
+def chord_columns(em, qs, vs) -> tuple[list[str], np.ndarray]:
+    """Coordinates of the loop-closing joints along a trajectory (``name`` or ``name[i]``)."""
+    from dynamics import embedding as E
+
+    names: list[str] = []
+    rows = []
+    for q, v in zip(qs, vs):
+        coords = E.chord_coordinates(em, q, v)
+        row = []
+        for c in em.chords:
+            if c.name not in coords:
+                continue
+            value = np.atleast_1d(coords[c.name][0])
+            if len(rows) == 0:
+                names.extend([c.name] if value.size == 1 else [f"{c.name}[{i}]" for i in range(value.size)])
+            row.extend(value.tolist())
+        rows.append(row)
+    return names, np.array(rows, dtype=float).reshape(len(qs), len(names))
+
+
+def derived_joint_columns(composition, result: "SimulationResult") -> "SimulationResult":
+    """Add columns for joints removed as redundant (seed 004's co-linear bearings).
+
+    A redundant revolute or prismatic joint has the same freedom as the joint
+    kept in its place, so its coordinate is ``s * q_kept`` with ``s = +-1`` from
+    the directions of the two axes and of the two joints (reference and
+    secondary swapped or not).  Joints removed because their pair locked or was
+    already rigid never move: their columns are zero.
+    """
+    analysis, assembly, model = composition.analysis, composition.assembly, composition.model
+    names, values = list(result.extra_columns), [result.extra_q] if result.extra_q is not None else []
+    for r in analysis.removed_joints:
+        joint = assembly.joint(r.name)
+        if joint.nq == 0:
+            continue
+        if r.kind == "redundant" and r.kept in model.joint_names and joint.nq == 1:
+            kept = assembly.joint(r.kept)
+            kept_reduced = next((j for j in analysis.reduced_joints if j.name == r.kept), None)
+            same_way = kept_reduced is None or (kept_reduced.reference, kept_reduced.secondary) == (
+                r.reference, r.secondary)
+            sign = np.sign(float(np.dot(joint.axis, kept.axis))) * (1.0 if same_way else -1.0)
+            col = result.columns.index(r.kept)
+            values.append(sign * result.q[:, col:col + 1])
+            names.append(r.name)
+        elif r.kind in ("locking", "rigid", "internal"):
+            names.extend([r.name] if joint.nq == 1 else [f"{r.name}[{i}]" for i in range(joint.nq)])
+            zero = np.zeros((len(result.t), joint.nq))
+            if joint.type in ("spherical", "free"):
+                zero[:, joint.nq - 4] = 1.0
+            values.append(zero)
+    if not values:
+        return result
+    return result.with_extra(names, np.hstack(values))
 
 
 def simulate(model, q0, v0, duration: float, samples: int = 201,
@@ -197,27 +264,36 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
     from parsers.errors import InputError
 
     model = composition.model
+    if getattr(model, "tree_model", None) is not None and not hasattr(model, "independent_v"):
+        raise InputError("simulation of closed chains needs options.loops: embed "
+                         "(loops: lagrange evaluates dynamics but does not simulate)")
     try:
         q0 = joint_vector(model, cfg.initial_q, rate=False)
         v0 = joint_vector(model, cfg.initial_v, rate=True)
         torque = constant_torque(model, cfg.torques) if cfg.torques else None
     except (KeyError, ValueError) as exc:
         raise InputError(f"simulation: {exc.args[0]}") from None
-    return simulate(model, q0, v0, cfg.duration, cfg.samples, torque=torque, method=cfg.integrator,
-                    rtol=cfg.rtol, atol=cfg.atol, progress=progress)
+    result = simulate(model, q0, v0, cfg.duration, cfg.samples, torque=torque, method=cfg.integrator,
+                      rtol=cfg.rtol, atol=cfg.atol, progress=progress)
+    return derived_joint_columns(composition, result)
 
 
 def write_simulation(result: SimulationResult, path, fmt: str = "csv") -> None:
-    """Write a trajectory: CSV (``time``, one column per coordinate, then ``v:``
-    columns and ``energy``) or NPZ (arrays ``time``, ``q``, ``v``, ``energy``,
-    ``columns``)."""
+    """Write a trajectory: CSV (``time``, one column per coordinate of the model,
+    then the derived joints' columns, the ``v:`` velocity columns and ``energy``)
+    or NPZ (arrays ``time``, ``q``, ``v``, ``energy``, ``columns``,
+    ``extra_columns``, ``extra_q``)."""
     if fmt == "npz":
         with open(path, "wb") as fh:
             np.savez(fh, time=result.t, q=result.q, v=result.v, energy=result.energy,
-                     columns=np.array(result.columns), velocity_columns=np.array(result.velocity_columns))
+                     columns=np.array(result.columns), velocity_columns=np.array(result.velocity_columns),
+                     extra_columns=np.array(result.extra_columns),
+                     extra_q=result.extra_q if result.extra_q is not None else np.zeros((len(result.t), 0)))
         return
-    header = ["time", *result.columns, *(f"v:{c}" for c in result.velocity_columns), "energy"]
-    data = np.column_stack([result.t, result.q, result.v, result.energy])
+    extra = result.extra_q if result.extra_q is not None else np.zeros((len(result.t), 0))
+    header = ["time", *result.columns, *result.extra_columns, *(f"v:{c}" for c in result.velocity_columns),
+              "energy"]
+    data = np.column_stack([result.t, result.q, extra, result.v, result.energy])
     with open(path, "w", encoding="utf-8", newline="") as fh:
         fh.write(",".join(header) + "\n")
         np.savetxt(fh, data, delimiter=",", fmt="%.17g")

@@ -80,6 +80,7 @@ import numpy as np
 from ._batch import prepare as _prepare
 from .aba import forward_dynamics as _tree_forward_dynamics
 from .aba import forward_dynamics_sko
+from .closure import ClosureError
 from .coriolis import christoffel_symbols, coriolis_matrix
 from .crba import composite_inertia as _composite_inertia_sko
 from .crba import mass_matrix as _tree_mass_matrix
@@ -189,7 +190,7 @@ def articulated_body_quantities(model, q) -> ArticulatedBody:
 
 
 __all__ = [
-    "BodySpec", "SKOModel", "build_model", "SKOTree", "SKOWeights", "weights",
+    "BodySpec", "SKOModel", "build_model", "ClosureError", "SKOTree", "SKOWeights", "weights",
     "mass_matrix", "inverse_dynamics", "forward_dynamics", "bias_forces", "gravity_forces",
     "composite_inertia", "articulated_body_quantities", "ArticulatedBody",
     "innovations_factors", "InnovationsFactors", "mass_matrix_inverse", "mass_matrix_det", "mass_matrix_logdet",
