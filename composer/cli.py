@@ -22,6 +22,27 @@ log = logging.getLogger("mbcompose")
 class _Group(click.Group):
     """A click group that turns exceptions into one-line errors and exit codes."""
 
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+            sys.exit(0)
+        except click.UsageError as exc:
+            hint = f" (see 'mbcompose {exc.ctx.command_path.split(' ', 1)[1]} --help')" \
+                if exc.ctx and " " in exc.ctx.command_path else " (see 'mbcompose --help')"
+            click.echo(f"error: {exc.format_message()}{hint}", err=True)
+            sys.exit(2)
+        except click.ClickException as exc:
+            click.echo(f"error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(0)
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
@@ -257,9 +278,12 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
         raise click.BadParameter(f"unsupported trajectory format {out.suffix!r} (use .csv or .npz)",
                                  param_hint="--output")
     composition = _compose(file)
+    values = {hint: _parse_values(spec, hint) for hint, spec in (("--q0", q0), ("--v0", v0), ("--torque", torque))}
+    for hint, rate in (("--q0", False), ("--v0", True), ("--torque", True)):
+        _vector(composition.model, values[hint], rate, hint)
     cfg = SimulationConfig(duration=duration, samples=samples, integrator=integrator, rtol=rtol, atol=atol,
-                           initial_q=_parse_values(q0, "--q0"), initial_v=_parse_values(v0, "--v0"),
-                           torques=_parse_values(torque, "--torque"), format=fmt)
+                           initial_q=values["--q0"], initial_v=values["--v0"], torques=values["--torque"],
+                           format=fmt)
     quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
     printer = _progress_printer(not quiet)
     result = run_simulation(composition, cfg, progress=None if printer is None else
