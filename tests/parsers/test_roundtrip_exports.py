@@ -288,32 +288,41 @@ def _bridge():
     return None
 
 
-DYN_ROBOTS = ["ur5_robot", "double_pendulum", "xarm7", "z1"]
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(_bridge() is None, reason="needs composer.compose and dynamics.mass_matrix")
-@pytest.mark.parametrize("robot", DYN_ROBOTS)
-def test_mass_matrices_of_our_exports_match_pinocchio_and_mujoco(robot, tmp_path):
-    """M(q) of our model of each export against Pinocchio (URDF export) and MuJoCo (MJCF export)."""
+@pytest.mark.parametrize("path", ROBOTS, ids=lambda p: os.path.basename(p)[:-5])
+def test_mass_matrices_of_our_exports_match_pinocchio_and_mujoco(path, tmp_path):
+    """M(q) of our model of each export against Pinocchio (URDF export) and MuJoCo (MJCF export).
+
+    Every example-robot-data URDF we read; MuJoCo is left out only for robots it
+    refuses (massless moving bodies, inertias breaking the triangle inequality).
+    """
     pin = _pin()
     mujoco = _mujoco()
     composer, dynamics = _bridge()
-    path = next(p for p in ROBOTS if Path(p).stem == robot)
-    a = read_urdf(path, package_dirs=[SHARE])
+    robot = Path(path).stem
+    try:
+        a = read_urdf(path, package_dirs=[SHARE])
+    except parsers.InputError:
+        pytest.skip("refused on input (Pinocchio refuses it too)")
     urdf = write_urdf(a, tmp_path / f"{robot}.urdf", geometry=False)
-    mjcf = write_mjcf(a, tmp_path / f"{robot}.xml", geometry=False)
     pm = pin.buildModelFromUrdf(str(urdf))
     pd = pm.createData()
-    mm = mujoco.MjModel.from_xml_path(str(mjcf))
-    md = mujoco.MjData(mm)
     ours_u = composer.compose(urdf).model
-    ours_m = composer.compose(mjcf).model
+    moving_massless = [j for j in a.joints if j.type != "fixed" and a.body(j.secondary).mass.mass <= 0]
+    unphysical = [b for b in a.bodies if b.mass.mass > 0 and inertia_problem(b.mass.inertia)]
+    checks = [(ours_u, "pinocchio")]
+    if not (moving_massless or unphysical):
+        mjcf = write_mjcf(a, tmp_path / f"{robot}.xml", geometry=False)
+        mm = mujoco.MjModel.from_xml_path(str(mjcf))
+        mm.dof_armature[:] = 0.0
+        md = mujoco.MjData(mm)
+        checks.append((composer.compose(mjcf).model, "mujoco"))
     names = [pm.names[i] for i in range(1, pm.njoints)]
     rng = np.random.default_rng(7)
     for _ in range(3):
         qj = {n: rng.uniform(-1, 1) for n in names}
-        for ours, ref in ((ours_u, "pinocchio"), (ours_m, "mujoco")):
+        for ours, ref in checks:
             q = np.zeros(ours.nq)
             for n in names:
                 q[ours.q_slice(n)] = qj[n]
