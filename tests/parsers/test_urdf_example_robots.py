@@ -196,3 +196,5 @@ def test_urdf_dynamics_match_pinocchio_at_random_configurations(path):
             continue
         qdd = dynamics.forward_dynamics(ours, q, v, tau)
         np.testing.assert_allclose(qdd, a, atol=max(1e-9, 1e-12 * cond) * max(1.0, np.abs(a).max()))
+        qdd_pin = pin.aba(model, data, qp, vp, taup)
+        np.testing.assert_allclose(qdd[perm], qdd_pin, atol=max(1e-9, 1e-12 * cond) * max(1.0, np.abs(qdd_pin).max()))
