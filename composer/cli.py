@@ -307,22 +307,33 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
 @click.option("--tau", "tau_spec", help="Joint forces for forward dynamics (default: zero).")
 @click.option("--body", help="Body for jacobian / opspace-inertia (default: the last body).")
 @click.option("--point", help="Point on the body, body frame, 'x,y,z' in metres (default: body origin).")
+@click.option("--frame", type=click.Choice(["local", "world"]), default="local", show_default=True,
+              help="Axes of jacobian / opspace-inertia: the body's (local) or ground's (world).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fmt):
+def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, frame, fmt):
     """Evaluate a dynamics quantity of FILE at one state.
 
     mass-matrix M(q); inverse-dynamics tau(q, v, a); forward-dynamics a(q, v, tau);
     bias forces C(q, v) + g(q); jacobian J (6 x nv, angular rows first) of a body
-    point; opspace-inertia Lambda (6 x 6) of a body point.
+    point; opspace-inertia Lambda (6 x 6) of a body point. Closed chains: the
+    loops are closed first (the given independent coordinates kept, dependent
+    ones solved by Newton's method from the given values); results are in the
+    independent coordinates (mass matrix, jacobian) or for all joints (dynamics).
     """
     import numpy as np
 
     import dynamics
+    from composer.simulate import coordinate_columns
 
     composition = _compose(file)
     model = composition.model
     q = _vector(model, _parse_values(q_spec, "--q"), False, "--q")
     v = _vector(model, _parse_values(v_spec, "--v"), True, "--v")
+    if hasattr(model, "independent_v"):
+        from dynamics import embedding
+
+        q = embedding.complete_configuration(model, q_guess=q)
+        v = embedding.complete_velocity(model, q, v)
     if quantity == "mass-matrix":
         value = dynamics.mass_matrix(model, q)
     elif quantity == "inverse-dynamics":
@@ -333,7 +344,7 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fmt)
     elif quantity == "bias":
         value = dynamics.bias_forces(model, q, v)
     else:
-        names = list(model.body_names)
+        names = list(getattr(model, "tree_model", model).body_names)
         target = body or names[-1]
         if target not in names:
             raise click.BadParameter(f"unknown body {target!r} (bodies: {', '.join(names)})",
@@ -347,16 +358,26 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fmt)
             if pt is None or pt.shape != (3,):
                 raise click.BadParameter("expected 'x,y,z'", param_hint="--point")
         if quantity == "jacobian":
-            value = dynamics.jacobian(model, q, target, pt)
+            value = dynamics.jacobian(model, q, target, pt, frame)
         else:
-            value = dynamics.operational_space_inertia(model, q, target, pt)
+            try:
+                value = dynamics.operational_space_inertia(model, q, [target], None if pt is None else [pt], frame)
+            except np.linalg.LinAlgError:
+                raise InputError(f"the operational space inertia of {target!r} does not exist here: its 6 "
+                                 f"task directions are not independent ({model.nv} joint freedoms)",
+                                 file=file) from None
     value = np.asarray(value)
+    independent = list(getattr(model, "independent", ()))
+    columns = independent if independent and quantity in ("mass-matrix", "jacobian") else \
+        list(coordinate_columns(model, rate=True) if not independent else model.coordinate_names)
     if fmt == "json":
-        click.echo(json.dumps({"quantity": quantity, "joints": list(model.joint_names),
+        click.echo(json.dumps({"quantity": quantity, "coordinates": columns,
+                               "frame": frame if quantity in ("jacobian", "opspace-inertia") else None,
                                "value": value.tolist()}, indent=2))
     else:
         with np.printoptions(precision=6, suppress=False, linewidth=120):
-            click.echo(f"{quantity} of {composition.assembly.name} ({model.nv} velocity coordinates)")
+            where = f", {frame} axes" if quantity in ("jacobian", "opspace-inertia") else ""
+            click.echo(f"{quantity} of {composition.assembly.name} (coordinates: {', '.join(columns)}{where})")
             click.echo(str(value))
 
 

@@ -89,11 +89,13 @@ from .energy import kinetic_energy, potential_energy
 from .fixman import fixman_gradient, fixman_potential
 from .innovations import (InnovationsFactors, innovations_factors, mass_matrix_det, mass_matrix_inverse,
                           mass_matrix_logdet)
-from .jacobians import frame_acceleration, jacobian, pick_off
+from .jacobians import frame_acceleration, pick_off
+from .jacobians import jacobian as _tree_jacobian
 from .kinematics import (body_poses, body_velocities, center_of_mass, difference, integrate, normalize,
                          random_configuration)
 from .model import BodySpec, SKOModel, build_model
-from .opspace import operational_space_compliance, operational_space_inertia
+from .opspace import operational_space_compliance
+from .opspace import operational_space_inertia as _tree_operational_space_inertia
 from .riccati import ArticulatedBody, articulated_body
 from .rnea import bias_forces, gravity_forces, newton_euler
 from .rnea import inverse_dynamics as _tree_inverse_dynamics
@@ -172,6 +174,46 @@ def forward_dynamics(model, q, v, tau, f_ext=None):
         func = embedding.forward_dynamics if kind == "embedded" else lagrange.forward_dynamics
         return _each_configuration(func, model, q, v, tau)
     return _tree_forward_dynamics(model, q, v, tau, f_ext)
+
+
+def _null_space_basis(em, q) -> np.ndarray:
+    """X(q) (nv, n_ind): tree velocities per unit independent velocity (closed q)."""
+    from . import embedding
+
+    return np.column_stack([embedding.complete_velocity(em, q, e) for e in np.eye(em.n_independent)])
+
+
+def jacobian(model, q, body, point=None, frame: str = "local"):
+    """Jacobian of the spatial velocity ``[omega; v]`` of a point on a body (J = B* phi* H*).
+
+    q (nq,) or (B, nq); body a name or index; point (3,) in the body frame;
+    frame "local" (body axes) or "world" (ground axes).  Returns (6, nv).
+    Closed chains (embedded): with respect to the independent velocities,
+    ``J_tree X(q)`` (6, n_ind).
+    """
+    if _closed_chain_kind(model) == "embedded":
+        def one(m, qi):
+            return _tree_jacobian(m.tree_model, qi, body, point, frame) @ _null_space_basis(m, qi)
+        return _each_configuration(one, model, q)
+    return _tree_jacobian(model, q, body, point, frame)
+
+
+def operational_space_inertia(model, q, bodies, points=None, frame: str = "local"):
+    """Operational space inertia ``Lambda = (B* Omega B)^-1`` of task frames (seed 002 Eqs. 32-34).
+
+    Closed chains (embedded): ``(J M^-1 J*)^-1`` with J and M in the independent
+    coordinates.  LinAlgError when the task frames are not independent.
+    """
+    if _closed_chain_kind(model) == "embedded":
+        from . import embedding
+
+        def one(m, qi):
+            X = _null_space_basis(m, qi)
+            pts = [None] * len(bodies) if points is None else points
+            J = np.vstack([_tree_jacobian(m.tree_model, qi, b, p, frame) @ X for b, p in zip(bodies, pts)])
+            return np.linalg.inv(J @ np.linalg.solve(embedding.mass_matrix(m, qi), J.T))
+        return _each_configuration(one, model, q)
+    return _tree_operational_space_inertia(model, q, bodies, points, frame)
 
 
 def weights(model, q) -> SKOWeights:

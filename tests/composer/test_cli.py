@@ -54,3 +54,26 @@ def test_convert_refuses_a_closed_chain_to_urdf_and_writes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
     r = run("convert", str(ROOT / "samples/fourbar/fourbar.yaml"), "-o", str(out), "--cut-loops")
     assert r.exit_code == 0 and out.exists()
+
+
+def test_eval_jacobian_of_a_closed_chain_is_with_respect_to_the_independent_coordinate():
+    import json
+
+    import numpy as np
+
+    from dynamics import embedding as E
+    import composer
+
+    r = run("eval", str(ROOT / "samples/fourbar/fourbar.yaml"), "jacobian", "--body", "rocker",
+            "--q", "crank_pivot=0.3", "--format", "json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert doc["coordinates"] == ["crank_pivot"]
+    J = np.array(doc["value"])
+    # independent reference: the rocker's angular rate per unit crank rate by central
+    # differences of the closed configuration
+    em = composer.compose(ROOT / "samples/fourbar/fourbar.yaml").model
+    h = 1e-6
+    rocker = [E.complete_configuration(em, q_ind=[0.3 + s * h])[em.q_slice("rocker_pivot")][0] for s in (1, -1)]
+    np.testing.assert_allclose(J[1, 0], (rocker[0] - rocker[1]) / (2 * h), rtol=1e-7)
+    assert np.allclose(J[[0, 2, 3, 4, 5], 0], 0.0, atol=1e-12)
