@@ -13,7 +13,7 @@ Example::
       redundant_joints: remove         # remove | keep
       loops: embed                     # embed | lagrange | error
       base: fixed                      # fixed | floating (URDF/MJCF roots)
-      tolerances: {rank: 1.0e-9, closure: 1.0e-10}
+      tolerances: {rank: 1.0e-6, closure: 1.0e-12}
     outputs:
       directory: out/seeker            # relative to this file
       model: true                      # native model file (YAML assembly, lumped)
@@ -48,8 +48,11 @@ INTEGRATORS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 
 @dataclass(frozen=True)
 class Tolerances:
-    rank: float = 1e-9
-    closure: float = 1e-10
+    """rank: relative tolerance of the graph stage's rank decisions;
+    closure: loop-closure error accepted by Newton's method (m, rad)."""
+
+    rank: float = 1e-6
+    closure: float = 1e-12
 
 
 @dataclass(frozen=True)

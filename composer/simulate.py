@@ -216,7 +216,7 @@ def derived_joint_columns(composition, result: "SimulationResult") -> "Simulatio
 def simulate(model, q0, v0, duration: float, samples: int = 201,
              torque: Callable[[float, np.ndarray, np.ndarray], np.ndarray] | None = None,
              method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10,
-             progress: Callable[[float], None] | None = None) -> SimulationResult:
+             progress: Callable[[float], None] | None = None, closure_tol: float = 1e-12) -> SimulationResult:
     """Integrate the tree model from (q0, v0) for ``duration`` seconds.
 
     torque : f(t, q, v) -> (nv,) joint forces; zero when None.
@@ -225,7 +225,8 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
     A constraint-embedded closed chain goes to :func:`simulate_closed_chain`.
     """
     if hasattr(model, "tree_model") and hasattr(model, "independent_v"):
-        return simulate_closed_chain(model, q0, v0, duration, samples, torque, method, rtol, atol, progress)
+        return simulate_closed_chain(model, q0, v0, duration, samples, torque, method, rtol, atol, progress,
+                                     closure_tol)
     nq, nv = model.nq, model.nv
     zero = np.zeros(nv)
 
@@ -274,7 +275,8 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
     except (KeyError, ValueError) as exc:
         raise InputError(f"simulation: {exc.args[0]}") from None
     result = simulate(model, q0, v0, cfg.duration, cfg.samples, torque=torque, method=cfg.integrator,
-                      rtol=cfg.rtol, atol=cfg.atol, progress=progress)
+                      rtol=cfg.rtol, atol=cfg.atol, progress=progress,
+                      closure_tol=composition.options.tolerances.closure)
     return derived_joint_columns(composition, result)
 
 
