@@ -19,7 +19,7 @@ Example::
       model: true                      # native model file (YAML assembly, lumped)
       exports: [urdf, mjcf, sdf]
       report: true                     # HTML + Markdown
-      graphs: [extended, reduced, sparsity]
+      graphs: [extended, reduced, sko, sparsity]
       simulation:
         duration: 1.0
         samples: 201
@@ -84,7 +84,7 @@ class OutputConfig:
     model: bool = True
     exports: tuple[str, ...] = ()
     report: bool = True
-    graphs: tuple[str, ...] = ("extended", "reduced")
+    graphs: tuple[str, ...] = ("extended", "reduced", "sparsity")
     simulation: SimulationConfig | None = None
 
 
@@ -178,7 +178,8 @@ def _outputs(node: Node | None, base_dir: Path, stem: str) -> OutputConfig:
         model=get("model").boolean() if get("model") is not None else True,
         exports=_choices(get("exports"), EXPORT_FORMATS) if get("exports") is not None else (),
         report=get("report").boolean() if get("report") is not None else True,
-        graphs=_choices(get("graphs"), GRAPH_STAGES) if get("graphs") is not None else ("extended", "reduced"),
+        graphs=_choices(get("graphs"), GRAPH_STAGES) if get("graphs") is not None
+        else ("extended", "reduced", "sparsity"),
         simulation=_simulation(get("simulation")) if get("simulation") is not None else None,
     )
 
