@@ -36,28 +36,9 @@ from graph.aggregation_blocks import (
     transform_inverse_pattern,
     transform_pattern,
 )
+from random_trees import random_tree
 
 TOL = 1e-10
-
-
-def random_tree(rng: np.random.Generator, n: int) -> nx.DiGraph:
-    """Random tree, parent -> child, with string/tuple/int labels in shuffled insertion order."""
-    kind = rng.integers(3)
-    edges = []
-    for k in range(1, n):
-        if kind == 0:
-            p = rng.integers(k)
-        elif kind == 1:
-            p = k - 1 if rng.random() < 0.7 else rng.integers(k)
-        else:
-            p = rng.integers(max(1, k // 3))
-        edges.append((int(p), k))
-    lab = [f"n{i}" if i % 3 == 0 else (i, "t") if i % 3 == 1 else 500 + i for i in map(int, rng.permutation(n))]
-    t = nx.DiGraph()
-    t.add_nodes_from(lab[i] for i in rng.permutation(n))
-    rng.shuffle(edges)
-    t.add_edges_from((lab[a], lab[b]) for a, b in edges)
-    return t
 
 
 def cases(seed, count, n_max=12):

@@ -15,26 +15,7 @@ import pytest
 from graph.aggregation import canonical_order
 from graph.aggregation_blocks import mass_matrix_pattern, sko_pattern, spo_pattern
 from graph.segments import Segment, branching_nodes, leaves, segment_tree, serial_chain_segments
-
-
-def random_tree(rng: np.random.Generator, n: int) -> nx.DiGraph:
-    """Random tree, parent -> child, mixed labels, shuffled insertion order."""
-    kind = rng.integers(3)
-    edges = []
-    for k in range(1, n):
-        if kind == 0:
-            p = rng.integers(k)
-        elif kind == 1:
-            p = k - 1 if rng.random() < 0.8 else rng.integers(k)
-        else:
-            p = rng.integers(max(1, k // 2))
-        edges.append((int(p), k))
-    lab = [f"s{i}" if i % 2 else (i, "seg") for i in map(int, rng.permutation(n))]
-    t = nx.DiGraph()
-    t.add_nodes_from(lab[i] for i in rng.permutation(n))
-    rng.shuffle(edges)
-    t.add_edges_from((lab[a], lab[b]) for a, b in edges)
-    return t
+from random_trees import random_tree
 
 
 def cases(seed, count=300, n_max=40):
