@@ -49,10 +49,6 @@ class Composition:
     def reduced_graph(self):
         return self.analysis.reduced
 
-    @property
-    def has_loops(self) -> bool:
-        return bool(self.tree.chords)
-
 
 def _reduced_joint_as_joint(rj, assembly: Assembly) -> Joint:
     original = assembly.joint(rj.joints[0]) if rj.joints and rj.joints[0] in assembly.joint_names else None

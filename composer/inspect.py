@@ -34,7 +34,8 @@ import numpy as np
 from graph import Analysis, analyse
 from parsers.assembly import GROUND, Assembly
 
-__all__ = ["analysis_of", "exit_code", "render_json", "render_markdown", "render_text"]
+__all__ = ["analysis_of", "exit_code", "render_json", "render_markdown", "render_text", "sections",
+           "summary_lines"]
 
 
 def analysis_of(obj, composite_names: Mapping[str, str] | None = None) -> Analysis:
@@ -181,7 +182,7 @@ def render_json(obj, matrices: bool = False, composite_names: Mapping[str, str] 
 
 # ---------------------------------------------------------------- tables
 
-def _sections(an: Analysis):
+def sections(an: Analysis):
     """(title, header, rows, note) per table, shared by text and markdown."""
     a = an.assembly
     secs = []
@@ -256,7 +257,7 @@ def _matrices_text(an: Analysis) -> str:
     return "\n".join(parts)
 
 
-def _summary_lines(an: Analysis) -> list[str]:
+def summary_lines(an: Analysis) -> list[str]:
     a = an.assembly
     ext, red = an.extended.counts(), an.reduced.counts()
     return [f"Assembly {a.name}" + (f" ({a.source_file})" if a.source_file else ""),
@@ -272,8 +273,8 @@ def _summary_lines(an: Analysis) -> list[str]:
 def render_text(obj, matrices: bool = False, composite_names: Mapping[str, str] | None = None) -> str:
     """The report as plain text (ends with a newline)."""
     an = analysis_of(obj, composite_names)
-    out = _summary_lines(an) + [""]
-    for title, header, rows, note in _sections(an):
+    out = summary_lines(an) + [""]
+    for title, header, rows, note in sections(an):
         out.append(title)
         if rows:
             out.append(_text_table(header, rows))
@@ -295,9 +296,9 @@ def _md_cell(x) -> str:
 def render_markdown(obj, matrices: bool = False, composite_names: Mapping[str, str] | None = None) -> str:
     """The report as markdown (ends with a newline)."""
     an = analysis_of(obj, composite_names)
-    s = _summary_lines(an)
+    s = summary_lines(an)
     out = [f"# {s[0]}", "", *[f"- {x}" for x in s[1:]], ""]
-    for title, header, rows, note in _sections(an):
+    for title, header, rows, note in sections(an):
         out += [f"## {title}", ""]
         if rows:
             out.append("| " + " | ".join(header) + " |")

@@ -17,7 +17,7 @@ import html
 
 import numpy as np
 
-from .inspect import _sections, _summary_lines, render_markdown
+from .inspect import render_markdown, sections, summary_lines
 
 CAPTIONS = {
     "extended": "Extended system graph (seed 004, Fig. 3)",
@@ -89,8 +89,8 @@ def render_html(composition, result, config, pictures: dict[str, bytes], simulat
                                      ["redundant joints", config.options.redundant_joints],
                                      ["loops", config.options.loops]]),
              "<h2>Stages</h2>", _table_html(["stage", "time [s]"], _stage_rows(result)),
-             "<h2>Summary</h2><ul>" + "".join(f"<li>{_esc(s)}</li>" for s in _summary_lines(an)) + "</ul>"]
-    for title, header, rows, note in _sections(an):
+             "<h2>Summary</h2><ul>" + "".join(f"<li>{_esc(s)}</li>" for s in summary_lines(an)) + "</ul>"]
+    for title, header, rows, note in sections(an):
         parts.append(f"<h2>{_esc(title)}</h2>")
         if rows:
             parts.append(_table_html(header, rows))

@@ -73,12 +73,6 @@ class TreeModel:
     chords: tuple[Joint, ...]
     bodies: dict
 
-    def body_index(self, name: str) -> int:
-        for k, e in enumerate(self.edges):
-            if e.child == name:
-                return k
-        raise KeyError(name)
-
 
 def spanning_tree(body_names: Sequence[str], joints: Sequence[Joint]) -> tuple[list[TreeEdge], list[Joint]]:
     """Breadth-first spanning tree from ground; returns (edges base-to-tips, chords).

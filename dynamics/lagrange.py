@@ -11,7 +11,7 @@ constrained dynamics is the saddle-point system::
 Redundant constraints (a planar loop with spatial joints, co-axial bearings)
 make ``G`` rank deficient; the rows are first reduced to an orthonormal basis
 of ``G``'s row space (SVD, relative tolerance :data:`RANK_RTOL`), which leaves
-the accelerations unique and the multipliers the minimum-norm ones.  This is
+the accelerations unique.  This is
 O(N^3) per call; :mod:`dynamics.embedding` is the O(N) route, and the two give
 the same accelerations.
 """
@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .closure import closure_bias, closure_error, closure_jacobian
+from .closure import closure_bias, closure_jacobian
 from .crba import mass_matrix as tree_mass_matrix
 from .model import SKOModel
 from .rnea import bias_forces
 
-__all__ = ["LagrangeModel", "forward_dynamics", "constraint_multipliers", "row_space"]
+__all__ = ["LagrangeModel", "forward_dynamics", "row_space"]
 
 RANK_RTOL = 1e-9
 
@@ -68,31 +68,13 @@ def row_space(G: np.ndarray, rtol: float = RANK_RTOL) -> tuple[np.ndarray, np.nd
     return T @ G, T
 
 
-def _kkt(lm: LagrangeModel, q, v, tau):
+def forward_dynamics(lm: LagrangeModel, q, v, tau) -> np.ndarray:
+    """Accelerations (nv,) of every tree joint at a closed (q, v) (single configuration)."""
     m = lm.tree_model
     M = tree_mass_matrix(m, q)
     h = bias_forces(m, q, v)
-    G = closure_jacobian(m, lm.chords, q)
-    gamma = closure_bias(m, lm.chords, q, v)
-    W, T = row_space(G)
+    W, T = row_space(closure_jacobian(m, lm.chords, q))
     r = W.shape[0]
     K = np.block([[M, W.T], [W, np.zeros((r, r))]])
-    rhs = np.concatenate([np.asarray(tau, float) - h, -(T @ gamma)])
-    sol = np.linalg.solve(K, rhs)
-    return sol[:lm.nv], -sol[lm.nv:], T
-
-
-def forward_dynamics(lm: LagrangeModel, q, v, tau) -> np.ndarray:
-    """Accelerations (nv,) of every tree joint at a closed (q, v) (single configuration)."""
-    return _kkt(lm, q, v, tau)[0]
-
-
-def constraint_multipliers(lm: LagrangeModel, q, v, tau) -> np.ndarray:
-    """Minimum-norm multipliers (sum of chord rows,) with ``M a + h = tau + G^T lambda``."""
-    a, lam_w, T = _kkt(lm, q, v, tau)
-    return T.T @ lam_w
-
-
-def closure_residual(lm: LagrangeModel, q) -> float:
-    """max |e(q)| over the chords' closure rows."""
-    return float(np.max(np.abs(closure_error(lm.tree_model, lm.chords, q)), initial=0.0))
+    rhs = np.concatenate([np.asarray(tau, float) - h, -(T @ closure_bias(m, lm.chords, q, v))])
+    return np.linalg.solve(K, rhs)[:lm.nv]

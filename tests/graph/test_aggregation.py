@@ -39,8 +39,6 @@ from random_trees import random_tree
 N_CASES = 300
 
 
-# --------------------------------------------------------------- random trees
-
 def random_subset(rng, tree, k=None):
     nodes = list(tree.nodes)
     k = int(rng.integers(1, len(nodes) + 1)) if k is None else k
