@@ -14,10 +14,8 @@ revolute or prismatic joint's coordinate is then the angle or displacement
 about ``Joint.axis`` exactly as declared, which is what URDF, SDF and MJCF
 mean too.
 
-Spanning tree: breadth first from ground over the joints not declared as loop
-closures, then (for bodies still unreached) over those too; at each body,
-incident joints are taken in the order (traversed from reference to secondary
-first, input order).  A one-axis joint traversed backwards has its
+Spanning tree: :func:`parsers.topology.spanning_tree` (breadth first from
+ground, loop-closure joints last).  A one-axis joint traversed backwards has its
 axis negated, so its coordinate keeps its meaning; a multi-axis joint
 (universal, spherical, planar, free) cannot be reversed without changing its
 coordinates, so that case is an input error that says which joint to flip.
@@ -25,7 +23,6 @@ coordinates, so that case is an input error that says which joint to flip.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -34,6 +31,8 @@ import numpy as np
 import dynamics
 from parsers.assembly import GROUND, Joint, MassProperties
 from parsers.errors import InputError
+from parsers.topology import TreeEdge
+from parsers.topology import spanning_tree as tree_of_joints
 
 REVERSIBLE = frozenset({"fixed", "revolute", "continuous", "prismatic", "cylindrical"})
 
@@ -46,16 +45,6 @@ class RigidBody:
     name: str
     mass: MassProperties
     members: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class TreeEdge:
-    """A tree joint oriented base to tips: ``parent`` -> ``child`` (body names)."""
-
-    joint: Joint
-    parent: str
-    child: str
-    reversed: bool
 
 
 @dataclass(frozen=True)
@@ -75,38 +64,13 @@ class TreeModel:
 
 
 def spanning_tree(body_names: Sequence[str], joints: Sequence[Joint]) -> tuple[list[TreeEdge], list[Joint]]:
-    """Breadth-first spanning tree from ground; returns (edges base-to-tips, chords).
-
-    Joints declared as loop closures (``Joint.loop``, e.g. MJCF equality
-    constraints) are used only for bodies no other joint reaches.
-    """
-    order = {j.name: i for i, j in enumerate(joints)}
-    incident: dict[str, list[Joint]] = {GROUND: [], **{b: [] for b in body_names}}
-    for j in joints:
-        for end in (j.reference, j.secondary):
-            if end not in incident:
-                raise InputError(f"joint '{j.name}' refers to unknown body '{end}'",
-                                 file=j.source.file, line=j.source.line)
-        incident[j.reference].append(j)
-        incident[j.secondary].append(j)
-    reached, used, edges = {GROUND}, set(), []
-    for allow_loop_joints in (False, True):
-        queue = deque([GROUND, *(e.child for e in edges)])
-        while queue:
-            body = queue.popleft()
-            candidates = sorted(incident[body], key=lambda j: (j.secondary == body, order[j.name]))
-            for j in candidates:
-                other = j.secondary if j.reference == body else j.reference
-                if j.name in used or other in reached or (j.loop and not allow_loop_joints):
-                    continue
-                used.add(j.name)
-                reached.add(other)
-                edges.append(TreeEdge(j, body, other, reversed=(j.secondary == body)))
-                queue.append(other)
-    missing = [b for b in body_names if b not in reached]
+    """The tree of :func:`parsers.topology.spanning_tree` as input errors: (edges, chords)."""
+    try:
+        edges, chords, missing = tree_of_joints(body_names, joints)
+    except KeyError as exc:
+        raise InputError(exc.args[0]) from None
     if missing:
         raise InputError(f"bodies not connected to ground by any chain of joints: {', '.join(missing)}")
-    chords = [j for j in joints if j.name not in used]
     return edges, chords
 
 

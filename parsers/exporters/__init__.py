@@ -28,13 +28,13 @@ keeps its sign).
 from __future__ import annotations
 
 import importlib
-from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from ..assembly import GROUND, Assembly, Joint
+from ..topology import spanning_tree as tree_of_joints
 
 
 class ExportError(ValueError):
@@ -79,49 +79,25 @@ def flip(j: Joint) -> Joint:
 
 
 def spanning_tree(a: Assembly) -> tuple[dict[str, TreeJoint], list[str], list[Joint]]:
-    """Spanning tree of the joint graph rooted at ground.
+    """Spanning tree of the joint graph rooted at ground (:func:`parsers.topology.spanning_tree`).
 
     Returns
     -------
-    parent_joint : body name -> :class:`TreeJoint` that carries it.
+    parent_joint : body name -> :class:`TreeJoint` that carries it (flipped when met
+        from its secondary side).
     order : body names, parents before children (breadth first).
     chords : joints outside the tree (each closes one loop), as in the assembly.
 
     Raises ExportError when a body is not connected to ground.
     """
-    adj: dict[str, list[Joint]] = {GROUND: []}
-    for b in a.bodies:
-        adj[b.name] = []
-    for j in a.joints:
-        for end in (j.reference, j.secondary):
-            if end not in adj:
-                raise ExportError(f"joint {j.name!r} names unknown body {end!r}")
-        adj[j.reference].append(j)
-        adj[j.secondary].append(j)
-    parent: dict[str, TreeJoint] = {}
-    used: set[str] = set()
-    seen = {GROUND}
-    order: list[str] = []
-    for allow_loop in (False, True):
-        queue = deque([GROUND] + order)
-        while queue:
-            n = queue.popleft()
-            for j in adj[n]:
-                if j.name in used or (j.loop and not allow_loop):
-                    continue
-                other = j.secondary if j.reference == n else j.reference
-                if other in seen:
-                    continue
-                used.add(j.name)
-                seen.add(other)
-                order.append(other)
-                parent[other] = TreeJoint(j if j.reference == n else flip(j), j.reference != n)
-                queue.append(other)
-    missing = [b.name for b in a.bodies if b.name not in seen]
+    try:
+        edges, chords, missing = tree_of_joints([b.name for b in a.bodies], a.joints)
+    except KeyError as exc:
+        raise ExportError(exc.args[0]) from None
     if missing:
         raise ExportError(f"bodies not connected to ground: {', '.join(missing)}")
-    chords = [j for j in a.joints if j.name not in used]
-    return parent, order, chords
+    parent = {e.child: TreeJoint(flip(e.joint) if e.reversed else e.joint, e.reversed) for e in edges}
+    return parent, [e.child for e in edges], chords
 
 
 def tree_path(parent: dict[str, TreeJoint], a: str, b: str) -> list[str]:
