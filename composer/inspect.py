@@ -32,7 +32,7 @@ from typing import Mapping
 import numpy as np
 
 from graph import Analysis, analyse
-from parsers.assembly import GROUND, Assembly
+from parsers.assembly import Assembly
 
 __all__ = ["analysis_of", "exit_code", "render_json", "render_markdown", "render_text", "sections",
            "summary_lines"]
@@ -184,7 +184,6 @@ def render_json(obj, matrices: bool = False, composite_names: Mapping[str, str] 
 
 def sections(an: Analysis):
     """(title, header, rows, note) per table, shared by text and markdown."""
-    a = an.assembly
     secs = []
     secs.append(("Bodies", ["body", "mass [kg]", "com [m]", "inertia about com [kg m^2] (ixx iyy izz ixy ixz iyz)"],
                  [[r["name"], _g(r["mass"]), _vec(r["com"]), _vec(r["inertia"])] for r in _body_rows(an)],

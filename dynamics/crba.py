@@ -16,7 +16,7 @@ import numpy as np
 from ._batch import out, prepare
 from .lyapunov import forward_lyapunov
 from .model import SKOModel
-from .sko import SKOWeights, mul
+from .sko import SKOWeights
 
 __all__ = ["composite_inertia", "mass_matrix_sko", "mass_matrix"]
 

@@ -38,7 +38,7 @@ import numpy as np
 from parsers.assembly import GROUND, Assembly, MassProperties
 from parsers.massprops import combine, transform_mass_properties
 
-from .system_graph import SystemGraph, distances_to_ground, extended_graph, joint_graph  # noqa: F401
+from .system_graph import SystemGraph, distances_to_ground, extended_graph, joint_graph  # noqa: F401  (re-exported)
 
 
 @dataclass(frozen=True, eq=False)

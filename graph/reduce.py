@@ -40,7 +40,7 @@ with its composite (so a second weld of a welded composite is redundant).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -334,7 +334,7 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
                     other = [g for g in ends + ends2 if g is not None and g in groups.grounded]
                     g_moving = moving[0]
                     if other:
-                        merged = groups.merge(g_moving, sorted(other)[0])
+                        groups.merge(g_moving, sorted(other)[0])
                         rigid_pairs.extend((j.reference, j.secondary) for j in reps)
                         why = f"locks the pair: {text}; merged into one composite"
                     else:
@@ -342,9 +342,8 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
                         locks.append(names)
                         lock_source[names] = reps[0]
                         why = f"locks the pair: {text}; replaced by fixed joint {'+'.join(names)}"
-                        merged = g_moving
                 else:
-                    merged = groups.merge(*pair)
+                    groups.merge(*pair)
                     rigid_pairs.extend((j.reference, j.secondary) for j in reps)
                     why = f"locks the pair: {text}; merged into one composite"
                 for j in reps:
