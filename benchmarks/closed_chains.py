@@ -56,19 +56,18 @@ import numpy as np
 import scipy.linalg as sla
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-import dynamics as dyn  # noqa: E402
-from dynamics import embedding as E  # noqa: E402
-from dynamics.closure import closure_bias, closure_jacobian  # noqa: E402
+from mbcompose import dynamics as dyn  # noqa: E402
+from mbcompose.dynamics import embedding as E  # noqa: E402
+from mbcompose.dynamics.closure import closure_bias, closure_jacobian  # noqa: E402
 
 SAMPLES = ("fourbar", "slider_crank", "fivebar", "leg_fourbar_knee", "rssr", "seeker_bearings")
 
 
 def sample_model(name):
-    import parsers
-    from composer.tree import RigidBody, build_tree_model
-    from parsers.massprops import transform_mass_properties
+    from mbcompose import parsers
+    from mbcompose.composer.tree import RigidBody, build_tree_model
+    from mbcompose.parsers.massprops import transform_mass_properties
 
     asm = parsers.read_assembly(ROOT / "samples" / name / f"{name}.yaml")
     bodies = [RigidBody(b.name, transform_mass_properties(b.mass, b.pose)) for b in asm.bodies]
@@ -77,8 +76,8 @@ def sample_model(name):
 
 def stacked_knees(K: int):
     """A planar leg of K four-bar knee modules (the leg_fourbar_knee sample's knee, repeated)."""
-    from composer.tree import RigidBody, build_tree_model
-    from parsers.assembly import GROUND, Joint, MassProperties
+    from mbcompose.composer.tree import RigidBody, build_tree_model
+    from mbcompose.parsers.assembly import GROUND, Joint, MassProperties
 
     def bar(name, a, b, mass):
         c = 0.5 * (np.asarray(a) + np.asarray(b))
@@ -135,7 +134,7 @@ def median_time(f, reps):
 
 
 def bench(name, em, n_states, reps, rng):
-    from dynamics.kinematics import integrate
+    from mbcompose.dynamics.kinematics import integrate
 
     states = []
     while len(states) < n_states:

@@ -22,9 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import dynamics as dyn  # noqa: E402
+from mbcompose import dynamics as dyn  # noqa: E402
 
 ROBOTS = None
 

@@ -44,13 +44,12 @@ import sysconfig
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pinocchio as pin  # noqa: E402
 
-from parsers import InputError  # noqa: E402
-from parsers.massprops import load_mesh  # noqa: E402
-from parsers.urdf import read_urdf  # noqa: E402
+from mbcompose.parsers import InputError  # noqa: E402
+from mbcompose.parsers.massprops import load_mesh  # noqa: E402
+from mbcompose.parsers.urdf import read_urdf  # noqa: E402
 
 SHARE = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")
 ROBOTS = sorted(glob.glob(os.path.join(SHARE, "example-robot-data", "robots", "*", "urdf", "*.urdf")))

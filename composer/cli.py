@@ -13,8 +13,8 @@ import traceback
 
 import click
 
-from dynamics.closure import ClosureError
-from parsers.errors import InputError
+from mbcompose.dynamics.closure import ClosureError
+from mbcompose.parsers.errors import InputError
 
 log = logging.getLogger("mbcompose")
 
@@ -92,11 +92,11 @@ def inspect(file: str, fmt: str, matrices: bool):
     description, actuated joints marked *), Table 2 (composite bodies) and
     Table 3 (reduced kinematic description).
     """
-    from parsers import read_assembly
+    from mbcompose.parsers import read_assembly
 
     assembly = read_assembly(file)
-    from composer import inspect as render
-    from graph import analyse
+    from mbcompose.composer import inspect as render
+    from mbcompose.graph import analyse
 
     analysis = analyse(assembly)
     if fmt == "json":
@@ -124,7 +124,7 @@ def graph_cmd(file: str, output: str, stage: str):
     """Draw a picture of FILE's mechanism: system graphs, SKO tree or block sparsity."""
     from pathlib import Path
 
-    from composer.pictures import save_picture
+    from mbcompose.composer.pictures import save_picture
 
     out = Path(output)
     if out.suffix.lower() not in (".svg", ".png", ".pdf"):
@@ -165,15 +165,15 @@ def run(ctx, pipeline: str):
     model file, exports, pictures, simulation and report into the configured
     folder. Files appear only when an input's run succeeds.
     """
-    from composer.config import load_pipeline
-    from composer.pipeline import run_pipeline
+    from mbcompose.composer.config import load_pipeline
+    from mbcompose.composer.pipeline import run_pipeline
 
     config = load_pipeline(pipeline)
     quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
     results = run_pipeline(config, progress=_progress_printer(not quiet))
     failed = 0
     if len(results) == 1 and results[0].ok and not quiet:
-        from composer.inspect import render_text
+        from mbcompose.composer.inspect import render_text
 
         click.echo(render_text(results[0].artefact("analyse")))
     for r in results:
@@ -192,7 +192,7 @@ def run(ctx, pipeline: str):
 
 
 def _compose(file: str, **options):
-    from composer import compose
+    from mbcompose.composer import compose
 
     return compose(file, **options)
 
@@ -236,7 +236,7 @@ def _split_top(spec: str) -> list[str]:
 
 
 def _vector(model, values, rate: bool, what: str):
-    from composer.simulate import joint_vector
+    from mbcompose.composer.simulate import joint_vector
 
     try:
         return joint_vector(model, values, rate=rate)
@@ -267,10 +267,10 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
     """
     from pathlib import Path
 
-    from composer.config import SimulationConfig
-    from composer.outputs import OutputSet
-    from composer.plots import png_bytes, simulation_figure
-    from composer.simulate import run_simulation, write_simulation
+    from mbcompose.composer.config import SimulationConfig
+    from mbcompose.composer.outputs import OutputSet
+    from mbcompose.composer.plots import png_bytes, simulation_figure
+    from mbcompose.composer.simulate import run_simulation, write_simulation
 
     out = Path(output)
     fmt = out.suffix.lower().lstrip(".")
@@ -322,15 +322,15 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
     """
     import numpy as np
 
-    import dynamics
-    from composer.simulate import coordinate_columns
+    from mbcompose import dynamics
+    from mbcompose.composer.simulate import coordinate_columns
 
     composition = _compose(file)
     model = composition.model
     q = _vector(model, _parse_values(q_spec, "--q"), False, "--q")
     v = _vector(model, _parse_values(v_spec, "--v"), True, "--v")
     if hasattr(model, "independent_v"):
-        from dynamics import embedding
+        from mbcompose.dynamics import embedding
 
         q = embedding.complete_configuration(model, q_guess=q)
         v = embedding.complete_velocity(model, q, v)
@@ -396,9 +396,9 @@ def convert(input_file, output, no_lumping, cut_loops):
     import importlib
     from pathlib import Path
 
-    from composer.outputs import atomic_write, atomic_write_text
-    from parsers.exporters import EXPORTERS
-    from parsers.yaml_format import write_yaml
+    from mbcompose.composer.outputs import atomic_write, atomic_write_text
+    from mbcompose.parsers.exporters import EXPORTERS
+    from mbcompose.parsers.yaml_format import write_yaml
 
     out = Path(output)
     suffix = out.suffix.lower()
@@ -410,7 +410,7 @@ def convert(input_file, output, no_lumping, cut_loops):
     if suffix in (".yaml", ".yml"):
         atomic_write_text(out, write_yaml(assembly, out.parent), inputs=[input_file])
     else:
-        from parsers.exporters import ExportError
+        from mbcompose.parsers.exporters import ExportError
 
         module, func = EXPORTERS[suffix].split(":")
         writer = getattr(importlib.import_module(module), func)

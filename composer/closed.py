@@ -9,17 +9,17 @@ Both expose every tree joint by name (independent and dependent alike).
 
 from __future__ import annotations
 
-from dynamics.closure import ClosureError
-from parsers.errors import InputError
+from mbcompose.dynamics.closure import ClosureError
+from mbcompose.parsers.errors import InputError
 
 
 def closed_chain_model(tree, options):
     """The dynamics model of a closed chain (see module docstring)."""
-    from dynamics.embedding import chords_from_tree_model, embed_tree_model
+    from mbcompose.dynamics.embedding import chords_from_tree_model, embed_tree_model
 
     try:
         if options.loops == "lagrange":
-            from dynamics.lagrange import LagrangeModel
+            from mbcompose.dynamics.lagrange import LagrangeModel
 
             return LagrangeModel(tree.model, chords_from_tree_model(tree))
         return embed_tree_model(tree)

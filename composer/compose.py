@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import graph
-from parsers import read_assembly
-from parsers.assembly import Assembly, Joint, Limits, Source
-from parsers.errors import InputError
-from parsers.massprops import transform_mass_properties
+from mbcompose import graph
+from mbcompose.parsers import read_assembly
+from mbcompose.parsers.assembly import Assembly, Joint, Limits, Source
+from mbcompose.parsers.errors import InputError
+from mbcompose.parsers.massprops import transform_mass_properties
 
 from .config import LOOP_POLICIES, REDUNDANT_POLICIES, StageOptions
 from .lumped import lumped_assembly

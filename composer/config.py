@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from parsers.yamlutil import Node, load_yaml
+from mbcompose.parsers.yamlutil import Node, load_yaml
 
 EXPORT_FORMATS = ("urdf", "mjcf", "sdf")
 GRAPH_STAGES = ("extended", "reduced", "sko", "sparsity")

@@ -31,8 +31,8 @@ from typing import Mapping
 
 import numpy as np
 
-from graph import Analysis, analyse
-from parsers.assembly import Assembly
+from mbcompose.graph import Analysis, analyse
+from mbcompose.parsers.assembly import Assembly
 
 __all__ = ["analysis_of", "exit_code", "render_json", "render_markdown", "render_text", "sections",
            "summary_lines"]

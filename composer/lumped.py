@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from parsers.assembly import Assembly, Body, Frame, Geometry, Source
-from parsers.massprops import transform_mass_properties
+from mbcompose.parsers.assembly import Assembly, Body, Frame, Geometry, Source
+from mbcompose.parsers.massprops import transform_mass_properties
 
 
 def _carry_geometry(member: Body, composite_pose) -> tuple[Geometry, ...]:

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
-from parsers.errors import InputError
+from mbcompose.parsers.errors import InputError
 
 
 def _check_not_input(target: Path, inputs: Iterable[Path]) -> None:

@@ -51,14 +51,14 @@ def sko_figure(composition):
 
 
 def sparsity_figure(composition):
-    from graph.draw_sparsity import draw_sparsity
+    from mbcompose.graph.draw_sparsity import draw_sparsity
 
     return draw_sparsity(composition.tree.model)
 
 
 def picture_figure(composition, stage: str):
     if stage in ("extended", "reduced"):
-        from graph.draw import draw_system_graph
+        from mbcompose.graph.draw import draw_system_graph
 
         return draw_system_graph(composition.analysis, stage=stage)
     if stage == "sko":

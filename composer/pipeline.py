@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from dynamics.closure import ClosureError
-from parsers.errors import InputError
+from mbcompose.dynamics.closure import ClosureError
+from mbcompose.parsers.errors import InputError
 
 from .compose import Composition, analyse_stage, model_stage, read_stage
 from .config import PipelineConfig, SimulationConfig
@@ -85,8 +85,8 @@ def exports_stage(composition: Composition, formats, directory: Path, stem: str)
     """
     import importlib
 
-    from parsers.exporters import EXPORTERS
-    from parsers.yaml_format import write_yaml
+    from mbcompose.parsers.exporters import EXPORTERS
+    from mbcompose.parsers.yaml_format import write_yaml
 
     lumped = composition.lumped
     text = write_yaml(lumped, directory)
@@ -99,7 +99,7 @@ def exports_stage(composition: Composition, formats, directory: Path, stem: str)
 
 
 def _export(writer, assembly, path, fmt: str) -> None:
-    from parsers.exporters import ExportError
+    from mbcompose.parsers.exporters import ExportError
 
     try:
         writer(assembly, path)

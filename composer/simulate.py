@@ -19,9 +19,9 @@ from typing import Callable, Mapping
 import numpy as np
 from scipy.integrate import solve_ivp
 
-import dynamics
-from dynamics.kinematics import normalize
-from dynamics.rates import configuration_rate
+from mbcompose import dynamics
+from mbcompose.dynamics.kinematics import normalize
+from mbcompose.dynamics.rates import configuration_rate
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ def _closed_chain_rhs(em, torque, duration, progress, tol):
     of the embedded tree gives the accelerations.  So the dependent coordinates
     never leave the constraint manifold, whatever the integrator does.
     """
-    from dynamics import embedding as E
+    from mbcompose.dynamics import embedding as E
 
     tree = em.tree_model
     zero = np.zeros(em.nv)
@@ -134,8 +134,8 @@ def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torqu
     entries set the initial velocity.  Every output sample is closed to
     ``closure_tol`` and reports its loop closure error.
     """
-    from dynamics import embedding as E
-    from dynamics.closure import closure_error
+    from mbcompose.dynamics import embedding as E
+    from mbcompose.dynamics.closure import closure_error
 
     rhs, close = _closed_chain_rhs(em, torque, duration, progress, closure_tol)
     q_start = close(np.asarray(q0, dtype=float))
@@ -158,7 +158,7 @@ def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torqu
 
 def chord_columns(em, qs, vs) -> tuple[list[str], np.ndarray]:
     """Coordinates of the loop-closing joints along a trajectory (``name`` or ``name[i]``)."""
-    from dynamics import embedding as E
+    from mbcompose.dynamics import embedding as E
 
     names: list[str] = []
     rows = []
@@ -260,7 +260,7 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
 
     Unknown joint names in the config are input errors naming the joint.
     """
-    from parsers.errors import InputError
+    from mbcompose.parsers.errors import InputError
 
     model = composition.model
     if getattr(model, "tree_model", None) is not None and not hasattr(model, "independent_v"):

@@ -28,11 +28,11 @@ from typing import Sequence
 
 import numpy as np
 
-import dynamics
-from parsers.assembly import GROUND, Joint, MassProperties
-from parsers.errors import InputError
-from parsers.topology import TreeEdge
-from parsers.topology import spanning_tree as tree_of_joints
+from mbcompose import dynamics
+from mbcompose.parsers.assembly import GROUND, Joint, MassProperties
+from mbcompose.parsers.errors import InputError
+from mbcompose.parsers.topology import TreeEdge
+from mbcompose.parsers.topology import spanning_tree as tree_of_joints
 
 REVERSIBLE = frozenset({"fixed", "revolute", "continuous", "prismatic", "cylindrical"})
 

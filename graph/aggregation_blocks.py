@@ -87,7 +87,7 @@ from collections.abc import Hashable, Mapping, Sequence
 import networkx as nx
 import numpy as np
 
-from graph.aggregation import (
+from mbcompose.graph.aggregation import (
     Aggregation,
     _node_set,
     canonical_order,

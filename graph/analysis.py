@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from parsers.assembly import Assembly
+from mbcompose.parsers.assembly import Assembly
 
 from .composites import Composite
 from .issues import ERROR, WARNING, Issue

@@ -35,8 +35,8 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from parsers.assembly import GROUND, Assembly, MassProperties
-from parsers.massprops import combine, transform_mass_properties
+from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties
+from mbcompose.parsers.massprops import combine, transform_mass_properties
 
 from .system_graph import SystemGraph, distances_to_ground, extended_graph, joint_graph  # noqa: F401  (re-exported)
 

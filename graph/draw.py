@@ -33,7 +33,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch
 
-from parsers.assembly import GROUND
+from mbcompose.parsers.assembly import GROUND
 
 from .system_graph import SystemGraph
 

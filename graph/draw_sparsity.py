@@ -30,9 +30,9 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from graph.aggregation import canonical_order
-from graph.aggregation_blocks import mass_matrix_pattern, sko_pattern, spo_pattern
-from graph.segments import segment_tree, serial_chain_segments
+from mbcompose.graph.aggregation import canonical_order
+from mbcompose.graph.aggregation_blocks import mass_matrix_pattern, sko_pattern, spo_pattern
+from mbcompose.graph.segments import segment_tree, serial_chain_segments
 
 __all__ = ["SparsityPatterns", "as_tree", "sparsity_patterns", "sparsity_figure", "draw_sparsity"]
 

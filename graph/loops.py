@@ -53,7 +53,7 @@ import networkx as nx
 import numpy as np
 from networkx.utils import UnionFind
 
-from parsers.assembly import GROUND
+from mbcompose.parsers.assembly import GROUND
 
 from .issues import ERROR, WARNING, Issue
 from .reduce import ReducedJoint

@@ -32,7 +32,7 @@ from typing import Mapping
 import numpy as np
 from networkx.utils import UnionFind
 
-from parsers.assembly import GROUND
+from mbcompose.parsers.assembly import GROUND
 
 from .system_graph import SystemGraph
 

@@ -45,7 +45,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from parsers.assembly import GROUND, JOINT_TYPES, Assembly, Joint
+from mbcompose.parsers.assembly import GROUND, JOINT_TYPES, Assembly, Joint
 
 from .composites import (Composite, distances_to_ground, find_composites, merged_mass,
                          name_composites, order_members)

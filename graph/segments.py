@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from graph.aggregation import Aggregation, aggregate_disjoint, tree_root
+from mbcompose.graph.aggregation import Aggregation, aggregate_disjoint, tree_root
 
 __all__ = ["Segment", "branching_nodes", "leaves", "segment_tree", "serial_chain_segments"]
 

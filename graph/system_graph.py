@@ -51,7 +51,7 @@ from typing import Iterable, Mapping, Sequence
 import networkx as nx
 import numpy as np
 
-from parsers.assembly import GROUND, Assembly
+from mbcompose.parsers.assembly import GROUND, Assembly
 
 ELEMENT_KINDS = ("body", "arm", "joint", "gravity", "driver")
 

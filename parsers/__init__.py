@@ -15,12 +15,12 @@ from .errors import InputError
 
 #: file suffix -> "module:function"; the function is ``f(path, **options) -> Assembly``.
 READERS: dict[str, str] = {
-    ".yaml": "parsers.yaml_format:read_yaml",
-    ".yml": "parsers.yaml_format:read_yaml",
-    ".urdf": "parsers.urdf:read_urdf",
-    ".xml": "parsers.xmlutil:read_xml",
-    ".mjcf": "parsers.mjcf:read_mjcf",
-    ".sdf": "parsers.sdf:read_sdf",
+    ".yaml": "mbcompose.parsers.yaml_format:read_yaml",
+    ".yml": "mbcompose.parsers.yaml_format:read_yaml",
+    ".urdf": "mbcompose.parsers.urdf:read_urdf",
+    ".xml": "mbcompose.parsers.xmlutil:read_xml",
+    ".mjcf": "mbcompose.parsers.mjcf:read_mjcf",
+    ".sdf": "mbcompose.parsers.sdf:read_sdf",
 }
 
 

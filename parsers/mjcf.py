@@ -57,7 +57,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynamics.spatial import axis_angle_to_matrix, quat_to_matrix, rot_x, rot_y, rot_z
+from mbcompose.dynamics.spatial import axis_angle_to_matrix, quat_to_matrix, rot_x, rot_y, rot_z
 
 from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
 from .errors import InputError

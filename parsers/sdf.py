@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynamics.spatial import quat_to_matrix, rpy_to_matrix
+from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 
 from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
 from .errors import InputError

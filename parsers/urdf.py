@@ -62,7 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynamics.spatial import rpy_to_matrix
+from mbcompose.dynamics.spatial import rpy_to_matrix
 
 from .assembly import GROUND, Assembly, Body, Coupling, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
 from .errors import InputError

@@ -168,7 +168,7 @@ def fmt(values) -> str:
 
 
 #: root element -> "module:function" of the reader for ``.xml`` files.
-XML_ROOTS = {"robot": "parsers.urdf:read_urdf", "sdf": "parsers.sdf:read_sdf", "mujoco": "parsers.mjcf:read_mjcf"}
+XML_ROOTS = {"robot": "mbcompose.parsers.urdf:read_urdf", "sdf": "mbcompose.parsers.sdf:read_sdf", "mujoco": "mbcompose.parsers.mjcf:read_mjcf"}
 
 
 def xml_root_tag(path) -> tuple[str, int | None]:

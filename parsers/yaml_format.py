@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynamics.spatial import quat_to_matrix, rpy_to_matrix
+from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 
 from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Frame, Geometry, Joint, Limits,
                        MassProperties, Motor, Pose, Source)
@@ -369,7 +369,7 @@ def _vec_out(v) -> list[float]:
 
 
 def _pose_out(pose: Pose) -> dict:
-    from dynamics.spatial import matrix_to_quat
+    from mbcompose.dynamics.spatial import matrix_to_quat
     return {"xyz": _vec_out(pose.translation), "quat": _vec_out(matrix_to_quat(pose.rotation))}
 
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 import trimesh
 
-from parsers import Geometry, InputError, MassProperties, Pose, read_assembly
-from parsers.massprops import combine, inertia_problem, mesh_mass_properties, shape_mass_properties
+from mbcompose.parsers import Geometry, InputError, MassProperties, Pose, read_assembly
+from mbcompose.parsers.massprops import combine, inertia_problem, mesh_mass_properties, shape_mass_properties
 
 RTOL = 1e-9
 DENSITY = 2700.0

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import trimesh
 
-from parsers import GROUND, read_assembly
-from parsers.massprops import inertia_problem
+from mbcompose.parsers import GROUND, read_assembly
+from mbcompose.parsers.massprops import inertia_problem
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 SAMPLE_FILES = sorted(p for p in SAMPLES.glob("*/*.yaml") if p.name != "pipeline.yaml")
@@ -393,7 +393,7 @@ def test_slider_crank_closure_jacobian_rank_and_readme_velocity_ratios():
 def _double_pendulum_model(dp):
     """The sample as a dynamics model: body frames are the joint frames (both poses are pure
     translations to the joint origins), so each placement is the joint origin in the parent frame."""
-    from dynamics import BodySpec, build_model
+    from mbcompose.dynamics import BodySpec, build_model
 
     specs = []
     for k, (joint_name, parent) in enumerate((("shoulder", None), ("elbow", "link1"))):
@@ -411,7 +411,7 @@ def _double_pendulum_model(dp):
 
 @pytest.mark.parametrize("q", [(0.0, 0.0), (0.3, -1.2), (-2.0, 2.5), (1.0, np.pi)])
 def test_double_pendulum_dynamics_mass_matrix_and_gravity_equal_the_analytic_formulas(q):
-    from dynamics import gravity_forces, mass_matrix
+    from mbcompose.dynamics import gravity_forces, mass_matrix
 
     model = _double_pendulum_model(load("double_pendulum"))
     q = np.array(q)
@@ -432,7 +432,7 @@ def test_inspect_reports_the_dof_and_loops_stated_in_the_readme(name, dof, loops
 
     from click.testing import CliRunner
 
-    from composer.cli import main
+    from mbcompose.composer.cli import main
 
     result = CliRunner().invoke(main, ["inspect", str(SAMPLES / name / f"{name}.yaml"), "--format", "json"])
     assert result.exit_code == 0, result.output

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from composer.cli import main
-from parsers import InputError, read_assembly
+from mbcompose.composer.cli import main
+from mbcompose.parsers import InputError, read_assembly
 
 DATA = Path(__file__).parent / "data" / "malformed"
 CASES = sorted(DATA.glob("*.yaml"))

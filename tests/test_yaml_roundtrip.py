@@ -5,8 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parsers import read_assembly
-from parsers.yaml_format import write_yaml
+from mbcompose.parsers import read_assembly
+from mbcompose.parsers.yaml_format import write_yaml
 
 SAMPLES = sorted(Path(__file__).parents[1].glob("samples/*/*.yaml"))
 SAMPLES = [p for p in SAMPLES if p.name != "pipeline.yaml"]

@@ -2,7 +2,7 @@
 
 Type operator expressions as in the papers and evaluate them::
 
-    from dynamics.workbench import *
+    from mbcompose.dynamics.workbench import *
     g = Subgraph.from_model(model, q)          # or Subgraph.from_blocks(parent, phi, H, M)
     H, Hst, M, ephi = HClass(g), HStarClass(g), MClass(g), EPhiClass(g)
     phi, phistar = SPOClass(ephi), SPOStarClass(ephi)

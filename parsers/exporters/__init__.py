@@ -126,7 +126,7 @@ def robust_rpy(R) -> np.ndarray:
     that the three angles reproduce R even when pitch is close to +-90 degrees
     (where :func:`dynamics.spatial.matrix_to_rpy` loses digits).
     """
-    from dynamics.spatial import rot_y, rot_z
+    from mbcompose.dynamics.spatial import rot_y, rot_z
 
     R = np.asarray(R, dtype=float)
     p = np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))
@@ -145,10 +145,10 @@ def on_axis(point, origin, axis, tol: float = 1e-12) -> bool:
 
 #: suffix -> "module:function"; ``f(assembly, path, **options)``.
 EXPORTERS = {
-    ".urdf": "parsers.exporters.urdf:write_urdf",
-    ".sdf": "parsers.exporters.sdf:write_sdf",
-    ".mjcf": "parsers.exporters.mjcf:write_mjcf",
-    ".xml": "parsers.exporters.mjcf:write_mjcf",
+    ".urdf": "mbcompose.parsers.exporters.urdf:write_urdf",
+    ".sdf": "mbcompose.parsers.exporters.sdf:write_sdf",
+    ".mjcf": "mbcompose.parsers.exporters.mjcf:write_mjcf",
+    ".xml": "mbcompose.parsers.exporters.mjcf:write_mjcf",
 }
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynamics.spatial import matrix_to_quat
+from mbcompose.dynamics.spatial import matrix_to_quat
 
 from ..assembly import GROUND, Assembly, Pose
 from ..xmlutil import fmt, write_xml

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-import dynamics as dyn
-import parsers
-from composer.tree import RigidBody, build_tree_model
-from dynamics import embedding as E
-from parsers.massprops import transform_mass_properties
+from mbcompose import dynamics as dyn
+from mbcompose import parsers
+from mbcompose.composer.tree import RigidBody, build_tree_model
+from mbcompose.dynamics import embedding as E
+from mbcompose.parsers.massprops import transform_mass_properties
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -189,7 +189,7 @@ def random_states(em, rng, n, spread=0.6, v_scale=1.0, tau_scale=1.0, max_tries=
             raise RuntimeError("could not draw closed configurations")
         dv = np.zeros(em.nv)
         dv[em.independent_v] = rng.uniform(-spread, spread, size=em.n_independent)
-        from dynamics.kinematics import integrate
+        from mbcompose.dynamics.kinematics import integrate
         qg = integrate(em.tree_model, q0, dv)
         try:
             q = E.complete_configuration(em, qg)

@@ -10,12 +10,12 @@ import networkx as nx
 import numpy as np
 import pytest
 
-import dynamics as dyn
-from dynamics import aggregated as ag
-from dynamics._batch import node_list, prepare
-from dynamics.embedding import loop_sets
-from graph.aggregation import loop_aggregation_sets
-from graph.aggregation_blocks import aggregation_transform, permutation_matrix
+from mbcompose import dynamics as dyn
+from mbcompose.dynamics import aggregated as ag
+from mbcompose.dynamics._batch import node_list, prepare
+from mbcompose.dynamics.embedding import loop_sets
+from mbcompose.graph.aggregation import loop_aggregation_sets
+from mbcompose.graph.aggregation_blocks import aggregation_transform, permutation_matrix
 from trees import random_model, random_q
 
 GROUND = "g"

@@ -4,10 +4,10 @@ chord type on random trees of every joint type; closure is zero where the frames
 import numpy as np
 import pytest
 
-import dynamics as dyn
-from dynamics.closure import Chord, chord_rows, closure_bias, closure_error, closure_jacobian
-from dynamics.kinematics import integrate
-from dynamics.spatial import quat_to_matrix
+from mbcompose import dynamics as dyn
+from mbcompose.dynamics.closure import Chord, chord_rows, closure_bias, closure_error, closure_jacobian
+from mbcompose.dynamics.kinematics import integrate
+from mbcompose.dynamics.spatial import quat_to_matrix
 from trees import random_model, random_q
 
 CHORD_TYPES = ("fixed", "revolute", "continuous", "prismatic", "cylindrical", "spherical", "universal", "planar",

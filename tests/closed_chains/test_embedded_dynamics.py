@@ -4,8 +4,8 @@ of embedded models, against Pinocchio (mass matrix, analytic frame Jacobians, KK
 import numpy as np
 import pytest
 
-from dynamics import embedding as E
-from dynamics.closure import ClosureError
+from mbcompose.dynamics import embedding as E
+from mbcompose.dynamics.closure import ClosureError
 from mechanisms import PinTwin, available, load, random_states
 
 SAMPLES = available()
@@ -177,7 +177,7 @@ def test_dynamics_at_an_open_configuration_raise_instead_of_returning_numbers():
 
 @pytest.mark.parametrize("name", SAMPLES)
 def test_project_state_closes_the_loops_with_small_moves_and_projects_velocities(name):
-    from dynamics.kinematics import integrate
+    from mbcompose.dynamics.kinematics import integrate
 
     asm, tm, em = load(name)
     twin = PinTwin(tm)

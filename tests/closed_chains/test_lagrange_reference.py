@@ -4,7 +4,7 @@ reference and Pinocchio's constrained dynamics (see mechanisms.py for the refere
 import numpy as np
 import pytest
 
-from dynamics import embedding as E
+from mbcompose.dynamics import embedding as E
 from mechanisms import PinTwin, available, load, random_states
 
 SAMPLES = available()

@@ -4,11 +4,11 @@ overlapping loops merged) against a dense KKT solve with Pinocchio's M and C."""
 import numpy as np
 import pytest
 
-import dynamics as dyn
-from dynamics import embedding as E
-from dynamics.closure import Chord, closure_bias, closure_error, closure_jacobian
-from dynamics.kinematics import integrate
-from dynamics.spatial import quat_to_matrix
+from mbcompose import dynamics as dyn
+from mbcompose.dynamics import embedding as E
+from mbcompose.dynamics.closure import Chord, closure_bias, closure_error, closure_jacobian
+from mbcompose.dynamics.kinematics import integrate
+from mbcompose.dynamics.spatial import quat_to_matrix
 from trees import q_to_pin, random_model, random_q, to_pinocchio, v_perm
 
 CHORD_TYPES = ("spherical", "revolute", "universal", "cylindrical", "prismatic", "planar", "fixed")

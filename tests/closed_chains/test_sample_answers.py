@@ -4,8 +4,8 @@ the seeker with kept bearings against the reduced seeker."""
 import numpy as np
 import pytest
 
-import dynamics as dyn
-from dynamics import embedding as E
+from mbcompose import dynamics as dyn
+from mbcompose.dynamics import embedding as E
 from mechanisms import CLOSED, load, random_states, tree_of
 
 RATES = {
@@ -119,8 +119,8 @@ def test_seeker_with_kept_bearings_has_the_dynamics_of_the_reduced_seeker():
 def test_chord_coordinates_and_rates(name):
     """Chord rates equal the README ratios (reference) and the finite difference of the chord
     coordinates along a closed trajectory; coordinates are zero at the reference."""
-    from dynamics.kinematics import integrate
-    from dynamics.spatial import quat_to_matrix, so3_log
+    from mbcompose.dynamics.kinematics import integrate
+    from mbcompose.dynamics.spatial import quat_to_matrix, so3_log
 
     asm, tm, em = load(name)
     q = em.neutral()
@@ -149,8 +149,7 @@ def test_chord_coordinates_and_rates(name):
 def test_pipeline_seeker_with_kept_bearings_equals_the_reduced_seeker():
     """Through composer.compose (lumped composites): redundant_joints='keep' (loops embedded)
     against the default removal of pitch_b and yaw_b."""
-    import composer
-
+    from mbcompose import composer
     path = CLOSED["seeker_bearings"]
     kept = composer.compose(path, redundant_joints="keep").model
     red = composer.compose(path).model

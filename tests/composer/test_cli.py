@@ -4,7 +4,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from composer.cli import main
+from mbcompose.composer.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEKER = str(ROOT / "samples/seeker/seeker.yaml")
@@ -61,9 +61,8 @@ def test_eval_jacobian_of_a_closed_chain_is_with_respect_to_the_independent_coor
 
     import numpy as np
 
-    from dynamics import embedding as E
-    import composer
-
+    from mbcompose.dynamics import embedding as E
+    from mbcompose import composer
     r = run("eval", str(ROOT / "samples/fourbar/fourbar.yaml"), "jacobian", "--body", "rocker",
             "--q", "crank_pivot=0.3", "--format", "json")
     assert r.exit_code == 0, r.output

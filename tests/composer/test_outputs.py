@@ -2,8 +2,8 @@
 
 import pytest
 
-from composer.outputs import OutputSet, atomic_write, atomic_write_text
-from parsers import InputError
+from mbcompose.composer.outputs import OutputSet, atomic_write, atomic_write_text
+from mbcompose.parsers import InputError
 
 
 def test_atomic_write_text_creates_the_file_with_the_content(tmp_path):

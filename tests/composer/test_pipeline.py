@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from composer.config import load_pipeline
-from composer.pipeline import run_pipeline
-from parsers import InputError
+from mbcompose.composer.config import load_pipeline
+from mbcompose.composer.pipeline import run_pipeline
+from mbcompose.parsers import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINES = sorted(ROOT.glob("samples/*/pipeline.yaml"))

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from composer.config import load_pipeline
-from composer.pipeline import run_pipeline
+from mbcompose.composer.config import load_pipeline
+from mbcompose.composer.pipeline import run_pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dynamics.riccati import articulated_body
-from dynamics.sko import SKOTree, SKOWeights
+from mbcompose.dynamics.riccati import articulated_body
+from mbcompose.dynamics.sko import SKOTree, SKOWeights
 
 
 def random_sko(rng, n, m_max=5, p_root=0.1, batch=1, chain=False):

@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import composer
-import dynamics
-from dynamics import embedding as E
-from dynamics.closure import closure_bias, closure_jacobian
+from mbcompose import composer
+from mbcompose import dynamics
+from mbcompose.dynamics import embedding as E
+from mbcompose.dynamics.closure import closure_bias, closure_jacobian
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import dynamics as dyn
-from dynamics import aba, riccati, rnea, sko
+from mbcompose import dynamics as dyn
+from mbcompose.dynamics import aba, riccati, rnea, sko
 
 
 def chain(N):

@@ -9,7 +9,7 @@ Eq. 32); finite differences for ``integrate`` / ``difference``.
 import numpy as np
 import pytest
 
-import dynamics as dyn
+from mbcompose import dynamics as dyn
 from trees import q_to_pin, random_bodies, random_q, to_pinocchio, v_perm
 
 pin = pytest.importorskip("pinocchio")
@@ -136,7 +136,7 @@ def test_batched_calls_return_matching_shapes_and_values():
 
 
 def test_large_batches_use_the_einsum_path_and_agree_with_single_calls():
-    from dynamics.sko import EINSUM_MIN_BATCH
+    from mbcompose.dynamics.sko import EINSUM_MIN_BATCH
 
     model, pm, jid, off, rng = setup(2, n=12)
     Bn = EINSUM_MIN_BATCH + 8

@@ -7,7 +7,7 @@ mechanism built through its Python API (conventions mapped in ``trees.py``).
 import numpy as np
 import pytest
 
-import dynamics as dyn
+from mbcompose import dynamics as dyn
 from trees import ALL_TYPES, fext_to_pin, q_to_pin, random_bodies, random_q, to_pinocchio, v_perm
 
 pin = pytest.importorskip("pinocchio")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dynamics.workbench import (BStarClass, EPhiClass, EPsiClass, H_iClass, HClass, Hd_iClass, HStarClass,
+from mbcompose.dynamics.workbench import (BStarClass, EPhiClass, EPsiClass, H_iClass, HClass, Hd_iClass, HStarClass,
                                 Hs_iClass, IdClass, MClass, PClass, SKOStarClass, SpatialDiagonalMatrixOperator,
                                 SpatialVector, SPOClass, SPOStarClass, SKOClass, Subgraph)
 from test_workbench_support import (Dense, block_udu, central_difference, frame_blocks, model_blocks,

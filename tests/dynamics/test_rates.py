@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-import dynamics
-from dynamics.kinematics import integrate, random_configuration
-from dynamics.rates import configuration_rate
+from mbcompose import dynamics
+from mbcompose.dynamics.kinematics import integrate, random_configuration
+from mbcompose.dynamics.rates import configuration_rate
 
 TYPES = ["free", "spherical", "planar", "revolute", "universal", "cylindrical", "prismatic", "continuous"]
 

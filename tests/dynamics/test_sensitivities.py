@@ -9,13 +9,13 @@ Pinocchio's non-linear effects and gravity for ``C v``, and the skew-symmetry of
 import numpy as np
 import pytest
 
-import dynamics as dyn
-from dynamics.coriolis import christoffel_symbols, coriolis_matrix, coriolis_matrix_christoffel
-from dynamics.fixman import fixman_gradient, fixman_gradient_eq48
-from dynamics.innovations import innovations_factors_sko
-from dynamics.model import weights
-from dynamics.riccati import articulated_body
-from dynamics.sensitivity import (articulated_body_sensitivity, innovations_factors_sensitivity,
+from mbcompose import dynamics as dyn
+from mbcompose.dynamics.coriolis import christoffel_symbols, coriolis_matrix, coriolis_matrix_christoffel
+from mbcompose.dynamics.fixman import fixman_gradient, fixman_gradient_eq48
+from mbcompose.dynamics.innovations import innovations_factors_sko
+from mbcompose.dynamics.model import weights
+from mbcompose.dynamics.riccati import articulated_body
+from mbcompose.dynamics.sensitivity import (articulated_body_sensitivity, innovations_factors_sensitivity,
                                   mass_matrix_sensitivity)
 from trees import ALL_TYPES, q_to_pin, random_bodies, random_q, to_pinocchio, v_perm
 

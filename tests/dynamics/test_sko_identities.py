@@ -12,15 +12,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import dynamics as dyn
-from dynamics.aba import forward_dynamics_sko
-from dynamics.crba import composite_inertia, mass_matrix_sko
-from dynamics.innovations import innovations_factors_sko, logdet_sko, mass_matrix_inverse_sko
-from dynamics.lyapunov import backward_lyapunov_product, forward_lyapunov_product
-from dynamics.model import weights
-from dynamics.opspace import extended_compliance_sko, upsilon
-from dynamics.rnea import newton_euler
-from dynamics.spo import spo_mul, spo_star_mul, spo_tilde_mul, spo_tilde_star_mul
+from mbcompose import dynamics as dyn
+from mbcompose.dynamics.aba import forward_dynamics_sko
+from mbcompose.dynamics.crba import composite_inertia, mass_matrix_sko
+from mbcompose.dynamics.innovations import innovations_factors_sko, logdet_sko, mass_matrix_inverse_sko
+from mbcompose.dynamics.lyapunov import backward_lyapunov_product, forward_lyapunov_product
+from mbcompose.dynamics.model import weights
+from mbcompose.dynamics.opspace import extended_compliance_sko, upsilon
+from mbcompose.dynamics.rnea import newton_euler
+from mbcompose.dynamics.spo import spo_mul, spo_star_mul, spo_tilde_mul, spo_tilde_star_mul
 from skodense import block_diag, dense_operators, random_sko
 from trees import random_bodies, random_q
 

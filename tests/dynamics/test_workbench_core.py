@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import dynamics.spo
-from dynamics.workbench import (BStarClass, EPhiClass, EPsiClass, GClass, HClass, HStarClass, IdClass,
+from mbcompose.dynamics import spo as _spo_module
+from mbcompose.dynamics.workbench import (BStarClass, EPhiClass, EPsiClass, GClass, HClass, HStarClass, IdClass,
                                 IncompatibleOperands, KClass, MClass, PClass, ProductOperator, SKOClass,
                                 SKOStarClass, SpatialDiagonalMatrixOperator, SpatialVector, SPOClass,
                                 SPOStarClass, Subgraph, SumOperator, TauBarClass, Phi, PhiStar, Psi, Dinv, K, H,
@@ -247,9 +247,9 @@ def test_spo_vector_products_use_one_block_product_per_tree_edge(monkeypatch):
     per edge of the tree, never a dense phi."""
     g, d, rng = generic(seed=10, n=20)
     calls = []
-    real_mul, real_mulT = dynamics.spo.mul, dynamics.spo.mulT
-    monkeypatch.setattr(dynamics.spo, "mul", lambda A, x: calls.append(1) or real_mul(A, x))
-    monkeypatch.setattr(dynamics.spo, "mulT", lambda A, x: calls.append(1) or real_mulT(A, x))
+    real_mul, real_mulT = _spo_module.mul, _spo_module.mulT
+    monkeypatch.setattr(_spo_module, "mul", lambda A, x: calls.append(1) or real_mul(A, x))
+    monkeypatch.setattr(_spo_module, "mulT", lambda A, x: calls.append(1) or real_mulT(A, x))
     x = SpatialVector(g.node_space, rng.normal(size=g.node_space.size))
     edges = int(np.sum(d.parent >= 0))
     y = Phi(g) * x
@@ -378,7 +378,7 @@ def test_every_joint_type_mass_matrix_inverse_and_forward_dynamics_against_pinoc
     """Multi-dof and zero-dof joints (fixed, spherical, planar, free, ...) of dynamics.model, with the
     Pinocchio twin of tests/dynamics/trees.py (velocity order mapped by v_perm)."""
     pin = pytest.importorskip("pinocchio")
-    import dynamics as dyn
+    from mbcompose import dynamics as dyn
     from trees import ALL_TYPES, q_to_pin, random_bodies, random_q, to_pinocchio, v_perm
 
     rng = np.random.default_rng(300 + seed)
@@ -412,7 +412,7 @@ def test_every_joint_type_mass_matrix_inverse_and_forward_dynamics_against_pinoc
 
 
 def test_subgraph_picks_one_configuration_of_batched_weights():
-    from dynamics.model import weights
+    from mbcompose.dynamics.model import weights
 
     model, q, _, rng = rigid(seed=18, n=7)
     q2 = rng.normal(size=model.nv)
@@ -425,7 +425,7 @@ def test_workbench_on_an_aggregated_tree_with_compound_nodes():
     """Seed 002 section 6 anticipates compound bodies: the operators run unchanged on the SKO model
     of an aggregated tree (dynamics.aggregated, seed 000 Lemmas 7-9; m_k = 6|S|).  Reference:
     Pinocchio's mass matrix and numpy's inverse, in the aggregated tree's coordinate order."""
-    from dynamics.aggregated import AggregatedModel, satisfies_aggregation_condition
+    from mbcompose.dynamics.aggregated import AggregatedModel, satisfies_aggregation_condition
 
     model, q, _, rng = rigid(seed=19, n=10)
     sets = []

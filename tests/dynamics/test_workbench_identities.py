@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dynamics.workbench import (DClass, DinvClass, EPhiClass, EPsiClass, GClass, HClass, HStarClass, IdClass,
+from mbcompose.dynamics.workbench import (DClass, DinvClass, EPhiClass, EPsiClass, GClass, HClass, HStarClass, IdClass,
                                 KClass, MClass, PClass, SKOStarClass, SPOClass, SPOStarClass, Subgraph,
                                 TauBarClass, TauClass)
 from test_workbench_support import Dense, model_blocks, random_generic_sko, random_rigid_model, rel_err

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dynamics.workbench import (EPhiClass, EPsiClass, GClass, H_iClass, HClass, Hd_iClass, HStarClass, Hs_iClass,
+from mbcompose.dynamics.workbench import (EPhiClass, EPsiClass, GClass, H_iClass, HClass, Hd_iClass, HStarClass, Hs_iClass,
                                 IdClass, KClass, MClass, PClass, SKOStarClass, SPOClass, Subgraph, DClass,
                                 DinvClass, TauBarClass, TauClass)
 from test_workbench_support import (Dense, block_udu, central_difference, frame_blocks, pin_mass_matrix,

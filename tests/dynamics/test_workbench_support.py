@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import dynamics as dyn
-from dynamics.model import weights as model_weights
-from dynamics.sko import topological_order
-from dynamics.spatial import quat_to_matrix, rotation_about_axis
+from mbcompose import dynamics as dyn
+from mbcompose.dynamics.model import weights as model_weights
+from mbcompose.dynamics.sko import topological_order
+from mbcompose.dynamics.spatial import quat_to_matrix, rotation_about_axis
 
 # ---------------------------------------------------------------------------
 # random trees

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-import dynamics as dyn
-from dynamics.joints import plane_basis
-from dynamics.spatial import quat_to_matrix
+from mbcompose import dynamics as dyn
+from mbcompose.dynamics.joints import plane_basis
+from mbcompose.dynamics.spatial import quat_to_matrix
 
 ALL_TYPES = ("fixed", "revolute", "continuous", "prismatic", "cylindrical", "universal", "spherical",
              "planar", "free")
@@ -73,7 +73,7 @@ def random_q(model, rng):
     """A random configuration (unit quaternions), as the model's coordinates."""
     q = model.neutral()
     v = rng.normal(size=model.nv)
-    from dynamics.kinematics import integrate
+    from mbcompose.dynamics.kinematics import integrate
     return integrate(model, q, v, 1.0)
 
 
@@ -134,7 +134,7 @@ def to_pinocchio(model):
 
 def dfs_order(model):
     """Depth-first body order: Pinocchio needs every joint's subtree to be contiguous."""
-    from dynamics.sko import topological_order
+    from mbcompose.dynamics.sko import topological_order
 
     return [int(k) for k in topological_order(model.parent)]
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from dynamics.spatial import rot_x, rot_y, rot_z
-from parsers.assembly import GROUND, Assembly, Body, Geometry, Joint, Pose
-from parsers.massprops import shapes_mass_properties
+from mbcompose.dynamics.spatial import rot_x, rot_y, rot_z
+from mbcompose.parsers.assembly import GROUND, Assembly, Body, Geometry, Joint, Pose
+from mbcompose.parsers.massprops import shapes_mass_properties
 
 DENSITY = 2700.0
 

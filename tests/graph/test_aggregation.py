@@ -15,7 +15,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from graph.aggregation import (
+from mbcompose.graph.aggregation import (
     aggregate,
     aggregate_disjoint,
     aggregation_subgraph,

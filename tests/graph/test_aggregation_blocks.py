@@ -12,14 +12,14 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from graph.aggregation import (
+from mbcompose.graph.aggregation import (
     aggregate,
     aggregation_subgraph,
     canonical_order,
     partition,
     path_induced_subgraph,
 )
-from graph.aggregation_blocks import (
+from mbcompose.graph.aggregation_blocks import (
     aggregated_sko,
     aggregated_sko_pattern,
     aggregated_spo_pattern,

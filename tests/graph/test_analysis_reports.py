@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-import graph
-from parsers.assembly import GROUND, Assembly, Joint
+from mbcompose import graph
+from mbcompose.parsers.assembly import GROUND, Assembly, Joint
 
 import graph_mechanisms as gm
 
@@ -119,7 +119,7 @@ def test_body_welded_twice_to_ground_keeps_one_weld():
 
 
 def test_massless_and_empty_assemblies_do_not_crash():
-    from parsers.assembly import Body, MassProperties, Pose
+    from mbcompose.parsers.assembly import Body, MassProperties, Pose
     an = graph.analyse(Assembly("empty", (), ()))
     assert an.dof == 0 and an.composites == () and an.ok
     b = Body("frame", Pose(), MassProperties.zero())

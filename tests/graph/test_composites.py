@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import trimesh
 
-from graph.composites import find_composites
-from parsers.assembly import GROUND
+from mbcompose.graph.composites import find_composites
+from mbcompose.parsers.assembly import GROUND
 
 import graph_mechanisms as gm
 
@@ -97,8 +97,8 @@ def test_random_lumping_preserves_spatial_inertia_about_any_point(seed):
 def test_point_mass_cloud_reference_for_lumping():
     """Bodies that are point-mass clouds: body inertia from the cloud in the body frame,
     composite compared with the cloud summed in the assembly frame."""
-    from parsers.assembly import Assembly, Body, Joint, MassProperties, Pose
-    from dynamics.spatial import rot_x, rot_z
+    from mbcompose.parsers.assembly import Assembly, Body, Joint, MassProperties, Pose
+    from mbcompose.dynamics.spatial import rot_x, rot_z
     rng = np.random.default_rng(7)
     clouds, bodies = {}, []
     for i in range(4):

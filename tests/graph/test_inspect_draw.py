@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import graph
-from composer.inspect import exit_code, render_json, render_markdown, render_text
-from graph.draw import draw_system_graph, layout
-from parsers import read_assembly
+from mbcompose import graph
+from mbcompose.composer.inspect import exit_code, render_json, render_markdown, render_text
+from mbcompose.graph.draw import draw_system_graph, layout
+from mbcompose.parsers import read_assembly
 
 import graph_mechanisms as gm
 
@@ -64,7 +64,7 @@ def test_markdown_report_and_analysis_argument():
 def test_exit_code_is_2_only_for_errors():
     assert exit_code(gm.fourbar(tilt=0.3)) == 0
     a = gm.fourbar()
-    from parsers.assembly import Assembly
+    from mbcompose.parsers.assembly import Assembly
     assert exit_code(Assembly("x", a.bodies + (gm._cube("loose", [2, 0, 0]),), a.joints)) == 2
 
 
@@ -107,7 +107,7 @@ joints:
 
 def test_cli_inspect_reports_a_disconnected_body_with_exit_code_2(tmp_path):
     from click.testing import CliRunner
-    from composer.cli import main
+    from mbcompose.composer.cli import main
     f = tmp_path / "loose.yaml"
     f.write_text(DISCONNECTED_YAML)
     res = CliRunner().invoke(main, ["inspect", str(f), "--format", "json"])
@@ -119,7 +119,7 @@ def test_cli_inspect_reports_a_disconnected_body_with_exit_code_2(tmp_path):
 
 def test_cli_inspect_matrices_and_graph_pictures(tmp_path):
     from click.testing import CliRunner
-    from composer.cli import main
+    from mbcompose.composer.cli import main
     res = CliRunner().invoke(main, ["inspect", str(SEEKER), "--matrices"])
     assert res.exit_code == 0 and "Cut-set matrix" in res.stdout and "Degrees of freedom: 2" in res.stdout
     res = CliRunner().invoke(main, ["graph", str(SEEKER), "-o", str(tmp_path / "g.png")])
@@ -130,7 +130,7 @@ def test_cli_inspect_matrices_and_graph_pictures(tmp_path):
 
 def test_cli_inspect_reports_a_loop_that_cannot_close_with_exit_code_2(tmp_path):
     from click.testing import CliRunner
-    from composer.cli import main
+    from mbcompose.composer.cli import main
     text = (Path(__file__).resolve().parents[2] / "samples" / "fourbar" / "fourbar.yaml").read_text()
     a = read_assembly(Path(__file__).resolve().parents[2] / "samples" / "fourbar" / "fourbar.yaml")
     chord = graph.analyse(a).loops[0].chord

@@ -10,9 +10,9 @@ relies on rank, the closure is also checked by finite displacements.
 import numpy as np
 import pytest
 
-import graph
-from dynamics.spatial import axis_angle_to_matrix
-from parsers.assembly import GROUND, Assembly
+from mbcompose import graph
+from mbcompose.dynamics.spatial import axis_angle_to_matrix
+from mbcompose.parsers.assembly import GROUND, Assembly
 
 import graph_mechanisms as gm
 

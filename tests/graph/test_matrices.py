@@ -10,8 +10,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from graph.matrices import incidence_matrix, topology_matrices
-from graph.system_graph import extended_graph
+from mbcompose.graph.matrices import incidence_matrix, topology_matrices
+from mbcompose.graph.system_graph import extended_graph
 
 import graph_mechanisms as gm
 
@@ -93,5 +93,5 @@ def test_the_sample_assemblies_are_found():
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.parent.name + "/" + p.name)
 def test_every_sample_satisfies_eq_4_and_orthogonality(path):
-    from parsers import read_assembly
+    from mbcompose.parsers import read_assembly
     check_matrices(extended_graph(read_assembly(path)))

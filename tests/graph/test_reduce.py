@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import trimesh
 
-import graph
-from parsers import read_assembly
-from parsers.assembly import GROUND
+from mbcompose import graph
+from mbcompose.parsers import read_assembly
+from mbcompose.parsers.assembly import GROUND
 
 import graph_mechanisms as gm
 
@@ -118,7 +118,7 @@ def test_bearing_on_three_coaxial_revolutes_keeps_the_actuated_one():
 def test_bearing_without_actuator_keeps_first_by_name():
     a = gm.bearing()
     a = gm.relabel(a, {}, {}, reverse=True)
-    from parsers.assembly import Assembly, Joint
+    from mbcompose.parsers.assembly import Assembly, Joint
     joints = tuple(Joint(j.name, j.type, j.reference, j.secondary, j.origin, j.axis) for j in a.joints)
     an = graph.analyse(Assembly("b", a.bodies, joints))
     assert [j.name for j in an.reduced_joints] == ["bearing_1"]
@@ -148,7 +148,7 @@ def test_crossed_revolutes_lock_the_pair_into_one_composite():
 
 
 def test_two_revolutes_to_ground_on_crossing_axes_weld_the_body():
-    from parsers.assembly import Assembly
+    from mbcompose.parsers.assembly import Assembly
     body = gm.body("lid", [0, 0, 0], [gm.box([0.1, 0.1, 0.01])])
     joints = (gm.joint("hinge_x", "revolute", GROUND, "lid", [0, 0, 0], [1, 0, 0]),
               gm.joint("hinge_y", "revolute", GROUND, "lid", [0, 0, 0], [0, 1, 0]))
@@ -158,7 +158,7 @@ def test_two_revolutes_to_ground_on_crossing_axes_weld_the_body():
 
 
 def test_revolute_inside_coaxial_cylindrical_is_kept_as_a_partial_pair_loop():
-    from parsers.assembly import Assembly
+    from mbcompose.parsers.assembly import Assembly
     body = gm.body("sleeve", [0, 0, 0], [gm.box([0.1, 0.02, 0.02])])
     joints = (gm.joint("rev", "revolute", GROUND, "sleeve", [0, 0, 0], [1, 0, 0]),
               gm.joint("cyl", "cylindrical", GROUND, "sleeve", [0.05, 0, 0], [1, 0, 0]))
@@ -172,7 +172,7 @@ def test_revolute_inside_coaxial_cylindrical_is_kept_as_a_partial_pair_loop():
 
 
 def test_parallel_prismatics_are_redundant_and_parallel_offset_revolutes_lock():
-    from parsers.assembly import Assembly
+    from mbcompose.parsers.assembly import Assembly
     body = gm.body("carriage", [0, 0, 0], [gm.box([0.1, 0.1, 0.02])])
     rails = (gm.joint("rail_1", "prismatic", GROUND, "carriage", [0, 0.05, 0], [1, 0, 0]),
              gm.joint("rail_2", "prismatic", GROUND, "carriage", [0, -0.05, 0], [1, 0, 0], actuated=True))
@@ -188,8 +188,8 @@ def test_parallel_prismatics_are_redundant_and_parallel_offset_revolutes_lock():
 @pytest.mark.parametrize("tilt,redundant", [(1e-9, True), (1e-3, False)])
 def test_co_axial_detection_tolerance(tilt, redundant):
     """Axes agreeing to ~1e-9 rad (CAD round-off) are co-axial; 1e-3 rad apart they lock the pair."""
-    from dynamics.spatial import rot_z
-    from parsers.assembly import Assembly, Joint
+    from mbcompose.dynamics.spatial import rot_z
+    from mbcompose.parsers.assembly import Assembly, Joint
     a = gm.bearing()
     j = a.joint("bearing_3")
     tilted = Joint(j.name, j.type, j.reference, j.secondary, j.origin, rot_z(tilt) @ j.axis)

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from graph.system_graph import extended_graph
-from parsers.assembly import GROUND
+from mbcompose.graph.system_graph import extended_graph
+from mbcompose.parsers.assembly import GROUND
 
 import graph_mechanisms as gm
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-import parsers
-from parsers import InputError
+from mbcompose import parsers
+from mbcompose.parsers import InputError
 
 MALFORMED = Path(__file__).parent / "data" / "malformed"
 

@@ -13,10 +13,10 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-import parsers  # noqa: E402
-from parsers import GROUND, InputError  # noqa: E402
-from parsers.mjcf import read_mjcf  # noqa: E402
-from dynamics.spatial import quat_to_matrix  # noqa: E402
+from mbcompose import parsers  # noqa: E402
+from mbcompose.parsers import GROUND, InputError  # noqa: E402
+from mbcompose.parsers.mjcf import read_mjcf  # noqa: E402
+from mbcompose.dynamics.spatial import quat_to_matrix  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 

@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import parsers
-from parsers import GROUND, Assembly, Body, Joint, MassProperties, Pose
-from parsers.exporters import ExportError, export
-from parsers.exporters.mjcf import write_mjcf
-from parsers.exporters.sdf import write_sdf
-from parsers.exporters.urdf import write_urdf
-from parsers.massprops import inertia_problem
-from parsers.urdf import read_urdf
+from mbcompose import parsers
+from mbcompose.parsers import GROUND, Assembly, Body, Joint, MassProperties, Pose
+from mbcompose.parsers.exporters import ExportError, export
+from mbcompose.parsers.exporters.mjcf import write_mjcf
+from mbcompose.parsers.exporters.sdf import write_sdf
+from mbcompose.parsers.exporters.urdf import write_urdf
+from mbcompose.parsers.massprops import inertia_problem
+from mbcompose.parsers.urdf import read_urdf
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]
@@ -279,8 +279,8 @@ def test_named_frames_are_kept_in_every_format(tmp_path):
 
 def _bridge():
     try:
-        import composer
-        import dynamics
+        from mbcompose import composer
+        from mbcompose import dynamics
     except ImportError:
         return None
     if hasattr(composer, "compose") and hasattr(dynamics, "mass_matrix"):

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import parsers
-from parsers import GROUND, InputError
-from parsers.sdf import read_sdf
+from mbcompose import parsers
+from mbcompose.parsers import GROUND, InputError
+from mbcompose.parsers.sdf import read_sdf
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]
@@ -161,7 +161,7 @@ def test_relative_to_cycle_is_an_error_with_the_line():
 
 @pytest.mark.skipif(not (ROOT / "samples" / "fourbar" / "fourbar.yaml").exists(), reason="YAML sample missing")
 def test_fourbar_loop_structure_is_the_same_in_yaml_sdformat_and_mjcf():
-    analysis = pytest.importorskip("graph.analysis")
+    analysis = pytest.importorskip("mbcompose.graph.analysis")
     results = {}
     for name, path in (("yaml", ROOT / "samples" / "fourbar" / "fourbar.yaml"), ("sdf", DATA / "fourbar.sdf"),
                        ("mjcf", DATA / "fourbar_mjcf.xml")):

@@ -17,9 +17,9 @@ import pytest
 
 pin = pytest.importorskip("pinocchio")
 
-from parsers import InputError, Pose  # noqa: E402
-from parsers.massprops import combine, transform_mass_properties  # noqa: E402
-from parsers.urdf import read_urdf  # noqa: E402
+from mbcompose.parsers import InputError, Pose  # noqa: E402
+from mbcompose.parsers.massprops import combine, transform_mass_properties  # noqa: E402
+from mbcompose.parsers.urdf import read_urdf  # noqa: E402
 
 SHARE = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")
 ROBOTS = sorted(glob.glob(os.path.join(SHARE, "example-robot-data", "robots", "*", "urdf", "*.urdf")))
@@ -130,8 +130,8 @@ def test_pinocchio_rejected_robot_gives_a_one_line_error():
 
 def _dynamics_bridge():
     try:
-        import composer
-        import dynamics
+        from mbcompose import composer
+        from mbcompose import dynamics
     except ImportError:
         return None
     if not (hasattr(composer, "compose") and all(hasattr(dynamics, f) for f in

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import parsers
-from parsers import GROUND, InputError
-from parsers.urdf import read_urdf, resolve_uri
+from mbcompose import parsers
+from mbcompose.parsers import GROUND, InputError
+from mbcompose.parsers.urdf import read_urdf, resolve_uri
 
 DATA = Path(__file__).parent / "data"
 
@@ -144,7 +144,7 @@ def test_registry_reads_urdf_by_suffix_and_xml_by_root_element(tmp_path):
 
 
 def test_read_assembly_from_the_command_line_import():
-    code = ("import parsers; a = parsers.read_assembly(%r); print(len(a.bodies), len(a.joints))"
+    code = ("from mbcompose import parsers; a = parsers.read_assembly(%r); print(len(a.bodies), len(a.joints))"
             % str(DATA / "mimic_world.urdf"))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["3", "3"]
