@@ -10,13 +10,73 @@ import json
 import logging
 import sys
 import traceback
+from pathlib import Path
 
 import click
 
 from mbcompose.dynamics.closure import ClosureError
-from mbcompose.parsers.errors import InputError
+from mbcompose.parsers import limits as input_limits
+from mbcompose.parsers.errors import InputError, did_you_mean
 
 log = logging.getLogger("mbcompose")
+
+
+def _terminate_cleanly_on_sigterm() -> None:
+    """SIGTERM unwinds like Ctrl-C (staged outputs are discarded), exit status 143."""
+    import signal
+    import threading
+
+    def handler(signum, frame):
+        click.echo("error: terminated", err=True)
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)
+
+
+class _SuggestingChoice(click.Choice):
+    """click.Choice whose error adds "did you mean" for a mistyped value."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            raise click.BadParameter(f"{exc.message}{did_you_mean(value, self.choices)}", ctx, param) from None
+
+
+class FiniteFloat(click.ParamType):
+    """A finite float (nan and inf refused), > 0 when ``positive``."""
+
+    name = "float"
+
+    def __init__(self, positive: bool = False):
+        self.positive = positive
+
+    def convert(self, value, param, ctx):
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if v != v or v in (float("inf"), float("-inf")):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.positive and not v > 0:
+            self.fail(f"{value!r} must be > 0", param, ctx)
+        return v
+
+
+def _limit_overrides(specs) -> None:
+    """Apply ``--limit NAME=VALUE`` options (over the defaults of :mod:`parsers.limits`)."""
+    values = {}
+    for spec in specs:
+        name, sep, value = spec.partition("=")
+        try:
+            values[name.strip()] = float(value) if sep else None
+        except ValueError:
+            values[name.strip()] = value
+    try:
+        input_limits.set_default(input_limits.checked_limits(values, input_limits.InputLimits()))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--limit") from None
 
 
 class _Group(click.Group):
@@ -43,7 +103,17 @@ class _Group(click.Group):
             sys.exit(1)
         sys.exit(0)
 
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            if args and args[0] not in self.commands and not args[0].startswith("-"):
+                raise click.UsageError(f"{exc.format_message()}{did_you_mean(args[0], self.commands)}",
+                                       ctx) from None
+            raise
+
     def invoke(self, ctx):
+        _terminate_cleanly_on_sigterm()
         try:
             return super().invoke(ctx)
         except InputError as exc:
@@ -69,13 +139,17 @@ class _Group(click.Group):
 @click.version_option(package_name="mbcompose")
 @click.option("-v", "--verbose", is_flag=True, help="Log progress and debugging details.")
 @click.option("-q", "--quiet", is_flag=True, help="Log errors only.")
-def main(verbose: bool, quiet: bool):
+@click.option("--limit", "limit_specs", multiple=True, metavar="NAME=VALUE",
+              help="Raise or lower a resource limit (input_bytes, nesting_depth, yaml_nodes, mesh_faces, "
+                   "magnitude, samples, duration; see docs/limits.md). Repeatable.")
+def main(verbose: bool, quiet: bool, limit_specs):
     """mbcompose: mechanical assemblies to multibody dynamics models.
 
     Reads an assembly (native YAML, URDF, SDFormat, MJCF), builds its system
     graph, lumps rigid parts into composite bodies, finds loops, and evaluates
     the dynamics on the resulting tree.
     """
+    _limit_overrides(limit_specs)
     level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
     logging.basicConfig(level=level, format="%(levelname)s: %(name)s: %(message)s", stream=sys.stderr)
 
@@ -130,11 +204,12 @@ def graph_cmd(file: str, output: str, stage: str):
     if out.suffix.lower() not in (".svg", ".png", ".pdf"):
         raise click.BadParameter(f"unsupported picture format {out.suffix!r} (use .svg, .png or .pdf)",
                                  param_hint="--output")
-    composition = _compose(file)
+    _check_output_folder(out)
+    composition, read = _compose_with_inputs(file)
     stages = ("extended", "reduced") if stage == "both" else (stage,)
     for st in stages:
         path = out.with_name(f"{out.stem}_{st}{out.suffix}") if stage == "both" else out
-        save_picture(composition, st, path)
+        save_picture(composition, st, path, inputs=read)
         click.echo(str(path))
 
 
@@ -192,9 +267,37 @@ def run(ctx, pipeline: str):
 
 
 def _compose(file: str, **options):
+    return _compose_with_inputs(file, **options)[0]
+
+
+def _compose_with_inputs(file: str, **options):
+    """compose(file) and the resolved paths of every file it read (model, includes, meshes)."""
     from mbcompose.composer import compose
 
-    return compose(file, **options)
+    with input_limits.recording_inputs() as read:
+        read.add(Path(file).resolve())
+        composition = compose(file, **options)
+    return composition, read
+
+
+def _check_simulation_options(duration: float, samples: int) -> None:
+    from mbcompose.composer.simulate import check_simulation_size
+
+    try:
+        check_simulation_size(duration, 2)
+    except InputError as exc:
+        raise click.BadParameter(exc.message, param_hint="--duration") from None
+    try:
+        check_simulation_size(1.0, samples)
+    except InputError as exc:
+        raise click.BadParameter(exc.message, param_hint="--samples") from None
+
+
+def _check_output_folder(out: Path) -> None:
+    """The folder of an output file must exist (and be a folder) before any work is done."""
+    from mbcompose.composer.outputs import prepare_directory
+
+    prepare_directory(out.parent if str(out.parent) else Path("."), create=False)
 
 
 def _parse_values(spec: str | None, what: str) -> dict[str, object]:
@@ -207,7 +310,9 @@ def _parse_values(spec: str | None, what: str) -> dict[str, object]:
     except json.JSONDecodeError as exc:
         raise click.BadParameter(f"invalid JSON: {exc}", param_hint=what) from None
     if parsed is not None:
-        return parsed
+        if not isinstance(parsed, dict):
+            raise click.BadParameter("expected a JSON object {name: value}", param_hint=what)
+        return _checked_values(parsed, what)
     for item in _split_top(spec):
         if "=" not in item:
             raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint=what)
@@ -217,7 +322,19 @@ def _parse_values(spec: str | None, what: str) -> dict[str, object]:
         except json.JSONDecodeError:
             raise click.BadParameter(f"value of {name.strip()!r} is not a number or list: {value!r}",
                                      param_hint=what) from None
-    return out
+    return _checked_values(out, what)
+
+
+def _checked_values(values: dict, what: str) -> dict[str, object]:
+    """Joint values that are finite numbers (or lists of them) within the magnitude limit."""
+    from mbcompose.composer.simulate import joint_values_array
+
+    for name, value in values.items():
+        try:
+            joint_values_array(name, value)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint=what) from None
+    return values
 
 
 def _split_top(spec: str) -> list[str]:
@@ -240,14 +357,14 @@ def _vector(model, values, rate: bool, what: str):
 
     try:
         return joint_vector(model, values, rate=rate)
-    except (KeyError, ValueError) as exc:
-        raise click.BadParameter(str(exc.args[0]), param_hint=what) from None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=what) from None
 
 
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
-              help="Simulated time in seconds.")
+@click.option("--duration", type=FiniteFloat(positive=True), default=1.0, show_default=True,
+              help="Simulated time in seconds (at most the 'duration' limit).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="Trajectory file: .csv or .npz; a plot .png is written beside it.")
 @click.option("--q0", help="Initial joint positions, e.g. 'pitch_a=0.1,yaw_a=-0.2' (default: reference).")
@@ -256,8 +373,8 @@ def _vector(model, values, rate: bool, what: str):
 @click.option("--samples", type=click.IntRange(min=2), default=201, show_default=True)
 @click.option("--integrator", type=click.Choice(["RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA"]),
               default="DOP853", show_default=True, help="scipy.integrate.solve_ivp method.")
-@click.option("--rtol", type=float, default=1e-10, show_default=True)
-@click.option("--atol", type=float, default=1e-10, show_default=True)
+@click.option("--rtol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
+@click.option("--atol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
 @click.option("--no-plot", is_flag=True, help="Do not write the plot PNG.")
 def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, atol, no_plot):
     """Simulate FILE from an initial state and write the trajectory.
@@ -277,7 +394,9 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
     if fmt not in ("csv", "npz"):
         raise click.BadParameter(f"unsupported trajectory format {out.suffix!r} (use .csv or .npz)",
                                  param_hint="--output")
-    composition = _compose(file)
+    _check_simulation_options(duration, samples)
+    _check_output_folder(out)
+    composition, read = _compose_with_inputs(file)
     values = {hint: _parse_values(spec, hint) for hint, spec in (("--q0", q0), ("--v0", v0), ("--torque", torque))}
     for hint, rate in (("--q0", False), ("--v0", True), ("--torque", True)):
         _vector(composition.model, values[hint], rate, hint)
@@ -288,7 +407,7 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
     printer = _progress_printer(not quiet)
     result = run_simulation(composition, cfg, progress=None if printer is None else
                             (lambda f: printer("simulate", f)))
-    with OutputSet(inputs=[file]) as staged:
+    with OutputSet(inputs=read) as staged:
         staged.add(out, lambda p: write_simulation(result, p, fmt))
         if not no_plot:
             png = png_bytes(simulation_figure(result, composition.assembly.name))
@@ -347,16 +466,9 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
         names = list(getattr(model, "tree_model", model).body_names)
         target = body or names[-1]
         if target not in names:
-            raise click.BadParameter(f"unknown body {target!r} (bodies: {', '.join(names)})",
-                                     param_hint="--body")
-        pt = None
-        if point:
-            try:
-                pt = np.array([float(x) for x in point.split(",")])
-            except ValueError:
-                pt = None
-            if pt is None or pt.shape != (3,):
-                raise click.BadParameter("expected 'x,y,z'", param_hint="--point")
+            raise click.BadParameter(f"unknown body {target!r}{did_you_mean(target, names)} "
+                                     f"(bodies: {', '.join(names)})", param_hint="--body")
+        pt = _point(point) if point else None
         if quantity == "jacobian":
             value = dynamics.jacobian(model, q, target, pt, frame)
         else:
@@ -367,6 +479,8 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
                                  f"task directions are not independent ({model.nv} joint freedoms)",
                                  file=file) from None
     value = np.asarray(value)
+    if not np.all(np.isfinite(value)):
+        raise InputError(f"{quantity} is not finite at this state (check the joint values' size)", file=file)
     independent = list(getattr(model, "independent", ()))
     columns = independent if independent and quantity in ("mass-matrix", "jacobian") else \
         list(coordinate_columns(model, rate=True) if not independent else model.coordinate_names)
@@ -379,6 +493,25 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
             where = f", {frame} axes" if quantity in ("jacobian", "opspace-inertia") else ""
             click.echo(f"{quantity} of {composition.assembly.name} (coordinates: {', '.join(columns)}{where})")
             click.echo(str(value))
+
+
+def _point(spec: str):
+    """``'x,y,z'`` -> (3,) finite array within the magnitude limit; BadParameter otherwise."""
+    import numpy as np
+
+    try:
+        pt = np.array([float(x) for x in spec.split(",")])
+    except ValueError:
+        pt = None
+    if pt is None or pt.shape != (3,):
+        raise click.BadParameter("expected 'x,y,z'", param_hint="--point")
+    if not np.all(np.isfinite(pt)):
+        raise click.BadParameter(f"coordinates must be finite, got {spec!r}", param_hint="--point")
+    for v in pt:
+        too_big = input_limits.check_magnitude(float(v), "coordinate")
+        if too_big:
+            raise click.BadParameter(too_big, param_hint="--point")
+    return pt
 
 
 @main.command()
@@ -405,10 +538,11 @@ def convert(input_file, output, no_lumping, cut_loops):
     if suffix not in (".yaml", ".yml") and suffix not in EXPORTERS:
         raise click.BadParameter(f"no writer for suffix {suffix!r} (use .yaml, "
                                  f"{', '.join(sorted(EXPORTERS))})", param_hint="--output")
-    composition = _compose(input_file, lumping=not no_lumping, loops="embed")
+    _check_output_folder(out)
+    composition, read = _compose_with_inputs(input_file, lumping=not no_lumping, loops="embed")
     assembly = composition.lumped
     if suffix in (".yaml", ".yml"):
-        atomic_write_text(out, write_yaml(assembly, out.parent), inputs=[input_file])
+        atomic_write_text(out, write_yaml(assembly, out.parent), inputs=read)
     else:
         from mbcompose.parsers.exporters import ExportError
 
@@ -416,8 +550,19 @@ def convert(input_file, output, no_lumping, cut_loops):
         writer = getattr(importlib.import_module(module), func)
         options = {"cut_loops": True} if cut_loops and suffix == ".urdf" else {}
         try:
-            atomic_write(out, lambda p: writer(assembly, p, **options), inputs=[input_file])
+            atomic_write(out, lambda p: writer(assembly, p, **options), inputs=read)
         except ExportError as exc:
             message = str(exc).replace("pass cut_loops=True", "use --cut-loops")
             raise InputError(f"cannot write {output}: {message}", file=input_file) from None
     click.echo(f"{output}: {len(assembly.bodies)} bodies, {len(assembly.joints)} joints")
+
+
+def _suggest_choices(group: click.Group) -> None:
+    """Every click.Choice option of every command says "did you mean" for a typo."""
+    for command in group.commands.values():
+        for param in command.params:
+            if isinstance(param.type, click.Choice) and not isinstance(param.type, _SuggestingChoice):
+                param.type = _SuggestingChoice(param.type.choices, param.type.case_sensitive)
+
+
+_suggest_choices(main)

@@ -37,6 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from mbcompose.parsers import limits as input_limits
+from mbcompose.parsers.errors import InputError, did_you_mean
+from mbcompose.parsers.limits import InputLimits
 from mbcompose.parsers.yamlutil import Node, load_yaml
 
 EXPORT_FORMATS = ("urdf", "mjcf", "sdf")
@@ -76,6 +79,8 @@ class SimulationConfig:
     initial_v: Mapping[str, object] = field(default_factory=dict)
     torques: Mapping[str, object] = field(default_factory=dict)
     format: str = "csv"
+    #: "initial.q.JOINT" (or initial.v, torques) -> (file, line) where the config gave it
+    locations: Mapping[str, tuple[str, int]] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -94,12 +99,13 @@ class PipelineConfig:
     inputs: tuple[Path, ...]
     options: StageOptions
     outputs: OutputConfig
+    limits: InputLimits = field(default_factory=InputLimits)
 
 
 def _choice(node: Node, choices) -> str:
     value = node.string()
     if value not in choices:
-        raise node.error(f"expected one of: {', '.join(choices)}; got '{value}'")
+        raise node.error(f"expected one of: {', '.join(choices)}; got '{value}'{did_you_mean(value, choices)}")
     return value
 
 
@@ -107,12 +113,13 @@ def _choices(node: Node, choices) -> tuple[str, ...]:
     return tuple(_choice(item, choices) for item in node.sequence(f"a list of: {', '.join(choices)}"))
 
 
-def _joint_values(node: Node | None) -> dict[str, object]:
+def _joint_values(node: Node | None, key: str, locations: dict) -> dict[str, object]:
     if node is None:
         return {}
     out = {}
     for name, value in node.mapping("a mapping joint name -> value").items():
         out[name] = value.number() if not isinstance(value.value, list) else [v.number() for v in value]
+        locations[f"{key}.{name}"] = (value.file, value.line)
     return out
 
 
@@ -120,25 +127,52 @@ def _simulation(node: Node) -> SimulationConfig:
     node.check_keys(("duration", "samples", "integrator", "rtol", "atol", "initial", "torques", "format"))
     get = node.get
     initial = get("initial")
-    q0, v0 = {}, {}
+    q0, v0, locations = {}, {}, {}
     if initial is not None:
         initial.check_keys(("q", "v"))
-        q0, v0 = _joint_values(initial.get("q")), _joint_values(initial.get("v"))
+        q0 = _joint_values(initial.get("q"), "initial.q", locations)
+        v0 = _joint_values(initial.get("v"), "initial.v", locations)
     torques: dict[str, object] = {}
     if get("torques") is not None and get("torques").value != "zero":
-        torques = _joint_values(get("torques"))
+        torques = _joint_values(get("torques"), "torques", locations)
     samples = get("samples").number(positive=True) if get("samples") is not None else 201
     if samples != int(samples) or samples < 2:
         raise get("samples").error("samples must be an integer >= 2")
+    duration = get("duration").number(positive=True) if get("duration") is not None else 1.0
+    _check_size(node, duration, int(samples))
     return SimulationConfig(
-        duration=get("duration").number(positive=True) if get("duration") is not None else 1.0,
+        duration=duration,
         samples=int(samples),
         integrator=_choice(get("integrator"), INTEGRATORS) if get("integrator") is not None else "DOP853",
         rtol=get("rtol").number(positive=True) if get("rtol") is not None else 1e-10,
         atol=get("atol").number(positive=True) if get("atol") is not None else 1e-10,
         initial_q=q0, initial_v=v0, torques=torques,
         format=_choice(get("format"), ("csv", "npz")) if get("format") is not None else "csv",
+        locations=locations,
     )
+
+
+def _check_size(node: Node, duration: float, samples: int) -> None:
+    """duration and samples within the limits (errors at their lines)."""
+    from .simulate import check_simulation_size
+
+    for key, args in (("duration", (duration, 2)), ("samples", (1.0, samples))):
+        try:
+            check_simulation_size(*args)
+        except InputError as exc:
+            raise (node.get(key) or node).error(exc.message) from None
+
+
+def _limits(node: Node | None) -> InputLimits:
+    """The ``limits:`` section: overrides of :class:`parsers.limits.InputLimits`."""
+    if node is None:
+        return input_limits.active()
+    node.check_keys(input_limits.LIMIT_NAMES)
+    values = {key: value.number(positive=True) for key, value in node.mapping().items()}
+    try:
+        return input_limits.checked_limits(values)
+    except ValueError as exc:
+        raise node.error(str(exc)) from None
 
 
 def _options(node: Node | None) -> StageOptions:
@@ -189,7 +223,12 @@ def load_pipeline(path) -> PipelineConfig:
     path = Path(path)
     root = load_yaml(path)
     root.mapping("a mapping with 'input' (or 'inputs'), 'options' and 'outputs'")
-    root.check_keys(("input", "inputs", "options", "outputs"))
+    root.check_keys(("input", "inputs", "options", "outputs", "limits"))
+    with input_limits.using(_limits(root.get("limits"))) as active:
+        return _pipeline(path, root, active)
+
+
+def _pipeline(path: Path, root: Node, active: InputLimits) -> PipelineConfig:
     if (root.get("input") is None) == (root.get("inputs") is None):
         raise root.error("give exactly one of 'input' (a file) or 'inputs' (a list of files)")
     nodes = [root.get("input")] if root.get("input") is not None else root.get("inputs").sequence("a list of files")
@@ -202,4 +241,4 @@ def load_pipeline(path) -> PipelineConfig:
             raise n.error(f"input file not found: {n.string()}")
         inputs.append(p)
     return PipelineConfig(source=path, inputs=tuple(inputs), options=_options(root.get("options")),
-                          outputs=_outputs(root.get("outputs"), path.parent.resolve(), path.stem))
+                          outputs=_outputs(root.get("outputs"), path.parent.resolve(), path.stem), limits=active)

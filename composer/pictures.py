@@ -73,8 +73,10 @@ def picture_png(composition, stage: str) -> bytes:
     return png_bytes(picture_figure(composition, stage))
 
 
-def save_picture(composition, stage: str, path) -> None:
-    """Write one picture; the format (png, svg, pdf) follows the suffix of ``path``."""
+def save_picture(composition, stage: str, path, inputs=()) -> None:
+    """Write one picture; the format (png, svg, pdf) follows the suffix of ``path``.
+
+    ``inputs`` : files that must not be overwritten."""
     from pathlib import Path
 
     from .outputs import atomic_write
@@ -82,6 +84,6 @@ def save_picture(composition, stage: str, path) -> None:
     fig = picture_figure(composition, stage)
     fmt = Path(path).suffix.lstrip(".").lower() or "png"
     try:
-        atomic_write(path, lambda p: fig.savefig(p, format=fmt, dpi=120))
+        atomic_write(path, lambda p: fig.savefig(p, format=fmt, dpi=120), inputs=inputs)
     finally:
         plt.close(fig)

@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Callable
 
 from mbcompose.dynamics.closure import ClosureError
+from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError
 
 from .compose import Composition, analyse_stage, model_stage, read_stage
 from .config import PipelineConfig, SimulationConfig
-from .outputs import OutputSet
+from .outputs import OutputSet, remove_leftovers
 
 log = logging.getLogger(__name__)
 
@@ -144,12 +145,25 @@ def run_input(input_path: Path, config: PipelineConfig, progress: Progress | Non
     ``after_stage(name)`` is called after each stage (tests use it to inject failures).
     """
     result = RunResult(input=input_path)
+    try:
+        with input_limits.recording_inputs() as read:
+            read.update((input_path, config.source))
+            _run_stages(result, input_path, config, progress, after_stage or (lambda name: None), read)
+    except InputError as exc:
+        if exc.file is None:  # an option of the pipeline file that the stages found wrong
+            exc.file = str(config.source)
+        raise
+    return result
+
+
+def _run_stages(result: RunResult, input_path: Path, config: PipelineConfig, progress: Progress | None,
+                hook: Callable[[str], None], read: set) -> None:
     stages = _Stages(result)
     directory = output_directory(config, input_path)
     stem = input_path.stem
-    hook = after_stage or (lambda name: None)
     opts, outs = config.options, config.outputs
-    with OutputSet(inputs=[input_path, config.source]) as out:
+    remove_leftovers(directory)
+    with OutputSet(inputs=read, create_dirs=True) as out:
         assembly = stages.run("read", read_stage, input_path, opts)
         hook("read")
         analysis = stages.run("analyse", analyse_stage, assembly, opts)
@@ -184,7 +198,6 @@ def run_input(input_path: Path, config: PipelineConfig, progress: Progress | Non
             out.add_text(directory / f"{stem}.report.md", md)
             hook("report")
         result.outputs = out.targets
-    return result
 
 
 def run_pipeline(config: PipelineConfig, progress: Progress | None = None,
@@ -195,6 +208,12 @@ def run_pipeline(config: PipelineConfig, progress: Progress | None = None,
     a batch, each input's error is recorded in its :class:`RunResult` and the
     others go on.
     """
+    with input_limits.using(config.limits):
+        return _run_inputs(config, progress, after_stage)
+
+
+def _run_inputs(config: PipelineConfig, progress: Progress | None,
+                after_stage: Callable[[str], None] | None) -> list[RunResult]:
     if len(config.inputs) == 1:
         return [run_input(config.inputs[0], config, progress, after_stage)]
     results = []

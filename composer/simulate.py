@@ -75,16 +75,48 @@ def coordinate_columns(model, rate: bool = False) -> tuple[str, ...]:
     return tuple(names)
 
 
+class JointValueError(ValueError):
+    """A joint value that does not fit the model; ``joint`` names the joint."""
+
+    def __init__(self, message: str, joint: str):
+        super().__init__(message)
+        self.joint = joint
+
+
+def joint_values_array(name: str, value) -> np.ndarray:
+    """``value`` (a number or a list of numbers) as a finite 1-D array within the magnitude limit."""
+    from mbcompose.parsers import limits
+
+    items = value if isinstance(value, (list, tuple)) else [value]
+    for v in items:
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
+            raise JointValueError(f"joint '{name}': expected a number or a list of numbers, "
+                                  f"got {type(v).__name__} {str(v)[:40]!r}", name)
+        if not np.isfinite(float(v)):
+            raise JointValueError(f"joint '{name}': values must be finite, got {v}", name)
+        too_big = limits.check_magnitude(float(v), f"joint '{name}'")
+        if too_big:
+            raise JointValueError(too_big, name)
+    return np.array(items, dtype=float)
+
+
 def joint_vector(model, values: Mapping[str, object], rate: bool, base=None) -> np.ndarray:
-    """A q (or v if ``rate``) vector from ``{joint: value or list}``; unknown joints are errors."""
+    """A q (or v if ``rate``) vector from ``{joint: value or list}``.
+
+    Unknown joints (with a "did you mean"), wrong counts and non-finite values
+    raise :class:`JointValueError`.
+    """
+    from mbcompose.parsers.errors import did_you_mean
+
     out = np.array(base if base is not None else (np.zeros(model.nv) if rate else model.neutral()), dtype=float)
     for name, value in values.items():
         if name not in model.joint_names:
-            raise KeyError(f"unknown joint '{name}' (joints: {', '.join(model.joint_names)})")
+            raise JointValueError(f"unknown joint '{name}'{did_you_mean(name, model.joint_names)} "
+                                  f"(joints: {', '.join(model.joint_names)})", name)
         sl = model.v_slice(name) if rate else model.q_slice(name)
-        vals = np.atleast_1d(np.asarray(value, dtype=float))
+        vals = joint_values_array(name, value)
         if vals.size != sl.stop - sl.start:
-            raise ValueError(f"joint '{name}' takes {sl.stop - sl.start} values, got {vals.size}")
+            raise JointValueError(f"joint '{name}' takes {sl.stop - sl.start} values, got {vals.size}", name)
         out[sl] = vals
     return out
 
@@ -249,12 +281,6 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
                             velocity_columns=coordinate_columns(model, rate=True), status=sol.message)
 
 
-def constant_torque(model, values: Mapping[str, object]):
-    """A torque function f(t, q, v) -> (nv,) holding ``{joint: value(s)}`` constant."""
-    tau = joint_vector(model, values, rate=True)
-    return lambda t, q, v: tau
-
-
 def run_simulation(composition, cfg, progress: Callable[[float], None] | None = None) -> SimulationResult:
     """Simulate a composition as a pipeline config says (initial state, torques, integrator).
 
@@ -266,16 +292,39 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
     if getattr(model, "tree_model", None) is not None and not hasattr(model, "independent_v"):
         raise InputError("simulation of closed chains needs options.loops: embed "
                          "(loops: lagrange evaluates dynamics but does not simulate)")
-    try:
-        q0 = joint_vector(model, cfg.initial_q, rate=False)
-        v0 = joint_vector(model, cfg.initial_v, rate=True)
-        torque = constant_torque(model, cfg.torques) if cfg.torques else None
-    except (KeyError, ValueError) as exc:
-        raise InputError(f"simulation: {exc.args[0]}") from None
+    check_simulation_size(cfg.duration, cfg.samples, composition.assembly.source_file)
+    q0, v0, tau = (_config_vector(model, cfg, key, values, rate) for key, values, rate in
+                   (("initial.q", cfg.initial_q, False), ("initial.v", cfg.initial_v, True),
+                    ("torques", cfg.torques, True)))
+    torque = (lambda t, q, v: tau) if cfg.torques else None
     result = simulate(model, q0, v0, cfg.duration, cfg.samples, torque=torque, method=cfg.integrator,
                       rtol=cfg.rtol, atol=cfg.atol, progress=progress,
                       closure_tol=composition.options.tolerances.closure)
     return derived_joint_columns(composition, result)
+
+
+def _config_vector(model, cfg, key: str, values, rate: bool) -> np.ndarray:
+    """joint_vector of one config entry; errors located where the config gave the joint."""
+    from mbcompose.parsers.errors import InputError
+
+    try:
+        return joint_vector(model, values, rate=rate)
+    except JointValueError as exc:
+        file, line = getattr(cfg, "locations", {}).get(f"{key}.{exc.joint}", (None, None))
+        raise InputError(str(exc), file=file, line=line, key=f"simulation.{key}") from None
+
+
+def check_simulation_size(duration: float, samples: int, file=None, line=None) -> None:
+    """InputError unless ``duration`` (s) and ``samples`` are finite and within the limits."""
+    from mbcompose.parsers import limits
+    from mbcompose.parsers.errors import InputError
+
+    if not (np.isfinite(duration) and duration > 0):
+        raise InputError(f"simulation duration must be a finite number > 0, got {duration}", file=file, line=line)
+    if duration > limits.active().duration:
+        raise InputError(limits.exceeded("simulation duration in s", duration, "duration"), file=file, line=line)
+    if samples > limits.active().samples:
+        raise InputError(limits.exceeded("simulation samples", samples, "samples"), file=file, line=line)
 
 
 def write_simulation(result: SimulationResult, path, fmt: str = "csv") -> None:

@@ -36,11 +36,10 @@ def reader_for(path) -> "callable":
 
 def read_assembly(path, **options) -> Assembly:
     """Read any supported file into an Assembly (reader chosen by suffix)."""
+    from .limits import check_input_file
+
     p = Path(path)
-    if not p.exists():
-        raise InputError("file not found", file=str(path))
-    if p.is_dir():
-        raise InputError("is a directory, expected a file", file=str(path))
+    check_input_file(p)
     return reader_for(p)(p, **options)
 
 

@@ -41,3 +41,11 @@ class InputError(Exception):
     def __str__(self) -> str:
         key = f"{self.key}: " if self.key else ""
         return f"{self.location()}: {key}{self.message}"
+
+
+def did_you_mean(name, choices) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to ``name`` (difflib), or ''."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

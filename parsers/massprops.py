@@ -24,6 +24,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import trimesh
 
+from . import limits
 from .assembly import Geometry, MassProperties, Pose
 from .errors import InputError
 
@@ -139,6 +140,23 @@ def primitive_mesh(kind: str, params) -> trimesh.Trimesh:
     raise ValueError(f"not a primitive: {kind!r}")
 
 
+def _check_mesh_size(path: Path) -> None:
+    """Regular file within ``input_bytes``; a binary STL's triangle count within ``mesh_faces``.
+
+    The count of a binary STL is in its header, so a huge mesh is refused
+    before trimesh reads it.
+    """
+    size = limits.check_input_file(path, "mesh file")
+    if path.suffix.lower() != ".stl" or size < 84:
+        return
+    with open(path, "rb") as fh:
+        header = fh.read(84)
+    count = int.from_bytes(header[80:84], "little")
+    if not header.lstrip().startswith(b"solid") and size == 84 + 50 * count \
+            and count > limits.active().mesh_faces:
+        raise InputError(limits.exceeded("mesh triangles", count, "mesh_faces"), file=str(path))
+
+
 def load_mesh(path, scale=1.0) -> trimesh.Trimesh:
     """Load a mesh file as one Trimesh, scaled; InputError naming the file on failure.
 
@@ -151,12 +169,15 @@ def load_mesh(path, scale=1.0) -> trimesh.Trimesh:
     if path.suffix.lower() not in MESH_SUFFIXES:
         raise InputError(f"unsupported mesh format {path.suffix!r} (expected one of "
                          f"{', '.join(MESH_SUFFIXES)})", file=str(path))
+    _check_mesh_size(path)
     try:
         loaded = trimesh.load(str(path), force="mesh", process=True)
     except Exception as exc:  # trimesh raises many types for corrupt files
-        raise InputError(f"cannot read mesh {path}: {exc}", file=str(path)) from None
+        raise InputError(f"cannot read mesh {path.name}: {type(exc).__name__}", file=str(path)) from None
     if not isinstance(loaded, trimesh.Trimesh) or len(loaded.faces) == 0:
         raise InputError(f"mesh {path} has no triangles", file=str(path))
+    if len(loaded.faces) > limits.active().mesh_faces:
+        raise InputError(limits.exceeded("mesh triangles", len(loaded.faces), "mesh_faces"), file=str(path))
     s = np.broadcast_to(np.asarray(scale, dtype=float), (3,))
     if np.any(s == 0) or not np.all(np.isfinite(s)):
         raise InputError(f"mesh scale must be finite and non-zero, got {s.tolist()}", file=str(path))

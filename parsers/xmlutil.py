@@ -8,18 +8,21 @@ expat parser, so every element is an ``ElementTree`` element (``find``,
 
 The helpers ``floats``, ``floatval``, ``required`` ... read attributes or
 element text and raise InputError naming the file, the line of the element and
-the key (``joint[elbow].origin@xyz``).
+the key (``joint[elbow].origin@xyz``).  Every number must be finite and within
+the ``magnitude`` limit; element nesting is bounded by ``nesting_depth`` and the
+file is read only if it is a regular file within ``input_bytes``
+(:mod:`parsers.limits`).
 """
 
 from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from xml.parsers import expat
 
 import numpy as np
 
+from . import limits
 from .errors import InputError
 
 
@@ -37,32 +40,44 @@ def parse_xml(path=None, text: str | None = None) -> Element:
     """
     name = None if path is None else str(path)
     if text is None:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise InputError(f"cannot read file: {exc.strerror}", file=name) from None
+        data = limits.read_input_bytes(path)
     else:
         data = text.encode("utf-8") if isinstance(text, str) else text
     builder = ET.TreeBuilder(element_factory=Element)
     parser = expat.ParserCreate()
     parser.buffer_text = True
+    max_depth, depth = limits.active().nesting_depth, [0]
 
     def start(tag, attrs):
+        depth[0] += 1
+        if depth[0] > max_depth:
+            raise InputError(limits.exceeded("element nesting depth", depth[0], "nesting_depth"), file=name,
+                             line=parser.CurrentLineNumber)
         el = builder.start(tag, attrs)
         el.line = parser.CurrentLineNumber
         el.file = name
 
+    def end(tag):
+        depth[0] -= 1
+        builder.end(tag)
+
     parser.StartElementHandler = start
-    parser.EndElementHandler = builder.end
+    parser.EndElementHandler = end
     parser.CharacterDataHandler = builder.data
+    _parse_expat(parser, data, True, name)
+    return builder.close()
+
+
+def _parse_expat(parser, data: bytes, final: bool, name: str | None) -> None:
+    """``parser.Parse`` with expat's errors and unknown encodings as InputError."""
     try:
-        parser.Parse(data, True)
+        parser.Parse(data, final)
     except expat.ExpatError as exc:
         msg = expat.ErrorString(exc.code)
         raise InputError(f"XML syntax error: {msg} (column {exc.offset + 1})", file=name,
                          line=exc.lineno) from None
-    root = builder.close()
-    return root
+    except (LookupError, ValueError) as exc:  # encoding="..." that Python does not know
+        raise InputError(f"XML declaration names an unsupported encoding ({exc})", file=name, line=1) from None
 
 
 def error(el: Element, message: str, key: str | None = None) -> InputError:
@@ -96,16 +111,26 @@ def parse_floats(text: str, el: Element, what: str, n: int | tuple[int, ...] | N
     try:
         vals = [float(p) for p in parts]
     except ValueError:
-        raise error(el, f"{what}: expected numbers, got {text.strip()!r}", key) from None
+        raise error(el, f"{what}: expected numbers, got {_short(text)}", key) from None
     if not all(math.isfinite(v) for v in vals):
-        raise error(el, f"{what}: values must be finite, got {text.strip()!r}", key)
+        raise error(el, f"{what}: values must be finite, got {_short(text)}", key)
+    for v in vals:
+        too_big = limits.check_magnitude(v, what)
+        if too_big:
+            raise error(el, too_big, key)
     counts = (n,) if isinstance(n, int) else n
     if counts is not None and len(vals) not in counts:
         want = " or ".join(str(c) for c in counts)
-        raise error(el, f"{what}: expected {want} numbers, got {len(vals)} ({text.strip()!r})", key)
+        raise error(el, f"{what}: expected {want} numbers, got {len(vals)} ({_short(text)})", key)
     if counts is None and not vals:
         raise error(el, f"{what}: expected numbers, got nothing", key)
     return np.array(vals, dtype=float)
+
+
+def _short(text: str, width: int = 40) -> str:
+    """repr of stripped ``text`` cut to ``width`` characters (messages never echo a whole file)."""
+    t = repr(text.strip())
+    return t if len(t) <= width else t[:width - 3] + "..."
 
 
 def attr_floats(el: Element, attr: str, n=None, default=None, key: str | None = None):
@@ -181,18 +206,16 @@ def xml_root_tag(path) -> tuple[str, int | None]:
         raise StopIteration
 
     parser.StartElementHandler = start
+    limits.check_input_file(path)
     try:
         with open(path, "rb") as fh:
             while not found:
                 chunk = fh.read(65536)
-                parser.Parse(chunk, not chunk)
+                _parse_expat(parser, chunk, not chunk, str(path))
                 if not chunk:
                     break
     except StopIteration:
         pass
-    except expat.ExpatError as exc:
-        raise InputError(f"XML syntax error: {expat.ErrorString(exc.code)} (column {exc.offset + 1})",
-                         file=str(path), line=exc.lineno) from None
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", file=str(path)) from None
     if not found:

@@ -4,16 +4,23 @@
 and scalar knows its file, line and key path, so validation errors read
 ``file:line: key.path: message``.  Duplicate keys are errors (PyYAML would
 silently keep the last one).
+
+Bounded: nesting deeper than the ``nesting_depth`` limit and alias expansion
+beyond ``yaml_nodes`` values (alias bombs) are refused before any work that
+grows with them (:mod:`parsers.limits`).  Besides YAML 1.1's ``1.0e+7``, the
+YAML 1.2 spellings ``1.0e7`` and ``1e7`` are numbers.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Iterator
+
+import re
 
 import yaml
 
-from .errors import InputError
+from . import limits
+from .errors import InputError, did_you_mean
 
 
 class Node:
@@ -63,7 +70,8 @@ class Node:
         allowed = set(allowed)
         for key, node in self.mapping().items():
             if key not in allowed:
-                raise node.error(f"unknown key '{key}' (expected one of: {', '.join(sorted(allowed))})")
+                raise node.error(f"unknown key '{key}'{did_you_mean(key, allowed)} "
+                                 f"(expected one of: {', '.join(sorted(allowed))})")
 
     # -- sequences ------------------------------------------------------
     def sequence(self, what: str = "a list") -> list["Node"]:
@@ -79,9 +87,15 @@ class Node:
         v = self.value
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise self.error(f"expected a number, got {describe(v)}")
-        v = float(v)
+        try:
+            v = float(v)
+        except OverflowError:
+            v = float("inf")
         if v != v or v in (float("inf"), float("-inf")):
             raise self.error(f"expected a finite number, got {v}")
+        too_big = limits.check_magnitude(v, "number")
+        if too_big:
+            raise self.error(too_big)
         if positive and not v > 0:
             raise self.error(f"must be > 0, got {v:g}")
         if nonnegative and v < 0:
@@ -123,12 +137,80 @@ def describe(value: Any) -> str:
     if isinstance(value, bool):
         return f"boolean {value}"
     if isinstance(value, str):
-        return f"string {value!r}"
-    return f"{type(value).__name__} {value!r}"
+        return f"string {_short(value)}"
+    return f"{type(value).__name__} {_short(value)}"
+
+
+def _short(value: Any, width: int = 40) -> str:
+    """repr of ``value`` cut to ``width`` characters (messages never echo a whole file)."""
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 class _Loader(yaml.SafeLoader):
-    pass
+    """SafeLoader with YAML 1.2 exponent floats and a bounded nesting depth."""
+
+    file = "<string>"
+    depth = 0
+
+    def compose_node(self, parent, index):
+        self.depth += 1
+        try:
+            if self.depth > limits.active().nesting_depth:
+                mark = self.peek_event().start_mark
+                raise InputError(limits.exceeded("nesting depth", self.depth, "nesting_depth"),
+                                 file=self.file, line=mark.line + 1)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def check_alias_expansion(root: yaml.Node, file: str) -> int:
+    """Number of values of ``root`` with every alias expanded; InputError past ``yaml_nodes``.
+
+    Linear in the distinct nodes (sizes are memoised per node), so an alias
+    bomb is refused without being expanded; a value that contains itself
+    (recursive alias) is refused too.
+    """
+    limit = limits.active().yaml_nodes
+    size: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            on_path.discard(key)
+            size[key] = 1 + sum(size[id(c)] for c in _children(node))
+            if size[key] > limit:
+                raise InputError(limits.exceeded("YAML values after alias expansion", size[key], "yaml_nodes"),
+                                 file=file, line=node.start_mark.line + 1)
+            continue
+        if key in size:
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) in on_path:
+                raise InputError("recursive alias: a value contains itself", file=file,
+                                 line=child.start_mark.line + 1)
+            if id(child) not in size:
+                stack.append((child, False))
+    return size[id(root)]
 
 
 def _wrap(loader: _Loader, node: yaml.Node, file: str, path: str) -> Node:
@@ -155,22 +237,27 @@ def _wrap(loader: _Loader, node: yaml.Node, file: str, path: str) -> Node:
 
 def load_yaml(path) -> Node:
     """Parse a YAML file into a tree of :class:`Node`; InputError for syntax errors."""
-    file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read file: {exc}", file=file) from None
-    return loads_yaml(text, file)
+    return loads_yaml(limits.read_input_text(path), str(path))
 
 
 def loads_yaml(text: str, file: str = "<string>") -> Node:
     """Parse YAML text (see :func:`load_yaml`)."""
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)
+        loader.file = file
         root = loader.get_single_node()
         if root is None:
             raise InputError("the file is empty", file=file, line=1)
+        check_alias_expansion(root, file)
         return _wrap(loader, root, file, "")
+    except yaml.reader.ReaderError as exc:
+        line = text[:exc.position].count("\n") + 1 if isinstance(exc.position, int) else None
+        raise InputError(f"YAML error: special character {exc.character!r} is not allowed",
+                         file=file, line=line) from None
+    except RecursionError:
+        raise InputError(limits.exceeded("nesting depth", limits.active().nesting_depth + 1, "nesting_depth"),
+                         file=file) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -179,4 +266,5 @@ def loads_yaml(text: str, file: str = "<string>") -> Node:
     except yaml.YAMLError as exc:
         raise InputError(f"YAML error: {exc}", file=file) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()

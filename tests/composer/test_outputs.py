@@ -8,7 +8,10 @@ from mbcompose.parsers import InputError
 
 def test_atomic_write_text_creates_the_file_with_the_content(tmp_path):
     target = tmp_path / "sub" / "a.txt"
-    atomic_write_text(target, "hello")
+    with pytest.raises(InputError, match="output folder does not exist"):
+        atomic_write_text(target, "hello")
+    assert not target.parent.exists()
+    atomic_write_text(target, "hello", create_dirs=True)
     assert target.read_text() == "hello"
     assert sorted(p.name for p in target.parent.iterdir()) == ["a.txt"]
 
