@@ -58,6 +58,7 @@ import scipy.linalg as sla
 ROOT = Path(__file__).resolve().parents[1]
 
 from mbcompose import dynamics as dyn  # noqa: E402
+from mbcompose.composer.closed import embed_tree_model  # noqa: E402
 from mbcompose.dynamics import embedding as E  # noqa: E402
 from mbcompose.dynamics.closure import closure_bias, closure_jacobian  # noqa: E402
 
@@ -71,7 +72,7 @@ def sample_model(name):
 
     asm = parsers.read_assembly(ROOT / "samples" / name / f"{name}.yaml")
     bodies = [RigidBody(b.name, transform_mass_properties(b.mass, b.pose)) for b in asm.bodies]
-    return E.embed_tree_model(build_tree_model(bodies, asm.joints, asm.gravity))
+    return embed_tree_model(build_tree_model(bodies, asm.joints, asm.gravity))
 
 
 def stacked_knees(K: int):
@@ -101,7 +102,7 @@ def stacked_knees(K: int):
                    Joint(f"front_lower{i}", "revolute", f"front{i}", nxt, origin=Q1, axis=y),
                    Joint(f"rear_lower{i}", "revolute", f"rear{i}", nxt, origin=Q2, axis=y)]
         O = On
-    return E.embed_tree_model(build_tree_model(bodies, joints, (0.0, 0.0, -9.81)))
+    return embed_tree_model(build_tree_model(bodies, joints, (0.0, 0.0, -9.81)))
 
 
 def kept_rows(em):

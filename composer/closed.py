@@ -5,22 +5,66 @@
 compound node with minimal coordinates); ``loops: lagrange`` builds the dense
 Lagrange-multiplier model of :mod:`dynamics.lagrange` on the spanning tree.
 Both expose every tree joint by name (independent and dependent alike).
+
+The conversion from the composer's :class:`composer.tree.TreeModel` (joints of
+the assembly) to the dynamics' :class:`dynamics.closure.Chord` (body indices and
+frames in body coordinates) lives here, so that ``dynamics`` reads no attribute
+of a ``parsers`` or ``composer`` object.
 """
 
 from __future__ import annotations
 
-from mbcompose.dynamics.closure import ClosureError
+import numpy as np
+
+from mbcompose.dynamics.closure import Chord, ClosureError
+from mbcompose.dynamics.embedding import EmbeddedModel, embed
+from mbcompose.dynamics.lagrange import LagrangeModel
+from mbcompose.dynamics.spatial import shortest_rotation
 from mbcompose.parsers.errors import InputError
 
+from .tree import TreeModel
 
-def closed_chain_model(tree, options):
+__all__ = ["chords_from_tree_model", "embed_tree_model", "closed_chain_model"]
+
+
+def chords_from_tree_model(tm: TreeModel) -> list[Chord]:
+    """The chords of a tree model as :class:`dynamics.closure.Chord` (ground is body -1).
+
+    Body frames of the tree sit at their tree joint's origin with the assembly's
+    axes at the reference configuration, so a chord's joint frames have assembly
+    axes and origin ``Joint.origin`` on the reference body (``a``) and
+    ``Joint.secondary_origin`` (or ``origin``) on the secondary body (``b``); a
+    ``secondary_axis`` rotates ``J_b`` by the shortest rotation taking ``axis`` to it.
+    """
+    index = {e.child: k for k, e in enumerate(tm.edges)}
+    origin = {e.child: np.asarray(e.joint.origin, float) for e in tm.edges}
+    out = []
+    for j in tm.chords:
+        a, b = index.get(j.reference, -1), index.get(j.secondary, -1)
+        oa = np.asarray(j.origin, float)
+        ob = oa if j.secondary_origin is None else np.asarray(j.secondary_origin, float)
+        Rb = np.eye(3) if j.secondary_axis is None else shortest_rotation(j.axis, j.secondary_axis)
+        out.append(Chord(
+            name=j.name, type=j.type, body_a=a, body_b=b,
+            p_a=oa - (origin[j.reference] if a >= 0 else 0.0),
+            p_b=ob - (origin[j.secondary] if b >= 0 else 0.0),
+            R_b=Rb, axis=np.asarray(j.axis, float),
+            axis2=None if j.axis2 is None else np.asarray(j.axis2, float),
+            actuated=bool(j.actuated)))
+    return out
+
+
+def embed_tree_model(tm: TreeModel, independent=None) -> EmbeddedModel:
+    """:func:`dynamics.embedding.embed` the chords of a tree model; actuated tree joints are kept
+    independent when possible (``independent``: joint or coordinate names forced independent)."""
+    actuated = [e.joint.name for e in tm.edges if e.joint.actuated]
+    return embed(tm.model, chords_from_tree_model(tm), actuated=actuated, independent=independent)
+
+
+def closed_chain_model(tree: TreeModel, options):
     """The dynamics model of a closed chain (see module docstring)."""
-    from mbcompose.dynamics.embedding import chords_from_tree_model, embed_tree_model
-
     try:
         if options.loops == "lagrange":
-            from mbcompose.dynamics.lagrange import LagrangeModel
-
             return LagrangeModel(tree.model, chords_from_tree_model(tree))
         return embed_tree_model(tree)
     except ClosureError as exc:

@@ -230,6 +230,24 @@ def rotation_about_axis(axis, angle) -> np.ndarray:
     return np.eye(3) + np.sin(a) * K + (1.0 - np.cos(a)) * (K @ K)
 
 
+def shortest_rotation(u, w) -> np.ndarray:
+    """The rotation (3, 3) of smallest angle taking direction ``u`` (3,) to direction ``w`` (3,)
+    (neither need be unit); for opposite directions, the half turn about an axis normal to ``u``."""
+    u = np.asarray(u, dtype=float) / np.linalg.norm(u)
+    w = np.asarray(w, dtype=float) / np.linalg.norm(w)
+    c = float(u @ w)
+    x = np.cross(u, w)
+    s = np.linalg.norm(x)
+    if s < 1e-15:
+        if c > 0:
+            return np.eye(3)
+        n = np.cross(u, [1.0, 0, 0] if abs(u[0]) < 0.9 else [0, 1.0, 0])
+        n /= np.linalg.norm(n)
+        return 2 * np.outer(n, n) - np.eye(3)
+    K = skew_batch(x / s)
+    return np.eye(3) + s * K + (1 - c) * K @ K
+
+
 def quat_to_matrix_batch(q) -> np.ndarray:
     """Batched quaternion ``[w, x, y, z]`` (..., 4) -> rotation (..., 3, 3); normalises first."""
     q = np.asarray(q, dtype=float)

@@ -22,6 +22,7 @@ import numpy as np
 
 from mbcompose import dynamics as dyn
 from mbcompose import parsers
+from mbcompose.composer.closed import embed_tree_model
 from mbcompose.composer.tree import RigidBody, build_tree_model
 from mbcompose.dynamics import embedding as E
 from mbcompose.parsers.massprops import transform_mass_properties
@@ -52,7 +53,7 @@ def tree_of(asm, drop=()):
 def load(name):
     asm = parsers.read_assembly(CLOSED[name])
     tm = tree_of(asm)
-    return asm, tm, E.embed_tree_model(tm)
+    return asm, tm, embed_tree_model(tm)
 
 
 class PinTwin:
