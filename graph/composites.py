@@ -67,12 +67,13 @@ class Composite:
 def merged_mass(assembly: Assembly, members: Iterable[str]) -> MassProperties:
     """Exact merge of the members' mass properties, in the assembly frame (see module docstring).
 
-    A massless composite gets the mean of its members' frame origins as ``com``.
+    A massless composite gets the mean of its members' frame origins as ``com``
+    and keeps the rotational inertia of its members (Pinocchio does the same).
     """
     bodies = [assembly.body(n) for n in members]
     mp = combine(transform_mass_properties(b.mass, b.pose) for b in bodies)
     if mp.mass == 0.0:
-        mp = MassProperties(0.0, np.mean([b.pose.translation for b in bodies], axis=0), np.zeros((3, 3)))
+        mp = MassProperties(0.0, np.mean([b.pose.translation for b in bodies], axis=0), mp.inertia)
     return mp
 
 

@@ -66,13 +66,19 @@ def combine(parts: Iterable[MassProperties]) -> MassProperties:
     """Exact merge of rigidly joined parts given in one common frame.
 
     Total mass, mass-weighted centre of mass, and inertia about it by the
-    parallel-axis theorem. Massless parts contribute nothing.
+    parallel-axis theorem.  A massless part adds its rotational inertia (a
+    rotor or a frame with inertia but no mass, as URDF allows and Pinocchio
+    keeps): about any point it is the same tensor.  When the total mass is
+    zero the centre of mass is the mean of the parts' ``com``.
     """
-    parts = [p for p in parts if p.mass > 0.0]
+    parts = [p for p in parts if p.mass > 0.0 or np.any(p.inertia != 0.0)]
     if not parts:
         return MassProperties.zero()
     mass = sum(p.mass for p in parts)
-    com = sum(p.mass * p.com for p in parts) / mass
+    if mass > 0.0:
+        com = sum(p.mass * p.com for p in parts) / mass
+    else:
+        com = np.mean([p.com for p in parts], axis=0)
     inertia = np.zeros((3, 3))
     for p in parts:
         d = p.com - com

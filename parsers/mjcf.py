@@ -22,11 +22,12 @@ inertias, positions at ``qpos0``):
   watertight); plane and hfield geoms are massless and allowed only in static
   bodies, as in MuJoCo.  A moving body without mass is an InputError (MuJoCo:
   "mass and inertia of moving bodies must be larger than mjMINVAL").
-  Mesh ``inertia``: ``exact`` and ``convex`` (the hull) agree with MuJoCo;
-  for the default ``legacy`` the exact solid is used, which is what MuJoCo
-  computes for convex meshes; for a non-convex mesh MuJoCo's legacy value
-  differs and a warning is logged.  ``shell`` meshes and ``shellinertia``
-  geoms are refused.
+  Mesh geoms follow MuJoCo's rule for each mesh ``inertia`` mode (``legacy``,
+  the default, ``exact``, ``convex``, ``shell``), reproduced from MuJoCo's compiler in
+  :mod:`parsers.mjcf_mesh`; open meshes are accepted as MuJoCo accepts them.
+  ``read_mjcf(..., mesh_inertia='exact')`` takes the exact solid instead; a
+  warning is logged wherever the two differ by more than 1%.  ``shellinertia``
+  on primitive geoms is refused.
 * Joints: hinge -> revolute, slide -> prismatic, ball -> spherical,
   free -> free; a body without joints is welded to its parent by a ``fixed``
   joint named ``<body>_fixed``.  **A body with several joints becomes a chain**:
@@ -62,6 +63,7 @@ from mbcompose.dynamics.spatial import axis_angle_to_matrix, quat_to_matrix, rot
 from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
 from .errors import InputError
 from .massprops import combine, load_mesh, shapes_mass_properties, transform_mass_properties
+from .mjcf_mesh import MESH_INERTIA_MODES, mesh_unit_properties
 from .xmlutil import error, parse_floats, parse_xml
 
 log = logging.getLogger(__name__)
@@ -288,10 +290,8 @@ class _Reader:
                 if name in self.meshes:
                     raise error(m, f"mesh {name!r} defined twice")
                 mode = a.get("inertia", "legacy")
-                if mode not in ("legacy", "exact", "convex", "shell"):
+                if mode not in MESH_INERTIA_MODES:
                     raise error(m, f"mesh@inertia must be legacy, exact, convex or shell, got {mode!r}")
-                if mode == "shell":
-                    raise error(m, "mesh@inertia='shell' is not supported (solid meshes only)")
                 self.meshes[name] = (str(p.resolve()), scale, mode)
 
     # ----------------------------------------------------------------- tree
@@ -395,7 +395,10 @@ class _Reader:
         if rho < 0:
             raise error(el, f"geom@density must be >= 0, got {rho:g}")
         if _bool(el, "shellinertia", a.get("shellinertia", "false")):
-            raise error(el, "geom@shellinertia is not supported (solid geoms only)")
+            if gtype == "mesh":
+                raise error(el, "geom@shellinertia: for mesh geoms, inertia should be specified in the mesh "
+                                "asset (<mesh inertia='shell'>), as MuJoCo requires")
+            raise error(el, "geom@shellinertia on primitive geoms is not supported (shells of meshes are)")
         group = int(float(a.get("group", "0")))
         return {"el": el, "geom": g, "mass": m, "density": rho, "group": group, "type": gtype}
 
@@ -408,13 +411,10 @@ class _Reader:
         if not lo <= gd["group"] <= hi:
             return MassProperties.zero()
         try:
-            unit = shapes_mass_properties([g], 1.0)
-            if g.kind == "mesh" and g.params["inertia"] == "legacy":
-                mesh = load_mesh(g.file, g.params["scale"])
-                if not mesh.is_convex:
-                    log.warning("%s:%s: mesh %s is not convex: MuJoCo's default 'legacy' mesh inertia "
-                                "differs from the exact one used here (set <mesh inertia='exact'> to agree)",
-                                self.file, gd["el"].line, g.file)
+            if g.kind == "mesh":
+                unit = self.mesh_unit_mass(gd)
+            else:
+                unit = shapes_mass_properties([g], 1.0)
         except InputError as exc:
             raise error(gd["el"], exc.message) from None
         volume = unit.mass
@@ -423,6 +423,20 @@ class _Reader:
         else:
             rho = gd["density"]
         return MassProperties(rho * volume, unit.com, rho * unit.inertia)
+
+    def mesh_unit_mass(self, gd) -> MassProperties:
+        """A mesh geom's mass properties at unit density by MuJoCo's rule for its mode
+        (:mod:`parsers.mjcf_mesh`), or the exact solid with ``mesh_inertia='exact'``."""
+        g = gd["geom"]
+        mesh = load_mesh(g.file)
+        try:
+            (vol, com, J), note = mesh_unit_properties(mesh, g.params["scale"], g.params["inertia"], g.file,
+                                                       exact=self.options.get("mesh_inertia") == "exact")
+        except ValueError as exc:
+            raise error(gd["el"], f"mesh {g.file}: {exc}") from None
+        if note:
+            log.warning("%s:%s: mesh %s: %s", self.file, gd["el"].line, g.file, note)
+        return transform_mass_properties(MassProperties(vol, com, J), g.pose)
 
     def inertial(self, el, frame_pose: Pose) -> MassProperties:
         a = el.attrib
@@ -693,7 +707,7 @@ class _Reader:
         return motors
 
 
-def read_mjcf(path, *, text: str | None = None) -> Assembly:
+def read_mjcf(path, *, text: str | None = None, mesh_inertia: str = "mujoco") -> Assembly:
     """Read an MJCF (MuJoCo XML) file into an :class:`Assembly`.
 
     Parameters
@@ -703,6 +717,11 @@ def read_mjcf(path, *, text: str | None = None) -> Assembly:
         relative mesh and include paths start at its folder).
     text : str, optional
         The document itself.
+    mesh_inertia : 'mujoco' or 'exact'
+        Mesh geoms' mass properties by MuJoCo's rule for each mesh ``inertia``
+        mode (the default: the file means what MuJoCo compiles it to), or the
+        exact solid (trimesh; the mesh must be watertight).  Either way a
+        warning is logged where the two differ by more than 1%.
 
     Returns
     -------
@@ -710,6 +729,8 @@ def read_mjcf(path, *, text: str | None = None) -> Assembly:
         Bodies at MuJoCo's ``qpos0`` in the world frame; joints (equality
         constraints as ``loop=True`` joints) with origins and axes in the world frame.
     """
+    if mesh_inertia not in ("mujoco", "exact"):
+        raise InputError(f"mesh_inertia must be 'mujoco' or 'exact', got {mesh_inertia!r}", file=str(path))
     path = Path(path)
     root = parse_xml(path, text)
-    return _Reader(path, {}).read(root)
+    return _Reader(path, {"mesh_inertia": mesh_inertia}).read(root)

@@ -87,7 +87,7 @@ def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0
         while True:
             b = a.body(cur)
             kids = children[cur]
-            if (b.mass.mass == 0 and not b.geometry and len(kids) == 1 and cur not in loop_bodies
+            if (b.mass.mass == 0 and not np.any(b.mass.inertia) and not b.geometry and len(kids) == 1 and cur not in loop_bodies
                     and parent[cur].joint.type != "fixed" and parent[kids[0]].joint.type != "fixed"):
                 chain.append(cur)
                 cur = kids[0]

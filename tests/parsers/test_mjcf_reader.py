@@ -35,8 +35,7 @@ def compare_with_mujoco(a, m, d, atol=1e-9):
     for i in range(1, m.nbody):
         name = m.body(i).name or f"body{i}"
         b = ours[name]
-        # MuJoCo stores mesh vertices in single precision
-        tol = 1e-6 if any(g.kind == "mesh" for g in b.geometry) else atol
+        tol = atol
         assert b.mass.mass == pytest.approx(m.body_mass[i], rel=tol, abs=1e-12), name
         np.testing.assert_allclose(b.pose.translation, d.xpos[i], atol=atol, err_msg=name)
         np.testing.assert_allclose(b.pose.rotation, d.xmat[i].reshape(3, 3), atol=atol, err_msg=name)
@@ -187,22 +186,37 @@ def test_unsupported_elements_are_refused_with_their_line():
     assert exc.value.line == 3 and "replicate" in str(exc.value)
 
 
-@pytest.mark.parametrize("mode", ["exact", "convex"])
+@pytest.mark.parametrize("mode", ["exact", "convex", "legacy", "shell"])
 def test_mesh_inertia_modes_match_mujoco(mode):
     mesh = DATA / "meshpkg" / "meshes" / "l_bracket.obj"
-    text = f"""<mujoco><asset><mesh name="L" file="{mesh}" inertia="{mode}"/></asset>
+    text = f"""<mujoco><asset><mesh name="L" file="{mesh}" inertia="{mode}" scale="1.3 0.7 1.1"/></asset>
       <worldbody><body name="b" pos="0 0 1"><joint/><geom type="mesh" mesh="L" pos="0.1 0 0" euler="0 0 30"/>
       </body></worldbody></mujoco>"""
     compare_with_mujoco(read_mjcf("m.xml", text=text), *mujoco_reference(text=text))
 
 
-def test_nonconvex_mesh_with_default_legacy_inertia_is_exact_and_warned(caplog):
+def test_nonconvex_mesh_default_legacy_is_mujocos_and_the_exact_solid_is_an_option(caplog):
     mesh = DATA / "meshpkg" / "meshes" / "l_bracket.obj"
     text = f"""<mujoco><asset><mesh name="L" file="{mesh}"/></asset>
       <worldbody><body name="b"><joint/><geom type="mesh" mesh="L" density="1000"/></body></worldbody></mujoco>"""
-    a = read_mjcf("m.xml", text=text)
-    assert "legacy" in caplog.text
+    compare_with_mujoco(read_mjcf("m.xml", text=text), *mujoco_reference(text=text))
+    assert "differs from the exact solid's" in caplog.text
+    caplog.clear()
+    a = read_mjcf("m.xml", text=text, mesh_inertia="exact")
+    assert "differs from the exact solid's" in caplog.text
     area = 0.3 * 0.1 + 0.1 * 0.2                       # the L polygon
     assert a.body("b").mass.mass == pytest.approx(1000 * area * 0.05, rel=1e-12)
-    exact = text.replace('file=', 'inertia="exact" file=')
-    compare_with_mujoco(a, *mujoco_reference(text=exact))
+    exact = text.replace('file=', 'inertia="exact" file=')      # MuJoCo reads the vertices in single precision
+    compare_with_mujoco(a, *mujoco_reference(text=exact), atol=1e-6)
+
+
+def test_open_mesh_is_accepted_by_mujocos_legacy_rule_and_warned(tmp_path, caplog):
+    box = (DATA / "meshpkg" / "meshes" / "box_10x20x30cm.obj").read_text().splitlines()
+    faces = [k for k, line in enumerate(box) if line.startswith("f ")]
+    (tmp_path / "open.obj").write_text("\n".join(line for k, line in enumerate(box) if k != faces[0]) + "\n")
+    text = f"""<mujoco><asset><mesh name="o" file="{tmp_path / 'open.obj'}"/></asset>
+      <worldbody><body name="b"><joint/><geom type="mesh" mesh="o"/></body></worldbody></mujoco>"""
+    compare_with_mujoco(read_mjcf("m.xml", text=text), *mujoco_reference(text=text))
+    assert "not a closed solid" in caplog.text
+    with pytest.raises(InputError, match="not watertight"):
+        read_mjcf("m.xml", text=text, mesh_inertia="exact")

@@ -115,8 +115,8 @@ def test_urdf_matches_pinocchio_at_the_reference_configuration(path):
         assert lumped.mass == pytest.approx(ref.mass, rel=1e-12, abs=1e-12), model.names[i]
         if ref.mass > 0:
             np.testing.assert_allclose(lumped.com, ref.lever, atol=1e-10, err_msg=model.names[i])
-            np.testing.assert_allclose(lumped.inertia, ref.inertia, atol=1e-10 * max(1.0, scale),
-                                       err_msg=model.names[i])
+        np.testing.assert_allclose(lumped.inertia, ref.inertia, atol=1e-10 * max(1.0, scale),
+                                   err_msg=model.names[i])
 
 
 def test_pinocchio_rejected_robot_gives_a_one_line_error():
