@@ -232,20 +232,29 @@ def _progress_printer(enabled: bool):
 
 @main.command()
 @click.argument("pipeline", type=click.Path(dir_okay=False))
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run sweep variants and batch inputs on this Dask scheduler (tcp://HOST:8786).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes for the local executor or a Dask LocalCluster (default: one per core).")
 @click.pass_context
-def run(ctx, pipeline: str):
+def run(ctx, pipeline: str, scheduler: str | None, workers: int | None):
     """Run the pipeline described by PIPELINE (a YAML file; see docs/pipeline-format.md).
 
     Reads the input(s), analyses them, builds the dynamics model, and writes the
     model file, exports, pictures, simulation and report into the configured
-    folder. Files appear only when an input's run succeeds.
+    folder. Files appear only when an input's run succeeds. With a 'sweep:'
+    section, composes every variant and writes one table row per variant.
     """
     from mbcompose.composer.config import load_pipeline
+    from mbcompose.composer.executors import make_executor
     from mbcompose.composer.pipeline import run_pipeline
 
     config = load_pipeline(pipeline)
+    executor = make_executor(config.executor, scheduler, workers)
+    if config.sweep is not None:
+        return _run_sweep(config, executor)
     quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
-    results = run_pipeline(config, progress=_progress_printer(not quiet))
+    results = run_pipeline(config, progress=_progress_printer(not quiet), executor=executor)
     failed = 0
     if len(results) == 1 and results[0].ok and not quiet:
         from mbcompose.composer.inspect import render_text
@@ -264,6 +273,18 @@ def run(ctx, pipeline: str):
     if failed:
         internal = any(r.error and r.error.startswith("internal error:") for r in results)
         sys.exit(1 if internal else 2)
+
+
+def _run_sweep(config, executor) -> None:
+    from mbcompose.composer.sweep import run_sweep
+
+    result = run_sweep(config, executor)
+    click.echo(f"ok: {len(result.keys)} variants ({len(result.computed)} computed, {len(result.skipped)} "
+               f"already done, {len(result.failed)} failed) -> {result.table}")
+    for p in result.outputs:
+        click.echo(f"  {p}")
+    if result.failed:
+        click.echo(f"warning: {len(result.failed)} variants failed; their errors are in {result.table}", err=True)
 
 
 def _compose(file: str, **options):

@@ -29,6 +29,8 @@ Example::
         initial: {q: {pitch_a: 0.1}, v: {}}
         torques: zero                  # zero | {joint: value}
         format: csv                    # csv | npz
+    sweep: {...}                       # variants of the input: see composer.sweep_config
+    executor: {kind: local}            # local | dask | inline, for sweeps and batches
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.limits import InputLimits
 from mbcompose.parsers.yamlutil import Node, load_yaml
+
+from .sweep_config import ExecutorConfig, SweepConfig, parse_executor, parse_sweep
 
 EXPORT_FORMATS = ("urdf", "mjcf", "sdf")
 GRAPH_STAGES = ("extended", "reduced", "sko", "sparsity")
@@ -100,6 +104,8 @@ class PipelineConfig:
     options: StageOptions
     outputs: OutputConfig
     limits: InputLimits = field(default_factory=InputLimits)
+    sweep: "SweepConfig | None" = None
+    executor: ExecutorConfig = field(default_factory=ExecutorConfig)
 
 
 def _choice(node: Node, choices) -> str:
@@ -223,7 +229,7 @@ def load_pipeline(path) -> PipelineConfig:
     path = Path(path)
     root = load_yaml(path)
     root.mapping("a mapping with 'input' (or 'inputs'), 'options' and 'outputs'")
-    root.check_keys(("input", "inputs", "options", "outputs", "limits"))
+    root.check_keys(("input", "inputs", "options", "outputs", "limits", "sweep", "executor"))
     with input_limits.using(_limits(root.get("limits"))) as active:
         return _pipeline(path, root, active)
 
@@ -240,5 +246,10 @@ def _pipeline(path: Path, root: Node, active: InputLimits) -> PipelineConfig:
         if not p.exists():
             raise n.error(f"input file not found: {n.string()}")
         inputs.append(p)
+    outputs = _outputs(root.get("outputs"), path.parent.resolve(), path.stem)
+    sweep = None
+    if root.get("sweep") is not None:
+        sweep = parse_sweep(root.get("sweep"), inputs, outputs.simulation is not None)
     return PipelineConfig(source=path, inputs=tuple(inputs), options=_options(root.get("options")),
-                          outputs=_outputs(root.get("outputs"), path.parent.resolve(), path.stem), limits=active)
+                          outputs=outputs, limits=active, sweep=sweep,
+                          executor=parse_executor(root.get("executor")))

@@ -8,7 +8,8 @@ The runner keeps every stage's artefact and wall time, logs through
 input's run succeeds, and none appears when it fails.
 
 A batch config (``inputs: [...]``) runs every input, each into its own
-sub-folder, and reports per-file success or the per-file error without
+sub-folder, one task per input on an executor (:mod:`composer.executors`,
+as sweeps do), and reports per-file success or the per-file error without
 stopping the others.
 """
 
@@ -200,13 +201,44 @@ def _run_stages(result: RunResult, input_path: Path, config: PipelineConfig, pro
         result.outputs = out.targets
 
 
+@dataclass(frozen=True)
+class BatchTask:
+    """One input of a batch, as sent to an executor (``after_stage`` only runs inline)."""
+
+    index: int
+    input: Path
+    config: PipelineConfig
+    after_stage: Callable[[str], None] | None = None
+
+
+def run_batch_input(task: BatchTask) -> RunResult:
+    """Run one input of a batch; its error, if any, is recorded in the result.
+
+    The result keeps the stage names and times, not their artefacts (models
+    stay in the worker that built them).
+    """
+    path = task.input
+    try:
+        result = run_input(path, task.config, None, task.after_stage)
+        result.stages = [StageRecord(s.name, s.seconds) for s in result.stages]
+        return result
+    except (InputError, ClosureError) as exc:
+        log.error("%s", exc)
+        return RunResult(input=path, error=f"error: {exc}")
+    except Exception as exc:  # a batch reports every file, whatever failed
+        log.exception("internal error on %s", path)
+        return RunResult(input=path, error=f"internal error: {path}: {type(exc).__name__}: {exc}")
+
+
 def run_pipeline(config: PipelineConfig, progress: Progress | None = None,
-                 after_stage: Callable[[str], None] | None = None) -> list[RunResult]:
+                 after_stage: Callable[[str], None] | None = None, executor=None) -> list[RunResult]:
     """Run the pipeline on every input.
 
-    With one input, errors propagate (the CLI turns them into exit codes).  In
-    a batch, each input's error is recorded in its :class:`RunResult` and the
-    others go on.
+    With one input, errors propagate (the CLI turns them into exit codes).  A
+    batch runs one task per input on ``executor`` (None: the config's
+    ``executor:``, local processes by default; always this process when
+    ``after_stage`` is given); each input's error is recorded in its
+    :class:`RunResult` and the others go on.  Results are in input order.
     """
     with input_limits.using(config.limits):
         return _run_inputs(config, progress, after_stage)
@@ -216,18 +248,18 @@ def _run_inputs(config: PipelineConfig, progress: Progress | None,
                 after_stage: Callable[[str], None] | None) -> list[RunResult]:
     if len(config.inputs) == 1:
         return [run_input(config.inputs[0], config, progress, after_stage)]
-    results = []
-    for i, path in enumerate(config.inputs):
-        if progress is not None:
-            progress("inputs", i / len(config.inputs))
-        try:
-            results.append(run_input(path, config, None, after_stage))
-        except (InputError, ClosureError) as exc:
-            log.error("%s", exc)
-            results.append(RunResult(input=path, error=f"error: {exc}"))
-        except Exception as exc:  # a batch reports every file, whatever failed
-            log.exception("internal error on %s", path)
-            results.append(RunResult(input=path, error=f"internal error: {path}: {type(exc).__name__}: {exc}"))
-    if progress is not None:
-        progress("inputs", 1.0)
+    from .executors import InlineExecutor, make_executor
+
+    if after_stage is not None:
+        executor = InlineExecutor()
+    tasks = [BatchTask(i, path, config, after_stage) for i, path in enumerate(config.inputs)]
+    results: list[RunResult | None] = [None] * len(tasks)
+    with executor or make_executor(config.executor) as ex:
+        for done, (task, result, exc) in enumerate(ex.map_unordered(run_batch_input, tasks), 1):
+            if exc is not None:
+                result = RunResult(input=task.input, error=f"internal error: {task.input}: "
+                                                           f"{type(exc).__name__}: {exc}")
+            results[task.index] = result
+            if progress is not None:
+                progress("inputs", done / len(tasks))
     return results

@@ -315,7 +315,16 @@ def read_yaml(path, **options) -> Assembly:
     if options:
         raise TypeError(f"read_yaml takes no options, got {sorted(options)}")
     path = Path(path)
-    root = load_yaml(path)
+    return assembly_from_node(load_yaml(path), path)
+
+
+def assembly_from_node(root: Node, path) -> Assembly:
+    """The :class:`Assembly` of an already parsed YAML document (see :func:`read_yaml`).
+
+    ``path`` is the file the document stands for: mesh paths are relative to
+    its folder.  Sweeps edit the parsed document and read it with this.
+    """
+    path = Path(path)
     root.mapping("a mapping with 'bodies' (and 'joints')")
     root.check_keys(TOP_KEYS)
     if root.get("format") is not None and root.get("format").string() != FORMAT_VERSION:
@@ -353,7 +362,7 @@ def read_yaml(path, **options) -> Assembly:
                     source_file=str(path))
 
 
-__all__ = ["read_yaml", "write_yaml", "MATERIALS", "LENGTH_UNITS", "MASS_UNITS", "ANGLE_UNITS", "INERTIA_RTOL"]
+__all__ = ["read_yaml", "assembly_from_node", "write_yaml", "MATERIALS", "LENGTH_UNITS", "MASS_UNITS", "ANGLE_UNITS", "INERTIA_RTOL"]
 
 
 # ---------------------------------------------------------------------------

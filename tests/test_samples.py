@@ -18,7 +18,7 @@ from mbcompose.parsers import GROUND, read_assembly
 from mbcompose.parsers.massprops import inertia_problem
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-SAMPLE_FILES = sorted(p for p in SAMPLES.glob("*/*.yaml") if p.name != "pipeline.yaml")
+SAMPLE_FILES = sorted(p for p in SAMPLES.glob("*/*.yaml") if p.name not in ("pipeline.yaml", "sweep.yaml"))
 
 
 def load(name: str):

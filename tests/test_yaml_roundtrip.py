@@ -9,7 +9,7 @@ from mbcompose.parsers import read_assembly
 from mbcompose.parsers.yaml_format import write_yaml
 
 SAMPLES = sorted(Path(__file__).parents[1].glob("samples/*/*.yaml"))
-SAMPLES = [p for p in SAMPLES if p.name != "pipeline.yaml"]
+SAMPLES = [p for p in SAMPLES if p.name not in ("pipeline.yaml", "sweep.yaml")]
 
 
 def same_pose(a, b):

@@ -32,7 +32,7 @@ def retarget(pipeline: Path, tmp_path: Path, **changes) -> Path:
 
 
 def test_every_sample_has_a_pipeline_config():
-    samples = {p.parent.name for p in ROOT.glob("samples/*/*.yaml") if p.name != "pipeline.yaml"}
+    samples = {p.parent.name for p in ROOT.glob("samples/*/*.yaml") if p.name not in ("pipeline.yaml", "sweep.yaml")}
     assert samples == {p.parent.name for p in PIPELINES}
 
 
@@ -84,7 +84,7 @@ def test_a_failed_rerun_keeps_the_previous_complete_outputs(tmp_path):
 
 
 def test_a_batch_reports_each_file_and_goes_on_after_a_bad_one(tmp_path):
-    inputs = [str(p) for p in sorted(ROOT.glob("samples/*/*.yaml")) if p.name != "pipeline.yaml"]
+    inputs = [str(p) for p in sorted(ROOT.glob("samples/*/*.yaml")) if p.name not in ("pipeline.yaml", "sweep.yaml")]
     bad = ROOT / "tests/data/malformed/unknown_body_in_joint.yaml"
     inputs.insert(1, str(bad))
     target = tmp_path / "batch.yaml"

@@ -16,7 +16,7 @@ from mbcompose.graph.system_graph import extended_graph
 import graph_mechanisms as gm
 
 SAMPLES = sorted(p for p in (Path(__file__).resolve().parents[2] / "samples").glob("*/*.yaml")
-                 if p.name != "pipeline.yaml")
+                 if p.name not in ("pipeline.yaml", "sweep.yaml"))
 
 
 def circuit_rows_by_tree_walk(sg, branches, chords):
