@@ -250,8 +250,7 @@ def _run_inputs(config: PipelineConfig, progress: Progress | None,
         return [run_input(config.inputs[0], config, progress, after_stage)]
     from .executors import InlineExecutor, make_executor
 
-    if after_stage is not None:
-        executor = InlineExecutor()
+    executor = InlineExecutor() if after_stage is not None else None
     tasks = [BatchTask(i, path, config, after_stage) for i, path in enumerate(config.inputs)]
     results: list[RunResult | None] = [None] * len(tasks)
     with executor or make_executor(config.executor) as ex:

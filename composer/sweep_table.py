@@ -84,7 +84,7 @@ class SweepTable:
                 for row in self.rows.values():
                     writer.writerow([row.get(c, "") for c in self.columns])
 
-        atomic_write(self.path, write)
+        atomic_write(self.path, write, create_dirs=True)
 
     def done(self, key: str) -> bool:
         """Whether the variant ``key`` needs no new computation: it succeeded, or

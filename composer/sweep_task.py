@@ -124,7 +124,7 @@ def _reference_dynamics(model) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]
 
 
 def _simulation_outputs(composition, cfg) -> dict:
-    from .simulate import constant_torque, run_simulation
+    from .simulate import joint_vector, run_simulation
 
     sim = run_simulation(composition, cfg)
     out = {}
@@ -137,8 +137,7 @@ def _simulation_outputs(composition, cfg) -> dict:
     out["closure_error"] = float(np.max(sim.closure)) if sim.closure is not None else 0.0
     peak = 0.0
     if cfg.torques:
-        torque = constant_torque(composition.model, cfg.torques)
-        peak = max(float(np.max(np.abs(torque(t, q, v)), initial=0.0)) for t, q, v in zip(sim.t, sim.q, sim.v))
+        peak = float(np.max(np.abs(joint_vector(composition.model, cfg.torques, rate=True)), initial=0.0))
     out["peak_torque"] = peak
     return out
 
