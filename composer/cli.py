@@ -645,13 +645,16 @@ def convert(input_file, output, no_lumping, cut_loops, base):
     """Convert INPUT to another format (reader and writer chosen by suffix).
 
     By default the lumped model is written: composites with merged mass
-    properties, every original part kept as a named frame.
+    properties, every original part kept as a named frame.  Meshes are copied
+    (or converted to STL) into an assets/ folder beside OUTPUT and referenced
+    relatively, so the folder can be moved.
     """
     import importlib
     from pathlib import Path
 
-    from mbcompose.composer.outputs import atomic_write, atomic_write_text
-    from mbcompose.parsers.exporters import EXPORTERS
+    from mbcompose.composer.outputs import OutputSet
+    from mbcompose.parsers.exporters import EXPORTERS, ExportError
+    from mbcompose.parsers.exporters.assets import plan_mesh_assets, relocated
     from mbcompose.parsers.yaml_format import write_yaml
 
     out = Path(output)
@@ -662,19 +665,21 @@ def convert(input_file, output, no_lumping, cut_loops, base):
     _check_output_folder(out)
     composition, read = _compose_with_inputs(input_file, lumping=not no_lumping, loops="embed", base=base)
     assembly = composition.lumped
-    if suffix in (".yaml", ".yml"):
-        atomic_write_text(out, write_yaml(assembly, out.parent), inputs=read)
-    else:
-        from mbcompose.parsers.exporters import ExportError
-
-        module, func = EXPORTERS[suffix].split(":")
-        writer = getattr(importlib.import_module(module), func)
-        options = {"cut_loops": True} if cut_loops and suffix == ".urdf" else {}
-        try:
-            atomic_write(out, lambda p: writer(assembly, p, **options), inputs=read)
-        except ExportError as exc:
-            message = str(exc).replace("pass cut_loops=True", "use --cut-loops")
-            raise InputError(f"cannot write {output}: {message}", file=input_file) from None
+    assets = plan_mesh_assets(assembly)
+    with OutputSet(inputs=read, create_dirs=True) as staged:     # the folder exists; assets/ may be created
+        if suffix in (".yaml", ".yml"):
+            staged.add_text(out, write_yaml(relocated(assembly, assets, out.parent), out.parent))
+        else:
+            module, func = EXPORTERS[suffix].split(":")
+            writer = getattr(importlib.import_module(module), func)
+            options = {"cut_loops": True} if cut_loops and suffix == ".urdf" else {}
+            try:
+                staged.add(out, lambda p: writer(assembly, p, mesh_reference=assets.reference, **options))
+            except ExportError as exc:
+                message = str(exc).replace("pass cut_loops=True", "use --cut-loops")
+                raise InputError(f"cannot write {output}: {message}", file=input_file) from None
+        for name, write in assets.writers().items():
+            staged.add(out.parent / name, write)
     click.echo(f"{output}: {plural(len(assembly.bodies), 'body')}, {plural(len(assembly.joints), 'joint')}")
 
 

@@ -85,3 +85,22 @@ def plan_mesh_assets(assembly, folder: str = "assets") -> MeshAssets:
             suffix = p.suffix.lower() if p.suffix.lower() in PORTABLE_MESHES else ".stl"
             names[src] = f"{folder}/{_unique_name(p.stem, suffix, taken)}"
     return MeshAssets(names)
+
+
+def relocated(assembly, assets: MeshAssets, directory):
+    """``assembly`` with every planned mesh file replaced by its copy under ``directory``.
+
+    Writers that make mesh paths relative to their folder (the native YAML
+    model file) then name the copies in ``assets/``.
+    """
+    from dataclasses import replace
+
+    base = Path(directory)
+
+    def moved(g):
+        if g.kind != "mesh" or g.file is None:
+            return g
+        return replace(g, file=str(base / assets.reference(g.file)))
+
+    bodies = tuple(replace(b, geometry=tuple(moved(g) for g in b.geometry)) for b in assembly.bodies)
+    return replace(assembly, bodies=bodies)
