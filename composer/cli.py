@@ -18,7 +18,11 @@ from mbcompose.dynamics.closure import ClosureError
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 
+from .formatting import format_matrix, plural
+
 log = logging.getLogger("mbcompose")
+
+LOG_FORMAT = "%(levelname)s: %(message)s"
 
 
 def _terminate_cleanly_on_sigterm() -> None:
@@ -150,8 +154,38 @@ def main(verbose: bool, quiet: bool, limit_specs):
     the dynamics on the resulting tree.
     """
     _limit_overrides(limit_specs)
+    _set_level(verbose, quiet)
+
+
+def _set_level(verbose: bool, quiet: bool) -> None:
     level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
-    logging.basicConfig(level=level, format="%(levelname)s: %(name)s: %(message)s", stream=sys.stderr)
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(LOG_FORMAT))
+        root.addHandler(handler)
+    root.setLevel(level)
+
+
+def _verbosity_options(command):
+    """``--verbose`` / ``--quiet`` accepted after the subcommand as well as before it."""
+    def flag(name):
+        def set_flag(ctx, param, value):
+            if value:
+                _set_level(name == "verbose", name == "quiet")
+            return value
+        return set_flag
+
+    command = click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=flag("quiet"),
+                           help="Log errors only.")(command)
+    return click.option("-v", "--verbose", is_flag=True, expose_value=False, callback=flag("verbose"),
+                        help="Log progress and debugging details (tracebacks of internal errors).")(command)
+
+
+def _base_option(command):
+    return click.option("--base", type=click.Choice(["fixed", "floating"]), default="fixed", show_default=True,
+                        help="URDF/MJCF root body: welded to ground (fixed) or free to move in space "
+                             "(floating, a 6-dof free joint).")(command)
 
 
 @main.command()
@@ -159,16 +193,19 @@ def main(verbose: bool, quiet: bool, limit_specs):
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
               show_default=True, help="Output format.")
 @click.option("--matrices", is_flag=True, help="Also print the incidence, cut-set and circuit matrices.")
-def inspect(file: str, fmt: str, matrices: bool):
+@_base_option
+@_verbosity_options
+def inspect(file: str, fmt: str, matrices: bool, base: str):
     """Print the bodies, joints, composites, loops and degrees of freedom of FILE.
 
     The tables follow seed 004 (Diaz-Calderon et al.): Table 1 (kinematic
     description, actuated joints marked *), Table 2 (composite bodies) and
-    Table 3 (reduced kinematic description).
+    Table 3 (reduced kinematic description).  A composite body is a group of
+    parts joined by fixed joints, which move as one rigid body.
     """
     from mbcompose.parsers import read_assembly
 
-    assembly = read_assembly(file)
+    assembly = read_assembly(file, **({"base": base} if base != "fixed" else {}))
     from mbcompose.composer import inspect as render
     from mbcompose.graph import analyse
 
@@ -189,13 +226,20 @@ def inspect(file: str, fmt: str, matrices: bool):
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), required=True,
               help="Picture to write (.svg, .png or .pdf); with --stage both, '_extended'/'_reduced' "
-                   "is added before the suffix.")
-@click.option("--stage", type=click.Choice(["extended", "reduced", "both", "sko", "sparsity"]), default="both",
+                   "is added before the suffix (the names written are printed).")
+@click.option("--stage", type=click.Choice(["extended", "reduced", "both", "sko", "sparsity"]), default="extended",
               show_default=True,
-              help="extended / reduced system graph (seed 004 Figs. 3-4), both, the SKO tree the dynamics "
-                   "runs on, or the block sparsity of E_A, A and M (seed 000 Figs. 6-7).")
-def graph_cmd(file: str, output: str, stage: str):
-    """Draw a picture of FILE's mechanism: system graphs, SKO tree or block sparsity."""
+              help="extended system graph (every part, joint and force; seed 004 Fig. 3), reduced graph "
+                   "(one node per composite body; Fig. 4), both, the SKO tree the dynamics runs on, or "
+                   "the block sparsity of E_A, A and M (seed 000 Figs. 6-7).")
+@_base_option
+@_verbosity_options
+def graph_cmd(file: str, output: str, stage: str, base: str):
+    """Draw a picture of FILE's mechanism: system graphs, SKO tree or block sparsity.
+
+    The SKO (spatial operator) tree is the tree of bodies the dynamics
+    recursions run on: closed loops are merged into compound nodes.
+    """
     from pathlib import Path
 
     from mbcompose.composer.pictures import save_picture
@@ -205,29 +249,21 @@ def graph_cmd(file: str, output: str, stage: str):
         raise click.BadParameter(f"unsupported picture format {out.suffix!r} (use .svg, .png or .pdf)",
                                  param_hint="--output")
     _check_output_folder(out)
-    composition, read = _compose_with_inputs(file)
+    composition, read = _compose_with_inputs(file, base=base)
     stages = ("extended", "reduced") if stage == "both" else (stage,)
+    written = []
     for st in stages:
         path = out.with_name(f"{out.stem}_{st}{out.suffix}") if stage == "both" else out
         save_picture(composition, st, path, inputs=read)
-        click.echo(str(path))
+        written.append(str(path))
+    click.echo(f"wrote {', '.join(written)}")
 
 
-def _progress_printer(enabled: bool):
-    """A progress callback drawing one stderr line per task (only on a terminal)."""
-    if not enabled or not sys.stderr.isatty():
-        return None
-    state = {}
+def _progress_bars(enabled: bool):
+    """tqdm bars on stderr (drawn only on a terminal; see :mod:`composer.progress`)."""
+    from mbcompose.composer.progress import ProgressBars
 
-    def update(task: str, fraction: float):
-        pct = int(100 * fraction)
-        if state.get(task) == pct:
-            return
-        state[task] = pct
-        bar = "#" * (pct // 4)
-        click.echo(f"\r{task:>10} [{bar:<25}] {pct:3d}%", err=True, nl=pct >= 100)
-
-    return update
+    return ProgressBars(enabled=enabled)
 
 
 @main.command()
@@ -236,9 +272,10 @@ def _progress_printer(enabled: bool):
               help="Run sweep variants and batch inputs on this Dask scheduler (tcp://HOST:8786).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes for the local executor or a Dask LocalCluster (default: one per core).")
+@_verbosity_options
 @click.pass_context
 def run(ctx, pipeline: str, scheduler: str | None, workers: int | None):
-    """Run the pipeline described by PIPELINE (a YAML file; see docs/pipeline-format.md).
+    """Run the pipeline described by PIPELINE (a YAML file; 'mbcompose docs pipeline' prints its format).
 
     Reads the input(s), analyses them, builds the dynamics model, and writes the
     model file, exports, pictures, simulation and report into the configured
@@ -254,7 +291,8 @@ def run(ctx, pipeline: str, scheduler: str | None, workers: int | None):
     if config.sweep is not None:
         return _run_sweep(config, executor)
     quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
-    results = run_pipeline(config, progress=_progress_printer(not quiet), executor=executor)
+    with _progress_bars(not quiet) as bars:
+        results = run_pipeline(config, progress=bars, executor=executor)
     failed = 0
     if len(results) == 1 and results[0].ok and not quiet:
         from mbcompose.composer.inspect import render_text
@@ -397,7 +435,9 @@ def _vector(model, values, rate: bool, what: str):
 @click.option("--rtol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
 @click.option("--atol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
 @click.option("--no-plot", is_flag=True, help="Do not write the plot PNG.")
-def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, atol, no_plot):
+@_base_option
+@_verbosity_options
+def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, atol, no_plot, base):
     """Simulate FILE from an initial state and write the trajectory.
 
     Columns: ``time``, one per joint coordinate (``name`` or ``name[i]``), the
@@ -417,7 +457,7 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
                                  param_hint="--output")
     _check_simulation_options(duration, samples)
     _check_output_folder(out)
-    composition, read = _compose_with_inputs(file)
+    composition, read = _compose_with_inputs(file, base=base)
     values = {hint: _parse_values(spec, hint) for hint, spec in (("--q0", q0), ("--v0", v0), ("--torque", torque))}
     for hint, rate in (("--q0", False), ("--v0", True), ("--torque", True)):
         _vector(composition.model, values[hint], rate, hint)
@@ -425,9 +465,8 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
                            initial_q=values["--q0"], initial_v=values["--v0"], torques=values["--torque"],
                            format=fmt)
     quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
-    printer = _progress_printer(not quiet)
-    result = run_simulation(composition, cfg, progress=None if printer is None else
-                            (lambda f: printer("simulate", f)))
+    with _progress_bars(not quiet) as bars:
+        result = run_simulation(composition, cfg, progress=lambda f: bars("simulate", f))
     with OutputSet(inputs=read) as staged:
         staged.add(out, lambda p: write_simulation(result, p, fmt))
         if not no_plot:
@@ -435,6 +474,48 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
             staged.add(out.with_suffix(".png"), lambda p: p.write_bytes(png))
     click.echo(f"{output}: {len(result.t)} samples, {len(result.columns)} coordinates, "
                f"relative energy drift {result.energy_drift():.2e}")
+
+
+def _frame_options(file: str, composition, body: str | None, point: str | None):
+    """(tree body name, point in its frame (3,) or None, note) for jacobian / opspace-inertia.
+
+    ``body`` may name a composite (a body of the model) or one of its original
+    parts; a part's point (its own frame) is moved into the composite's frame,
+    whose origin is the composite's tree joint origin, axes those of the assembly
+    at the reference configuration (:mod:`composer.tree`).
+    """
+    import numpy as np
+
+    model = composition.model
+    names = list(getattr(model, "tree_model", model).body_names)
+    parts = {m: c.name for c in composition.analysis.composites for m in c.members}
+    target = body or names[-1]
+    pt = _point(point) if point else None
+    if target in names:
+        return target, pt, ""
+    if target not in parts or parts[target] not in names:
+        raise click.BadParameter(f"unknown body {target!r}{did_you_mean(target, names + list(parts))} "
+                                 f"(bodies: {', '.join(names)})", param_hint="--body")
+    composite = parts[target]
+    origin = next(e.joint.origin for e in composition.tree.edges if e.child == composite)
+    part_pose = composition.assembly.body(target).pose
+    pt = part_pose.apply(np.zeros(3) if pt is None else pt) - np.asarray(origin, float)
+    return composite, pt, f"part {target!r} of composite body {composite!r}, point {np.round(pt, 9).tolist()} " \
+                          f"in the composite's frame"
+
+
+def _opspace_inertia(file, model, q, target, pt, frame, directions, pinv):
+    from mbcompose import dynamics
+
+    try:
+        return dynamics.operational_space_inertia(model, q, [target], None if pt is None else [pt], frame,
+                                                  directions=directions, pseudo_inverse=pinv)
+    except dynamics.RankDeficientTask as exc:
+        raise InputError(f"the operational space inertia of {target!r} does not exist here: {exc} "
+                         f"({plural(model.nv, 'joint freedom')}; choose fewer --directions, e.g. 'linear' or "
+                         f"'x,z', or use --pinv for the pseudo-inverse)", file=file) from None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--directions") from None
 
 
 @main.command("eval")
@@ -445,27 +526,35 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
 @click.option("--v", "v_spec", help="Joint velocities (default: zero).")
 @click.option("--a", "a_spec", help="Joint accelerations for inverse dynamics (default: zero).")
 @click.option("--tau", "tau_spec", help="Joint forces for forward dynamics (default: zero).")
-@click.option("--body", help="Body for jacobian / opspace-inertia (default: the last body).")
+@click.option("--body", help="Body for jacobian / opspace-inertia: a composite body or one of its original "
+                             "parts (default: the last body).")
 @click.option("--point", help="Point on the body, body frame, 'x,y,z' in metres (default: body origin).")
 @click.option("--frame", type=click.Choice(["local", "world"]), default="local", show_default=True,
               help="Axes of jacobian / opspace-inertia: the body's (local) or ground's (world).")
+@click.option("--directions", default="all", show_default=True,
+              help="opspace-inertia task directions: all, linear, angular, or a list of wx,wy,wz,x,y,z "
+                   "(e.g. 'x,z' for a planar 2-dof mechanism).")
+@click.option("--pinv", is_flag=True, help="opspace-inertia at a singular or rank-deficient task: give the "
+                                           "pseudo-inverse instead of an error.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, frame, fmt):
+@_base_option
+@_verbosity_options
+def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, frame, directions, pinv, fmt, base):
     """Evaluate a dynamics quantity of FILE at one state.
 
     mass-matrix M(q); inverse-dynamics tau(q, v, a); forward-dynamics a(q, v, tau);
-    bias forces C(q, v) + g(q); jacobian J (6 x nv, angular rows first) of a body
-    point; opspace-inertia Lambda (6 x 6) of a body point. Closed chains: the
-    loops are closed first (the given independent coordinates kept, dependent
-    ones solved by Newton's method from the given values); results are in the
-    independent coordinates (mass matrix, jacobian) or for all joints (dynamics).
+    bias forces C(q, v) + g(q) (inverse dynamics at zero acceleration); jacobian J
+    (6 x nv, angular rows first) of a body point; opspace-inertia Lambda (the
+    inertia felt at a body point, k x k for the k chosen --directions). Closed
+    chains: the loops are closed first (the given independent coordinates kept,
+    dependent ones solved by Newton's method from the given values); results are
+    in the independent (minimal) coordinates (mass matrix, jacobian) or for all
+    joints (dynamics, zero at the dependent joints for forces).
     """
     import numpy as np
 
     from mbcompose import dynamics
-    from mbcompose.composer.simulate import coordinate_columns
-
-    composition = _compose(file)
+    composition = _compose(file, base=base)
     model = composition.model
     q = _vector(model, _parse_values(q_spec, "--q"), False, "--q")
     v = _vector(model, _parse_values(v_spec, "--v"), True, "--v")
@@ -474,6 +563,7 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
 
         q = embedding.complete_configuration(model, q_guess=q)
         v = embedding.complete_velocity(model, q, v)
+    note = ""
     if quantity == "mass-matrix":
         value = dynamics.mass_matrix(model, q)
     elif quantity == "inverse-dynamics":
@@ -484,36 +574,44 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
     elif quantity == "bias":
         value = dynamics.bias_forces(model, q, v)
     else:
-        names = list(getattr(model, "tree_model", model).body_names)
-        target = body or names[-1]
-        if target not in names:
-            raise click.BadParameter(f"unknown body {target!r}{did_you_mean(target, names)} "
-                                     f"(bodies: {', '.join(names)})", param_hint="--body")
-        pt = _point(point) if point else None
+        target, pt, note = _frame_options(file, composition, body, point)
         if quantity == "jacobian":
             value = dynamics.jacobian(model, q, target, pt, frame)
         else:
-            try:
-                value = dynamics.operational_space_inertia(model, q, [target], None if pt is None else [pt], frame)
-            except np.linalg.LinAlgError:
-                raise InputError(f"the operational space inertia of {target!r} does not exist here: its 6 "
-                                 f"task directions are not independent ({model.nv} joint freedoms)",
-                                 file=file) from None
+            value = _opspace_inertia(file, model, q, target, pt, frame, directions, pinv)
     value = np.asarray(value)
     if not np.all(np.isfinite(value)):
         raise InputError(f"{quantity} is not finite at this state (check the joint values' size)", file=file)
+    _print_value(composition, quantity, np.asarray(value), frame, fmt, note,
+                 dynamics.task_rows(directions) if quantity == "opspace-inertia" else None)
+
+
+def _print_value(composition, quantity, value, frame, fmt, note, rows):
+    import numpy as np
+
+    from mbcompose.composer.simulate import coordinate_columns
+    from mbcompose.dynamics.opspace import TASK_DIRECTIONS
+
+    model = composition.model
     independent = list(getattr(model, "independent", ()))
     columns = independent if independent and quantity in ("mass-matrix", "jacobian") else \
         list(coordinate_columns(model, rate=True) if not independent else model.coordinate_names)
+    if rows is not None:
+        columns = [TASK_DIRECTIONS[r] for r in rows]
+    framed = quantity in ("jacobian", "opspace-inertia")
     if fmt == "json":
-        click.echo(json.dumps({"quantity": quantity, "coordinates": columns,
-                               "frame": frame if quantity in ("jacobian", "opspace-inertia") else None,
-                               "value": value.tolist()}, indent=2))
-    else:
-        with np.printoptions(precision=6, suppress=False, linewidth=120):
-            where = f", {frame} axes" if quantity in ("jacobian", "opspace-inertia") else ""
-            click.echo(f"{quantity} of {composition.assembly.name} (coordinates: {', '.join(columns)}{where})")
-            click.echo(str(value))
+        doc = {"quantity": quantity, "coordinates": columns, "frame": frame if framed else None,
+               "value": value.tolist()}
+        if note:
+            doc["note"] = note
+        click.echo(json.dumps(doc, indent=2))
+        return
+    what = "task directions" if rows is not None else "coordinates"
+    where = f", {frame} axes" if framed else ""
+    click.echo(f"{quantity} of {composition.assembly.name} ({what}: {', '.join(columns)}{where})")
+    if note:
+        click.echo(f"body: {note}")
+    click.echo(format_matrix(value))
 
 
 def _point(spec: str):
@@ -541,17 +639,22 @@ def _point(spec: str):
               help="Output file; its suffix picks the writer: .yaml (native model), .urdf, .sdf, .xml/.mjcf (MJCF).")
 @click.option("--no-lumping", is_flag=True, help="Export every body as it is instead of the composites.")
 @click.option("--cut-loops", is_flag=True, help="URDF only: leave out loop-closing joints instead of refusing.")
-def convert(input_file, output, no_lumping, cut_loops):
+@_base_option
+@_verbosity_options
+def convert(input_file, output, no_lumping, cut_loops, base):
     """Convert INPUT to another format (reader and writer chosen by suffix).
 
     By default the lumped model is written: composites with merged mass
-    properties, every original part kept as a named frame.
+    properties, every original part kept as a named frame.  Meshes are copied
+    (or converted to STL) into an assets/ folder beside OUTPUT and referenced
+    relatively, so the folder can be moved.
     """
     import importlib
     from pathlib import Path
 
-    from mbcompose.composer.outputs import atomic_write, atomic_write_text
-    from mbcompose.parsers.exporters import EXPORTERS
+    from mbcompose.composer.outputs import OutputSet
+    from mbcompose.parsers.exporters import EXPORTERS, ExportError
+    from mbcompose.parsers.exporters.assets import plan_mesh_assets, relocated
     from mbcompose.parsers.yaml_format import write_yaml
 
     out = Path(output)
@@ -560,22 +663,24 @@ def convert(input_file, output, no_lumping, cut_loops):
         raise click.BadParameter(f"no writer for suffix {suffix!r} (use .yaml, "
                                  f"{', '.join(sorted(EXPORTERS))})", param_hint="--output")
     _check_output_folder(out)
-    composition, read = _compose_with_inputs(input_file, lumping=not no_lumping, loops="embed")
+    composition, read = _compose_with_inputs(input_file, lumping=not no_lumping, loops="embed", base=base)
     assembly = composition.lumped
-    if suffix in (".yaml", ".yml"):
-        atomic_write_text(out, write_yaml(assembly, out.parent), inputs=read)
-    else:
-        from mbcompose.parsers.exporters import ExportError
-
-        module, func = EXPORTERS[suffix].split(":")
-        writer = getattr(importlib.import_module(module), func)
-        options = {"cut_loops": True} if cut_loops and suffix == ".urdf" else {}
-        try:
-            atomic_write(out, lambda p: writer(assembly, p, **options), inputs=read)
-        except ExportError as exc:
-            message = str(exc).replace("pass cut_loops=True", "use --cut-loops")
-            raise InputError(f"cannot write {output}: {message}", file=input_file) from None
-    click.echo(f"{output}: {len(assembly.bodies)} bodies, {len(assembly.joints)} joints")
+    assets = plan_mesh_assets(assembly)
+    with OutputSet(inputs=read, create_dirs=True) as staged:     # the folder exists; assets/ may be created
+        if suffix in (".yaml", ".yml"):
+            staged.add_text(out, write_yaml(relocated(assembly, assets, out.parent), out.parent))
+        else:
+            module, func = EXPORTERS[suffix].split(":")
+            writer = getattr(importlib.import_module(module), func)
+            options = {"cut_loops": True} if cut_loops and suffix == ".urdf" else {}
+            try:
+                staged.add(out, lambda p: writer(assembly, p, mesh_reference=assets.reference, **options))
+            except ExportError as exc:
+                message = str(exc).replace("pass cut_loops=True", "use --cut-loops")
+                raise InputError(f"cannot write {output}: {message}", file=input_file) from None
+        for name, write in assets.writers().items():
+            staged.add(out.parent / name, write)
+    click.echo(f"{output}: {plural(len(assembly.bodies), 'body')}, {plural(len(assembly.joints), 'joint')}")
 
 
 def _suggest_choices(group: click.Group) -> None:

@@ -81,30 +81,35 @@ EXPORT_SUFFIXES = {"urdf": ".urdf", "mjcf": ".mjcf.xml", "sdf": ".sdf"}
 
 
 def exports_stage(composition: Composition, formats, directory: Path, stem: str) -> dict[str, Callable]:
-    """Writers of the model file and of each export, keyed by file name.
+    """Writers of the model file, of each export and of their meshes, keyed by file name.
 
     Each value is ``write(path)``; the runner calls it on a staged temporary file.
+    Meshes are copied (or converted) to ``assets/`` and referenced relatively
+    (:mod:`parsers.exporters.assets`), so the output folder can be moved.
     """
     import importlib
 
     from mbcompose.parsers.exporters import EXPORTERS
+    from mbcompose.parsers.exporters.assets import plan_mesh_assets, relocated
     from mbcompose.parsers.yaml_format import write_yaml
 
     lumped = composition.lumped
-    text = write_yaml(lumped, directory)
+    assets = plan_mesh_assets(lumped)
+    text = write_yaml(relocated(lumped, assets, directory), directory)
     files: dict[str, Callable] = {f"{stem}.model.yaml": lambda p: p.write_text(text, encoding="utf-8")}
     for fmt in formats:
         module, func = EXPORTERS[".xml" if fmt == "mjcf" else f".{fmt}"].split(":")
         writer = getattr(importlib.import_module(module), func)
-        files[f"{stem}{EXPORT_SUFFIXES[fmt]}"] = lambda p, w=writer, f=fmt: _export(w, lumped, p, f)
+        files[f"{stem}{EXPORT_SUFFIXES[fmt]}"] = lambda p, w=writer, f=fmt: _export(w, lumped, p, f, assets.reference)
+    files.update(assets.writers())
     return files
 
 
-def _export(writer, assembly, path, fmt: str) -> None:
+def _export(writer, assembly, path, fmt: str, mesh_reference) -> None:
     from mbcompose.parsers.exporters import ExportError
 
     try:
-        writer(assembly, path)
+        writer(assembly, path, mesh_reference=mesh_reference)
     except ExportError as exc:
         raise InputError(f"outputs.exports: cannot write {fmt}: {exc}", file=assembly.source_file) from None
 

@@ -94,10 +94,11 @@ from .jacobians import jacobian as _tree_jacobian
 from .kinematics import (body_poses, body_velocities, center_of_mass, difference, integrate, normalize,
                          random_configuration)
 from .model import BodySpec, SKOModel, build_model
-from .opspace import operational_space_compliance
+from .opspace import RankDeficientTask, inertia_from_compliance, operational_space_compliance, task_rows
 from .opspace import operational_space_inertia as _tree_operational_space_inertia
 from .riccati import ArticulatedBody, articulated_body
-from .rnea import bias_forces, gravity_forces, newton_euler
+from .rnea import bias_forces as _tree_bias_forces
+from .rnea import gravity_forces, newton_euler
 from .rnea import inverse_dynamics as _tree_inverse_dynamics
 from .sensitivity import articulated_body_sensitivity, innovations_factors_sensitivity, mass_matrix_sensitivity
 from .sko import SKOTree, SKOWeights
@@ -176,6 +177,28 @@ def forward_dynamics(model, q, v, tau, f_ext=None):
     return _tree_forward_dynamics(model, q, v, tau, f_ext)
 
 
+def bias_forces(model, q, v, f_ext=None):
+    """Coriolis, centrifugal and gravity forces ``C(q, v) + g(q)``: inverse dynamics with zero acceleration.
+
+    Trees: (nv,) or (B, nv).  Closed chains embedded by :mod:`dynamics.embedding`:
+    ``X* (M a_c + C)`` at the independent coordinates (zero at the dependent ones),
+    where ``a_c`` are the tree accelerations the loop constraints force when the
+    independent accelerations are zero; q closed, v consistent.
+    """
+    kind = _closed_chain_kind(model)
+    if kind == "embedded":
+        if f_ext is not None:
+            raise TypeError("external forces are not supported on closed chains yet")
+        from . import embedding
+
+        def one(m, qi, vi):
+            return embedding.inverse_dynamics(m, qi, vi, np.zeros(m.nv))
+        return _each_configuration(one, model, q, v)
+    if kind == "lagrange":
+        raise TypeError("bias forces of a LagrangeModel are not unique; embed the loops")
+    return _tree_bias_forces(model, q, v, f_ext)
+
+
 def _null_space_basis(em, q) -> np.ndarray:
     """X(q) (nv, n_ind): tree velocities per unit independent velocity (closed q)."""
     from . import embedding
@@ -198,22 +221,28 @@ def jacobian(model, q, body, point=None, frame: str = "local"):
     return _tree_jacobian(model, q, body, point, frame)
 
 
-def operational_space_inertia(model, q, bodies, points=None, frame: str = "local"):
+def operational_space_inertia(model, q, bodies, points=None, frame: str = "local", directions=None,
+                              pseudo_inverse: bool = False):
     """Operational space inertia ``Lambda = (B* Omega B)^-1`` of task frames (seed 002 Eqs. 32-34).
 
-    Closed chains (embedded): ``(J M^-1 J*)^-1`` with J and M in the independent
-    coordinates.  LinAlgError when the task frames are not independent.
+    directions : task rows kept per frame ("all", "linear", "angular" or names such as "x,z";
+        :func:`dynamics.opspace.task_rows`).  At a rank-deficient task (a singular
+        configuration, or more directions than the mechanism moves in) raises
+        :class:`dynamics.opspace.RankDeficientTask` with the rank, or returns the
+        pseudo-inverse when ``pseudo_inverse`` is True.
+    Closed chains (embedded): ``(J M^-1 J*)^-1`` with J and M in the independent coordinates.
     """
     if _closed_chain_kind(model) == "embedded":
         from . import embedding
+        rows = task_rows(directions, len(bodies))
 
         def one(m, qi):
             X = _null_space_basis(m, qi)
             pts = [None] * len(bodies) if points is None else points
-            J = np.vstack([_tree_jacobian(m.tree_model, qi, b, p, frame) @ X for b, p in zip(bodies, pts)])
-            return np.linalg.inv(J @ np.linalg.solve(embedding.mass_matrix(m, qi), J.T))
+            J = np.vstack([_tree_jacobian(m.tree_model, qi, b, p, frame) @ X for b, p in zip(bodies, pts)])[rows]
+            return inertia_from_compliance(J @ np.linalg.solve(embedding.mass_matrix(m, qi), J.T), pseudo_inverse)
         return _each_configuration(one, model, q)
-    return _tree_operational_space_inertia(model, q, bodies, points, frame)
+    return _tree_operational_space_inertia(model, q, bodies, points, frame, directions, pseudo_inverse)
 
 
 def weights(model, q) -> SKOWeights:
@@ -237,6 +266,7 @@ __all__ = [
     "composite_inertia", "articulated_body_quantities", "ArticulatedBody",
     "innovations_factors", "InnovationsFactors", "mass_matrix_inverse", "mass_matrix_det", "mass_matrix_logdet",
     "jacobian", "pick_off", "frame_acceleration", "operational_space_compliance", "operational_space_inertia",
+    "RankDeficientTask", "task_rows",
     "mass_matrix_sensitivity", "articulated_body_sensitivity", "innovations_factors_sensitivity",
     "fixman_potential", "fixman_gradient", "christoffel_symbols", "coriolis_matrix",
     "integrate", "difference", "normalize", "random_configuration", "body_poses", "body_velocities", "center_of_mass",

@@ -26,7 +26,24 @@ from .riccati import ArticulatedBody, articulated_body
 from .sko import SKOWeights
 
 __all__ = ["upsilon", "extended_compliance_sko", "compliance_block", "operational_space_compliance",
-           "operational_space_inertia"]
+           "operational_space_inertia", "TASK_DIRECTIONS", "task_rows", "inertia_from_compliance",
+           "RankDeficientTask"]
+
+#: names of the six rows of a task frame's spatial velocity ``[omega; v]`` (angular first)
+TASK_DIRECTIONS = ("wx", "wy", "wz", "x", "y", "z")
+_DIRECTION_GROUPS = {"all": TASK_DIRECTIONS, "angular": TASK_DIRECTIONS[:3], "linear": TASK_DIRECTIONS[3:]}
+
+
+class RankDeficientTask(np.linalg.LinAlgError):
+    """The task directions are not independent here: ``J M^-1 J*`` has rank < its size.
+
+    Attributes: ``rank`` and ``size`` of the compliance.
+    """
+
+    def __init__(self, rank: int, size: int):
+        super().__init__(f"the {size} task directions have rank {rank} here (a singular configuration, "
+                         f"or more directions than the mechanism can move in)")
+        self.rank, self.size = rank, size
 
 
 def _HtDinvH(w: SKOWeights, ab: ArticulatedBody) -> list:
@@ -103,8 +120,57 @@ def operational_space_compliance(model: SKOModel, q, bodies, points=None, frame:
     return out(L, single)
 
 
-def operational_space_inertia(model: SKOModel, q, bodies, points=None, frame: str = "local"):
+def task_rows(directions, n_frames: int = 1) -> np.ndarray:
+    """Rows of the (6r,) task velocity kept by ``directions``.
+
+    directions : None or "all", "linear", "angular", or a sequence / comma-separated
+        string of names from :data:`TASK_DIRECTIONS` (e.g. "x,z"), applied to every frame.
+    Raises ValueError for an unknown name.
+    """
+    if directions is None:
+        directions = "all"
+    if isinstance(directions, str):
+        names = _DIRECTION_GROUPS.get(directions.strip(), [d.strip() for d in directions.split(",")])
+    else:
+        names = list(directions)
+    unknown = [d for d in names if d not in TASK_DIRECTIONS]
+    if unknown or not names:
+        raise ValueError(f"unknown task direction(s) {', '.join(map(repr, unknown)) or '(none)'}: use all, "
+                         f"linear, angular or names from {', '.join(TASK_DIRECTIONS)}")
+    cols = sorted({TASK_DIRECTIONS.index(d) for d in names})
+    return np.array([6 * f + c for f in range(n_frames) for c in cols], dtype=int)
+
+
+def inertia_from_compliance(C, pseudo_inverse: bool = False, rtol: float = 1e-9):
+    """``Lambda = C^-1`` of a symmetric positive semi-definite compliance C ((n, n) or (B, n, n)).
+
+    The rank of C is the number of eigenvalues above ``rtol`` times the largest.
+    Below full rank, ``pseudo_inverse=True`` gives the Moore-Penrose pseudo-inverse
+    (the inertia felt in the directions the mechanism can move in); otherwise
+    :class:`RankDeficientTask` is raised with the rank (the smallest rank of a batch).
+    """
+    C = np.asarray(C, dtype=float)
+    Cs = 0.5 * (C + np.swapaxes(C, -1, -2))
+    lam, U = np.linalg.eigh(Cs)
+    top = np.max(np.abs(lam), axis=-1, keepdims=True)
+    keep = lam > rtol * np.where(top > 0, top, 1.0)
+    rank = int(np.min(np.sum(keep, axis=-1)))
+    n = C.shape[-1]
+    if rank < n and not pseudo_inverse:
+        raise RankDeficientTask(rank, n)
+    inv = np.where(keep, 1.0 / np.where(keep, lam, 1.0), 0.0)
+    return (U * inv[..., None, :]) @ np.swapaxes(U, -1, -2)
+
+
+def operational_space_inertia(model: SKOModel, q, bodies, points=None, frame: str = "local",
+                              directions=None, pseudo_inverse: bool = False):
     """Operational space inertia ``Lambda = (B* Omega B)^-1`` (seed 002 Eq. 32); see
-    :func:`operational_space_compliance` for the arguments.  Raises LinAlgError when the
-    task frames are not independent (singular compliance)."""
-    return np.linalg.inv(operational_space_compliance(model, q, bodies, points, frame))
+    :func:`operational_space_compliance` for the arguments.
+
+    directions : the task rows kept (:func:`task_rows`): (k r, k r) for k directions per frame.
+    pseudo_inverse : at a rank-deficient task, return the pseudo-inverse instead of raising
+        :class:`RankDeficientTask` (see :func:`inertia_from_compliance`).
+    """
+    C = operational_space_compliance(model, q, bodies, points, frame)
+    rows = task_rows(directions, len(bodies))
+    return inertia_from_compliance(C[..., rows[:, None], rows], pseudo_inverse)

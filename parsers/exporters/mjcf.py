@@ -7,7 +7,8 @@ joint frames and mass properties):
   ``<option gravity>`` from the assembly;
 * the spanning tree from ground (:func:`parsers.exporters.spanning_tree`)
   becomes the nested ``<body>`` tree, each body at its pose relative to its
-  parent, with an ``<inertial pos mass fullinertia>`` (left out when massless);
+  parent, with an ``<inertial pos mass fullinertia>`` (``diaginertia`` when the inertia
+  is diagonal, which admits a point mass; left out when massless);
 * tree joints: revolute, continuous -> ``hinge``; prismatic -> ``slide``;
   spherical -> ``ball``; free -> ``freejoint`` (top-level bodies only); fixed ->
   no joint; universal -> two hinges ``NAME_1``, ``NAME_2`` (axis, then axis2);
@@ -20,7 +21,8 @@ joint frames and mass properties):
   reference body); fixed -> ``weld``; revolute/continuous -> two ``connect`` on
   the axis, at the origin and ``revolute_span`` further along it (they remove
   the five freedoms a hinge removes).  Other loop joints are refused;
-* actuated joints get a ``<motor>`` (gear ratio, force range);
+* actuated joints get a ``<motor>`` (gear ratio, force range), names unique (a motor
+  of a differential transmission that drives two joints gets two actuators);
 * ``frames`` (e.g. the parts of a lumped composite) become ``<site>`` elements.
 * shapes: box, sphere, cylinder, capsule, ellipsoid, mesh (STL/OBJ only:
   MuJoCo reads no other format; others are skipped, logged).
@@ -42,6 +44,7 @@ from mbcompose.dynamics.spatial import matrix_to_quat
 from ..assembly import GROUND, Assembly, Pose
 from ..xmlutil import fmt, write_xml
 from . import ExportError, spanning_tree
+from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +64,172 @@ def _perp(n):
     return u / np.linalg.norm(u)
 
 
-def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0.1, frames=None) -> ET.Element:
+def _children(parent, order) -> dict[str, list[str]]:
+    """Body name -> its tree children (ground included), in tree order."""
+    children: dict[str, list[str]] = {GROUND: []}
+    for n in order:
+        children.setdefault(n, [])
+        children.setdefault(parent[n].joint.reference, []).append(n)
+    return children
+
+
+def _foldable(a: Assembly, parent, children, loop_bodies, name: str) -> bool:
+    """A massless, inertia-free, shapeless body with one moving child, no loop joint, on a moving joint."""
+    b = a.body(name)
+    kids = children[name]
+    return (b.mass.mass == 0 and not np.any(b.mass.inertia) and not b.geometry and len(kids) == 1
+            and name not in loop_bodies
+            and parent[name].joint.type != "fixed" and parent[kids[0]].joint.type != "fixed")
+
+
+def _folded_bodies(a: Assembly, parent, order, chords) -> tuple[dict[str, list[str]], set]:
+    """Intermediate bodies folded into their child: (child -> bodies above it, top first; all folded)."""
+    children = _children(parent, order)
+    loop_bodies = {e for j in chords for e in (j.reference, j.secondary)}
+    folded: dict[str, list[str]] = {}
+    skip: set = set()
+    for n in order:
+        if n in skip:
+            continue
+        chain, cur = [], n
+        while _foldable(a, parent, children, loop_bodies, cur):
+            chain.append(cur)
+            cur = children[cur][0]
+        if chain:
+            skip.update(chain)
+            folded[cur] = chain
+    return folded, skip
+
+
+class _JointWriter:
+    """Writes the MJCF joints of tree joints into bodies; every joint name once."""
+
+    TYPES = {"revolute": "hinge", "continuous": "hinge", "prismatic": "slide", "spherical": "ball"}
+
+    def __init__(self):
+        self.used: set = set()
+
+    def add(self, body_el, jname, jtype, X_world_body: Pose, origin, axis=None):
+        if jname in self.used:
+            raise ExportError(f"joint name {jname!r} used twice in the MJCF export")
+        self.used.add(jname)
+        if jtype == "free":
+            ET.SubElement(body_el, "freejoint", name=jname)
+            return None
+        el = ET.SubElement(body_el, "joint", name=jname, type=jtype)
+        pos = X_world_body.inverse().apply(origin)
+        if np.any(pos != 0):
+            el.set("pos", fmt(pos))
+        if axis is not None:
+            el.set("axis", fmt(X_world_body.rotation.T @ axis))
+        return el
+
+    def write(self, el, j, X_world_body: Pose, top_level: bool) -> None:
+        """The MJCF joint(s) of tree joint ``j`` carried by body element ``el``."""
+        if j.type == "fixed":
+            return
+        if j.type == "free":
+            if not top_level:
+                raise ExportError(f"free joint {j.name!r}: MuJoCo allows free joints only in top-level bodies")
+            self.add(el, j.name, "free", X_world_body, j.origin)
+        elif j.type in self.TYPES:
+            jel = self.add(el, j.name, self.TYPES[j.type], X_world_body, j.origin,
+                           None if j.type == "spherical" else j.axis)
+            lim = j.limits
+            if j.type in ("revolute", "prismatic") and lim.lower is not None and lim.upper is not None:
+                jel.set("range", fmt([lim.lower, lim.upper]))
+            if j.damping:
+                jel.set("damping", fmt(j.damping))
+        elif j.type == "universal":
+            self.add(el, f"{j.name}_1", "hinge", X_world_body, j.origin, j.axis)
+            self.add(el, f"{j.name}_2", "hinge", X_world_body, j.origin,
+                     j.axis2 if j.axis2 is not None else _perp(j.axis))
+        elif j.type == "cylindrical":
+            self.add(el, f"{j.name}_slide", "slide", X_world_body, j.origin, j.axis)
+            self.add(el, f"{j.name}_hinge", "hinge", X_world_body, j.origin, j.axis)
+        elif j.type == "planar":
+            u = _perp(j.axis)
+            self.add(el, f"{j.name}_x", "slide", X_world_body, j.origin, u)
+            self.add(el, f"{j.name}_y", "slide", X_world_body, j.origin, np.cross(j.axis, u))
+            self.add(el, f"{j.name}_rz", "hinge", X_world_body, j.origin, j.axis)
+        else:
+            raise ExportError(f"joint {j.name!r} of type {j.type!r} has no MJCF equivalent")
+
+
+def _inertial(el, body, moving: bool) -> None:
+    mp = body.mass
+    if mp.mass > 0:
+        J = mp.inertia
+        if np.count_nonzero(J - np.diag(np.diag(J))) == 0:
+            # diagonal: MuJoCo accepts zero entries here (a point mass), not in fullinertia
+            ET.SubElement(el, "inertial", pos=fmt(mp.com), mass=fmt(mp.mass), diaginertia=fmt(np.diag(J)))
+        else:
+            ET.SubElement(el, "inertial", pos=fmt(mp.com), mass=fmt(mp.mass),
+                          fullinertia=fmt([J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[0, 2], J[1, 2]]))
+    elif moving:
+        log.warning("MJCF export: body %r moves but has no mass; MuJoCo will refuse it", body.name)
+
+
+def _body_tree(a: Assembly, world, parent, order, chords, geometry: bool, asset, mesh_reference):
+    """The nested ``<body>`` elements; returns (elements, frames, joint writer) by body name."""
+    folded, skip = _folded_bodies(a, parent, order, chords)
+    meshes: dict[tuple, str] = {}
+    elements: dict[str, ET.Element] = {GROUND: world}
+    frame: dict[str, Pose] = {GROUND: Pose()}
+    joints = _JointWriter()
+    for n in order:
+        if n in skip:
+            continue
+        above = folded.get(n, [])
+        pname = parent[above[0] if above else n].joint.reference
+        if pname in skip:
+            raise ExportError(f"internal: parent {pname!r} of {n!r} was folded")
+        body = a.body(n)
+        el = ET.SubElement(elements[pname], "body", name=n)
+        _pose_attrs(el, frame[pname].inverse().compose(body.pose))
+        elements[n], frame[n] = el, body.pose
+        for k in above + [n]:
+            joints.write(el, parent[k].joint, body.pose, pname == GROUND)
+        _inertial(el, body, parent[n].joint.type != "fixed")
+        if geometry:
+            for g in body.geometry:
+                _geom(el, g, asset, meshes, mesh_reference)
+    return elements, frame, joints
+
+
+def _sites(elements, frame, frames) -> None:
+    for body, named in (frames or {}).items():
+        if body not in elements or body == GROUND:
+            raise ExportError(f"frames: unknown or folded body {body!r}")
+        for fname, pose in named:
+            _pose_attrs(ET.SubElement(elements[body], "site", name=fname), frame[body].inverse().compose(pose))
+
+
+def _actuators(root, a: Assembly, written_joints) -> None:
+    """One ``<motor>`` per actuated one-coordinate joint.  Actuator names are unique: a motor
+    that drives several joints (a differential transmission) gets one actuator per joint,
+    named ``MOTOR_JOINT`` after the first."""
+    motors = [j for j in a.joints if j.actuated and j.type in ("revolute", "continuous", "prismatic")
+              and j.name in written_joints]
+    if not motors:
+        return
+    act = ET.SubElement(root, "actuator")
+    used: set = set()
+    for j in motors:
+        name = j.motor.name if j.motor else f"{j.name}_motor"
+        if name in used:
+            name = f"{name}_{j.name}"
+        k = 2
+        while name in used:
+            name, k = f"{name}_{k}", k + 1
+        used.add(name)
+        m = ET.SubElement(act, "motor", name=name, joint=j.name, gear=fmt(j.motor.gear_ratio if j.motor else 1.0))
+        if j.motor and j.motor.max_effort:
+            m.set("forcerange", fmt([-j.motor.max_effort, j.motor.max_effort]))
+
+
+def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0.1, frames=None,
+                 mesh_reference=absolute_reference) -> ET.Element:
     """The ``<mujoco>`` element for ``a`` (see :func:`write_mjcf`)."""
     parent, order, chords = spanning_tree(a)
     if "world" in a.body_names:
@@ -71,127 +239,16 @@ def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0
     ET.SubElement(root, "option", gravity=fmt(a.gravity))
     asset = ET.SubElement(root, "asset")
     world = ET.SubElement(root, "worldbody")
-    children: dict[str, list[str]] = {GROUND: []}
-    for n in order:
-        children.setdefault(n, [])
-        children.setdefault(parent[n].joint.reference, []).append(n)
-    loop_bodies = {e for j in chords for e in (j.reference, j.secondary)}
-    # fold massless, shapeless single-child bodies into their child
-    folded: dict[str, list[str]] = {}       # child -> intermediate bodies above it (top first)
-    skip = set()
-    for n in order:
-        if n in skip:
-            continue
-        chain = []
-        cur = n
-        while True:
-            b = a.body(cur)
-            kids = children[cur]
-            if (b.mass.mass == 0 and not np.any(b.mass.inertia) and not b.geometry and len(kids) == 1 and cur not in loop_bodies
-                    and parent[cur].joint.type != "fixed" and parent[kids[0]].joint.type != "fixed"):
-                chain.append(cur)
-                cur = kids[0]
-            else:
-                break
-        if chain:
-            skip.update(chain)
-            folded[cur] = chain
-    meshes: dict[tuple, str] = {}
-    elements: dict[str, ET.Element] = {GROUND: world}
-    frame: dict[str, Pose] = {GROUND: Pose()}
-    used_joint_names = set()
-
-    def add_joint(body_el, jname, jtype, X_world_body: Pose, origin, axis=None):
-        if jname in used_joint_names:
-            raise ExportError(f"joint name {jname!r} used twice in the MJCF export")
-        used_joint_names.add(jname)
-        if jtype == "free":
-            ET.SubElement(body_el, "freejoint", name=jname)
-            return
-        el = ET.SubElement(body_el, "joint", name=jname, type=jtype)
-        pos = X_world_body.inverse().apply(origin)
-        if np.any(pos != 0):
-            el.set("pos", fmt(pos))
-        if axis is not None:
-            el.set("axis", fmt(X_world_body.rotation.T @ axis))
-        return el
-
-    mj_type = {"revolute": "hinge", "continuous": "hinge", "prismatic": "slide", "spherical": "ball"}
-    for n in order:
-        if n in skip:
-            continue
-        above = folded.get(n, [])
-        top = above[0] if above else n
-        pj = parent[top].joint
-        pname = pj.reference
-        if pname in skip:
-            raise ExportError(f"internal: parent {pname!r} of {n!r} was folded")
-        body = a.body(n)
-        el = ET.SubElement(elements[pname], "body", name=n)
-        _pose_attrs(el, frame[pname].inverse().compose(body.pose))
-        elements[n] = el
-        frame[n] = body.pose
-        for k in above + [n]:
-            j = parent[k].joint
-            if j.type == "fixed":
-                continue
-            if j.type == "free":
-                if pname != GROUND:
-                    raise ExportError(f"free joint {j.name!r}: MuJoCo allows free joints only in top-level bodies")
-                add_joint(el, j.name, "free", body.pose, j.origin)
-            elif j.type in mj_type:
-                jel = add_joint(el, j.name, mj_type[j.type], body.pose, j.origin,
-                                None if j.type == "spherical" else j.axis)
-                lim = j.limits
-                if j.type in ("revolute", "prismatic") and lim.lower is not None and lim.upper is not None:
-                    jel.set("range", fmt([lim.lower, lim.upper]))
-                if j.damping:
-                    jel.set("damping", fmt(j.damping))
-            elif j.type == "universal":
-                add_joint(el, f"{j.name}_1", "hinge", body.pose, j.origin, j.axis)
-                add_joint(el, f"{j.name}_2", "hinge", body.pose, j.origin,
-                          j.axis2 if j.axis2 is not None else _perp(j.axis))
-            elif j.type == "cylindrical":
-                add_joint(el, f"{j.name}_slide", "slide", body.pose, j.origin, j.axis)
-                add_joint(el, f"{j.name}_hinge", "hinge", body.pose, j.origin, j.axis)
-            elif j.type == "planar":
-                u = _perp(j.axis)
-                add_joint(el, f"{j.name}_x", "slide", body.pose, j.origin, u)
-                add_joint(el, f"{j.name}_y", "slide", body.pose, j.origin, np.cross(j.axis, u))
-                add_joint(el, f"{j.name}_rz", "hinge", body.pose, j.origin, j.axis)
-            else:
-                raise ExportError(f"joint {j.name!r} of type {j.type!r} has no MJCF equivalent")
-        mp = body.mass
-        if mp.mass > 0:
-            J = mp.inertia
-            ET.SubElement(el, "inertial", pos=fmt(mp.com), mass=fmt(mp.mass),
-                          fullinertia=fmt([J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[0, 2], J[1, 2]]))
-        elif parent[n].joint.type != "fixed":
-            log.warning("MJCF export: body %r moves but has no mass; MuJoCo will refuse it", n)
-        if geometry:
-            for g in body.geometry:
-                _geom(el, g, asset, meshes)
-    for body, named in (frames or {}).items():
-        if body not in elements or body == GROUND:
-            raise ExportError(f"frames: unknown or folded body {body!r}")
-        for fname, pose in named:
-            _pose_attrs(ET.SubElement(elements[body], "site", name=fname), frame[body].inverse().compose(pose))
+    elements, frame, joints = _body_tree(a, world, parent, order, chords, geometry, asset, mesh_reference)
+    _sites(elements, frame, frames)
     _loops(root, a, chords, revolute_span)
-    motors = [j for j in a.joints if j.actuated and j.type in ("revolute", "continuous", "prismatic")
-              and j.name in used_joint_names]
-    if motors:
-        act = ET.SubElement(root, "actuator")
-        for j in motors:
-            m = ET.SubElement(act, "motor", name=(j.motor.name if j.motor else f"{j.name}_motor"), joint=j.name,
-                              gear=fmt(j.motor.gear_ratio if j.motor else 1.0))
-            if j.motor and j.motor.max_effort:
-                m.set("forcerange", fmt([-j.motor.max_effort, j.motor.max_effort]))
+    _actuators(root, a, joints.used)
     if len(asset) == 0:
         root.remove(asset)
     return root
 
 
-def _geom(body_el, g, asset, meshes):
+def _geom(body_el, g, asset, meshes, mesh_reference=absolute_reference):
     p = g.params
     attrs = {}
     if g.kind == "box":
@@ -211,7 +268,7 @@ def _geom(body_el, g, asset, meshes):
         key = (str(f.resolve()), scale)
         if key not in meshes:
             meshes[key] = f"mesh{len(meshes)}_{f.stem}"
-            ET.SubElement(asset, "mesh", name=meshes[key], file=key[0], scale=fmt(scale))
+            ET.SubElement(asset, "mesh", name=meshes[key], file=mesh_reference(f), scale=fmt(scale))
         attrs = {"type": "mesh", "mesh": meshes[key]}
     else:
         log.warning("MJCF export: shape %s skipped", g.kind)
@@ -249,7 +306,8 @@ def _loops(root, a: Assembly, chords, span: float):
             raise ExportError(f"loop joint {j.name!r} of type {j.type!r} has no MJCF equality equivalent")
 
 
-def write_mjcf(a: Assembly, path, *, geometry: bool = True, revolute_span: float = 0.1, frames=None) -> Path:
+def write_mjcf(a: Assembly, path, *, geometry: bool = True, revolute_span: float = 0.1, frames=None,
+               mesh_reference=absolute_reference) -> Path:
     """Write ``a`` as MJCF (MuJoCo XML) to ``path``.
 
     Parameters
@@ -265,11 +323,15 @@ def write_mjcf(a: Assembly, path, *, geometry: bool = True, revolute_span: float
     frames : mapping body name -> sequence of (frame name, Pose), optional
         Named frames carried by a body (poses in the assembly frame at the
         reference configuration), written as ``<site>`` elements.
+    mesh_reference : callable, mesh file -> text of the ``file`` attribute
+        (default its absolute path; :meth:`parsers.exporters.assets.MeshAssets.reference`
+        for a relative ``assets/`` name).
 
     Returns
     -------
     Path
         The written file.  Raises :class:`ExportError` for joints MJCF cannot express.
     """
-    write_xml(mjcf_element(a, geometry=geometry, revolute_span=revolute_span, frames=frames), path)
+    write_xml(mjcf_element(a, geometry=geometry, revolute_span=revolute_span, frames=frames,
+                           mesh_reference=mesh_reference), path)
     return Path(path)

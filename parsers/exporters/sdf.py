@@ -30,6 +30,7 @@ import numpy as np
 from ..assembly import GROUND, Assembly
 from ..xmlutil import fmt, write_xml
 from . import ExportError, flip, robust_rpy
+from .assets import absolute_reference
 
 SDF_TYPES = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic", "fixed": "fixed",
              "spherical": "ball", "universal": "universal"}
@@ -45,7 +46,7 @@ def _pose(el, pose=None, translation=None, relative_to=None):
         p.text = fmt(np.concatenate([pose.translation, robust_rpy(pose.rotation)]))
 
 
-def _shape(link, g, role, k):
+def _shape(link, g, role, k, mesh_reference=absolute_reference):
     kinds = {"box", "cylinder", "sphere", "capsule", "ellipsoid", "mesh"}
     if g.kind not in kinds:
         return
@@ -64,11 +65,12 @@ def _shape(link, g, role, k):
     elif g.kind == "ellipsoid":
         ET.SubElement(s, "radii").text = fmt(p["radii"])
     else:
-        ET.SubElement(s, "uri").text = str(Path(g.file).resolve())
+        ET.SubElement(s, "uri").text = mesh_reference(g.file)
         ET.SubElement(s, "scale").text = fmt(np.broadcast_to(p.get("scale", 1.0), (3,)))
 
 
-def sdf_element(a: Assembly, *, geometry: bool = True, frames=None) -> ET.Element:
+def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
+                mesh_reference=absolute_reference) -> ET.Element:
     """The ``<sdf>`` element for ``a`` (see :func:`write_sdf`)."""
     sdf = ET.Element("sdf", version="1.8")
     world = ET.SubElement(sdf, "world", name=a.name)
@@ -90,7 +92,7 @@ def sdf_element(a: Assembly, *, geometry: bool = True, frames=None) -> ET.Elemen
             ET.SubElement(it, key).text = fmt(J[r, c])
         if geometry:
             for k, g in enumerate(b.geometry):
-                _shape(link, g, "visual" if g.role == "visual" else "collision", k)
+                _shape(link, g, "visual" if g.role == "visual" else "collision", k, mesh_reference)
     for body, named in (frames or {}).items():
         if body not in a.body_names:
             raise ExportError(f"frames: unknown body {body!r}")
@@ -131,7 +133,8 @@ def sdf_element(a: Assembly, *, geometry: bool = True, frames=None) -> ET.Elemen
     return sdf
 
 
-def write_sdf(a: Assembly, path, *, geometry: bool = True, frames=None) -> Path:
+def write_sdf(a: Assembly, path, *, geometry: bool = True, frames=None,
+              mesh_reference=absolute_reference) -> Path:
     """Write ``a`` as SDFormat 1.8 to ``path`` (every joint kept, loops included).
 
     Parameters
@@ -139,15 +142,17 @@ def write_sdf(a: Assembly, path, *, geometry: bool = True, frames=None) -> Path:
     a : Assembly
     path : str or Path
     geometry : bool
-        Write visual and collision shapes (meshes by absolute path).
+        Write visual and collision shapes.
     frames : mapping body name -> sequence of (frame name, Pose), optional
         Named frames carried by a body (poses in the assembly frame at the
         reference configuration), written as ``<frame attached_to=body>``.
+    mesh_reference : callable, mesh file -> the reference written (default its absolute
+        path; :meth:`parsers.exporters.assets.MeshAssets.reference` for ``assets/NAME``).
 
     Returns
     -------
     Path
         The written file.  Raises :class:`ExportError` for joints SDFormat lacks.
     """
-    write_xml(sdf_element(a, geometry=geometry, frames=frames), path)
+    write_xml(sdf_element(a, geometry=geometry, frames=frames, mesh_reference=mesh_reference), path)
     return Path(path)

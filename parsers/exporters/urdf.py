@@ -33,6 +33,7 @@ import numpy as np
 from ..assembly import GROUND, Assembly, Pose
 from ..xmlutil import fmt, write_xml
 from . import ExportError, loop_description, on_axis, robust_rpy, spanning_tree
+from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ def _origin(parent: ET.Element, pose: Pose):
     ET.SubElement(parent, "origin", xyz=fmt(pose.translation), rpy=fmt(robust_rpy(pose.rotation)))
 
 
-def _shape(parent: ET.Element, g, X_link_body: Pose, role: str) -> bool:
+def _shape(parent: ET.Element, g, X_link_body: Pose, role: str, mesh_reference=absolute_reference) -> bool:
     if g.kind not in ("box", "cylinder", "sphere", "mesh"):
         log.warning("URDF has no %s shape: skipped", g.kind)
         return False
@@ -60,12 +61,13 @@ def _shape(parent: ET.Element, g, X_link_body: Pose, role: str) -> bool:
     elif g.kind == "sphere":
         ET.SubElement(geo, "sphere", radius=fmt(p["radius"]))
     else:
-        ET.SubElement(geo, "mesh", filename=str(Path(g.file).resolve()),
+        ET.SubElement(geo, "mesh", filename=mesh_reference(g.file),
                       scale=fmt(np.broadcast_to(p.get("scale", 1.0), (3,))))
     return True
 
 
-def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True, frames=None) -> ET.Element:
+def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True, frames=None,
+                 mesh_reference=absolute_reference) -> ET.Element:
     """The ``<robot>`` element for ``a`` (see :func:`write_urdf`)."""
     if ROOT in a.body_names:
         raise ExportError(f"body name {ROOT!r} is reserved for ground in URDF exports")
@@ -106,7 +108,7 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
                       iyy=fmt(J[1, 1]), iyz=fmt(J[1, 2]), izz=fmt(J[2, 2]))
         if geometry:
             for g in body.geometry:
-                _shape(link, g, X_link_body, "visual" if g.role == "visual" else "collision")
+                _shape(link, g, X_link_body, "visual" if g.role == "visual" else "collision", mesh_reference)
     sign = {}
     for name in order:
         tj = parent[name]
@@ -158,7 +160,8 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
     return robot
 
 
-def write_urdf(a: Assembly, path, *, cut_loops: bool = False, geometry: bool = True, frames=None) -> Path:
+def write_urdf(a: Assembly, path, *, cut_loops: bool = False, geometry: bool = True, frames=None,
+               mesh_reference=absolute_reference) -> Path:
     """Write ``a`` as URDF to ``path``.
 
     Parameters
@@ -170,11 +173,13 @@ def write_urdf(a: Assembly, path, *, cut_loops: bool = False, geometry: bool = T
     cut_loops : bool
         Leave out loop-closing joints instead of refusing the assembly.
     geometry : bool
-        Write visual and collision shapes (meshes by absolute path).
+        Write visual and collision shapes.
     frames : mapping body name -> sequence of (frame name, Pose), optional
         Named frames carried by a body (e.g. the original parts of a lumped
         composite), poses in the assembly frame at the reference configuration;
         each becomes a massless link welded by a fixed joint ``<name>_frame``.
+    mesh_reference : callable, mesh file -> the reference written (default its absolute
+        path; :meth:`parsers.exporters.assets.MeshAssets.reference` for ``assets/NAME``).
 
     Returns
     -------
@@ -182,6 +187,6 @@ def write_urdf(a: Assembly, path, *, cut_loops: bool = False, geometry: bool = T
         The written file.  Raises :class:`ExportError` when the assembly has a
         loop (without ``cut_loops``) or a joint type URDF lacks.
     """
-    root = urdf_element(a, cut_loops=cut_loops, geometry=geometry, frames=frames)
+    root = urdf_element(a, cut_loops=cut_loops, geometry=geometry, frames=frames, mesh_reference=mesh_reference)
     write_xml(root, path)
     return Path(path)

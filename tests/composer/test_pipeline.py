@@ -41,10 +41,11 @@ def test_each_sample_pipeline_runs_and_writes_its_outputs(pipeline, tmp_path):
     cfg = load_pipeline(retarget(pipeline, tmp_path))
     [result] = run_pipeline(cfg)
     assert result.ok, result.error
-    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    out = tmp_path / "out"
+    names = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     stem = cfg.inputs[0].stem
     assert f"{stem}.report.html" in names and f"{stem}.report.md" in names
-    assert sorted(p.name for p in result.outputs) == names
+    assert sorted(p.relative_to(out).as_posix() for p in result.outputs) == names
     assert not [n for n in names if n.endswith(".part")]
     for fmt, suffix in (("urdf", ".urdf"), ("mjcf", ".mjcf.xml"), ("sdf", ".sdf")):
         assert (f"{stem}{suffix}" in names) == (fmt in cfg.outputs.exports)

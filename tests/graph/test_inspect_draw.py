@@ -122,10 +122,20 @@ def test_cli_inspect_matrices_and_graph_pictures(tmp_path):
     from mbcompose.composer.cli import main
     res = CliRunner().invoke(main, ["inspect", str(SEEKER), "--matrices"])
     assert res.exit_code == 0 and "Cut-set matrix" in res.stdout and "Degrees of freedom: 2" in res.stdout
-    res = CliRunner().invoke(main, ["graph", str(SEEKER), "-o", str(tmp_path / "g.png")])
+    res = CliRunner().invoke(main, ["graph", str(SEEKER), "-o", str(tmp_path / "g.png"), "--stage", "both"])
     assert res.exit_code == 0
     assert (tmp_path / "g_extended.png").stat().st_size > 10_000
     assert (tmp_path / "g_reduced.png").stat().st_size > 10_000
+    assert str(tmp_path / "g_extended.png") in res.stdout and str(tmp_path / "g_reduced.png") in res.stdout
+
+
+def test_cli_graph_writes_the_file_it_was_given(tmp_path):
+    from click.testing import CliRunner
+    from mbcompose.composer.cli import main
+    res = CliRunner().invoke(main, ["graph", str(SEEKER), "-o", str(tmp_path / "x.png")])
+    assert res.exit_code == 0, res.output
+    assert [p.name for p in tmp_path.iterdir()] == ["x.png"]
+    assert (tmp_path / "x.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_cli_inspect_reports_a_loop_that_cannot_close_with_exit_code_2(tmp_path):
