@@ -216,8 +216,11 @@ def inspect(file: str, fmt: str, matrices: bool, base: str):
         click.echo(render.render_markdown(analysis, matrices=matrices), nl=False)
     else:
         click.echo(render.render_text(analysis, matrices=matrices), nl=False)
+    from mbcompose.composer.compose import subject_location
+
     for issue in analysis.errors:
-        click.echo(f"error: {file}: {issue.message}", err=True)
+        where, line = subject_location(issue.subjects, assembly)
+        click.echo(f"error: {InputError(issue.message, file=where or file, line=line)}", err=True)
     if analysis.errors:
         sys.exit(2)
 

@@ -78,7 +78,36 @@ def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,
 
 def _raise_analysis_errors(analysis, assembly: Assembly) -> None:
     for issue in analysis.errors:
-        raise InputError(issue.message, file=assembly.source_file)
+        file, line = subject_location(issue.subjects, assembly)
+        raise InputError(issue.message, file=file, line=line)
+
+
+def subject_location(subjects, assembly: Assembly) -> tuple[str | None, int | None]:
+    """File and line (or None) of the first body or joint among ``subjects`` that knows where it was read."""
+    bodies, joints = set(assembly.body_names), set(assembly.joint_names)
+    for name in subjects:
+        item = assembly.body(name) if name in bodies else assembly.joint(name) if name in joints else None
+        sources = [getattr(item, "source", None), *getattr(item, "sources", {}).values()]
+        for source in sources:
+            if source is not None and source.line is not None:
+                return source.file or assembly.source_file, source.line
+    return assembly.source_file, None
+
+
+def _check_composite_names(names, assembly: Assembly) -> None:
+    """Keys of ``composite_names`` must be bodies; names unique, non-empty and not ground."""
+    from mbcompose.parsers.assembly import GROUND
+    from mbcompose.parsers.errors import did_you_mean
+
+    for key, value in names.items():
+        if key not in assembly.body_names:
+            raise InputError(f"'{key}' is not a body{did_you_mean(key, assembly.body_names)}",
+                             key="options.composite_names")
+        if not isinstance(value, str) or not value or value == GROUND:
+            raise InputError(f"'{key}': composite name must be a non-empty string other than "
+                             f"'{GROUND}', got {value!r}", key="options.composite_names")
+    if len(set(names.values())) != len(names):
+        raise InputError("composite names are not unique", key="options.composite_names")
 
 
 def read_stage(path, options: StageOptions, **reader_options) -> Assembly:
@@ -88,18 +117,36 @@ def read_stage(path, options: StageOptions, **reader_options) -> Assembly:
     return read_assembly(path, **reader_options)
 
 
+def _located(stage):
+    """Decorator: an InputError of ``stage(assembly, ...)`` without a file names the assembly's file."""
+    import functools
+
+    @functools.wraps(stage)
+    def run(assembly, *args, **kwargs):
+        try:
+            return stage(assembly, *args, **kwargs)
+        except InputError as exc:
+            if exc.file is None and not (exc.key or "").startswith("options."):
+                exc.file = assembly.source_file
+            raise
+    return run
+
+
+@_located
 def analyse_stage(assembly: Assembly, options: StageOptions):
     """Stage 2: the graph stage (extended graph, composites, reduction, loops).
 
     Errors of the mechanism (a body not connected to ground, a loop that cannot
     close) are raised as InputError; warnings stay in the analysis.
     """
+    _check_composite_names(options.composite_names, assembly)
     analysis = graph.analyse(assembly, composite_names=dict(options.composite_names) or None,
                              rtol=options.tolerances.rank)
     _raise_analysis_errors(analysis, assembly)
     return analysis
 
 
+@_located
 def model_stage(assembly: Assembly, analysis, options: StageOptions) -> Composition:
     """Stage 3: the SKO tree model, with closed loops handled as ``options.loops`` says."""
     bodies, joints = tree_inputs(assembly, analysis, options.lumping, options.redundant_joints)
@@ -110,8 +157,14 @@ def model_stage(assembly: Assembly, analysis, options: StageOptions) -> Composit
             names = ", ".join(j.name for j in tree.chords)
             raise InputError(f"the mechanism has closed loops (closed by {names}) and loops: error was asked",
                              file=assembly.source_file)
+        from mbcompose.dynamics.closure import ClosureError
+
         from .closed import closed_chain_model
-        model = closed_chain_model(tree, options)
+        try:
+            model = closed_chain_model(tree, options)
+        except ClosureError as exc:
+            file, line = subject_location(exc.joints, assembly)
+            raise InputError(str(exc), file=file, line=line) from None
     return Composition(assembly=assembly, analysis=analysis, tree=tree, model=model,
                        lumped=lumped_assembly(assembly, bodies, joints), options=options)
 

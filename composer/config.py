@@ -35,6 +35,7 @@ Example::
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -242,7 +243,7 @@ def _pipeline(path: Path, root: Node, active: InputLimits) -> PipelineConfig:
         raise root.get("inputs").error("the list of inputs is empty")
     inputs = []
     for n in nodes:
-        p = (path.parent / n.string()).resolve()
+        p = Path(os.path.abspath(path.parent / n.string()))  # a link keeps its own name
         if not p.exists():
             raise n.error(f"input file not found: {n.string()}")
         inputs.append(p)

@@ -61,7 +61,7 @@ import numpy as np
 from mbcompose.dynamics.spatial import axis_angle_to_matrix, quat_to_matrix, rot_x, rot_y, rot_z
 
 from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
-from .errors import InputError
+from .errors import InputError, did_you_mean
 from .massprops import combine, load_mesh, shapes_mass_properties, transform_mass_properties
 from .mjcf_mesh import MESH_INERTIA_MODES, mesh_unit_properties
 from .xmlutil import error, parse_floats, parse_xml
@@ -107,20 +107,39 @@ class _Compiler:
                 raise error(el, f"compiler@inertiafromgeom must be auto, true or false, got {v!r}")
             self.inertiafromgeom = v
         if "inertiagrouprange" in a:
-            g = parse_floats(a["inertiagrouprange"], el, "compiler@inertiagrouprange", 2)
-            self.groups = (int(g[0]), int(g[1]))
+            g = _integers(el, a["inertiagrouprange"], "compiler@inertiagrouprange", 2)
+            self.groups = (g[0], g[1])
         if "fusestatic" in a:
             self.fusestatic = _bool(el, "fusestatic", a["fusestatic"])
         if "autolimits" in a:
             self.autolimits = _bool(el, "autolimits", a["autolimits"])
         for k in ("boundmass", "boundinertia", "settotalmass"):
-            if k in a and float(a[k]) > 0:
+            if k in a and parse_floats(a[k], el, f"compiler@{k}", 1)[0] > 0:
                 raise error(el, f"compiler@{k} is not supported")
         if _bool(el, "balanceinertia", a.get("balanceinertia", "false")):
             raise error(el, "compiler@balanceinertia is not supported")
 
     def angle(self, v):
         return np.deg2rad(v) if self.degree else np.asarray(v, dtype=float)
+
+
+def _integers(el, text: str, what: str, n: int) -> list[int]:
+    """``n`` whitespace-separated integers (MJCF group numbers); InputError otherwise."""
+    values = parse_floats(text, el, what, n)
+    if not all(float(v).is_integer() for v in values):
+        raise error(el, f"{what}: expected {n} integer(s), got {text.strip()[:40]!r}")
+    return [int(v) for v in values]
+
+
+def _check_principal_moments(el, J: np.ndarray) -> None:
+    """Positive semi-definite with A + B >= C for the principal moments, as MuJoCo's compiler demands."""
+    scale = max(1.0, np.abs(J).max())
+    eig = np.linalg.eigvalsh(0.5 * (J + J.T))
+    if eig[0] < -1e-12 * scale:
+        raise error(el, f"<inertial>: inertia is not positive semi-definite ({J.tolist()})")
+    if eig[0] + eig[1] < eig[2] - 1e-12 * scale:
+        raise error(el, "<inertial>: inertia breaks the triangle inequality: principal moments "
+                        f"{eig[0]:.6g} + {eig[1]:.6g} < {eig[2]:.6g}")
 
 
 def _bool(el, name, v):
@@ -257,7 +276,7 @@ class _Reader:
         if cls not in self.defaults:
             if cls == "main":
                 return dict(el.attrib)
-            raise error(el, f"unknown default class {cls!r}")
+            raise error(el, f"unknown default class {cls!r}{did_you_mean(cls, self.defaults)}")
         tag = "joint" if el.tag == "freejoint" else el.tag
         out = dict(self.defaults[cls].get(tag, {}))
         if el.tag == "freejoint":
@@ -304,7 +323,7 @@ class _Reader:
                 a = dict(c.attrib)
                 cc = a.get("childclass", childclass)
                 if cc not in self.defaults and cc != "main":
-                    raise error(c, f"unknown default class {cc!r}")
+                    raise error(c, f"unknown default class {cc!r}{did_you_mean(cc, self.defaults)}")
                 fp = frame_pose.compose(Pose(orientation(c, a, self.comp), _floats(c, a, "pos", 3)
                                              if "pos" in a else np.zeros(3)))
                 self.walk(c, parent_idx, X_parent_frame, cc, fp, out_geoms, static_ok)
@@ -319,7 +338,7 @@ class _Reader:
         a = el.attrib
         cc = a.get("childclass", childclass)
         if cc not in self.defaults and cc != "main":
-            raise error(el, f"unknown default class {cc!r}")
+            raise error(el, f"unknown default class {cc!r}{did_you_mean(cc, self.defaults)}")
         idx = len(self.bodies)
         pos = _floats(el, a, "pos", 3)
         local = frame_pose.compose(Pose(orientation(el, a, self.comp), np.zeros(3) if pos is None else pos))
@@ -335,7 +354,7 @@ class _Reader:
         a = self.attrs(el, childclass)
         gtype = a.get("type", "sphere")
         if gtype not in GEOM_TYPES:
-            raise error(el, f"unknown geom type {gtype!r} (expected one of {', '.join(GEOM_TYPES)})")
+            raise error(el, f"unknown geom type {gtype!r}{did_you_mean(gtype, GEOM_TYPES)} (expected one of {', '.join(GEOM_TYPES)})")
         size = _floats(el, a, "size", (1, 2, 3))
         size = np.zeros(3) if size is None else np.concatenate([size, np.zeros(3 - len(size))])
         R = orientation(el, a, self.comp)
@@ -376,7 +395,7 @@ class _Reader:
             if mname is None:
                 raise error(el, "geom of type 'mesh' needs attribute 'mesh'")
             if mname not in self.meshes:
-                raise error(el, f"unknown mesh {mname!r}")
+                raise error(el, f"unknown mesh {mname!r}{did_you_mean(mname, self.meshes)}")
             file, scale, mode = self.meshes[mname]
             if file is None:
                 raise error(el, f"mesh {mname!r} has no file (inline vertex meshes are not supported)")
@@ -399,7 +418,7 @@ class _Reader:
                 raise error(el, "geom@shellinertia: for mesh geoms, inertia should be specified in the mesh "
                                 "asset (<mesh inertia='shell'>), as MuJoCo requires")
             raise error(el, "geom@shellinertia on primitive geoms is not supported (shells of meshes are)")
-        group = int(float(a.get("group", "0")))
+        group = _integers(el, a.get("group", "0"), "geom@group", 1)[0]
         return {"el": el, "geom": g, "mass": m, "density": rho, "group": group, "type": gtype}
 
     # ---------------------------------------------------------- mass props
@@ -422,6 +441,8 @@ class _Reader:
             rho = gd["mass"] / volume if volume > 0 else 0.0
         else:
             rho = gd["density"]
+        if not (np.isfinite(rho) and np.all(np.isfinite(unit.inertia))):
+            raise error(gd["el"], f"geom's volume ({volume:g} m^3) is too small for its mass")
         return MassProperties(rho * volume, unit.com, rho * unit.inertia)
 
     def mesh_unit_mass(self, gd) -> MassProperties:
@@ -462,8 +483,7 @@ class _Reader:
             J = R @ np.diag(diag) @ R.T
         else:
             raise error(el, "<inertial> needs diaginertia or fullinertia")
-        if np.any(np.linalg.eigvalsh(J) < -1e-12 * max(1.0, np.abs(J).max())):
-            raise error(el, f"<inertial>: inertia is not positive semi-definite ({J.tolist()})")
+        _check_principal_moments(el, J)
         return transform_mass_properties(MassProperties(mass, pos, J), frame_pose)
 
     # ----------------------------------------------------------------- run
@@ -557,7 +577,7 @@ class _Reader:
                 b2 = a.get("body2", "world")
                 for b in (b1, b2):
                     if b != "world" and b not in names:
-                        raise error(c, f"<{c.tag}>: unknown body {b!r}")
+                        raise error(c, f"<{c.tag}>: unknown body {b!r}{did_you_mean(b, names)}")
                 if b1 == b2:
                     raise error(c, f"<{c.tag}> connects body {b1!r} to itself")
                 anchor = _floats(c, a, "anchor", 3)
@@ -610,7 +630,7 @@ class _Reader:
             for k, (jel, a, fpose) in enumerate(jl):
                 jt = "free" if jel.tag == "freejoint" else a.get("type", "hinge")
                 if jt not in JOINT_MAP:
-                    raise error(jel, f"unknown joint type {jt!r} (expected hinge, slide, ball or free)")
+                    raise error(jel, f"unknown joint type {jt!r}{did_you_mean(jt, JOINT_MAP)} (expected hinge, slide, ball or free)")
                 if jt == "free" and b["parent"] != 0:
                     raise error(jel, "free joints are only allowed in top-level bodies")
                 if jt == "free" and len(jl) > 1:

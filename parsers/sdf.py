@@ -51,7 +51,7 @@ import numpy as np
 from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 
 from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
-from .errors import InputError
+from .errors import InputError, did_you_mean
 from .massprops import combine, shape_mass_properties
 from .urdf import resolve_uri
 from .xmlutil import attr_bool, child_text, error, parse_xml, text_bool, text_float, text_floats
@@ -119,7 +119,7 @@ class _Model:
         if name in self.world:
             return self.world[name]
         if name not in self.frames:
-            raise error(at if at is not None else self.el, f"unknown frame {name!r}")
+            raise error(at if at is not None else self.el, f"unknown frame {name!r}{did_you_mean(name, self.frames)}")
         if name in stack:
             raise error(self.frames[name][0], f"the poses form a cycle: {' -> '.join(stack + (name,))}")
         owner, rel, pose, pose_el = self.frames[name]
@@ -244,7 +244,7 @@ def _read_model(m, mpose: Pose, version, file, base_dir, package_dirs, prefix):
                 ends[tag] = ln
                 continue
             if ln not in links:
-                raise error(e, f"joint {name!r}: unknown {tag} link {ln!r}")
+                raise error(e, f"joint {name!r}: unknown {tag} link {ln!r}{did_you_mean(ln, links)}")
             ends[tag] = ln
         if ends["parent"] == ends["child"]:
             raise error(j_el, f"joint {name!r} connects link {ends['child']!r} to itself")

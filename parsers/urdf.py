@@ -65,7 +65,7 @@ import numpy as np
 from mbcompose.dynamics.spatial import rpy_to_matrix
 
 from .assembly import GROUND, Assembly, Body, Coupling, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
-from .errors import InputError
+from .errors import InputError, did_you_mean
 from .massprops import inertia_problem, shapes_mass_properties
 from .xmlutil import attr_float, attr_floats, error, parse_xml, required
 
@@ -276,7 +276,7 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
             raise error(j_el, f"duplicate joint name {name!r} (first at line {joints[name].line})")
         jtype = required(j_el, "type")
         if jtype not in URDF_JOINT_TYPES:
-            raise error(j_el, f"joint {name!r}: unknown joint type {jtype!r} (expected one of "
+            raise error(j_el, f"joint {name!r}: unknown joint type {jtype!r}{did_you_mean(jtype, URDF_JOINT_TYPES)} (expected one of "
                               f"{', '.join(URDF_JOINT_TYPES)})")
         ends = {}
         for tag in ("parent", "child"):
@@ -285,7 +285,7 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
                 raise error(j_el, f"joint {name!r} needs <{tag} link=...>")
             link = required(e, "link")
             if link not in links:
-                raise error(e, f"joint {name!r}: unknown {tag} link {link!r}")
+                raise error(e, f"joint {name!r}: unknown {tag} link {link!r}{did_you_mean(link, links)}")
             ends[tag] = link
         if ends["parent"] == ends["child"]:
             raise error(j_el, f"joint {name!r} connects link {ends['parent']!r} to itself")

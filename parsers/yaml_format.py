@@ -18,7 +18,7 @@ from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 
 from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Frame, Geometry, Joint, Limits,
                        MassProperties, Motor, Pose, Source)
-from .errors import InputError
+from .errors import InputError, did_you_mean
 from .massprops import INERTIA_RTOL, inertia_problem, shapes_mass_properties
 from .yamlutil import Node, load_yaml
 
@@ -55,7 +55,7 @@ class _Units:
                 continue
             name = child.string()
             if name not in table:
-                raise child.error(f"unknown {key} unit '{name}' (expected one of: {', '.join(table)})")
+                raise child.error(f"unknown {key} unit '{name}'{did_you_mean(name, table)} (expected one of: {', '.join(table)})")
             setattr(self, key, table[name])
 
 
@@ -161,7 +161,7 @@ def _density(node: Node, materials: dict[str, float]) -> tuple[float, str]:
     if m is not None:
         name = m.string()
         if name not in materials:
-            raise m.error(f"unknown material '{name}' (known: {', '.join(sorted(materials))})")
+            raise m.error(f"unknown material '{name}'{did_you_mean(name, materials)} (known: {', '.join(sorted(materials))})")
         return materials[name], f"{name} ({materials[name]:g} kg/m^3)"
     raise node.error("mass properties need 'inertial', or 'geometry' with 'density' or 'material'")
 
@@ -238,13 +238,13 @@ def _joint(node: Node, units: _Units, body_names: set[str]) -> Joint:
     type_node = node.require("type")
     jtype = type_node.string()
     if jtype not in JOINT_TYPES:
-        raise type_node.error(f"unknown joint type '{jtype}' (expected one of: {', '.join(JOINT_TYPES)})")
+        raise type_node.error(f"unknown joint type '{jtype}'{did_you_mean(jtype, JOINT_TYPES)} (expected one of: {', '.join(JOINT_TYPES)})")
     ends = {}
     for key in ("reference", "secondary"):
         end_node = node.require(key, "a body name or 'ground'")
         end = end_node.string()
         if end != GROUND and end not in body_names:
-            raise end_node.error(f"unknown body '{end}' in joint '{name}'")
+            raise end_node.error(f"unknown body '{end}'{did_you_mean(end, body_names)} in joint '{name}'")
         ends[key] = end
     if ends["reference"] == ends["secondary"]:
         raise node.error(f"joint '{name}' connects body '{ends['reference']}' to itself")
@@ -300,7 +300,7 @@ def _frame(node: Node, units: _Units, body_names: set[str]) -> Frame:
     body_node = node.require("body")
     body = body_node.string()
     if body not in body_names:
-        raise body_node.error(f"unknown body '{body}' for frame '{node.require('name').string()}'")
+        raise body_node.error(f"unknown body '{body}'{did_you_mean(body, body_names)} for frame '{node.require('name').string()}'")
     return Frame(node.require("name").string(), body, _pose(node.get("pose"), units), _source(node))
 
 

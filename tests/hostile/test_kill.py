@@ -1,0 +1,105 @@
+"""Kill test (issue 14): an interrupted ``mbcompose run`` never leaves a partial output set.
+
+``mbcompose run`` is killed with SIGKILL at 10 moments spread over a run
+(import, reading, model, exports, pictures, simulation, report, commit).
+After each kill the output folder holds exactly the previous complete set
+(every file as a complete run writes it), or no output at all when there was
+none before; hidden ``.part`` files of the killed run may remain, and the next
+run removes them.  SIGTERM and SIGINT clean up at once.
+"""
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PIPELINE = """\
+input: double_pendulum.yaml
+outputs:
+  directory: out
+  exports: [urdf, mjcf, sdf]
+  graphs: [extended, reduced]
+  report: true
+  simulation: {duration: 0.5, samples: 51, initial: {q: {shoulder: 0.5}}}
+"""
+
+
+def _command():
+    return [sys.executable, "-P", "-m", "mbcompose", "-q", "run", "pipeline.yaml"]
+
+
+def _outputs(folder: Path) -> dict[str, str]:
+    if not folder.exists():
+        return {}
+    return {p.name: hashlib.sha1(p.read_bytes()).hexdigest() for p in folder.iterdir() if not p.name.endswith(".part")}
+
+
+def _parts(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".part")) if folder.exists() else []
+
+
+def _run(cwd: Path) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(_command(), cwd=cwd, check=True, capture_output=True, timeout=300)
+    return time.perf_counter() - t0
+
+
+def _interrupted(cwd: Path, after: float, sig: int) -> int:
+    proc = subprocess.Popen(_command(), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(after)
+    proc.send_signal(sig)
+    proc.communicate(timeout=120)
+    return proc.returncode
+
+
+@pytest.fixture()
+def case(tmp_path):
+    (tmp_path / "double_pendulum.yaml").write_text(
+        (ROOT / "samples/double_pendulum/double_pendulum.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE, encoding="utf-8")
+    return tmp_path
+
+
+def _unchanging(outputs: dict[str, str]) -> dict[str, str]:
+    """The outputs whose content does not depend on the run (the report records stage times)."""
+    return {k: v for k, v in outputs.items() if ".report." not in k}
+
+
+@pytest.mark.slow
+def test_sigkill_at_ten_moments_leaves_the_previous_set_or_none(case):
+    out = case / "out"
+    for i in range(4):  # no output before: a killed run leaves none
+        _interrupted(case, 0.3 + 0.6 * i, signal.SIGKILL)
+        assert _outputs(out) == {}, f"kill {i} left partial outputs"
+    seconds = _run(case)
+    complete = _outputs(out)
+    assert len(complete) == 10 and not _parts(out)
+    for i in range(6):  # a complete set before: a killed run leaves it complete
+        _interrupted(case, seconds * (0.3 + 0.15 * i), signal.SIGKILL)
+        now = _outputs(out)
+        assert now.keys() == complete.keys(), f"kill {4 + i}: {sorted(now)}"
+        assert _unchanging(now) == _unchanging(complete)
+    _run(case)
+    assert not _parts(out), "the next run left .part files"
+    assert _outputs(out).keys() == complete.keys()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_and_sigint_clean_up_at_once(case, sig):
+    seconds = _run(case)
+    out = case / "out"
+    for p in out.iterdir():
+        p.unlink()
+    out.rmdir()
+    status = _interrupted(case, 0.7 * seconds, sig)
+    if status == 0:  # the run finished before the signal came: nothing to clean up
+        assert len(_outputs(out)) == 10
+        return
+    assert not out.exists(), sorted(os.listdir(out))
