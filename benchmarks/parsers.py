@@ -1,8 +1,15 @@
-"""Time our URDF reader against Pinocchio's on every example-robot-data URDF.
+"""Time our URDF reader and ``mbcompose.compose`` against Pinocchio's parser on example-robot-data.
 
-Two measurements, each over all the URDF files of example-robot-data's
-``robots/*/urdf/`` that both parsers accept, in the same run:
+Three measurements, each over all the URDF files of example-robot-data's
+``robots/`` (``*/urdf/*.urdf`` and ``*/robots/*.urdf``, 69 files) that both
+parsers accept, in the same run:
 
+0. **compose**: ``mbcompose.compose`` (read, graph stage with composites,
+   reduction and loops, SKO tree model) against ``pinocchio.buildModelFromUrdf``,
+   interleaved file by file, minimum of ``--repeat`` passes; then the same in
+   child processes started with ``OPENBLAS_NUM_THREADS`` (and ``OMP_NUM_THREADS``,
+   ``MKL_NUM_THREADS``) set to 1 and 2, to show that compose does not depend on the
+   number of BLAS threads (``--no-threads`` skips them);
 1. **model**: our ``parsers.urdf.read_urdf`` (tree, inertias, poses; meshes
    resolved and checked to exist, not loaded) against
    ``pinocchio.buildModelFromUrdf`` (kinematic tree and inertias); best of
@@ -14,7 +21,7 @@ Two measurements, each over all the URDF files of example-robot-data's
 
 Usage::
 
-    python benchmarks/parsers.py [--repeat 3] [--no-meshes]
+    python benchmarks/parsers.py [--repeat 3] [--no-meshes] [--no-threads] [--compose-only]
 
 Prints one line per measurement with both totals and the ratio ours/Pinocchio.
 
@@ -39,20 +46,21 @@ import argparse
 import glob
 import logging
 import os
+import subprocess
 import sys
 import sysconfig
 import time
-from pathlib import Path
-
 
 import pinocchio as pin  # noqa: E402
 
+import mbcompose  # noqa: E402
 from mbcompose.parsers import InputError  # noqa: E402
 from mbcompose.parsers.massprops import load_mesh  # noqa: E402
 from mbcompose.parsers.urdf import read_urdf  # noqa: E402
 
 SHARE = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")
-ROBOTS = sorted(glob.glob(os.path.join(SHARE, "example-robot-data", "robots", "*", "urdf", "*.urdf")))
+ROBOTS = sorted(glob.glob(os.path.join(SHARE, "example-robot-data", "robots", "**", "*.urdf"), recursive=True))
+BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def accepted() -> list[str]:
@@ -60,11 +68,43 @@ def accepted() -> list[str]:
     for p in ROBOTS:
         try:
             pin.buildModelFromUrdf(p)
-            read_urdf(p, package_dirs=[SHARE])
+            mbcompose.compose(p, package_dirs=[SHARE])
         except (RuntimeError, ValueError, InputError):
             continue
         out.append(p)
     return out
+
+
+def time_compose(files, repeat):
+    """Best total of ``mbcompose.compose`` and of ``buildModelFromUrdf`` over ``files``, file by file interleaved."""
+    best_ours = best_pin = float("inf")
+    for _ in range(repeat):
+        ours = ref = 0.0
+        for p in files:
+            t0 = time.perf_counter()
+            mbcompose.compose(p, package_dirs=[SHARE])
+            t1 = time.perf_counter()
+            pin.buildModelFromUrdf(p)
+            t2 = time.perf_counter()
+            ours, ref = ours + t1 - t0, ref + t2 - t1
+        best_ours, best_pin = min(best_ours, ours), min(best_pin, ref)
+    return best_ours, best_pin
+
+
+def compose_line(files, repeat, label="") -> str:
+    ours, ref = time_compose(files, repeat)
+    return (f"compose{label:<14s}: ours {ours:8.3f} s   pinocchio.buildModelFromUrdf {ref:8.3f} s   "
+            f"ratio {ours / ref:6.1f}  ({len(files)} files, best of {repeat})")
+
+
+def compose_with_threads(n: int, repeat: int) -> str:
+    """The compose line measured in a child process whose BLAS uses ``n`` threads."""
+    env = {**os.environ, **{v: str(n) for v in BLAS_VARIABLES}}
+    res = subprocess.run([sys.executable, "-P", __file__, "--compose-only", "--repeat", str(repeat),
+                          "--label", f" (BLAS {n} thr)"], env=env, capture_output=True, text=True)
+    if res.returncode != 0:
+        return f"compose (BLAS {n} thr): failed: {res.stderr.strip().splitlines()[-1:]}"
+    return res.stdout.strip().splitlines()[-1]
 
 
 def time_models(files, repeat):
@@ -117,11 +157,21 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-meshes", action="store_true")
+    ap.add_argument("--no-threads", action="store_true", help="skip the runs with 1 and 2 BLAS threads")
+    ap.add_argument("--compose-only", action="store_true", help="only the compose measurement")
+    ap.add_argument("--label", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     logging.disable(logging.WARNING)
     files = accepted()
+    if args.compose_only:
+        print(compose_line(files, args.repeat, args.label))
+        return
     print(f"{len(files)} of {len(ROBOTS)} example-robot-data URDFs accepted by both parsers "
           f"(pinocchio {pin.__version__}, {os.cpu_count()} CPUs)")
+    print(compose_line(files, args.repeat), flush=True)
+    if not args.no_threads:
+        for n in (1, 2):
+            print(compose_with_threads(n, args.repeat), flush=True)
     ours, ref = time_models(files, args.repeat)
     print(f"model only      : ours {ours:8.3f} s   pinocchio.buildModelFromUrdf {ref:8.3f} s   "
           f"ratio {ours / ref:6.1f}  (best of {args.repeat})")

@@ -50,8 +50,15 @@ class Composition:
         return self.analysis.reduced
 
 
+def _joint_or_none(assembly: Assembly, name: str) -> Joint | None:
+    try:
+        return assembly.joint(name)
+    except KeyError:
+        return None
+
+
 def _reduced_joint_as_joint(rj, assembly: Assembly) -> Joint:
-    original = assembly.joint(rj.joints[0]) if rj.joints and rj.joints[0] in assembly.joint_names else None
+    original = _joint_or_none(assembly, rj.joints[0]) if rj.joints else None
     return Joint(name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
                  origin=rj.origin, axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin,
                  actuated=rj.actuated, loop=bool(original and original.loop),

@@ -147,7 +147,8 @@ def _matrix_dict(an: Analysis):
     return {"elements": [{"name": e.name, "kind": e.kind, "tail": e.tail, "head": e.head, "subject": e.subject}
                          for e in an.extended.elements],
             "nodes": list(tm.nodes), "branches": list(tm.branches), "chords": list(tm.chords),
-            "incidence": tm.A.tolist(), "cutset": tm.cutset.tolist(), "circuit": tm.B.tolist(),
+            "incidence": tm.A.toarray().tolist(), "cutset": tm.cutset.toarray().tolist(),
+            "circuit": tm.B.toarray().tolist(),
             "columns": list(tm.columns)}
 
 
@@ -229,7 +230,8 @@ def _text_table(header, rows) -> str:
     return "\n".join(lines)
 
 
-def _matrix_text(name: str, M: np.ndarray, rows, cols) -> str:
+def _matrix_text(name: str, M, rows, cols) -> str:
+    M = M.toarray()
     w = max([len(str(c)) for c in cols] + [2])
     rw = max([len(str(r)) for r in rows] + [1])
     lines = [f"{name} ({M.shape[0]} x {M.shape[1]})",

@@ -23,6 +23,7 @@ reject this earlier) or an invalid ``composite_names`` mapping (ValueError).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Mapping
 
 from mbcompose.parsers.assembly import Assembly
@@ -42,7 +43,6 @@ class Analysis:
 
     assembly : the input.
     extended : extended system graph (seed 004 Fig. 3).
-    matrices : incidence / cut-set / circuit matrices of ``extended`` (Eqs. 1-4).
     fixed_composites : composites over fixed joints (Table 2).
     composites : final composites (locked pairs merged); mass properties in
         the assembly frame at the reference configuration.
@@ -61,7 +61,6 @@ class Analysis:
 
     assembly: Assembly
     extended: SystemGraph
-    matrices: TopologyMatrices
     fixed_composites: tuple[Composite, ...]
     composites: tuple[Composite, ...]
     joints_before: tuple[ReducedJoint, ...]
@@ -95,6 +94,12 @@ class Analysis:
                 return c
         raise KeyError(name)
 
+    @cached_property
+    def matrices(self) -> TopologyMatrices:
+        """Incidence / cut-set / circuit matrices of ``extended`` (Eqs. 1-4, sparse),
+        built on first use: composing a model does not need them."""
+        return topology_matrices(self.extended)
+
     def reduced_matrices(self) -> TopologyMatrices:
         """Topology matrices of the reduced system graph."""
         return topology_matrices(self.reduced)
@@ -123,7 +128,6 @@ def analyse(assembly: Assembly, composite_names: Mapping[str, str] | None = None
         Relative tolerance of numerical ranks (:data:`graph.subspaces.RANK_RTOL`).
     """
     ext = extended_graph(assembly)
-    mats = topology_matrices(ext)
     red = reduce_assembly(assembly, composite_names, rtol, extended=ext)
     la = analyse_loops([c.name for c in red.composites], red.joints, red.length, rtol)
     members = {c.name: c.members for c in red.composites}
@@ -137,6 +141,6 @@ def analyse(assembly: Assembly, composite_names: Mapping[str, str] | None = None
         issues.append(i)
     issues.extend(red.issues)
     issues.sort(key=lambda i: i.severity != ERROR)
-    return Analysis(assembly, ext, mats, red.fixed_composites, red.composites, red.joints_before, red.joints,
+    return Analysis(assembly, ext, red.fixed_composites, red.composites, red.joints_before, red.joints,
                     red.removed, red.pairs, reduced_graph(red.composites, red.joints), la.tree, la.loops, la.dof,
                     tuple(issues), la.dof + la.total_rank, la.total_rank)

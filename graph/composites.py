@@ -122,11 +122,12 @@ def rigid_components(extended: SystemGraph) -> list[list[str]]:
             adj.setdefault(e.tail, set()).add(e.head)
             adj.setdefault(e.head, set()).add(e.tail)
     seen: set[str] = set()
+    everywhere = set(extended.nodes)
     comps = []
     for n in extended.nodes:
         if not n.startswith("com:") or n in seen:
             continue
-        nodes = _dfs(adj, n, set(extended.nodes))
+        nodes = _dfs(adj, n, everywhere)
         seen.update(nodes)
         comps.append([m[4:] for m in nodes if m.startswith("com:")])
     return comps

@@ -20,8 +20,19 @@ Spanning tree: minimum cost (Kruskal), with the element weights of
 body elements and arms are branches wherever possible, then joints; the
 force and driver elements, which parallel a body or joint element, become
 chords.  Ties are broken by element number, so the tree is unique for a
-given numbering.  ``A_T`` is unimodular (a tree's incidence matrix), hence
-every matrix here has integer entries.
+given numbering.
+
+Sparse, and no inverse: every matrix is a ``scipy.sparse`` CSR matrix of
+integers, built in time and memory linear in its number of nonzeros.
+``A_T^-1 A_C`` is never formed by inverting ``A_T``: column c of it is the
+solution x of ``A_T x = a_c`` (``a_c`` = chord c's column of A), and since
+``A_T`` is the incidence matrix of a tree, x is the tree path from the
+chord's tail to its head - ``x_b = +1`` for a branch traversed from its tail
+to its head along that path, ``-1`` for one traversed backwards, 0 off the
+path (the columns then telescope: ``sum_b x_b a_b = e_tail - e_head = a_c``).
+``A_T`` is unimodular, so every entry is an exact integer.  In an extended
+graph the tree of body and arm elements has depth 2, so each path has at
+most 4 branches and all three matrices have O(e) nonzeros.
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
+import scipy.sparse as sp
 from networkx.utils import UnionFind
 
 from mbcompose.parsers.assembly import GROUND
@@ -41,20 +53,24 @@ TREE_WEIGHTS: Mapping[str, float] = {"body": 1.0, "arm": 1.0, "joint": 2.0, "dri
                                      "gravity": 4.0}
 
 
-def incidence_matrix(sg: SystemGraph, reference: str = GROUND) -> tuple[np.ndarray, tuple[str, ...]]:
-    """The reduced incidence matrix ``A`` ((v-1) x e, int) and its row node names.
+def incidence_matrix(sg: SystemGraph, reference: str = GROUND) -> tuple[sp.csr_matrix, tuple[str, ...]]:
+    """The reduced incidence matrix ``A`` ((v-1) x e, sparse int) and its row node names.
 
     Columns follow element order e1..en; rows follow ``sg.nodes`` without ``reference``.
+    An element whose tail and head coincide has a zero column.
     """
     rows = tuple(n for n in sg.nodes if n != reference)
     index = {n: i for i, n in enumerate(rows)}
-    A = np.zeros((len(rows), len(sg.elements)), dtype=int)
+    r, c, v = [], [], []
     for k, e in enumerate(sg.elements):
-        if e.tail in index:
-            A[index[e.tail], k] += 1
-        if e.head in index:
-            A[index[e.head], k] -= 1
-    return A, rows
+        for node, sign in ((e.tail, 1), (e.head, -1)):
+            if node in index:
+                r.append(index[node])
+                c.append(k)
+                v.append(sign)
+    A = sp.coo_matrix((np.array(v, dtype=int), (np.array(r, dtype=int), np.array(c, dtype=int))),
+                      shape=(len(rows), len(sg.elements)))
+    return A.tocsr(), rows  # tocsr sums the two entries of a self-loop to 0
 
 
 def spanning_tree(sg: SystemGraph, weights: Mapping[str, float] | None = None) -> tuple[str, ...]:
@@ -77,55 +93,96 @@ def spanning_tree(sg: SystemGraph, weights: Mapping[str, float] | None = None) -
 
 @dataclass(frozen=True, eq=False)
 class TopologyMatrices:
-    """The matrices of seed 004, Eqs. 1-4, for one spanning tree.
+    """The matrices of seed 004, Eqs. 1-4, for one spanning tree (all ``scipy.sparse`` CSR, int).
 
     branches, chords : element names, in the column order used below.
     nodes : row node names of A (ground left out).
-    A : (v-1, e) int, columns in element order e1..en.
+    A : (v-1, e), columns in element order e1..en.
     A_T, A_C : (v-1, v-1) and (v-1, e-v+1), Eq. 1 (``[A_T A_C]`` is A with its
         columns ordered branches first).
-    cutset : (v-1, e) int, ``[U_T  A_T^-1 A_C]`` in branch-then-chord order, Eq. 2.
-    B_T : (e-v+1, v-1) int, Eq. 4.
-    B : (e-v+1, e) int, ``[B_T  U_C]`` in branch-then-chord order, Eq. 3.
+    cutset : (v-1, e), ``[U_T  A_T^-1 A_C]`` in branch-then-chord order, Eq. 2.
+    B_T : (e-v+1, v-1), Eq. 4.
+    B : (e-v+1, e), ``[B_T  U_C]`` in branch-then-chord order, Eq. 3.
     """
 
     branches: tuple[str, ...]
     chords: tuple[str, ...]
     nodes: tuple[str, ...]
-    A: np.ndarray
-    A_T: np.ndarray
-    A_C: np.ndarray
-    cutset: np.ndarray
-    B_T: np.ndarray
-    B: np.ndarray
+    A: sp.csr_matrix
+    A_T: sp.csr_matrix
+    A_C: sp.csr_matrix
+    cutset: sp.csr_matrix
+    B_T: sp.csr_matrix
+    B: sp.csr_matrix
 
     @property
     def columns(self) -> tuple[str, ...]:
         """Element names of the columns of ``[A_T A_C]``, ``cutset`` and ``B``."""
         return self.branches + self.chords
 
-    def A_ordered(self) -> np.ndarray:
+    def A_ordered(self) -> sp.csr_matrix:
         """``[A_T  A_C]``: A with columns in branch-then-chord order."""
-        return np.hstack([self.A_T, self.A_C])
+        return sp.hstack([self.A_T, self.A_C], format="csr")
 
-    def B_in_element_order(self) -> np.ndarray:
+    def B_in_element_order(self) -> sp.csr_matrix:
         """B with its columns back in element order e1..en (so ``A @ B.T == 0``)."""
-        out = np.zeros_like(self.B)
-        idx = [int(n[1:]) - 1 for n in self.columns]
-        out[:, idx] = self.B
-        return out
+        idx = np.array([int(n[1:]) - 1 for n in self.columns], dtype=int)
+        perm = sp.csr_matrix((np.ones(len(idx), dtype=int), (np.arange(len(idx)), idx)),
+                             shape=(len(idx), len(idx)))
+        return (self.B @ perm).tocsr()
 
 
-def _integer(M: np.ndarray, what: str) -> np.ndarray:
-    R = np.rint(M)
-    if M.size and np.abs(M - R).max() > 1e-9:
-        raise ArithmeticError(f"{what} is not integral; the tree is not a tree")
-    return R.astype(int)
+def _rooted_tree(sg: SystemGraph, branches: tuple[str, ...]):
+    """Parent element, parent node and depth of every node in the tree ``branches``, from ground.
+
+    Returns (up, parent, depth): ``up[n]`` the branch joining node n to its
+    parent, ``parent[n]`` that node, ``depth[n]`` its number of branches to
+    ground.  ValueError when ``branches`` is not a spanning tree.
+    """
+    adjacent: dict[str, list] = {n: [] for n in sg.nodes}
+    for name in branches:
+        e = sg.element(name)
+        adjacent[e.tail].append((e, e.head))
+        adjacent[e.head].append((e, e.tail))
+    up, parent, depth = {GROUND: None}, {GROUND: None}, {GROUND: 0}
+    stack = [GROUND]
+    while stack:
+        n = stack.pop()
+        for e, m in adjacent[n]:
+            if m in depth:
+                if up[n] is not e:
+                    raise ValueError("the given branches do not form a spanning tree (they close a circuit)")
+                continue
+            up[m], parent[m], depth[m] = e, n, depth[n] + 1
+            stack.append(m)
+    if len(depth) != len(sg.nodes):
+        raise ValueError("the given branches do not form a spanning tree (they do not reach every node)")
+    return up, parent, depth
+
+
+def tree_path(tail: str, head: str, up, parent, depth) -> list[tuple[str, int]]:
+    """Branches on the tree path from ``tail`` to ``head``, each with ``+1`` when the
+    path traverses it from its tail to its head, else ``-1`` (see module docstring)."""
+    out_tail, out_head = [], []
+    while tail != head:
+        if depth[tail] >= depth[head]:
+            e = up[tail]
+            out_tail.append((e.name, 1 if e.tail == tail else -1))
+            tail = parent[tail]
+        else:
+            e = up[head]
+            out_head.append((e.name, 1 if e.head == head else -1))
+            head = parent[head]
+    return out_tail + out_head[::-1]
+
+
+def _identity_block(n: int) -> sp.csr_matrix:
+    return sp.identity(n, dtype=int, format="csr")
 
 
 def topology_matrices(sg: SystemGraph, weights: Mapping[str, float] | None = None,
                       branches: tuple[str, ...] | None = None) -> TopologyMatrices:
-    """Incidence, cut-set and circuit matrices (seed 004, Eqs. 1-4).
+    """Incidence, cut-set and circuit matrices (seed 004, Eqs. 1-4), sparse.
 
     Parameters
     ----------
@@ -140,20 +197,25 @@ def topology_matrices(sg: SystemGraph, weights: Mapping[str, float] | None = Non
     A, rows = incidence_matrix(sg)
     if branches is None:
         branches = spanning_tree(sg, weights)
-    names = tuple(e.name for e in sg.elements)
     if len(branches) != len(rows):
         raise ValueError(f"a spanning tree has {len(rows)} branches, got {len(branches)} "
                          "(is the graph connected?)")
+    up, parent, depth = _rooted_tree(sg, tuple(branches))
     bset = set(branches)
-    chords = tuple(n for n in names if n not in bset)
-    col = {n: i for i, n in enumerate(names)}
-    A_T = A[:, [col[n] for n in branches]]
-    A_C = A[:, [col[n] for n in chords]]
-    if len(rows) and abs(np.linalg.det(A_T)) < 0.5:
-        raise ValueError("the given branches do not form a spanning tree (A_T is singular)")
-    A_T_inv = np.linalg.inv(A_T) if len(rows) else np.zeros((0, 0))
-    cut_chords = _integer(A_T_inv @ A_C, "A_T^-1 A_C")
-    cutset = np.hstack([np.eye(len(rows), dtype=int), cut_chords])
-    B_T = _integer(-A_C.T @ A_T_inv.T, "B_T")
-    B = np.hstack([B_T, np.eye(len(chords), dtype=int)])
+    chords = tuple(e.name for e in sg.elements if e.name not in bset)
+    A_T = A[:, [sg.element(n).index for n in branches]].tocsr()
+    A_C = A[:, [sg.element(n).index for n in chords]].tocsr()
+    branch_col = {n: i for i, n in enumerate(branches)}
+    r, c, v = [], [], []
+    for k, name in enumerate(chords):
+        e = sg.element(name)
+        for b, sign in tree_path(e.tail, e.head, up, parent, depth):
+            r.append(branch_col[b])
+            c.append(k)
+            v.append(sign)
+    X = sp.csr_matrix((np.array(v, dtype=int), (np.array(r, dtype=int), np.array(c, dtype=int))),
+                      shape=(len(rows), len(chords)))  # A_T^-1 A_C
+    cutset = sp.hstack([_identity_block(len(rows)), X], format="csr")
+    B_T = (-X.T).tocsr()
+    B = sp.hstack([B_T, _identity_block(len(chords))], format="csr")
     return TopologyMatrices(tuple(branches), chords, rows, A, A_T, A_C, cutset, B_T, B)

@@ -26,6 +26,7 @@ description: type, reference body, secondary body, actuated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Mapping
 
 import numpy as np
@@ -347,23 +348,27 @@ class Assembly:
         object.__setattr__(self, "joints", tuple(self.joints))
         object.__setattr__(self, "frames", tuple(self.frames))
 
+    @cached_property
+    def _bodies_by_name(self) -> dict[str, Body]:
+        return {b.name: b for b in reversed(self.bodies)}  # the first of a name wins
+
+    @cached_property
+    def _joints_by_name(self) -> dict[str, Joint]:
+        return {j.name: j for j in reversed(self.joints)}
+
     def body(self, name: str) -> Body:
-        for b in self.bodies:
-            if b.name == name:
-                return b
-        raise KeyError(name)
+        """The body called ``name`` (KeyError if none); a dict look-up, O(1)."""
+        return self._bodies_by_name[name]
 
     def joint(self, name: str) -> Joint:
-        for j in self.joints:
-            if j.name == name:
-                return j
-        raise KeyError(name)
+        """The joint called ``name`` (KeyError if none); a dict look-up, O(1)."""
+        return self._joints_by_name[name]
 
-    @property
+    @cached_property
     def body_names(self) -> tuple[str, ...]:
         return tuple(b.name for b in self.bodies)
 
-    @property
+    @cached_property
     def joint_names(self) -> tuple[str, ...]:
         return tuple(j.name for j in self.joints)
 
