@@ -224,7 +224,8 @@ def run_batch_input(task: BatchTask) -> RunResult:
     """
     path = task.input
     try:
-        result = run_input(path, task.config, None, task.after_stage)
+        with input_limits.using(task.config.limits):  # limits do not cross process boundaries
+            result = run_input(path, task.config, None, task.after_stage)
         result.stages = [StageRecord(s.name, s.seconds) for s in result.stages]
         return result
     except (InputError, ClosureError) as exc:
@@ -246,11 +247,11 @@ def run_pipeline(config: PipelineConfig, progress: Progress | None = None,
     :class:`RunResult` and the others go on.  Results are in input order.
     """
     with input_limits.using(config.limits):
-        return _run_inputs(config, progress, after_stage)
+        return _run_inputs(config, progress, after_stage, executor)
 
 
 def _run_inputs(config: PipelineConfig, progress: Progress | None,
-                after_stage: Callable[[str], None] | None) -> list[RunResult]:
+                after_stage: Callable[[str], None] | None, executor) -> list[RunResult]:
     if len(config.inputs) == 1:
         return [run_input(config.inputs[0], config, progress, after_stage)]
     from .executors import InlineExecutor, make_executor

@@ -111,7 +111,7 @@ def run_sweep(config, executor=None, on_row: Callable[[dict], None] | None = Non
     variants = sweep.variants()
     digest_in, digest_set = input_hash(config), settings_hash(config)
     keys = [variant_key(v, digest_in, digest_set) for v in variants]
-    table = SweepTable(table_path(config), [p.name for p in sweep.parameters])
+    table = SweepTable(table_path(config), [p.name for p in sweep.parameters], (config.source, *config.inputs))
     result = SweepResult(table.path, keys)
     tasks, seen = [], set()
     for key, values in zip(keys, variants):
@@ -139,9 +139,9 @@ def _compute(tasks, executor, table: SweepTable, result: SweepResult, on_row) ->
             result.computed.append(task.key)
             if row["status"] != "ok":
                 result.failed.append(task.key)
-                log.warning("variant %s failed: %s", task.key, row["error"])
+                log.info("variant %s failed: %s", task.key, row["error"])
             bar.update(1)
-            bar.set_postfix(done=len(result.computed), failed=len(result.failed), refresh=False)
+            bar.set_postfix(done=bar.n, failed=len(result.failed), refresh=False)
             if on_row is not None:
                 on_row(row)
     finally:
@@ -164,6 +164,6 @@ def _finish(config, table: SweepTable, keys: list[str]) -> list[Path]:
         from .sweep_report import render_sweep_html
 
         page = table.path.with_suffix(".html")
-        atomic_write_text(page, render_sweep_html(config, table.records(keys)))
+        atomic_write_text(page, render_sweep_html(config, table.records(keys)), table.inputs)
         written.append(page)
     return written

@@ -21,12 +21,12 @@ negative mass) is reported where it was swept.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, replace
 
 from mbcompose.parsers.assembly import Assembly
 from mbcompose.parsers.errors import InputError
+from mbcompose.parsers.errors import did_you_mean as suggestion
 from mbcompose.parsers.yaml_format import BODY_KEYS, JOINT_KEYS, MASS_UNITS, MATERIALS
 from mbcompose.parsers.yamlutil import Node
 
@@ -66,12 +66,11 @@ class ParamPath:
 
 
 def did_you_mean(name: str, choices) -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``choices``, or the list of choices."""
-    choices = [str(c) for c in choices]
-    close = difflib.get_close_matches(str(name), choices, n=1, cutoff=0.5)
-    if close:
-        return f" (did you mean '{close[0]}'?)"
-    return f" (expected one of: {', '.join(choices)})" if choices else ""
+    """`` (did you mean 'x'?)`` for the closest of ``choices``, else the list of choices."""
+    hint = suggestion(name, choices)
+    if hint or not choices:
+        return hint
+    return f" (expected one of: {', '.join(str(c) for c in choices)})"
 
 
 def split_path(text: str) -> tuple:
@@ -123,7 +122,9 @@ def parse_path(node: Node, document: Node | None) -> ParamPath:
                 raise path.error("'mass' of a body is a number; nothing goes below it")
             return replace(path, target="mass")
         return path
-    _check_nested(path, document, 0)
+    if document.get(tokens[0]) is None and len(tokens) > 1:
+        raise path.error(f"'{tokens[0]}' is not in the input, so it cannot be indexed; sweep '{tokens[0]}' whole")
+    _check_nested(path, document.get(tokens[0]), 1)
     return path
 
 
@@ -166,18 +167,27 @@ def _check_entry_path(path: ParamPath, document: Node) -> None:
     if key == "name":
         raise path.error("names cannot be swept (other entries refer to them)")
     if key != "mass":
-        _check_nested(path, entry, 2)
+        _check_nested(path, entry.get(key), 3)
 
 
-def _check_nested(path: ParamPath, node: Node, i: int) -> None:
-    """Walk tokens[i:] from ``node``: each key must exist or be a known key of its mapping."""
+def _check_nested(path: ParamPath, node: Node | None, i: int) -> None:
+    """Walk tokens[i:] from ``node`` (the value at tokens[i - 1], None if the input leaves it out).
+
+    A key must be in the input or be a known key of its mapping (then it is
+    created); an index must be in range, or address a three-vector the input
+    leaves out (created as zeros).
+    """
     tokens = path.tokens
     for j in range(i, len(tokens)):
-        token = tokens[j]
+        token, parent = tokens[j], str(tokens[j - 1])
         if node is None:
-            if isinstance(token, int) and tokens[j - 1] in ZERO_VECTORS and token < 3 and j == len(tokens) - 1:
-                return
-            raise path.error(f"'{tokens[j - 1]}' is not in the input, so '{token}' below it cannot be set")
+            known = NESTED_KEYS.get(parent, ())
+            creatable = (token in known if isinstance(token, str)
+                         else parent in ZERO_VECTORS and token < 3 and j == len(tokens) - 1)
+            if not creatable:
+                hint = did_you_mean(token, known) if isinstance(token, str) and known else ""
+                raise path.error(f"'{parent}' is not in the input, so '{token}' below it cannot be set{hint}")
+            continue
         if isinstance(token, int):
             items = node.sequence(f"a list to index with [{token}]")
             if token >= len(items):
@@ -185,8 +195,8 @@ def _check_nested(path: ParamPath, node: Node, i: int) -> None:
             node = items[token]
             continue
         if not node.is_mapping():
-            raise path.error(f"'{tokens[j - 1]}' is not a mapping, so it has no key '{token}'")
-        allowed = set(node.mapping()) | set(NESTED_KEYS.get(str(tokens[j - 1]), ()))
+            raise path.error(f"'{parent}' is not a mapping, so it has no key '{token}'")
+        allowed = set(node.mapping()) | set(NESTED_KEYS.get(parent, ()))
         if token not in allowed:
             raise path.error(f"unknown key '{token}'{did_you_mean(token, sorted(allowed))}")
         node = node.get(token)

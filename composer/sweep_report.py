@@ -10,19 +10,14 @@ are not numbers are placed at evenly spaced ticks), and the full table.
 from __future__ import annotations
 
 import base64
-import html
 
 import numpy as np
 
 from .plots import png_bytes
-from .report import STYLE
+from .report import STYLE, _esc
 from .sweep_table import BASE_COLUMNS
 
 MAX_FIGURES = 60
-
-
-def _esc(x) -> str:
-    return html.escape("" if x is None else str(x))
 
 
 def _numeric(values) -> bool:
@@ -61,11 +56,15 @@ def output_figure(records, output: str, parameters: list[str]):
     return fig
 
 
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return f'<td class="num">{value:.6g}</td>'
+    return f"<td>{_esc('' if value is None else value)}</td>"
+
+
 def _table(records, columns) -> str:
     head = "".join(f"<th>{_esc(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(
-        f'<td class="num">{r[c]:.6g}</td>' if isinstance(r[c], float) else f"<td>{_esc(r[c])}</td>"
-        for c in columns) + "</tr>" for r in records)
+    body = "".join("<tr>" + "".join(_cell(r[c]) for c in columns) + "</tr>" for r in records)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 

@@ -53,11 +53,14 @@ def typed(text: str):
 class SweepTable:
     """A sweep's CSV table (see module docstring).
 
-    path : the CSV file.  parameters : parameter column names, in order.
+    path : the CSV file (its folder is created if missing).  parameters :
+    parameter column names, in order.  inputs : files that must never be
+    overwritten (the sweep's input and pipeline file).
     """
 
-    def __init__(self, path, parameters):
+    def __init__(self, path, parameters, inputs=()):
         self.path = Path(path)
+        self.inputs = tuple(inputs)
         self.columns = list(BASE_COLUMNS) + [p for p in parameters if p not in BASE_COLUMNS]
         self.rows: dict[str, dict[str, str]] = {}
         if self.path.exists():
@@ -84,7 +87,7 @@ class SweepTable:
                 for row in self.rows.values():
                     writer.writerow([row.get(c, "") for c in self.columns])
 
-        atomic_write(self.path, write, create_dirs=True)
+        atomic_write(self.path, write, self.inputs, create_dirs=True)
 
     def done(self, key: str) -> bool:
         """Whether the variant ``key`` needs no new computation: it succeeded, or
@@ -127,5 +130,5 @@ class SweepTable:
             numeric = all(v is None or isinstance(v, (int, float)) for v in values)
             columns[c] = ([math.nan if v is None else float(v) for v in values] if numeric and c != "key"
                           else [None if v is None else str(v) for v in values])
-        atomic_write(path, lambda tmp: pq.write_table(pa.table(columns), tmp))
+        atomic_write(path, lambda tmp: pq.write_table(pa.table(columns), tmp), self.inputs)
         return True

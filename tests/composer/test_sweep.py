@@ -16,8 +16,10 @@ import pytest
 import yaml
 from sweep_helpers import ROOT, edited_seeker, grid_3x3, reference_outputs, write_sweep
 
+import mbcompose
 from mbcompose.composer.config import load_pipeline
 from mbcompose.composer.executors import InlineExecutor, LocalExecutor
+from mbcompose.composer.simulate import simulate
 from mbcompose.composer.sweep import run_sweep, table_path
 from mbcompose.parsers.errors import InputError
 
@@ -125,6 +127,8 @@ def test_a_negative_mass_is_a_failed_row_with_the_clean_error_and_the_others_com
     ("materials.aluminum_x.density", "did you mean 'aluminum'?"),
     ("bodie.camera.mass", "did you mean 'bodies'?"),
     ("joints.pitch_a..origin", "malformed parameter path"),
+    ("joints.pitch_b.motr.max_effort", "did you mean 'motor'?"),
+    ("joints.pitch_b.motor.max_efort", "did you mean 'max_effort'?"),
 ])
 def test_a_mistyped_parameter_path_is_an_input_error_with_a_suggestion(tmp_path, path, expected):
     target = write_sweep(tmp_path, [{"path": path, "values": [1.0]}])
@@ -192,8 +196,8 @@ def test_parquet_table_when_pyarrow_is_installed(tmp_path):
 
 
 def test_the_local_executor_replaces_a_killed_worker_and_completes_every_row(tmp_path):
-    simulation = {"duration": 1.0, "samples": 11, "rtol": 1e-8, "atol": 1e-8,
-                  "initial": {"q": {"pitch_a": 0.2}}}
+    simulation = {"duration": 1.0, "samples": 11, "rtol": 1e-10, "atol": 1e-10,
+                  "initial": {"q": {"pitch_a": 0.2}}, "torques": {"pitch_a": 0.002}}
     config = load_pipeline(write_sweep(tmp_path, grid_3x3(), simulation=simulation))
     executor, killed = LocalExecutor(2), []
 
@@ -208,3 +212,13 @@ def test_the_local_executor_replaces_a_killed_worker_and_completes_every_row(tmp
     rows = read_rows(result.table)
     assert killed and sorted(rows) == sorted(result.keys)
     assert {r["status"] for r in rows.values()} == {"ok"}
+    assert {float(r["peak_torque"]) for r in rows.values()} == {0.002}
+    # the simulation metrics of one variant against simulating the edited file on its own
+    row = next(r for r in rows.values() if (r["bodies.camera.mass"], r["pitch_offset"]) == ("0.3", "-6.0"))
+    model = mbcompose.compose(edited_seeker(tmp_path, 0.3, -6.0)).model
+    q0, tau = model.neutral(), np.zeros(model.nv)
+    q0[model.q_slice("pitch_a")], tau[model.v_slice("pitch_a")] = 0.2, 0.002
+    sim = simulate(model, q0, np.zeros(model.nv), 1.0, 11, torque=lambda t, q, v: tau, rtol=1e-10, atol=1e-10)
+    for i, name in enumerate(sim.columns):
+        assert float(row[f"final_q[{name}]"]) == pytest.approx(sim.q[-1, i], abs=1e-8)
+        assert float(row[f"final_v[{name}]"]) == pytest.approx(sim.v[-1, i], abs=1e-8)
