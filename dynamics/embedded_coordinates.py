@@ -203,6 +203,17 @@ def complete_velocity(em: "EmbeddedModel", q, v_ind) -> np.ndarray:
 
 
 
+def _planar_chord(n, R_ab, p_ab, w_rel, v_rel):
+    """(x, y, theta) and (vx, vy, omega) of a planar chord, as a tree planar joint would have
+    them (:mod:`dynamics.joints`): in-plane position along (e1, e2) of ``J_a``, the angle
+    about the normal, the in-plane velocity along the *moving* frame's e1, e2."""
+    e1, e2 = J.plane_basis(n)
+    Re1 = R_ab @ e1
+    qc = [e1 @ p_ab, e2 @ p_ab, np.arctan2(e2 @ Re1, e1 @ Re1)]
+    vc = None if w_rel is None else [Re1 @ v_rel, (R_ab @ e2) @ v_rel, n @ w_rel]
+    return qc, vc
+
+
 def chord_coordinates(em: "EmbeddedModel", q, v=None) -> dict:
     """Coordinates (and rates) of the chord joints, which are not tree coordinates.
 
@@ -211,7 +222,7 @@ def chord_coordinates(em: "EmbeddedModel", q, v=None) -> dict:
     configuration): revolute/continuous the angle about the axis, prismatic the
     displacement along it, cylindrical (angle, displacement), spherical the
     quaternion ``[w, x, y, z]`` of ``R_ab`` (rates: angular velocity in ``J_b`` axes,
-    like a tree spherical joint), fixed none.
+    like a tree spherical joint), planar (x, y, theta) (:func:`_planar_chord`), fixed none.
 
     Parameters
     ----------
@@ -242,6 +253,8 @@ def chord_coordinates(em: "EmbeddedModel", q, v=None) -> dict:
         elif c.type == "spherical":
             qc = matrix_to_quat(R_ab)
             vc = None if w_rel is None else R_ab.T @ w_rel
+        elif c.type == "planar":
+            qc, vc = _planar_chord(u, R_ab, p_ab, w_rel, v_rel)
         elif c.type == "fixed":
             qc, vc = [], None if w_rel is None else []
         else:
