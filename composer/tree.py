@@ -14,8 +14,8 @@ revolute or prismatic joint's coordinate is then the angle or displacement
 about ``Joint.axis`` exactly as declared, which is what URDF, SDF and MJCF
 mean too.
 
-Spanning tree: :func:`parsers.topology.spanning_tree` (breadth first from
-ground, loop-closure joints last).  A one-axis joint traversed backwards has its
+Spanning tree: :func:`parsers.topology.tree_edges` (breadth first from
+ground, loop-closure joints last; :func:`dynamics.topology.spanning_tree`).  A one-axis joint traversed backwards has its
 axis negated, so its coordinate keeps its meaning; a multi-axis joint
 (universal, spherical, planar, free) cannot be reversed without changing its
 coordinates, so that case is an input error that says which joint to flip.
@@ -31,8 +31,7 @@ import numpy as np
 from mbcompose import dynamics
 from mbcompose.parsers.assembly import GROUND, Joint, MassProperties
 from mbcompose.parsers.errors import InputError
-from mbcompose.parsers.topology import TreeEdge
-from mbcompose.parsers.topology import spanning_tree as tree_of_joints
+from mbcompose.parsers.topology import TreeEdge, tree_edges
 
 REVERSIBLE = frozenset({"fixed", "revolute", "continuous", "prismatic", "cylindrical"})
 
@@ -63,10 +62,10 @@ class TreeModel:
     bodies: dict
 
 
-def spanning_tree(body_names: Sequence[str], joints: Sequence[Joint]) -> tuple[list[TreeEdge], list[Joint]]:
-    """The tree of :func:`parsers.topology.spanning_tree` as input errors: (edges, chords)."""
+def _tree_edges(body_names: Sequence[str], joints: Sequence[Joint]) -> tuple[list[TreeEdge], list[Joint]]:
+    """The tree of :func:`parsers.topology.tree_edges` with input errors: (edges, chords)."""
     try:
-        edges, chords, missing = tree_of_joints(body_names, joints)
+        edges, chords, missing = tree_edges(body_names, joints)
     except KeyError as exc:
         raise InputError(exc.args[0]) from None
     if missing:
@@ -96,7 +95,7 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
     gravity : (3,) m/s^2 in the assembly frame.
     """
     by_name = {b.name: b for b in bodies}
-    edges, chords = spanning_tree([b.name for b in bodies], joints)
+    edges, chords = _tree_edges([b.name for b in bodies], joints)
     index = {e.child: k for k, e in enumerate(edges)}
     origin = {e.child: np.array(e.joint.origin) for e in edges}
     specs = []

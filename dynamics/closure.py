@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import topology
 from .model import SKOModel
 
 __all__ = ["Chord", "ClosureError", "ChordRows", "chord_rows", "ChordSet", "chord_set", "ChordTerms",
@@ -284,14 +285,6 @@ def _motion(kin: Kinematics, body: int, x):
     return w, kin.v[body] + w_r, wd, kin.ad[body] + _c3(wd, r) + _c3(w, w_r)
 
 
-def _path(parent, k):
-    out = set()
-    while k >= 0:
-        out.add(int(k))
-        k = parent[k]
-    return out
-
-
 @dataclass(frozen=True, eq=False)
 class ChordSet:
     """The constraint rows of several chords, stacked chord after chord (position rows first).
@@ -327,6 +320,7 @@ def chord_set(model: SKOModel, chords) -> ChordSet:
     """Precompute the stacked rows of ``chords`` (see :class:`ChordSet`)."""
     chords = tuple(chords)
     n = model.n_bodies
+    parent = model.parent.tolist()
     body = np.repeat(np.arange(n), model.tree.nv_node)
     p_rows, p_chord, N_p, r_rows, r_chord, U_r, N_r = [], [], [], [], [], [], []
     offsets = [0]
@@ -343,7 +337,7 @@ def chord_set(model: SKOModel, chords) -> ChordSet:
         U_r += list(rows.U_r)
         N_r += list(rows.N_r)
         offsets.append(o + rows.n)
-        pa, pb = _path(model.parent, c.body_a), _path(model.parent, c.body_b)
+        pa, pb = (set(topology.path_to_root(parent, int(b))) for b in (c.body_a, c.body_b))
         signs[i] = [(int(k) in pb) - (int(k) in pa) for k in body]
     ground = lambda b: n if b < 0 else int(b)
     arr = lambda x, shape: np.array(x, float).reshape(shape)

@@ -214,7 +214,7 @@ def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=Non
     """
     chords = tuple(chords)
     m = tree_model
-    sets = loop_sets(m.parent, [(c.body_a, c.body_b) for c in chords])
+    sets = loop_sets(m.parent.tolist(), [(c.body_a, c.body_b) for c in chords])
     agg = aggregate_tree(m.tree, sets)
     q_ref = m.neutral() if q_ref is None else np.asarray(q_ref, float)
     names = coordinate_names(m)

@@ -89,4 +89,4 @@ __all__ = ["EmbeddedModel", "EmbeddedLoop", "EmbeddedState", "ConstraintForces",
 def loop_sets(parent, chords) -> list[frozenset]:
     """Disjoint compound-node body sets for the loops closed by ``chords`` (seed 000 5.3), on a
     parent array with ground as the root -1 (:func:`dynamics.topology.loop_sets`)."""
-    return topology.loop_sets(parent, [(c.body_a, c.body_b) for c in chords])
+    return topology.loop_sets([int(p) for p in parent], [(c.body_a, c.body_b) for c in chords])

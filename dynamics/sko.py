@@ -70,6 +70,8 @@ from functools import cached_property
 
 import numpy as np
 
+from . import topology
+
 __all__ = ["SKOTree", "SKOWeights", "topological_order", "mul"]
 
 
@@ -188,14 +190,8 @@ class SKOTree:
     @cached_property
     def ancestors_list(self) -> tuple[tuple[int, ...], ...]:
         """``ancestors_list[k]``: strict ancestors of k, nearest first."""
-        out = []
-        for k in range(self.n_nodes):
-            a, p = [], self.parent[k]
-            while p >= 0:
-                a.append(int(p))
-                p = self.parent[p]
-            out.append(tuple(a))
-        return tuple(out)
+        parent = self.parent.tolist()
+        return tuple(tuple(topology.ancestors(parent, k)) for k in range(self.n_nodes))
 
     def ancestors(self, k: int) -> tuple[int, ...]:
         """Strict ancestors of node k, nearest first."""
@@ -216,12 +212,7 @@ class SKOTree:
 
     def common_ancestor(self, i: int, j: int) -> int:
         """Nearest common ancestor-or-self of nodes i and j, -1 if none."""
-        ai = (i,) + self.ancestors_list[i]
-        aj = set((j,) + self.ancestors_list[j])
-        for a in ai:
-            if a in aj:
-                return a
-        return -1
+        return topology.lowest_common_ancestor(self.parent.tolist(), (int(i), int(j)))
 
     @cached_property
     def depth(self) -> np.ndarray:

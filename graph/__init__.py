@@ -19,10 +19,10 @@ from .analysis import Analysis, analyse, reduced_graph
 from .composites import Composite, find_composites
 from .issues import Issue
 from .loops import Loop
-from .matrices import TopologyMatrices, incidence_matrix, spanning_tree, topology_matrices
+from .matrices import TopologyMatrices, incidence_matrix, minimum_spanning_tree, topology_matrices
 from .reduce import ReducedJoint, RemovedJoint
 from .system_graph import Element, SystemGraph, build_system_graph, extended_graph
 
 __all__ = ["Analysis", "Composite", "Element", "Issue", "Loop", "ReducedJoint", "RemovedJoint", "SystemGraph",
            "TopologyMatrices", "analyse", "build_system_graph", "extended_graph", "find_composites",
-           "incidence_matrix", "reduced_graph", "spanning_tree", "topology_matrices"]
+           "incidence_matrix", "reduced_graph", "minimum_spanning_tree", "topology_matrices"]

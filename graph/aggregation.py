@@ -93,6 +93,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from mbcompose.dynamics import topology
+
 logger = logging.getLogger(__name__)
 
 __all__ = [
@@ -110,6 +112,7 @@ __all__ = [
     "loop_aggregation_nodes",
     "loop_aggregation_sets",
     "lowest_common_ancestor",
+    "parent_map",
     "parent_of",
     "partition",
     "path_induced_subgraph",
@@ -149,18 +152,24 @@ def parent_of(tree: nx.DiGraph, node: Hashable) -> Hashable | None:
     return preds[0] if preds else None
 
 
+def parent_map(tree: nx.DiGraph) -> dict:
+    """``{child: parent}`` of a tree digraph (the root has no entry), for :mod:`dynamics.topology`."""
+    return {v: u for u, v in tree.edges}
+
+
+def _root(tree: nx.DiGraph) -> Hashable:
+    return next(n for n, d in tree.in_degree() if d == 0)
+
+
 def ancestors_or_self(tree: nx.DiGraph, node: Hashable) -> list:
-    """``[node, parent(node), ..., root]``: the path from ``node`` up to the root."""
-    out = [node]
-    p = parent_of(tree, node)
-    while p is not None:
-        out.append(p)
-        p = parent_of(tree, p)
-    return out
+    """``[node, parent(node), ..., root]``: the path from ``node`` up to the root
+    (:func:`dynamics.topology.path_to_root`)."""
+    return topology.path_to_root(parent_map(tree), node, _root(tree))
 
 
 def lowest_common_ancestor(tree: nx.DiGraph, nodes: Iterable[Hashable]) -> Hashable:
-    """The deepest node that is an ancestor-or-self of every node in ``nodes``.
+    """The deepest node that is an ancestor-or-self of every node in ``nodes``
+    (:func:`dynamics.topology.lowest_common_ancestor`).
 
     Parameters
     ----------
@@ -169,34 +178,13 @@ def lowest_common_ancestor(tree: nx.DiGraph, nodes: Iterable[Hashable]) -> Hasha
     nodes : iterable of Hashable
         Non-empty set of nodes of ``tree``.
     """
-    nodes = list(nodes)
-    if not nodes:
-        raise ValueError("the lowest common ancestor of an empty set is undefined")
-    chain = ancestors_or_self(tree, nodes[0])
-    depth_of = {n: i for i, n in enumerate(chain)}
-    best = 0
-    for k in nodes[1:]:
-        a = k
-        while a not in depth_of:
-            a = parent_of(tree, a)
-        best = max(best, depth_of[a])
-    return chain[best]
+    return topology.lowest_common_ancestor(parent_map(tree), nodes, _root(tree))
 
 
 def tree_path(tree: nx.DiGraph, u: Hashable, v: Hashable) -> list:
-    """The nodes of the (undirected) tree path ``u ... lca(u, v) ... v``, in that order."""
-    lca = lowest_common_ancestor(tree, (u, v))
-    up = []
-    a = u
-    while a != lca:
-        up.append(a)
-        a = parent_of(tree, a)
-    down = []
-    a = v
-    while a != lca:
-        down.append(a)
-        a = parent_of(tree, a)
-    return up + [lca] + down[::-1]
+    """The nodes of the (undirected) tree path ``u ... lca(u, v) ... v``, in that order
+    (:func:`dynamics.topology.tree_path`)."""
+    return topology.tree_path(parent_map(tree), u, v, _root(tree))
 
 
 def canonical_order(tree: nx.DiGraph) -> list:
@@ -447,15 +435,7 @@ def aggregation_subgraph(tree: nx.DiGraph, sub) -> nx.DiGraph:
     S = _node_set(tree, sub)
     if not S:
         raise ValueError("the aggregation subgraph of an empty subgraph is undefined")
-    lca = lowest_common_ancestor(tree, S)
-    U = {lca}
-    for s in S:
-        a = s
-        while a not in U:
-            U.add(a)
-            a = parent_of(tree, a)
-    if lca not in S:
-        U.discard(lca)
+    U = topology.aggregation_set(parent_map(tree), S, _root(tree))
     return nx.DiGraph(tree.subgraph(U))
 
 
@@ -686,9 +666,7 @@ def loop_aggregation_nodes(tree: nx.DiGraph, u: Hashable, v: Hashable) -> frozen
         raise ValueError(f"chord end not in the tree: {u!r}, {v!r}")
     if u == v:
         raise ValueError("a chord joining a node to itself closes no loop")
-    path = tree_path(tree, u, v)
-    lca = lowest_common_ancestor(tree, (u, v))
-    return frozenset(path) - {lca}
+    return topology.loop_set(parent_map(tree), u, v, _root(tree))
 
 
 def loop_aggregation_sets(tree: nx.DiGraph, chords: Iterable[tuple[Hashable, Hashable]]) -> list[frozenset]:
@@ -712,17 +690,7 @@ def loop_aggregation_sets(tree: nx.DiGraph, chords: Iterable[tuple[Hashable, Has
     list of frozenset
         Pairwise disjoint node sets, in the order of the first chord each contains.
     """
-    sets = [loop_aggregation_nodes(tree, u, v) for u, v in chords]
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(sets)):
-            for j in range(i + 1, len(sets)):
-                if sets[i] & sets[j]:
-                    sets[i] = frozenset(aggregation_subgraph(tree, sets[i] | sets[j]).nodes)
-                    del sets[j]
-                    merged = True
-                    break
-            if merged:
-                break
-    return sets
+    chords = list(chords)
+    for u, v in chords:
+        loop_aggregation_nodes(tree, u, v)
+    return topology.loop_sets(parent_map(tree), chords, _root(tree))

@@ -44,6 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 from networkx.utils import UnionFind
 
+from mbcompose.dynamics import topology
 from mbcompose.parsers.assembly import GROUND
 
 from .system_graph import SystemGraph
@@ -73,8 +74,8 @@ def incidence_matrix(sg: SystemGraph, reference: str = GROUND) -> tuple[sp.csr_m
     return A.tocsr(), rows  # tocsr sums the two entries of a self-loop to 0
 
 
-def spanning_tree(sg: SystemGraph, weights: Mapping[str, float] | None = None) -> tuple[str, ...]:
-    """Names of the branches of the minimum cost spanning tree (Kruskal).
+def minimum_spanning_tree(sg: SystemGraph, weights: Mapping[str, float] | None = None) -> tuple[str, ...]:
+    """Names of the branches of the minimum cost spanning tree (Kruskal, with networkx's union-find).
 
     weights : element kind -> weight (default :data:`TREE_WEIGHTS`); ties are
     broken by element number.  For a disconnected graph the result is a
@@ -160,20 +161,15 @@ def _rooted_tree(sg: SystemGraph, branches: tuple[str, ...]):
     return up, parent, depth
 
 
-def tree_path(tail: str, head: str, up, parent, depth) -> list[tuple[str, int]]:
-    """Branches on the tree path from ``tail`` to ``head``, each with ``+1`` when the
-    path traverses it from its tail to its head, else ``-1`` (see module docstring)."""
-    out_tail, out_head = [], []
-    while tail != head:
-        if depth[tail] >= depth[head]:
-            e = up[tail]
-            out_tail.append((e.name, 1 if e.tail == tail else -1))
-            tail = parent[tail]
-        else:
-            e = up[head]
-            out_head.append((e.name, 1 if e.head == head else -1))
-            head = parent[head]
-    return out_tail + out_head[::-1]
+def tree_path(tail: str, head: str, up, parent) -> list[tuple[str, int]]:
+    """Branches on the tree path from ``tail`` to ``head`` (:func:`dynamics.topology.tree_path`), each
+    with ``+1`` when the path traverses it from its tail to its head, else ``-1`` (see module docstring)."""
+    nodes = topology.tree_path(parent, tail, head, GROUND)
+    out = []
+    for a, b in zip(nodes, nodes[1:]):
+        e = up[a] if parent[a] == b else up[b]
+        out.append((e.name, 1 if e.tail == a else -1))
+    return out
 
 
 def _identity_block(n: int) -> sp.csr_matrix:
@@ -196,11 +192,11 @@ def topology_matrices(sg: SystemGraph, weights: Mapping[str, float] | None = Non
     """
     A, rows = incidence_matrix(sg)
     if branches is None:
-        branches = spanning_tree(sg, weights)
+        branches = minimum_spanning_tree(sg, weights)
     if len(branches) != len(rows):
         raise ValueError(f"a spanning tree has {len(rows)} branches, got {len(branches)} "
                          "(is the graph connected?)")
-    up, parent, depth = _rooted_tree(sg, tuple(branches))
+    up, parent, _ = _rooted_tree(sg, tuple(branches))
     bset = set(branches)
     chords = tuple(e.name for e in sg.elements if e.name not in bset)
     A_T = A[:, [sg.element(n).index for n in branches]].tocsr()
@@ -209,7 +205,7 @@ def topology_matrices(sg: SystemGraph, weights: Mapping[str, float] | None = Non
     r, c, v = [], [], []
     for k, name in enumerate(chords):
         e = sg.element(name)
-        for b, sign in tree_path(e.tail, e.head, up, parent, depth):
+        for b, sign in tree_path(e.tail, e.head, up, parent):
             r.append(branch_col[b])
             c.append(k)
             v.append(sign)

@@ -17,7 +17,7 @@ Formats differ in what they can say about closed loops:
 
 The spanning tree (seed 004: the tree T of the joint graph; its chords close
 the loops) is grown from ground through joints not marked ``loop``
-first (:func:`spanning_tree`); a tree joint met from its secondary side is
+first (:func:`export_tree`); a tree joint met from its secondary side is
 flipped (reference and secondary swapped, axes negated so that the coordinate
 keeps its sign).
 
@@ -34,7 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from ..assembly import GROUND, Assembly, Joint
-from ..topology import spanning_tree as tree_of_joints
+from mbcompose.dynamics import topology
+
+from ..topology import tree_edges
 
 
 class ExportError(ValueError):
@@ -78,8 +80,8 @@ def flip(j: Joint) -> Joint:
     return replace(j, **kw)
 
 
-def spanning_tree(a: Assembly) -> tuple[dict[str, TreeJoint], list[str], list[Joint]]:
-    """Spanning tree of the joint graph rooted at ground (:func:`parsers.topology.spanning_tree`).
+def export_tree(a: Assembly) -> tuple[dict[str, TreeJoint], list[str], list[Joint]]:
+    """Spanning tree of the joint graph rooted at ground (:func:`parsers.topology.tree_edges`).
 
     Returns
     -------
@@ -91,7 +93,7 @@ def spanning_tree(a: Assembly) -> tuple[dict[str, TreeJoint], list[str], list[Jo
     Raises ExportError when a body is not connected to ground.
     """
     try:
-        edges, chords, missing = tree_of_joints([b.name for b in a.bodies], a.joints)
+        edges, chords, missing = tree_edges([b.name for b in a.bodies], a.joints)
     except KeyError as exc:
         raise ExportError(exc.args[0]) from None
     if missing:
@@ -101,16 +103,9 @@ def spanning_tree(a: Assembly) -> tuple[dict[str, TreeJoint], list[str], list[Jo
 
 
 def tree_path(parent: dict[str, TreeJoint], a: str, b: str) -> list[str]:
-    """Body names along the tree from ``a`` to ``b`` (ground included where passed)."""
-    def up(n):
-        out = [n]
-        while n != GROUND:
-            n = parent[n].joint.reference
-            out.append(n)
-        return out
-    pa, pb = up(a), up(b)
-    common = next(n for n in pa if n in pb)
-    return pa[:pa.index(common) + 1] + list(reversed(pb[:pb.index(common)]))
+    """Body names along the tree from ``a`` to ``b`` (ground included where passed;
+    :func:`dynamics.topology.tree_path`)."""
+    return topology.tree_path({child: tj.joint.reference for child, tj in parent.items()}, a, b, GROUND)
 
 
 def loop_description(parent, j: Joint) -> str:
@@ -162,4 +157,4 @@ def export(assembly: Assembly, path, **options) -> Path:
 
 
 __all__ = ["EXPORTERS", "ExportError", "TreeJoint", "export", "flip", "loop_description", "on_axis",
-           "robust_rpy", "spanning_tree", "tree_path"]
+           "robust_rpy", "export_tree", "tree_path"]

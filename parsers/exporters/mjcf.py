@@ -5,7 +5,7 @@ joint frames and mass properties):
 
 * ``<compiler angle="radian" inertiafromgeom="false" autolimits="true">``;
   ``<option gravity>`` from the assembly;
-* the spanning tree from ground (:func:`parsers.exporters.spanning_tree`)
+* the spanning tree from ground (:func:`parsers.exporters.export_tree`)
   becomes the nested ``<body>`` tree, each body at its pose relative to its
   parent, with an ``<inertial pos mass fullinertia>`` (``diaginertia`` when the inertia
   is diagonal, which admits a point mass; left out when massless);
@@ -43,7 +43,7 @@ from mbcompose.dynamics.spatial import matrix_to_quat
 
 from ..assembly import GROUND, Assembly, Pose
 from ..xmlutil import fmt, write_xml
-from . import ExportError, spanning_tree
+from . import ExportError, export_tree
 from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
@@ -231,7 +231,7 @@ def _actuators(root, a: Assembly, written_joints) -> None:
 def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0.1, frames=None,
                  mesh_reference=absolute_reference) -> ET.Element:
     """The ``<mujoco>`` element for ``a`` (see :func:`write_mjcf`)."""
-    parent, order, chords = spanning_tree(a)
+    parent, order, chords = export_tree(a)
     if "world" in a.body_names:
         raise ExportError("body name 'world' is reserved in MJCF")
     root = ET.Element("mujoco", model=a.name)

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..assembly import GROUND, Assembly, Pose
 from ..xmlutil import fmt, write_xml
-from . import ExportError, loop_description, on_axis, robust_rpy, spanning_tree
+from . import ExportError, export_tree, loop_description, on_axis, robust_rpy
 from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
     """The ``<robot>`` element for ``a`` (see :func:`write_urdf`)."""
     if ROOT in a.body_names:
         raise ExportError(f"body name {ROOT!r} is reserved for ground in URDF exports")
-    parent, order, chords = spanning_tree(a)
+    parent, order, chords = export_tree(a)
     robot = ET.Element("robot", name=a.name)
     if chords:
         if not cut_loops:
