@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from mbcompose.dynamics.tolerances import GRAPH_RANK_RTOL, SIMULATION_CLOSURE_TOL
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.limits import InputLimits
@@ -57,10 +58,11 @@ INTEGRATORS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 @dataclass(frozen=True)
 class Tolerances:
     """rank: relative tolerance of the graph stage's rank decisions;
-    closure: loop-closure error accepted by Newton's method (m, rad)."""
+    closure: loop-closure error accepted by Newton's method in simulations (m, rad).
+    Defaults and meaning: :mod:`dynamics.tolerances`."""
 
-    rank: float = 1e-6
-    closure: float = 1e-12
+    rank: float = GRAPH_RANK_RTOL
+    closure: float = SIMULATION_CLOSURE_TOL
 
 
 @dataclass(frozen=True)

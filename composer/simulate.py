@@ -22,6 +22,7 @@ from scipy.integrate import solve_ivp
 from mbcompose import dynamics
 from mbcompose.dynamics.kinematics import normalize
 from mbcompose.dynamics.rates import configuration_rate
+from mbcompose.dynamics.tolerances import SIMULATION_CLOSURE_TOL
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +160,7 @@ def _closed_chain_rhs(em, torque, duration, progress, tol):
 
 def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torque=None, method: str = "DOP853",
                           rtol: float = 1e-10, atol: float = 1e-10, progress=None,
-                          closure_tol: float = 1e-12) -> SimulationResult:
+                          closure_tol: float = SIMULATION_CLOSURE_TOL) -> SimulationResult:
     """Integrate a constraint-embedded closed chain (see :func:`_closed_chain_rhs`).
 
     q0 is closed first (its independent coordinates kept); v0's independent
@@ -246,7 +247,7 @@ def derived_joint_columns(composition, result: "SimulationResult") -> "Simulatio
 def simulate(model, q0, v0, duration: float, samples: int = 201,
              torque: Callable[[float, np.ndarray, np.ndarray], np.ndarray] | None = None,
              method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10,
-             progress: Callable[[float], None] | None = None, closure_tol: float = 1e-12) -> SimulationResult:
+             progress: Callable[[float], None] | None = None, closure_tol: float = SIMULATION_CLOSURE_TOL) -> SimulationResult:
     """Integrate the tree model from (q0, v0) for ``duration`` seconds.
 
     torque : f(t, q, v) -> (nv,) joint forces; zero when None.

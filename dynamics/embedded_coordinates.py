@@ -26,7 +26,7 @@ from .closure import chord_set_terms, kinematics, relative_motion
 from .embedded_state import check_closed, dependent_inverse, embedded_state, loop_closure
 from .kinematics import integrate
 from .spatial import matrix_to_quat
-from .tolerances import CLOSURE_TOL, NEWTON_MAX_ITER, RCOND_MIN, SINGULAR_FLOOR
+from .tolerances import CLOSURE_TOL, NEWTON_MAX_ITER, NEWTON_MAX_STEP, RCOND_MIN, SINGULAR_FLOOR
 
 if TYPE_CHECKING:
     from .embedded_model import EmbeddedModel
@@ -91,7 +91,7 @@ def complete_configuration(em: "EmbeddedModel", q_guess=None, q_ind=None, tol: f
                                "dependent coordinates to close it", em)
             dv = np.zeros(m.nv)
             dv[lp.v_idx[lp.dep]] = -lu.solve(e[lp.rows])
-            if not np.all(np.isfinite(dv)) or np.max(np.abs(dv)) > 1e6:
+            if not np.all(np.isfinite(dv)) or np.max(np.abs(dv)) > NEWTON_MAX_STEP:
                 raise lp.error("Newton's method diverged: the loop cannot close here", em)
             q = integrate(m, q, dv)
     return q

@@ -25,7 +25,7 @@ from .embedded_coordinates import complete_configuration
 from .embedded_state import select_columns
 from .model import SKOModel
 from .sko import SKOTree
-from .tolerances import RANK_RTOL, SINGULAR_FLOOR
+from .tolerances import CLOSURE_RANK_RTOL, SINGULAR_FLOOR
 from .topology import loop_sets
 
 logger = logging.getLogger(__name__)
@@ -140,10 +140,10 @@ class EmbeddedModel:
 
 
 def _independent_rows(G) -> tuple[int, np.ndarray]:
-    """(r, rows): the numerical rank of G (relative :data:`RANK_RTOL`) and r independent rows of it,
+    """(r, rows): the numerical rank of G (relative :data:`CLOSURE_RANK_RTOL`) and r independent rows of it,
     increasing (QR with column pivoting of ``G^T``)."""
     sv = np.linalg.svd(G, compute_uv=False) if G.size else np.zeros(0)
-    r = int(np.sum(sv > RANK_RTOL * max(sv[0], SINGULAR_FLOOR))) if len(sv) else 0
+    r = int(np.sum(sv > CLOSURE_RANK_RTOL * max(sv[0], SINGULAR_FLOOR))) if len(sv) else 0
     rows = np.sort(sla.qr(G.T, mode="economic", pivoting=True)[2][:r]) if r else np.zeros(0, dtype=int)
     return r, rows
 

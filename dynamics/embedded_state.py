@@ -24,7 +24,8 @@ from ._batch import node_list, prepare
 from .aggregated import aggregated_velocity_terms, aggregated_weights
 from .closure import chord_set_terms, kinematics
 from .sko import SKOWeights
-from .tolerances import CLOSURE_CHECK_FACTOR, CLOSURE_TOL, RANK_RTOL, RCOND_MIN, RCOND_SWITCH, SINGULAR_FLOOR
+from .tolerances import (CLOSURE_CHECK_FACTOR, CLOSURE_RANK_RTOL, CLOSURE_TOL, RCOND_MIN, RCOND_SWITCH,
+                         SINGULAR_FLOOR)
 
 if TYPE_CHECKING:
     from .embedded_model import EmbeddedLoop, EmbeddedModel
@@ -35,7 +36,7 @@ __all__ = ["EmbeddedState", "embedded_state", "loop_closure", "dependent_inverse
            "select_columns"]
 
 
-def select_columns(G, candidates, r, rtol: float = RANK_RTOL) -> list:
+def select_columns(G, candidates, r, rtol: float = CLOSURE_RANK_RTOL) -> list:
     """Up to ``r`` well-conditioned columns of G among ``candidates`` (QR with column pivoting);
     fewer when the candidates' columns have a smaller numerical rank (relative tolerance ``rtol``)."""
     if r == 0 or len(candidates) == 0:

@@ -42,6 +42,7 @@ import numpy as np
 
 from .spatial import (quat_exp, quat_log, quat_multiply, quat_to_matrix_batch, rotation_about_axis,
                       se3_exp, se3_log, skew_batch)
+from .tolerances import SMALL_ANGLE
 
 JOINT_TYPES = ("fixed", "revolute", "continuous", "prismatic", "cylindrical", "universal",
                "spherical", "planar", "free")
@@ -184,7 +185,7 @@ def integrate(jtype: str, q, v, axis=None):
 
 
 def _se2_exp_translation(vx, vy, w):
-    small = np.abs(w) < 1e-8
+    small = np.abs(w) < SMALL_ANGLE
     ws = np.where(small, 1.0, w)
     a = np.where(small, 1.0 - w**2 / 6.0, np.sin(ws) / ws)
     b = np.where(small, w / 2.0, (1.0 - np.cos(ws)) / ws)
@@ -208,7 +209,7 @@ def difference(jtype: str, q0, q1):
         c, s = np.cos(q0[..., 2]), np.sin(q0[..., 2])
         dx, dy = q1[..., 0] - q0[..., 0], q1[..., 1] - q0[..., 1]
         lx, ly = c * dx + s * dy, -s * dx + c * dy
-        small = np.abs(w) < 1e-8
+        small = np.abs(w) < SMALL_ANGLE
         ws = np.where(small, 1.0, w)
         a = np.where(small, 1.0 - w**2 / 6.0, np.sin(ws) / ws)
         b = np.where(small, w / 2.0, (1.0 - np.cos(ws)) / ws)

@@ -10,7 +10,8 @@ constrained dynamics is the saddle-point system::
 
 Redundant constraints (a planar loop with spatial joints, co-axial bearings)
 make ``G`` rank deficient; the rows are first reduced to an orthonormal basis
-of ``G``'s row space (SVD, relative tolerance :data:`RANK_RTOL`), which leaves
+of ``G``'s row space (SVD, relative tolerance
+:data:`dynamics.tolerances.CLOSURE_RANK_RTOL`), which leaves
 the accelerations unique.  This is
 O(N^3) per call; :mod:`dynamics.embedding` is the O(N) route, and the two give
 the same accelerations.
@@ -24,10 +25,9 @@ from .closure import closure_bias, closure_jacobian
 from .crba import mass_matrix as tree_mass_matrix
 from .model import SKOModel
 from .rnea import bias_forces
+from .tolerances import CLOSURE_RANK_RTOL, SINGULAR_FLOOR
 
 __all__ = ["LagrangeModel", "forward_dynamics", "row_space"]
-
-RANK_RTOL = 1e-9
 
 
 class LagrangeModel:
@@ -58,12 +58,12 @@ class LagrangeModel:
         return f"LagrangeModel(nv={self.nv}, chords={[c.name for c in self.chords]})"
 
 
-def row_space(G: np.ndarray, rtol: float = RANK_RTOL) -> tuple[np.ndarray, np.ndarray]:
+def row_space(G: np.ndarray, rtol: float = CLOSURE_RANK_RTOL) -> tuple[np.ndarray, np.ndarray]:
     """(W, T): orthonormal rows W = T G spanning the row space of G (rank r x nv), T (r x m)."""
     if G.shape[0] == 0:
         return G, np.zeros((0, 0))
     U, s, _ = np.linalg.svd(G, full_matrices=False)
-    r = int(np.sum(s > rtol * max(s[0], 1e-300)))
+    r = int(np.sum(s > rtol * max(s[0], SINGULAR_FLOOR)))
     T = (U[:, :r] / s[:r]).T
     return T @ G, T
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .tolerances import SMALL_ANGLE
+
 
 def skew(x) -> np.ndarray:
     """The cross-product matrix ~x with ``skew(x) @ y == cross(x, y)``; x (3,) -> (3, 3)."""
@@ -97,11 +99,6 @@ def axis_angle_to_matrix(axis, angle: float) -> np.ndarray:
 # Spatial algebra (batched).  All functions below accept leading batch
 # dimensions ``...`` and work on the last axes.
 # ---------------------------------------------------------------------------
-
-#: Absolute tolerance used by the dynamics package for "is zero" decisions
-#: (small angles in exp/log maps, unit-quaternion checks).
-TOL = 1e-12
-
 
 def skew_batch(x) -> np.ndarray:
     """Batched :func:`skew`: x (..., 3) -> (..., 3, 3)."""
@@ -281,7 +278,7 @@ def quat_exp(w) -> np.ndarray:
     """Unit quaternion of the rotation vector w (..., 3): ``[cos(|w|/2), sin(|w|/2) w/|w|]``."""
     w = np.asarray(w, dtype=float)
     th = np.linalg.norm(w, axis=-1, keepdims=True)
-    small = th < 1e-8
+    small = th < SMALL_ANGLE
     s = np.where(small, 0.5 - th**2 / 48.0, np.sin(th / 2) / np.where(small, 1.0, th))
     return np.concatenate([np.cos(th / 2), s * w], axis=-1)
 
@@ -317,7 +314,7 @@ def quat_log(q) -> np.ndarray:
     q = np.where(q[..., :1] < 0, -q, q)
     s = np.linalg.norm(q[..., 1:], axis=-1, keepdims=True)
     th = 2.0 * np.arctan2(s, q[..., :1])
-    small = s < 1e-8
+    small = s < SMALL_ANGLE
     f = np.where(small, 2.0 / np.where(small, q[..., :1], 1.0), th / np.where(small, 1.0, s))
     return f * q[..., 1:]
 

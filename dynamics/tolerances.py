@@ -3,35 +3,57 @@
 Every package imports its tolerances from this module (``dynamics`` is the
 lowest layer, so ``graph``, ``parsers`` and ``composer`` may all import it).
 Pipeline options override the two a user may need to change
-(:class:`composer.config.Tolerances`: ``rank`` is passed to the graph stage's
-rank decisions, ``closure`` to the simulator's loop closure); the defaults
-below are what library calls use when no option is given.
+(:class:`composer.config.Tolerances`, YAML ``options.tolerances``):
+``rank`` replaces :data:`GRAPH_RANK_RTOL` in the graph stage and ``closure``
+replaces :data:`SIMULATION_CLOSURE_TOL` in the simulator.  Library functions
+take the same values as keyword arguments (``rtol=``, ``tol=``,
+``closure_tol=``) whose defaults are the constants below.
 
 Relative tolerances compare a singular value (or a pivot of a QR
 factorization) with the largest one; :data:`SINGULAR_FLOOR` keeps that
 comparison meaningful for an all-zero matrix.  Lengths are in metres and
 angles in radians (assemblies are in SI units).
+
+Why two rank tolerances: the graph stage decides ranks of *input geometry*
+(joint axes and attachment points as written in files, often rounded to 6-7
+digits), so 1e-6; the dynamics decides ranks of closure Jacobians it computes
+itself to rounding error, so 1e-9 (a looser value there would drop real
+constraints of nearly singular loops).
 """
 
 from __future__ import annotations
 
-__all__ = ["SINGULAR_FLOOR", "GRAPH_RANK_RTOL", "RANK_RTOL", "RCOND_MIN", "RCOND_SWITCH", "CLOSURE_TOL",
-           "CLOSURE_CHECK_FACTOR", "NEWTON_MAX_ITER"]
+__all__ = ["SINGULAR_FLOOR", "GRAPH_RANK_RTOL", "ATTACHMENT_GAP_RTOL", "INERTIA_RTOL", "CLOSURE_RANK_RTOL",
+           "RCOND_MIN", "RCOND_SWITCH", "CLOSURE_TOL", "SIMULATION_CLOSURE_TOL", "CLOSURE_CHECK_FACTOR",
+           "NEWTON_MAX_ITER", "NEWTON_MAX_STEP", "SMALL_ANGLE", "OPERATOR_TOL"]
 
 #: the largest singular value below which a matrix counts as zero when forming relative
 #: tolerances (``rtol * max(s_max, SINGULAR_FLOOR)``).
 SINGULAR_FLOOR = 1e-300
 
+# ---------------------------------------------------------------- input geometry (parsers, graph)
+
 #: relative rank tolerance of the graph stage's geometric decisions (intersections of joint
-#: motion subspaces, redundant joints, loop mobility at the reference configuration): input
-#: geometry carries the rounding of file formats (often 6-7 digits), so ranks there are
-#: decided at 1e-6.  Pipeline option ``tolerances.rank``.
+#: motion subspaces, redundant joints, loop mobility at the reference configuration): singular
+#: values above ``GRAPH_RANK_RTOL * max(1, s_max)`` count, so axes that agree to about a
+#: micro-radian and a micro-``L`` coincide.  Pipeline option ``tolerances.rank``.
 GRAPH_RANK_RTOL = 1e-6
 
+#: a joint's attachment gap (distance of its attachment points plus ``L`` times the angle
+#: between its axis lines) above ``ATTACHMENT_GAP_RTOL * L`` (``L`` the mechanism's
+#: characteristic length) opens a loop (error) or misplaces a tree joint (warning).
+ATTACHMENT_GAP_RTOL = 1e-6
+
+#: relative tolerance of the physical-inertia checks of mass properties (symmetry, positive
+#: definiteness, triangle inequality of the principal moments), relative to the largest moment.
+INERTIA_RTOL = 1e-9
+
+# ---------------------------------------------------------------- closed chains (dynamics)
+
 #: relative rank tolerance of closure Jacobians evaluated by the dynamics (constraint
-#: embedding, Lagrange multipliers): these are computed to rounding error, so a singular
-#: value below 1e-9 of the largest is a redundant constraint.
-RANK_RTOL = 1e-9
+#: embedding, Lagrange multipliers): a singular value below 1e-9 of the largest is a
+#: redundant constraint.
+CLOSURE_RANK_RTOL = 1e-9
 
 #: a dependent block ``G_d`` of a loop's closure Jacobian whose reciprocal condition number
 #: (smallest / largest singular value) falls below this is singular.
@@ -42,9 +64,13 @@ RCOND_MIN = 1e-8
 #: configuration, when the default set's reciprocal condition number falls below this.
 RCOND_SWITCH = 1e-4
 
-#: loop closure error accepted as closed by Newton's method in evaluations (m and rad); the
-#: simulator uses the pipeline option ``tolerances.closure`` (default 1e-12) instead.
+#: loop closure error accepted as closed by Newton's method in evaluations (m and rad).
 CLOSURE_TOL = 1e-10
+
+#: loop closure error to which the simulator closes every state (m and rad): tighter than
+#: :data:`CLOSURE_TOL` so that energy drift measures the integrator, not the closure.
+#: Pipeline option ``tolerances.closure``.
+SIMULATION_CLOSURE_TOL = 1e-12
 
 #: functions of a closed configuration refuse a configuration whose closure error exceeds
 #: ``CLOSURE_CHECK_FACTOR * CLOSURE_TOL`` (a factor, so that closures to slightly looser
@@ -53,3 +79,16 @@ CLOSURE_CHECK_FACTOR = 1e3
 
 #: Newton (and Gauss-Newton) iterations per loop before a closure is declared impossible.
 NEWTON_MAX_ITER = 50
+
+#: a Newton step on the dependent coordinates larger than this (m or rad) has diverged.
+NEWTON_MAX_STEP = 1e6
+
+# ---------------------------------------------------------------- kinematics and operators
+
+#: angles (rad) below which exponential and logarithm maps of rotations use their Taylor
+#: series (the closed forms divide by the angle).
+SMALL_ANGLE = 1e-8
+
+#: default tolerance of the workbench's ``isZero()`` / ``isIdentity()``: max |entry| <=
+#: ``OPERATOR_TOL * max(1, scale)``, scale being the largest entry of the terms compared.
+OPERATOR_TOL = 1e-10

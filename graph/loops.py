@@ -39,7 +39,7 @@ holds unless the input gives the secondary body's attachment separately
 (``Joint.secondary_origin``, ``Joint.secondary_axis``: a CAD snapshot of an
 unassembled loop).  The *gap* of a joint is the distance between its
 attachment points plus ``L`` times the angle between the two axis lines (axis
-joints only); a loop containing a joint whose gap exceeds ``GAP_RTOL * L``
+joints only); a loop containing a joint whose gap exceeds ``GAP_RTOL * L`` (:data:`dynamics.tolerances.ATTACHMENT_GAP_RTOL`)
 cannot close: error ``loop-not-closed``.  The same gap on a tree joint is a
 ``joint-frame-gap`` warning (the body poses of the file disagree with the joint).
 """
@@ -53,14 +53,13 @@ import networkx as nx
 import numpy as np
 from networkx.utils import UnionFind
 
+from mbcompose.dynamics.tolerances import ATTACHMENT_GAP_RTOL as GAP_RTOL
 from mbcompose.parsers.assembly import GROUND
 
 from .issues import ERROR, WARNING, Issue
 from .reduce import ReducedJoint
 from .subspaces import RANK_RTOL, joint_subspace, numerical_rank
 
-#: relative (to the characteristic length L) tolerance of an attachment gap.
-GAP_RTOL = 1e-6
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,10 @@ from __future__ import annotations
 
 import numpy as np
 
-#: relative tolerance of numerical ranks (see module docstring).
-RANK_RTOL = 1e-6
+from mbcompose.dynamics.tolerances import GRAPH_RANK_RTOL
+
+#: relative tolerance of numerical ranks (:data:`dynamics.tolerances.GRAPH_RANK_RTOL`).
+RANK_RTOL = GRAPH_RANK_RTOL
 
 
 def _in_plane(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -24,12 +24,12 @@ from typing import Iterable, Sequence
 import numpy as np
 import trimesh
 
+from mbcompose.dynamics.tolerances import INERTIA_RTOL
+
 from . import limits
 from .assembly import Geometry, MassProperties, Pose
 from .errors import InputError
 
-#: relative tolerance of the physical-inertia checks.
-INERTIA_RTOL = 1e-9
 
 MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf", ".dae")
 
@@ -39,7 +39,7 @@ def inertia_problem(inertia, mass: float | None = None) -> str | None:
 
     Checks symmetry, positive definiteness and the triangle inequality
     ``I1 + I2 >= I3`` of the principal moments (relative tolerance
-    :data:`INERTIA_RTOL`).
+    :data:`dynamics.tolerances.INERTIA_RTOL`).
     """
     J = np.asarray(inertia, dtype=float)
     if J.shape != (3, 3) or not np.all(np.isfinite(J)):

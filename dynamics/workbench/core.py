@@ -32,12 +32,13 @@ import numbers
 
 import numpy as np
 
+from ..tolerances import OPERATOR_TOL
+
 __all__ = ["TOL", "IncompatibleOperands", "Space", "SpatialVector", "SpatialMatrixOperator",
            "ProductOperator", "SumOperator"]
 
-#: Default tolerance of ``isZero()`` / ``isIdentity()``: max |entry| <= TOL * max(1, scale),
-#: scale being the largest entry of the terms being compared (see :meth:`SpatialMatrixOperator.isZero`).
-TOL = 1e-10
+#: Default tolerance of ``isZero()`` / ``isIdentity()`` (:data:`dynamics.tolerances.OPERATOR_TOL`).
+TOL = OPERATOR_TOL
 
 
 class IncompatibleOperands(TypeError):
