@@ -490,7 +490,7 @@ def _frame_options(file: str, composition, body: str | None, point: str | None):
     import numpy as np
 
     model = composition.model
-    names = list(getattr(model, "tree_model", model).body_names)
+    names = list(model.tree_model.body_names)
     parts = {m: c.name for c in composition.analysis.composites for m in c.members}
     target = body or names[-1]
     pt = _point(point) if point else None
@@ -561,11 +561,7 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
     model = composition.model
     q = _vector(model, _parse_values(q_spec, "--q"), False, "--q")
     v = _vector(model, _parse_values(v_spec, "--v"), True, "--v")
-    if hasattr(model, "independent_v"):
-        from mbcompose.dynamics import embedding
-
-        q = embedding.complete_configuration(model, q_guess=q)
-        v = embedding.complete_velocity(model, q, v)
+    q, v = dynamics.consistent_state(model, q, v)
     note = ""
     if quantity == "mass-matrix":
         value = dynamics.mass_matrix(model, q)
@@ -596,9 +592,8 @@ def _print_value(composition, quantity, value, frame, fmt, note, rows):
     from mbcompose.dynamics.opspace import TASK_DIRECTIONS
 
     model = composition.model
-    independent = list(getattr(model, "independent", ()))
-    columns = independent if independent and quantity in ("mass-matrix", "jacobian") else \
-        list(coordinate_columns(model, rate=True) if not independent else model.coordinate_names)
+    columns = list(model.independent) if model.kind == "embedded" and quantity in ("mass-matrix", "jacobian") \
+        else list(coordinate_columns(model, rate=True))
     if rows is not None:
         columns = [TASK_DIRECTIONS[r] for r in rows]
     framed = quantity in ("jacobian", "opspace-inertia")

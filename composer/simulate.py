@@ -247,17 +247,24 @@ def derived_joint_columns(composition, result: "SimulationResult") -> "Simulatio
 def simulate(model, q0, v0, duration: float, samples: int = 201,
              torque: Callable[[float, np.ndarray, np.ndarray], np.ndarray] | None = None,
              method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10,
-             progress: Callable[[float], None] | None = None, closure_tol: float = SIMULATION_CLOSURE_TOL) -> SimulationResult:
-    """Integrate the tree model from (q0, v0) for ``duration`` seconds.
+             progress: Callable[[float], None] | None = None,
+             closure_tol: float = SIMULATION_CLOSURE_TOL) -> SimulationResult:
+    """Integrate a model from (q0, v0) for ``duration`` seconds.
 
     torque : f(t, q, v) -> (nv,) joint forces; zero when None.
     progress : called with the fraction of simulated time done.
 
-    A constraint-embedded closed chain goes to :func:`simulate_closed_chain`.
+    A constraint-embedded closed chain goes to :func:`simulate_closed_chain` (:data:`SIMULATORS`).
     """
-    if hasattr(model, "tree_model") and hasattr(model, "independent_v"):
-        return simulate_closed_chain(model, q0, v0, duration, samples, torque, method, rtol, atol, progress,
-                                     closure_tol)
+    if model.kind not in SIMULATORS:
+        raise TypeError(f"{model.kind} models are not simulated (kinds: {', '.join(SIMULATORS)})")
+    return SIMULATORS[model.kind](model, q0, v0, duration, samples, torque, method, rtol, atol, progress,
+                                  closure_tol)
+
+
+def simulate_tree(model, q0, v0, duration: float, samples: int = 201, torque=None, method: str = "DOP853",
+                  rtol: float = 1e-10, atol: float = 1e-10, progress=None, closure_tol=None) -> SimulationResult:
+    """Integrate a rigid-body tree (``closure_tol`` is unused: a tree has no loops)."""
     nq, nv = model.nq, model.nv
     zero = np.zeros(nv)
 
@@ -282,6 +289,10 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
                             velocity_columns=coordinate_columns(model, rate=True), status=sol.message)
 
 
+#: model kind -> integrator of that kind (:mod:`dynamics.dispatch` names the kinds).
+SIMULATORS = {"tree": simulate_tree, "embedded": simulate_closed_chain}
+
+
 def run_simulation(composition, cfg, progress: Callable[[float], None] | None = None) -> SimulationResult:
     """Simulate a composition as a pipeline config says (initial state, torques, integrator).
 
@@ -290,7 +301,7 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
     from mbcompose.parsers.errors import InputError
 
     model = composition.model
-    if getattr(model, "tree_model", None) is not None and not hasattr(model, "independent_v"):
+    if model.kind not in SIMULATORS:
         raise InputError("simulation of closed chains needs options.loops: embed "
                          "(loops: lagrange evaluates dynamics but does not simulate)")
     check_simulation_size(cfg.duration, cfg.samples, composition.assembly.source_file)

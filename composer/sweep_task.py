@@ -111,14 +111,12 @@ def _reference_dynamics(model) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]
     """(M, bias, names) at the reference configuration at rest (see module docstring)."""
     from mbcompose import dynamics
 
-    if hasattr(model, "independent_v"):
-        from mbcompose.dynamics import embedding as E
-
+    if model.kind == "embedded":
         q = model.neutral()
         zero = np.zeros(model.nv)
-        bias = E.inverse_dynamics(model, q, zero, zero)[model.independent_v]
-        return E.mass_matrix(model, q), bias, tuple(model.independent)
-    tree = getattr(model, "tree_model", model)
+        bias = dynamics.inverse_dynamics(model, q, zero, zero)[model.independent_v]
+        return dynamics.mass_matrix(model, q), bias, tuple(model.independent)
+    tree = model.tree_model
     q, zero = tree.neutral(), np.zeros(tree.nv)
     return (dynamics.mass_matrix(tree, q), dynamics.inverse_dynamics(tree, q, zero, zero),
             _velocity_names(tree))

@@ -26,6 +26,8 @@ Public API
 Model:      ``BodySpec``, ``build_model(bodies, gravity)``, ``SKOModel`` (``joint_names``,
             ``body_names``, ``nq``, ``nv``, ``q_slice(name)``, ``v_slice(name)``, ``gravity``,
             ``neutral()``, ``parent``, ``tree``)
+Dispatch:   every model has a ``kind`` (``tree``, ``embedded``, ``lagrange``, ``aggregated``);
+            :mod:`dynamics.dispatch` maps it to the algorithms of the functions below
 Dynamics:   ``mass_matrix``, ``inverse_dynamics(model, q, v, a, f_ext=None)``,
             ``forward_dynamics(model, q, v, tau, f_ext=None)``, ``bias_forces``, ``gravity_forces``,
             ``composite_inertia``, ``articulated_body_quantities``
@@ -78,52 +80,26 @@ c_i(j, k)          ``christoffel_symbols``     seed 002 Eq. 38
 import numpy as np
 
 from ._batch import prepare as _prepare
-from .aba import forward_dynamics as _tree_forward_dynamics
 from .aba import forward_dynamics_sko
 from .closure import ClosureError
 from .coriolis import christoffel_symbols, coriolis_matrix
 from .crba import composite_inertia as _composite_inertia_sko
-from .crba import mass_matrix as _tree_mass_matrix
 from .crba import mass_matrix_sko
+from .dispatch import algorithm
 from .energy import kinetic_energy, potential_energy
 from .fixman import fixman_gradient, fixman_potential
 from .innovations import (InnovationsFactors, innovations_factors, mass_matrix_det, mass_matrix_inverse,
                           mass_matrix_logdet)
 from .jacobians import frame_acceleration, pick_off
-from .jacobians import jacobian as _tree_jacobian
 from .kinematics import (body_poses, body_velocities, center_of_mass, difference, integrate, normalize,
                          random_configuration)
 from .model import BodySpec, SKOModel, build_model
-from .opspace import RankDeficientTask, inertia_from_compliance, operational_space_compliance, task_rows
-from .opspace import operational_space_inertia as _tree_operational_space_inertia
+from .opspace import RankDeficientTask, operational_space_compliance, task_rows
 from .riccati import ArticulatedBody, articulated_body
-from .rnea import bias_forces as _tree_bias_forces
 from .rnea import gravity_forces, newton_euler
-from .rnea import inverse_dynamics as _tree_inverse_dynamics
 from .sensitivity import articulated_body_sensitivity, innovations_factors_sensitivity, mass_matrix_sensitivity
 from .sko import SKOTree, SKOWeights
 from .spatial import crf, crm, phi_transform, spatial_inertia
-
-
-def _each_configuration(func, model, *arrays):
-    """Apply a single-configuration function to (nq,) inputs or row by row to (B, .) batches."""
-    arrays = [np.asarray(a, dtype=float) for a in arrays]
-    if all(a.ndim == 1 for a in arrays):
-        return func(model, *arrays)
-    batch = max(a.shape[0] for a in arrays if a.ndim == 2)
-    rows = [np.broadcast_to(a, (batch, a.shape[-1])) for a in arrays]
-    return np.stack([func(model, *row) for row in zip(*rows)])
-
-
-def _closed_chain_kind(model) -> str | None:
-    from .embedding import EmbeddedModel
-    from .lagrange import LagrangeModel
-
-    if isinstance(model, EmbeddedModel):
-        return "embedded"
-    if isinstance(model, LagrangeModel):
-        return "lagrange"
-    return None
 
 
 def mass_matrix(model, q):
@@ -132,15 +108,9 @@ def mass_matrix(model, q):
     Rigid-body trees: composite-body algorithm (seed 001 Algorithms 4.1-4.2).
     Closed chains embedded by :mod:`dynamics.embedding`: the mass matrix in the
     minimal (independent) coordinates, ``X* M X`` (n_ind, n_ind), q closed.
+    Implementation by model kind: :mod:`dynamics.dispatch`.
     """
-    kind = _closed_chain_kind(model)
-    if kind == "embedded":
-        from . import embedding
-        return _each_configuration(embedding.mass_matrix, model, q)
-    if kind == "lagrange":
-        raise TypeError("a LagrangeModel has no minimal-coordinate mass matrix; use the tree's "
-                        "(model.tree_model) or embed the loops")
-    return _tree_mass_matrix(model, q)
+    return algorithm(model, "mass_matrix")(model, q)
 
 
 def inverse_dynamics(model, q, v, a, f_ext=None):
@@ -149,15 +119,7 @@ def inverse_dynamics(model, q, v, a, f_ext=None):
     Closed chains embedded by :mod:`dynamics.embedding`: (nv,) forces, zero at
     the dependent coordinates, for closed q and consistent v, a.
     """
-    kind = _closed_chain_kind(model)
-    if kind == "embedded":
-        if f_ext is not None:
-            raise TypeError("external forces are not supported on closed chains yet")
-        from . import embedding
-        return _each_configuration(embedding.inverse_dynamics, model, q, v, a)
-    if kind == "lagrange":
-        raise TypeError("inverse dynamics of a LagrangeModel is not unique; embed the loops")
-    return _tree_inverse_dynamics(model, q, v, a, f_ext)
+    return algorithm(model, "inverse_dynamics")(model, q, v, a, f_ext=f_ext)
 
 
 def forward_dynamics(model, q, v, tau, f_ext=None):
@@ -167,14 +129,7 @@ def forward_dynamics(model, q, v, tau, f_ext=None):
     included, consistent with the loop constraints (constraint embedding, or
     multipliers for a :class:`dynamics.lagrange.LagrangeModel`).
     """
-    kind = _closed_chain_kind(model)
-    if kind is not None:
-        if f_ext is not None:
-            raise TypeError("external forces are not supported on closed chains yet")
-        from . import embedding, lagrange
-        func = embedding.forward_dynamics if kind == "embedded" else lagrange.forward_dynamics
-        return _each_configuration(func, model, q, v, tau)
-    return _tree_forward_dynamics(model, q, v, tau, f_ext)
+    return algorithm(model, "forward_dynamics")(model, q, v, tau, f_ext=f_ext)
 
 
 def bias_forces(model, q, v, f_ext=None):
@@ -185,25 +140,7 @@ def bias_forces(model, q, v, f_ext=None):
     where ``a_c`` are the tree accelerations the loop constraints force when the
     independent accelerations are zero; q closed, v consistent.
     """
-    kind = _closed_chain_kind(model)
-    if kind == "embedded":
-        if f_ext is not None:
-            raise TypeError("external forces are not supported on closed chains yet")
-        from . import embedding
-
-        def one(m, qi, vi):
-            return embedding.inverse_dynamics(m, qi, vi, np.zeros(m.nv))
-        return _each_configuration(one, model, q, v)
-    if kind == "lagrange":
-        raise TypeError("bias forces of a LagrangeModel are not unique; embed the loops")
-    return _tree_bias_forces(model, q, v, f_ext)
-
-
-def _null_space_basis(em, q) -> np.ndarray:
-    """X(q) (nv, n_ind): tree velocities per unit independent velocity (closed q)."""
-    from . import embedding
-
-    return np.column_stack([embedding.complete_velocity(em, q, e) for e in np.eye(em.n_independent)])
+    return algorithm(model, "bias_forces")(model, q, v, f_ext=f_ext)
 
 
 def jacobian(model, q, body, point=None, frame: str = "local"):
@@ -214,11 +151,7 @@ def jacobian(model, q, body, point=None, frame: str = "local"):
     Closed chains (embedded): with respect to the independent velocities,
     ``J_tree X(q)`` (6, n_ind).
     """
-    if _closed_chain_kind(model) == "embedded":
-        def one(m, qi):
-            return _tree_jacobian(m.tree_model, qi, body, point, frame) @ _null_space_basis(m, qi)
-        return _each_configuration(one, model, q)
-    return _tree_jacobian(model, q, body, point, frame)
+    return algorithm(model, "jacobian")(model, q, body, point, frame)
 
 
 def operational_space_inertia(model, q, bodies, points=None, frame: str = "local", directions=None,
@@ -232,17 +165,15 @@ def operational_space_inertia(model, q, bodies, points=None, frame: str = "local
         pseudo-inverse when ``pseudo_inverse`` is True.
     Closed chains (embedded): ``(J M^-1 J*)^-1`` with J and M in the independent coordinates.
     """
-    if _closed_chain_kind(model) == "embedded":
-        from . import embedding
-        rows = task_rows(directions, len(bodies))
+    return algorithm(model, "operational_space_inertia")(model, q, bodies, points, frame, directions,
+                                                         pseudo_inverse)
 
-        def one(m, qi):
-            X = _null_space_basis(m, qi)
-            pts = [None] * len(bodies) if points is None else points
-            J = np.vstack([_tree_jacobian(m.tree_model, qi, b, p, frame) @ X for b, p in zip(bodies, pts)])[rows]
-            return inertia_from_compliance(J @ np.linalg.solve(embedding.mass_matrix(m, qi), J.T), pseudo_inverse)
-        return _each_configuration(one, model, q)
-    return _tree_operational_space_inertia(model, q, bodies, points, frame, directions, pseudo_inverse)
+
+def consistent_state(model, q, v):
+    """A state (q (nq,), v (nv,)) the model can evaluate: for an embedded closed chain the loops
+    closed from q (independent coordinates kept, dependent ones by Newton's method) and v
+    completed from its independent entries; for every other kind (q, v) as given."""
+    return algorithm(model, "consistent_state")(model, q, v)
 
 
 def weights(model, q) -> SKOWeights:
@@ -262,7 +193,7 @@ def articulated_body_quantities(model, q) -> ArticulatedBody:
 
 __all__ = [
     "BodySpec", "SKOModel", "build_model", "ClosureError", "SKOTree", "SKOWeights", "weights",
-    "mass_matrix", "inverse_dynamics", "forward_dynamics", "bias_forces", "gravity_forces",
+    "mass_matrix", "inverse_dynamics", "forward_dynamics", "consistent_state", "bias_forces", "gravity_forces",
     "composite_inertia", "articulated_body_quantities", "ArticulatedBody",
     "innovations_factors", "InnovationsFactors", "mass_matrix_inverse", "mass_matrix_det", "mass_matrix_logdet",
     "jacobian", "pick_off", "frame_acceleration", "operational_space_compliance", "operational_space_inertia",

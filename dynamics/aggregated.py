@@ -54,7 +54,7 @@ from ._batch import node_list, out, prepare
 from .aba import forward_dynamics_sko
 from .crba import mass_matrix_sko
 from .innovations import logdet_sko, mass_matrix_inverse_sko
-from .model import SKOModel, as_batch
+from .model import SKOModel, TreeCoordinates, as_batch
 from .rnea import newton_euler
 from .sko import SKOTree, SKOWeights
 
@@ -299,7 +299,7 @@ def aggregated_velocity_terms(agg: AggregatedTree, wa: SKOWeights, a: list, b: l
     return a_a, b_a
 
 
-class AggregatedModel:
+class AggregatedModel(TreeCoordinates):
     """A rigid-body :class:`dynamics.SKOModel` seen through an aggregated tree.
 
     Parameters
@@ -311,21 +311,12 @@ class AggregatedModel:
     the original model's order (``model.q_slice``/``v_slice`` apply unchanged).
     """
 
+    kind = "aggregated"
+
     def __init__(self, model: SKOModel, sets):
+        super().__init__(model)
         self.model = model
         self.agg = aggregate_tree(model.tree, sets)
-        self.nq, self.nv = model.nq, model.nv
-        self.gravity = model.gravity
-        self.joint_names = model.joint_names
-
-    def q_slice(self, name):
-        return self.model.q_slice(name)
-
-    def v_slice(self, name):
-        return self.model.v_slice(name)
-
-    def neutral(self):
-        return self.model.neutral()
 
     def state(self, q, v=None):
         """Aggregated weights and velocity terms at (q, v): (wa, a_a, b_a, qb, vb, single)."""

@@ -31,8 +31,8 @@ from .tolerances import CLOSURE_TOL, NEWTON_MAX_ITER, NEWTON_MAX_STEP, RCOND_MIN
 if TYPE_CHECKING:
     from .embedded_model import EmbeddedModel
 
-__all__ = ["complete_configuration", "complete_velocity", "project_configuration", "project_velocity",
-           "project_state", "chord_coordinates"]
+__all__ = ["complete_configuration", "complete_velocity", "null_space_basis", "project_configuration",
+           "project_velocity", "project_state", "chord_coordinates"]
 
 
 def _closure_at(em, q, lp) -> tuple[np.ndarray, np.ndarray]:
@@ -201,6 +201,10 @@ def complete_velocity(em: "EmbeddedModel", q, v_ind) -> np.ndarray:
         v[lp.v_idx] = st.X[lp.node] @ vi
     return v
 
+
+def null_space_basis(em: "EmbeddedModel", q) -> np.ndarray:
+    """``X(q)`` (nv, n_independent): tree velocities per unit independent velocity at a closed q."""
+    return np.column_stack([complete_velocity(em, q, e) for e in np.eye(em.n_independent)])
 
 
 def _planar_chord(n, R_ab, p_ab, w_rel, v_rel):

@@ -19,14 +19,18 @@ import numpy as np
 
 from .aba import forward_dynamics_sko
 from .crba import mass_matrix_sko
+from .embedded_coordinates import null_space_basis
 from .embedded_state import check_closed, embedded_state
+from .jacobians import jacobian as tree_jacobian
+from .opspace import inertia_from_compliance, task_rows
 from .rnea import inverse_dynamics as tree_inverse_dynamics
 from .rnea import newton_euler
 
 if TYPE_CHECKING:
     from .embedded_model import EmbeddedModel
 
-__all__ = ["forward_dynamics", "inverse_dynamics", "mass_matrix", "constraint_forces", "ConstraintForces"]
+__all__ = ["forward_dynamics", "inverse_dynamics", "mass_matrix", "bias_forces", "jacobian",
+           "operational_space_inertia", "constraint_forces", "ConstraintForces"]
 
 
 def _embedded_forces(em, st, tau):
@@ -109,6 +113,30 @@ def mass_matrix(em: "EmbeddedModel", q) -> np.ndarray:
     Me = mass_matrix_sko(st.we)[0]
     i = em.e_order
     return Me[np.ix_(i, i)]
+
+
+def jacobian(em: "EmbeddedModel", q, body, point=None, frame: str = "local") -> np.ndarray:
+    """Jacobian of the spatial velocity ``[omega; v]`` of a body point with respect to the independent
+    velocities, ``J_tree X(q)`` (6, n_independent); arguments as :func:`dynamics.jacobian`."""
+    return tree_jacobian(em.tree_model, q, body, point, frame) @ null_space_basis(em, q)
+
+
+def operational_space_inertia(em: "EmbeddedModel", q, bodies, points=None, frame: str = "local", directions=None,
+                              pseudo_inverse: bool = False) -> np.ndarray:
+    """``(J M^-1 J*)^-1`` with J and M in the independent coordinates (seed 002 Eq. 32), over the task
+    rows ``directions`` (:func:`dynamics.opspace.task_rows`); arguments as
+    :func:`dynamics.operational_space_inertia`."""
+    X = null_space_basis(em, q)
+    pts = [None] * len(bodies) if points is None else points
+    rows = task_rows(directions, len(bodies))
+    J = np.vstack([tree_jacobian(em.tree_model, q, b, p, frame) @ X for b, p in zip(bodies, pts)])[rows]
+    return inertia_from_compliance(J @ np.linalg.solve(mass_matrix(em, q), J.T), pseudo_inverse)
+
+
+def bias_forces(em: "EmbeddedModel", q, v) -> np.ndarray:
+    """``X* (M a_c + C)`` at the independent coordinates (zero at the dependent ones): inverse dynamics
+    with zero independent accelerations, ``a_c`` the tree accelerations the loops then force."""
+    return inverse_dynamics(em, q, v, np.zeros(em.nv))
 
 
 @dataclass(eq=False)

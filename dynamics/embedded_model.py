@@ -23,7 +23,7 @@ from .aggregated import aggregate_tree
 from .closure import ChordSet, ClosureError, chord_set, chord_set_terms, kinematics
 from .embedded_coordinates import complete_configuration
 from .embedded_state import select_columns
-from .model import SKOModel
+from .model import SKOModel, TreeCoordinates
 from .sko import SKOTree
 from .tolerances import CLOSURE_RANK_RTOL, SINGULAR_FLOOR
 from .topology import loop_sets
@@ -72,7 +72,7 @@ class EmbeddedLoop:
         return ClosureError(message, self.name, self.joints, names)
 
 
-class EmbeddedModel:
+class EmbeddedModel(TreeCoordinates):
     """A closed-chain mechanism as an SKO tree with loop-constrained compound nodes.
 
     Attributes
@@ -89,15 +89,14 @@ class EmbeddedModel:
     dependent : names; dependent_v : indices
     """
 
+    kind = "embedded"
+
     def __init__(self, tree_model: SKOModel, chords, chord_set: ChordSet, agg, loops, q_ref):
-        self.tree_model = tree_model
+        super().__init__(tree_model)
         self.chords = tuple(chords)
         self.chord_set = chord_set
         self.agg = agg
         self.loops = tuple(loops)
-        self.joint_names = tree_model.joint_names
-        self.nq, self.nv = tree_model.nq, tree_model.nv
-        self.gravity = tree_model.gravity
         self.coordinate_names = tuple(cn for _, cn in coordinate_names(tree_model))
         dep = np.zeros(self.nv, dtype=bool)
         for lp in self.loops:
@@ -123,12 +122,6 @@ class EmbeddedModel:
     @property
     def n_independent(self) -> int:
         return len(self.independent_v)
-
-    def q_slice(self, name) -> slice:
-        return self.tree_model.q_slice(name)
-
-    def v_slice(self, name) -> slice:
-        return self.tree_model.v_slice(name)
 
     def neutral(self) -> np.ndarray:
         """The reference configuration, closed (nq,)."""

@@ -23,14 +23,14 @@ import numpy as np
 
 from .closure import closure_bias, closure_jacobian
 from .crba import mass_matrix as tree_mass_matrix
-from .model import SKOModel
+from .model import SKOModel, TreeCoordinates
 from .rnea import bias_forces
 from .tolerances import CLOSURE_RANK_RTOL, SINGULAR_FLOOR
 
 __all__ = ["LagrangeModel", "forward_dynamics", "row_space"]
 
 
-class LagrangeModel:
+class LagrangeModel(TreeCoordinates):
     """A spanning tree plus loop-closing chords, solved with multipliers.
 
     tree_model : the rigid-body tree; chords : :class:`dynamics.closure.Chord` list.
@@ -38,21 +38,11 @@ class LagrangeModel:
     ``neutral()`` are those of the tree: every tree joint, dependent ones included.
     """
 
+    kind = "lagrange"
+
     def __init__(self, tree_model: SKOModel, chords):
-        self.tree_model = tree_model
+        super().__init__(tree_model)
         self.chords = tuple(chords)
-        self.joint_names = tree_model.joint_names
-        self.nq, self.nv = tree_model.nq, tree_model.nv
-        self.gravity = tree_model.gravity
-
-    def q_slice(self, name) -> slice:
-        return self.tree_model.q_slice(name)
-
-    def v_slice(self, name) -> slice:
-        return self.tree_model.v_slice(name)
-
-    def neutral(self) -> np.ndarray:
-        return self.tree_model.neutral()
 
     def __repr__(self) -> str:
         return f"LagrangeModel(nv={self.nv}, chords={[c.name for c in self.chords]})"

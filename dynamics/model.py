@@ -68,6 +68,9 @@ class BodySpec:
 class SKOModel:
     """Compiled rigid-body tree (static; per-configuration data is computed per call).
 
+    ``kind = "tree"`` selects the tree algorithms in :mod:`dynamics.dispatch`;
+    ``tree_model`` is the model itself (every model kind has one).
+
     Attributes (flat arrays, node k = body k, ``parent[k] < k``)
     -------------------------------------------------------------
     tree : SKOTree -- generic structure, ``m_k = 6``, ``n_k = nv`` of joint k
@@ -82,6 +85,8 @@ class SKOModel:
     gravity : (3,) m/s^2 in the ground frame
     groups : dict joint type -> (node indices (g,), q columns (g, nq), v columns (g, nv))
     """
+
+    kind = "tree"
 
     def __init__(self, bodies, gravity=(0.0, 0.0, -9.81)):
         bodies = list(bodies)
@@ -176,16 +181,41 @@ class SKOModel:
         return np.concatenate([J.neutral(t) for t in self.joint_types] + [np.zeros(0)])
 
     @cached_property
-    def has_constant_H(self) -> bool:
-        return "universal" not in self.groups
-
-    @cached_property
     def is_euclidean(self) -> bool:
         """True when v = q_dot for every joint (no spherical, planar, free)."""
         return all(t in J.EUCLIDEAN for t in self.joint_types)
 
+    @property
+    def tree_model(self) -> "SKOModel":
+        """The rigid-body tree whose coordinates the model uses: itself."""
+        return self
+
     def __repr__(self) -> str:
         return f"SKOModel(n_bodies={self.n_bodies}, nq={self.nq}, nv={self.nv})"
+
+
+class TreeCoordinates:
+    """Base of the models that keep the coordinates of a rigid-body tree ``tree_model``
+    (closed chains, aggregated trees): ``joint_names``, ``nq``, ``nv``, ``gravity``,
+    ``q_slice(name)``, ``v_slice(name)`` and ``neutral()`` are the tree's.  Subclasses
+    set ``kind`` (:mod:`dynamics.dispatch`)."""
+
+    kind = ""
+
+    def __init__(self, tree_model: SKOModel):
+        self.tree_model = tree_model
+        self.joint_names = tree_model.joint_names
+        self.nq, self.nv = tree_model.nq, tree_model.nv
+        self.gravity = tree_model.gravity
+
+    def q_slice(self, name) -> slice:
+        return self.tree_model.q_slice(name)
+
+    def v_slice(self, name) -> slice:
+        return self.tree_model.v_slice(name)
+
+    def neutral(self) -> np.ndarray:
+        return self.tree_model.neutral()
 
 
 def build_model(bodies, gravity=(0.0, 0.0, -9.81)) -> SKOModel:

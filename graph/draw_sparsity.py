@@ -15,10 +15,8 @@ and its transpose (Fig. 7).
 them side by side, spy-like, with the segment boundaries, and writes a png or svg
 (matplotlib's object API, no global pyplot state).
 
-Input: a :class:`networkx.DiGraph` tree (parent -> child), or a model whose tree
-is a parent array -- a :class:`dynamics.SKOModel` (``parent``), a
-``composer.tree.TreeModel`` (``model``), a ``dynamics.embedding.EmbeddedModel``
-(``tree_model``).  A parent array with several roots gets a virtual ``ground``
+Input: a :class:`networkx.DiGraph` tree (parent -> child), or a dynamics model
+(any kind: its ``tree_model`` is a :class:`dynamics.SKOModel` with a parent array).  A parent array with several roots gets a virtual ``ground``
 root, which is not drawn.
 """
 
@@ -66,13 +64,8 @@ def as_tree(tree_or_model) -> tuple[nx.DiGraph, tuple]:
     """
     if isinstance(tree_or_model, nx.DiGraph):
         return tree_or_model, ()
-    m = tree_or_model
-    for attr in ("tree_model", "model"):
-        if not hasattr(m, "parent") and hasattr(m, attr):
-            m = getattr(m, attr)
-    if not hasattr(m, "parent"):
-        raise TypeError(f"cannot get a tree from {type(tree_or_model).__name__}")
-    names = getattr(m, "body_names", None) or tuple(str(k) for k in range(len(m.parent)))
+    m = tree_or_model.tree_model
+    names = m.body_names
     t = nx.DiGraph()
     t.add_node(GROUND)
     for k, p in enumerate(np.asarray(m.parent, dtype=int)):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from mbcompose.graph.draw_sparsity import draw_sparsity, sparsity_patterns
-from mechanisms import available, load
+from mechanisms import load
 
 FIG6_LIKE = nx.DiGraph([(0, 1), (1, 2), (2, 3), (2, 4), (4, 5), (4, 6), (6, 7), (3, 8), (8, 9)])
 
@@ -57,9 +57,9 @@ def test_draw_sparsity_writes_the_picture(tmp_path, suffix):
 
 
 def test_draw_sparsity_takes_models_and_hides_the_virtual_ground(tmp_path):
-    name = "leg_fourbar_knee" if "leg_fourbar_knee" in available() else "fourbar"
+    name = "leg_fourbar_knee"
     asm, tm, em = load(name)
-    for obj in (em, tm, tm.model):
+    for obj in (em, tm.model):
         pat = sparsity_patterns(obj)
         assert set(pat.order) == set(tm.model.body_names)
     assert draw_sparsity(em, tmp_path / "leg.png").exists()

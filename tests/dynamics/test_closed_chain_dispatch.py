@@ -59,3 +59,27 @@ def test_lagrange_model_gives_the_same_accelerations_as_embedding():
                                rtol=1e-9, atol=1e-9)
     with pytest.raises(TypeError, match="LagrangeModel"):
         dynamics.mass_matrix(lm, q)
+
+
+def test_every_model_kind_dispatches_and_undefined_pairs_say_why():
+    from mbcompose.dynamics.aggregated import AggregatedModel
+    from mbcompose.dynamics.closure import closure_error
+
+    path = ROOT / "samples/slider_crank/slider_crank.yaml"
+    em = composer.compose(path).model
+    tree = em.tree_model
+    q_open = tree.neutral() + 0.05
+    q, v = dynamics.consistent_state(em, q_open, np.ones(em.nv))
+    assert np.max(np.abs(closure_error(tree, em.chords, q))) < 1e-9
+    assert np.max(np.abs(closure_jacobian(tree, em.chords, q) @ v)) < 1e-9
+    assert dynamics.consistent_state(tree, q_open, v)[0] is q_open
+    with pytest.raises(TypeError, match="external forces"):
+        dynamics.forward_dynamics(em, q, v, np.zeros(em.nv), f_ext=np.zeros((tree.n_bodies, 6)))
+    am = AggregatedModel(tree, E.loop_sets(tree.parent, em.chords))
+    # seed 000 Corollary 6.1: the aggregated tree has the tree's mass matrix and forward dynamics
+    np.testing.assert_allclose(dynamics.mass_matrix(am, q), dynamics.mass_matrix(tree, q), atol=1e-12)
+    tau = np.arange(em.nv, dtype=float)
+    np.testing.assert_allclose(dynamics.forward_dynamics(am, q, v, tau), dynamics.forward_dynamics(tree, q, v, tau),
+                               atol=1e-9)
+    with pytest.raises(TypeError, match="jacobian is not defined for aggregated models"):
+        dynamics.jacobian(am, q, 0)

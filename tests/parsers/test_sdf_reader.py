@@ -97,7 +97,6 @@ def assert_same_joint_frames(a, ref, atol=1e-12):
             np.testing.assert_allclose(j.axis, rj.axis, atol=atol, err_msg=rj.name)
 
 
-@pytest.mark.skipif(not (ROOT / "samples" / "fourbar" / "fourbar.yaml").exists(), reason="YAML sample missing")
 def test_fourbar_in_sdformat_equals_the_yaml_sample():
     ref = fourbar_yaml()
     a = parsers.read_assembly(DATA / "fourbar.sdf")
@@ -113,7 +112,6 @@ def test_fourbar_in_sdformat_equals_the_yaml_sample():
         assert a.body(n).mass.mass == pytest.approx(m, rel=1e-12)
 
 
-@pytest.mark.skipif(not (ROOT / "samples" / "fourbar" / "fourbar.yaml").exists(), reason="YAML sample missing")
 def test_fourbar_in_mjcf_with_connect_equals_the_yaml_sample():
     ref = fourbar_yaml()
     a = parsers.read_assembly(DATA / "fourbar_mjcf.xml")
@@ -159,7 +157,6 @@ def test_relative_to_cycle_is_an_error_with_the_line():
     assert "cycle" in str(exc.value) and exc.value.line in (2, 3)
 
 
-@pytest.mark.skipif(not (ROOT / "samples" / "fourbar" / "fourbar.yaml").exists(), reason="YAML sample missing")
 def test_fourbar_loop_structure_is_the_same_in_yaml_sdformat_and_mjcf():
     analysis = pytest.importorskip("mbcompose.graph.analysis")
     results = {}

@@ -1,0 +1,124 @@
+"""One dispatch from model kind to algorithm.
+
+Every dynamics model says what it is by its class attribute ``kind``:
+
+==============  ==========================================  =====================================
+kind            model                                       coordinates of the results
+==============  ==========================================  =====================================
+``tree``        :class:`dynamics.SKOModel`                  the tree's (nv)
+``embedded``    :class:`dynamics.embedding.EmbeddedModel`   all tree joints; mass matrix and
+                                                            Jacobians in the independent ones
+``lagrange``    :class:`dynamics.lagrange.LagrangeModel`    all tree joints (accelerations only)
+``aggregated``  :class:`dynamics.aggregated.AggregatedModel`  the tree's, original order
+==============  ==========================================  =====================================
+
+:data:`ALGORITHMS` maps ``kind -> {public function name -> implementation}``;
+the public functions of :mod:`dynamics` (``mass_matrix``, ``inverse_dynamics``,
+``forward_dynamics``, ``bias_forces``, ``jacobian``, ``operational_space_inertia``,
+``consistent_state``), the CLI and the simulator look their implementation up with :func:`algorithm` and never
+probe a model's type.  Every entry has the signature of the public function
+(arguments in the same order, ``f_ext`` by keyword) and accepts one
+configuration or a batch.  A backend (e.g. a compiled one) plugs in by
+replacing entries of a row; a new model kind adds a row.  A pair missing from
+the table raises ``TypeError`` with the reason in :data:`NOT_DEFINED` when
+there is one.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from . import aba, aggregated, crba, embedded_coordinates, embedded_dynamics, jacobians, lagrange, opspace, rnea
+
+__all__ = ["TREE", "EMBEDDED", "LAGRANGE", "AGGREGATED", "ALGORITHMS", "NOT_DEFINED", "algorithm",
+           "each_configuration"]
+
+TREE, EMBEDDED, LAGRANGE, AGGREGATED = "tree", "embedded", "lagrange", "aggregated"
+
+
+def each_configuration(func, model, *arrays):
+    """Apply a single-configuration function to (nq,) inputs or row by row to (B, .) batches."""
+    arrays = [np.asarray(a, dtype=float) for a in arrays]
+    if all(a.ndim == 1 for a in arrays):
+        return func(model, *arrays)
+    batch = max(a.shape[0] for a in arrays if a.ndim == 2)
+    rows = [np.broadcast_to(a, (batch, a.shape[-1])) for a in arrays]
+    return np.stack([func(model, *row) for row in zip(*rows)])
+
+
+def _without_external_forces(func, n_arrays: int, batched: bool = False) -> Callable:
+    """``func(model, arrays..., params...)`` as a public-signature entry: refuses ``f_ext``
+    and, unless ``batched``, evaluates (B, .) batches of its first ``n_arrays`` arrays row by row."""
+    def entry(model, *args, f_ext=None):
+        if f_ext is not None:
+            raise TypeError(f"external forces are not supported on {model.kind} models yet")
+        if batched:
+            return func(model, *args)
+        arrays, params = args[:n_arrays], args[n_arrays:]
+        return each_configuration(lambda m, *row: func(m, *row, *params), model, *arrays)
+    entry.__name__ = entry.__qualname__ = func.__name__
+    entry.__doc__ = func.__doc__
+    return entry
+
+
+def _state_as_given(model, q, v):
+    return q, v
+
+
+def _closed_state(em, q, v):
+    """The loops closed from q (independent coordinates kept) and v's independent entries completed."""
+    qc = embedded_coordinates.complete_configuration(em, q_guess=q)
+    return qc, embedded_coordinates.complete_velocity(em, qc, v)
+
+
+#: kind -> public function name -> implementation (see the module docstring).
+ALGORITHMS: dict[str, dict[str, Callable]] = {
+    TREE: {
+        "mass_matrix": crba.mass_matrix,
+        "inverse_dynamics": rnea.inverse_dynamics,
+        "forward_dynamics": aba.forward_dynamics,
+        "bias_forces": rnea.bias_forces,
+        "jacobian": jacobians.jacobian,
+        "operational_space_inertia": opspace.operational_space_inertia,
+        "consistent_state": _state_as_given,
+    },
+    EMBEDDED: {
+        "mass_matrix": _without_external_forces(embedded_dynamics.mass_matrix, 1),
+        "inverse_dynamics": _without_external_forces(embedded_dynamics.inverse_dynamics, 3),
+        "forward_dynamics": _without_external_forces(embedded_dynamics.forward_dynamics, 3),
+        "bias_forces": _without_external_forces(embedded_dynamics.bias_forces, 2),
+        "jacobian": _without_external_forces(embedded_dynamics.jacobian, 1),
+        "operational_space_inertia": _without_external_forces(embedded_dynamics.operational_space_inertia, 1),
+        "consistent_state": _closed_state,
+    },
+    LAGRANGE: {
+        "forward_dynamics": _without_external_forces(lagrange.forward_dynamics, 3),
+        "consistent_state": _state_as_given,
+    },
+    AGGREGATED: {
+        "mass_matrix": aggregated.mass_matrix,
+        "inverse_dynamics": _without_external_forces(aggregated.inverse_dynamics, 3, batched=True),
+        "forward_dynamics": _without_external_forces(aggregated.forward_dynamics, 3, batched=True),
+        "bias_forces": _without_external_forces(aggregated.bias_forces, 2, batched=True),
+        "consistent_state": _state_as_given,
+    },
+}
+
+#: (kind, function name) -> why the function is not defined for that kind.
+NOT_DEFINED = {
+    (LAGRANGE, "mass_matrix"): "a LagrangeModel has no minimal-coordinate mass matrix; use the tree's "
+                               "(model.tree_model) or embed the loops",
+    (LAGRANGE, "inverse_dynamics"): "inverse dynamics of a LagrangeModel is not unique; embed the loops",
+    (LAGRANGE, "bias_forces"): "bias forces of a LagrangeModel are not unique; embed the loops",
+}
+
+
+def algorithm(model, name: str) -> Callable:
+    """The implementation of public function ``name`` for ``model`` (by ``model.kind``)."""
+    row = ALGORITHMS[model.kind]
+    if name not in row:
+        reason = NOT_DEFINED.get((model.kind, name), f"{name} is not defined for {model.kind} models")
+        raise TypeError(reason)
+    return row[name]
