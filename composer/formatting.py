@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from mbcompose.dynamics.tolerances import DISPLAY_ZERO_RTOL
+
 #: absolute values below this (relative to the largest entry of a matrix) print as 0
-ZERO_TOL = 1e-12
+ZERO_TOL = DISPLAY_ZERO_RTOL
 
 _PLURALS = {"body": "bodies", "dof": "dof", "degree of freedom": "degrees of freedom"}
 

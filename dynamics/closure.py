@@ -60,6 +60,7 @@ import numpy as np
 
 from . import topology
 from .model import SKOModel
+from .world_kinematics import Kinematics, cross, frame_pose, kinematics, point_motion
 
 __all__ = ["Chord", "ClosureError", "ChordRows", "chord_rows", "ChordSet", "chord_set", "ChordTerms",
            "chord_set_terms", "Kinematics", "kinematics", "relative_motion", "closure_error",
@@ -86,28 +87,12 @@ class ClosureError(ValueError):
         self.dependent = tuple(dependent)
 
 
-_I1 = np.array([1, 2, 0])
-_I2 = np.array([2, 0, 1])
-
-
-def _cx(a, b):
-    """Cross product over the last axis, broadcasting (..., 3) x (..., 3)."""
-    return a[..., _I1] * b[..., _I2] - a[..., _I2] * b[..., _I1]
-
-
-def _c3(a, b):
-    """Cross product of two 3-vectors (1-D), cheaper than the batched form for single vectors."""
-    a0, a1, a2 = a.tolist()
-    b0, b1, b2 = b.tolist()
-    return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
-
-
 def _normal_pair(u):
     u = np.asarray(u, float)
     ref = _EX if abs(u[0]) <= 0.9 else _EY
     n1 = ref - ref.dot(u) * u
     n1 /= np.linalg.norm(n1)
-    return n1, _cx(u, n1)
+    return n1, cross(u, n1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,91 +183,6 @@ def chord_rows(chord: Chord) -> ChordRows:
     Ur = np.array([r[0] for r in R], float).reshape(-1, 3)
     Nr = np.array([r[1] for r in R], float).reshape(-1, 3)
     return ChordRows(Np, Ur, Nr)
-
-
-@dataclass(eq=False)
-class Kinematics:
-    """World kinematics of every body at one configuration (index -1 is not stored:
-    ground is at rest at the origin).
-
-    R : (n, 3, 3); p : (n, 3) m -- body frame poses
-    S_w, S_v : (3, nv) -- world joint columns (angular; velocity of the body origin)
-    p_col : (nv, 3) -- origin of the body each column moves
-    w, v : (n, 3) -- angular velocity, velocity of the body origin (None without v)
-    wd, ad : (n, 3) -- bias angular acceleration and classical acceleration of the
-        origin with zero joint accelerations and no gravity (None without v)
-    """
-
-    R: np.ndarray
-    p: np.ndarray
-    S_w: np.ndarray
-    S_v: np.ndarray
-    p_col: np.ndarray
-    w: np.ndarray | None = None
-    v: np.ndarray | None = None
-    wd: np.ndarray | None = None
-    ad: np.ndarray | None = None
-
-
-def kinematics(model: SKOModel, w_sko, V=None, a=None) -> Kinematics:
-    """World poses, joint columns and (given ``V``, ``a``) velocities and bias accelerations.
-
-    Parameters
-    ----------
-    model : SKOModel
-    w_sko : SKOWeights of ``model`` at one configuration (batch 1); uses
-        ``extras["R_rel"]``, ``extras["p_rel"]``
-    V : (1, n, 6) body-frame twists, optional
-    a : (1, n, 6) body-frame Coriolis accelerations (seed 001 Eq. 1), optional
-    """
-    n = model.n_bodies
-    Rr, pr = w_sko.extras["R_rel"][0], w_sko.extras["p_rel"][0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    for k in range(n):
-        j = model.parent[k]
-        if j < 0:
-            R[k], p[k] = Rr[k], pr[k]
-        else:
-            R[k] = R[j] @ Rr[k]
-            p[k] = p[j] + R[j] @ pr[k]
-    Ht = np.concatenate([w_sko.H[k][0].T for k in range(n)] + [np.zeros((6, 0))], axis=1)   # (6, nv)
-    body = np.repeat(np.arange(n), model.tree.nv_node)
-    Rc = R[body]                                                                           # (nv, 3, 3)
-    S_w = np.einsum("cij,jc->ic", Rc, Ht[:3])
-    S_v = np.einsum("cij,jc->ic", Rc, Ht[3:])
-    kin = Kinematics(R, p, S_w, S_v, p[body])
-    if V is None:
-        return kin
-    V = V[0]
-    alpha = np.empty((n, 6))
-    for k in range(n):
-        j = model.parent[k]
-        alpha[k] = a[0, k] if j < 0 else alpha[j] @ w_sko.phi[k][0] + a[0, k]
-    wl, vl = V[:, :3], V[:, 3:]
-    kin.w = np.einsum("kij,kj->ki", R, wl)
-    kin.v = np.einsum("kij,kj->ki", R, vl)
-    kin.wd = np.einsum("kij,kj->ki", R, alpha[:, :3])
-    kin.ad = np.einsum("kij,kj->ki", R, alpha[:, 3:] + _cx(wl, vl))
-    return kin
-
-
-def _frame(kin: Kinematics, body: int, Rj, pj):
-    if body < 0:
-        return Rj, pj.copy()
-    return kin.R[body] @ Rj, kin.p[body] + kin.R[body] @ pj
-
-
-def _motion(kin: Kinematics, body: int, x):
-    """(w, v(x), wd, a(x)) of body at world point x (zeros for ground)."""
-    if body < 0:
-        z = np.zeros(3)
-        return z, z, z, z
-    r = x - kin.p[body]
-    w = kin.w[body]
-    wd = kin.wd[body]
-    w_r = _c3(w, r)
-    return w, kin.v[body] + w_r, wd, kin.ad[body] + _c3(wd, r) + _c3(w, w_r)
 
 
 @dataclass(frozen=True, eq=False)
@@ -400,10 +300,10 @@ def chord_set_terms(cs: ChordSet, kin: Kinematics, with_bias: bool = False) -> C
     e[cs.r_rows] = _dot(cs.N_r, RU)
     K = np.zeros((cs.n_rows, 6))
     K[cs.p_rows, 3:] = cs.N_p
-    K[cs.r_rows, :3] = _cx(RU, cs.N_r)
+    K[cs.r_rows, :3] = cross(RU, cs.N_r)
     Sw = kin.S_w[None] * cs.signs[:, None, :]                              # (n_c, 3, nv)
     Sv = kin.S_v[None] * cs.signs[:, None, :] + np.swapaxes(
-        _cx(np.swapaxes(Sw, 1, 2), xb[:, None, :] - kin.p_col[None]), 1, 2)
+        cross(np.swapaxes(Sw, 1, 2), xb[:, None, :] - kin.p_col[None]), 1, 2)
     Wl, Vl = RaT @ Sw, RaT @ Sv                                            # J_a axes
     G = np.empty((cs.n_rows, Sw.shape[2]))
     G[cs.p_rows] = (cs.N_p[:, None, :] @ Vl[cs.p_chord])[:, 0]
@@ -415,23 +315,23 @@ def chord_set_terms(cs: ChordSet, kin: Kinematics, with_bias: bool = False) -> C
 
         def motion(b, x):
             r = x - p[b]
-            w_r = _cx(w[b], r)
-            return w[b], v[b] + w_r, wd[b], ad[b] + _cx(wd[b], r) + _cx(w[b], w_r)
+            w_r = cross(w[b], r)
+            return w[b], v[b] + w_r, wd[b], ad[b] + cross(wd[b], r) + cross(w[b], w_r)
 
         nc = len(cs.body_a)
         wab, vab, wdab, aab = motion(np.concatenate([cs.body_a, cs.body_b]), np.concatenate([xa, xb]))
         wa_, va, wda, aa = wab[:nc], vab[:nc], wdab[:nc], aab[:nc]
         wb_, vb, wdb, ab_ = wab[nc:], vab[nc:], wdab[nc:], aab[nc:]
         dd, ddd = vb - va, ab_ - aa
-        c_wa_d = _cx(wa_, d)
-        p_dd = _mv(RaT, ddd - _cx(wda, d) - 2.0 * _cx(wa_, dd) + _cx(wa_, c_wa_d))
+        c_wa_d = cross(wa_, d)
+        p_dd = _mv(RaT, ddd - cross(wda, d) - 2.0 * cross(wa_, dd) + cross(wa_, c_wa_d))
         gamma = np.empty(cs.n_rows)
         gamma[cs.p_rows] = _dot(cs.N_p, p_dd[cs.p_chord])
         if len(cs.r_rows):
             c = cs.r_chord
             ub = _mv(Rb[c], cs.U_r)                    # world
             wr, wdr = wb_[c] - wa_[c], wdb[c] - wda[c]
-            h = _cx(wdr, ub) + _cx(wr, _cx(wb_[c], ub)) - _cx(wa_[c], _cx(wr, ub))
+            h = cross(wdr, ub) + cross(wr, cross(wb_[c], ub)) - cross(wa_[c], cross(wr, ub))
             gamma[cs.r_rows] = _dot(cs.N_r, _mv(RaT[c], h))
     return ChordTerms(e, G, gamma, K, Ra, xb)
 
@@ -444,13 +344,13 @@ def relative_motion(kin: Kinematics, chord: Chord):
     R_ab : (3, 3); p_ab : (3,) m -- in ``J_a`` axes;
     w_rel, v_rel : (3,) or None -- ``R_Ja^T (w_b - w_a)`` and ``R_Ja^T (v_b(x_b) - v_a(x_b))``
     """
-    Ra, xa = _frame(kin, chord.body_a, chord.R_a, chord.p_a)
-    Rb, xb = _frame(kin, chord.body_b, chord.R_b, chord.p_b)
+    Ra, xa = frame_pose(kin, chord.body_a, chord.R_a, chord.p_a)
+    Rb, xb = frame_pose(kin, chord.body_b, chord.R_b, chord.p_b)
     R_ab, p_ab = Ra.T @ Rb, Ra.T @ (xb - xa)
     if kin.w is None:
         return R_ab, p_ab, None, None
-    wa_, va = _motion(kin, chord.body_a, xb)[:2]
-    wb_, vb = _motion(kin, chord.body_b, xb)[:2]
+    wa_, va = point_motion(kin, chord.body_a, xb)[:2]
+    wb_, vb = point_motion(kin, chord.body_b, xb)[:2]
     return R_ab, p_ab, Ra.T @ (wb_ - wa_), Ra.T @ (vb - va)
 
 

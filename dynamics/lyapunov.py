@@ -61,7 +61,7 @@ def path_product(tree: SKOTree, A: list, i: int, j: int):
     return P
 
 
-def _carry_up(tree, A, start, block, sign_T=False):
+def _carry_up(tree, A, start, block):
     """Yield (node, A(node, start) @ block) for start and its ancestors."""
     k, Z = start, block
     yield k, Z

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 __all__ = ["SINGULAR_FLOOR", "GRAPH_RANK_RTOL", "ATTACHMENT_GAP_RTOL", "INERTIA_RTOL", "CLOSURE_RANK_RTOL",
            "RCOND_MIN", "RCOND_SWITCH", "CLOSURE_TOL", "SIMULATION_CLOSURE_TOL", "CLOSURE_CHECK_FACTOR",
-           "NEWTON_MAX_ITER", "NEWTON_MAX_STEP", "SMALL_ANGLE", "OPERATOR_TOL"]
+           "NEWTON_MAX_ITER", "NEWTON_MAX_STEP", "SMALL_ANGLE", "OPERATOR_TOL", "DISPLAY_ZERO_RTOL"]
 
 #: the largest singular value below which a matrix counts as zero when forming relative
 #: tolerances (``rtol * max(s_max, SINGULAR_FLOOR)``).
@@ -92,3 +92,7 @@ SMALL_ANGLE = 1e-8
 #: default tolerance of the workbench's ``isZero()`` / ``isIdentity()``: max |entry| <=
 #: ``OPERATOR_TOL * max(1, scale)``, scale being the largest entry of the terms compared.
 OPERATOR_TOL = 1e-10
+
+#: entries of a printed matrix below this times its largest entry print as 0 (round-off of
+#: rotations in reports, inspect and eval output).
+DISPLAY_ZERO_RTOL = 1e-12

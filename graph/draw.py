@@ -138,6 +138,63 @@ def _label_point(p1, p2, rad):
     return 0.5 * (p1 + p2) + 0.5 * rad * np.array([d[1], -d[0]])
 
 
+def _draw_nodes(ax, sg: SystemGraph, pos, font: int) -> None:
+    """Ground (black square), centres of mass (blue, named) and attachment points (white)."""
+    for n in sg.nodes:
+        p = pos[n]
+        if n == GROUND:
+            ax.scatter([p[0]], [p[1]], s=260, marker="s", color="black", zorder=4)
+            ax.annotate("ground", p, xytext=(0, -16), textcoords="offset points", ha="center", va="top",
+                        fontsize=font + 1, weight="bold", zorder=6)
+        elif n.startswith("com:"):
+            ax.scatter([p[0]], [p[1]], s=170, color="tab:blue", edgecolor="black", zorder=4)
+            out = p / (np.linalg.norm(p) + 1e-12)
+            ax.annotate(n[4:], p, xytext=tuple(16 * out), textcoords="offset points",
+                        ha="left" if out[0] > 0.2 else "right" if out[0] < -0.2 else "center",
+                        va="bottom" if out[1] > 0.2 else "top" if out[1] < -0.2 else "center",
+                        fontsize=font + 1, weight="bold", color="tab:blue", zorder=6)
+        else:
+            ax.scatter([p[0]], [p[1]], s=36, color="white", edgecolor="black", zorder=4)
+
+
+def _draw_elements(ax, sg: SystemGraph, pos, font: int) -> None:
+    """One arrow per element, styled by kind (:data:`STYLES`), labelled ``eN`` (joints: and their name)."""
+    for e in sg.elements:
+        st = STYLES[e.kind]
+        p1, p2 = pos[e.tail], pos[e.head]
+        ls = ":" if (e.kind == "joint" and e.joint_type == "fixed") else st["ls"]
+        arrow = FancyArrowPatch(tuple(p1), tuple(p2), connectionstyle=f"arc3,rad={st['rad']}",
+                                arrowstyle="-|>", mutation_scale=11, color=st["color"], lw=st["lw"],
+                                linestyle=ls, shrinkA=7, shrinkB=7, zorder=2)
+        ax.add_patch(arrow)
+        lp = _label_point(p1, p2, st["rad"])
+        if e.kind == "body":
+            lp = p1 + 0.55 * (p2 - p1)
+        if e.kind == "joint":
+            d = p2 - p1
+            nrm = np.array([-d[1], d[0]]) / (np.linalg.norm(d) + 1e-12)
+            if nrm @ lp < 0:
+                nrm = -nrm
+            lp = lp + 0.07 * nrm
+        text = e.name
+        if e.kind == "joint":
+            text = f"{e.name} {e.subject}" + (" (fixed)" if e.joint_type == "fixed" else f" ({e.joint_type})")
+        ax.text(lp[0], lp[1], text, fontsize=font, ha="center", va="center", color=st["color"], zorder=5,
+                bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none", alpha=0.85))
+
+
+def _draw_legend(ax, font: int) -> None:
+    handles = [Line2D([0], [0], color=s["color"], lw=s["lw"], ls=s["ls"], label=k) for k, s in STYLES.items()]
+    handles.append(Line2D([0], [0], color=STYLES["joint"]["color"], lw=STYLES["joint"]["lw"], ls=":",
+                          label="joint (fixed)"))
+    handles += [Line2D([0], [0], marker="s", color="w", markerfacecolor="black", markersize=10, label="ground"),
+                Line2D([0], [0], marker="o", color="w", markerfacecolor="tab:blue", markeredgecolor="black",
+                       markersize=10, label="centre of mass"),
+                Line2D([0], [0], marker="o", color="w", markerfacecolor="white", markeredgecolor="black",
+                       markersize=7, label="attachment point")]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, 1.0), fontsize=font + 1, frameon=True)
+
+
 def draw_system_graph(sg_or_analysis, stage: str = "extended", path=None, title: str | None = None) -> Figure:
     """Draw a system graph and write it to ``path`` (.svg, .png or .pdf) when given.
 
@@ -169,56 +226,9 @@ def draw_system_graph(sg_or_analysis, stage: str = "extended", path=None, title:
     ax.axis("off")
     font = 9 if n_com < 15 else 7
 
-    # nodes
-    for n in sg.nodes:
-        p = pos[n]
-        if n == GROUND:
-            ax.scatter([p[0]], [p[1]], s=260, marker="s", color="black", zorder=4)
-            ax.annotate("ground", p, xytext=(0, -16), textcoords="offset points", ha="center", va="top",
-                        fontsize=font + 1, weight="bold", zorder=6)
-        elif n.startswith("com:"):
-            ax.scatter([p[0]], [p[1]], s=170, color="tab:blue", edgecolor="black", zorder=4)
-            out = p / (np.linalg.norm(p) + 1e-12)
-            ax.annotate(n[4:], p, xytext=tuple(16 * out), textcoords="offset points",
-                        ha="left" if out[0] > 0.2 else "right" if out[0] < -0.2 else "center",
-                        va="bottom" if out[1] > 0.2 else "top" if out[1] < -0.2 else "center",
-                        fontsize=font + 1, weight="bold", color="tab:blue", zorder=6)
-        else:
-            ax.scatter([p[0]], [p[1]], s=36, color="white", edgecolor="black", zorder=4)
-
-    # elements
-    for e in sg.elements:
-        st = STYLES[e.kind]
-        p1, p2 = pos[e.tail], pos[e.head]
-        ls = ":" if (e.kind == "joint" and e.joint_type == "fixed") else st["ls"]
-        arrow = FancyArrowPatch(tuple(p1), tuple(p2), connectionstyle=f"arc3,rad={st['rad']}",
-                                arrowstyle="-|>", mutation_scale=11, color=st["color"], lw=st["lw"],
-                                linestyle=ls, shrinkA=7, shrinkB=7, zorder=2)
-        ax.add_patch(arrow)
-        lp = _label_point(p1, p2, st["rad"])
-        if e.kind == "body":
-            lp = p1 + 0.55 * (p2 - p1)
-        if e.kind == "joint":
-            d = p2 - p1
-            nrm = np.array([-d[1], d[0]]) / (np.linalg.norm(d) + 1e-12)
-            if nrm @ lp < 0:
-                nrm = -nrm
-            lp = lp + 0.07 * nrm
-        text = e.name
-        if e.kind == "joint":
-            text = f"{e.name} {e.subject}" + (" (fixed)" if e.joint_type == "fixed" else f" ({e.joint_type})")
-        ax.text(lp[0], lp[1], text, fontsize=font, ha="center", va="center", color=st["color"], zorder=5,
-                bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none", alpha=0.85))
-
-    handles = [Line2D([0], [0], color=s["color"], lw=s["lw"], ls=s["ls"], label=k) for k, s in STYLES.items()]
-    handles.append(Line2D([0], [0], color=STYLES["joint"]["color"], lw=STYLES["joint"]["lw"], ls=":",
-                          label="joint (fixed)"))
-    handles += [Line2D([0], [0], marker="s", color="w", markerfacecolor="black", markersize=10, label="ground"),
-                Line2D([0], [0], marker="o", color="w", markerfacecolor="tab:blue", markeredgecolor="black",
-                       markersize=10, label="centre of mass"),
-                Line2D([0], [0], marker="o", color="w", markerfacecolor="white", markeredgecolor="black",
-                       markersize=7, label="attachment point")]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, 1.0), fontsize=font + 1, frameon=True)
+    _draw_nodes(ax, sg, pos, font)
+    _draw_elements(ax, sg, pos, font)
+    _draw_legend(ax, font)
     counts = sg.counts()
     ax.set_title(title or f"{name}: {sg.stage} system graph\n{len(sg.nodes)} nodes, {len(sg.elements)} elements "
                  f"({', '.join(f'{v} {k}' for k, v in counts.items())})", fontsize=font + 3)

@@ -104,11 +104,6 @@ class Loop:
             return "redundant constraints"
         return "mobile"
 
-    def summary(self) -> str:
-        return (f"{self.name}: {' - '.join(self.joints)}; {self.n_equations} equations, rank {self.rank}, "
-                f"mobility {self.mobility}, {self.redundant_constraints} redundant constraints; {self.kind}"
-                + ("" if self.closes else f"; does NOT close at the reference configuration (gap {self.gap:.3g} m)"))
-
 
 @dataclass(frozen=True, eq=False)
 class LoopAnalysis:

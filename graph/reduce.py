@@ -40,14 +40,14 @@ with its composite (so a second weld of a welded composite is redundant).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
 
 from mbcompose.parsers.assembly import GROUND, JOINT_TYPES, Assembly, Joint
 
-from .composites import (Composite, distances_to_ground, find_composites, merged_mass,
+from .composites import (Composite, composite_of, distances_to_ground, find_composites, merged_mass,
                          name_composites, order_members)
 from .issues import WARNING, Issue
 from .subspaces import RANK_RTOL, intersection, joint_subspace, same_subspace
@@ -173,8 +173,7 @@ def _reduced(j: Joint, comp_of: Mapping[str, str], name: str | None = None, type
              joints: tuple[str, ...] | None = None) -> ReducedJoint:
     return ReducedJoint(name or j.name, type_ or j.type, comp_of[j.reference], comp_of[j.secondary],
                         j.reference, j.secondary, j.actuated and (type_ is None), j.origin, j.axis, j.axis2,
-                        joints or (j.name,), getattr(j, "secondary_origin", None),
-                        getattr(j, "secondary_axis", None))
+                        joints or (j.name,), j.secondary_origin, j.secondary_axis)
 
 
 class _Groups:
@@ -225,6 +224,186 @@ def _keep_first(joints: Sequence[Joint]) -> Joint:
     return sorted(joints, key=lambda j: (not j.actuated, j.name))[0]
 
 
+@dataclass
+class _Work:
+    """Mutable state of one reduction.
+
+    active : joints still between different composites;  S : joint name -> motion subspace
+    removed : (joint, kind, kept joint or None, why);  issues : warnings so far
+    locks : names of joint sets replaced by one fixed joint to ground, lock_source : one joint of each
+    rigid_pairs : body pairs that are rigidly connected (for ordering composite members)
+    """
+
+    groups: _Groups
+    active: list
+    S: dict
+    rtol: float
+    rigid_pairs: list
+    removed: list = field(default_factory=list)
+    issues: list = field(default_factory=list)
+    locks: list = field(default_factory=list)
+    lock_source: dict = field(default_factory=dict)
+
+    def remove(self, j: Joint, kind: str, keep: str | None, why: str, warning: str | None = None) -> None:
+        self.removed.append((j, kind, keep, why))
+        if warning is not None and j.actuated:
+            self.issues.append(Issue(WARNING, "actuated-removed", warning, (j.name, keep)))
+        self.active.remove(j)
+
+
+def _fixed_composites(assembly: Assembly, composite_names, extended):
+    """(fixed, named, active, joints_before): composites of the fixed joints (by root and named),
+    the joints between different ones, and those as reduced joints (seed 004 Table 3)."""
+    fixed = find_composites(assembly, names=None, extended=extended)
+    named = [Composite(n, c.members, c.mass, c.grounded) for n, c in
+             zip(name_composites([c.root for c in fixed], [c.members for c in fixed], composite_names), fixed)]
+    name_of = composite_of(named)
+    root_of = {GROUND: GROUND, **{m: c.root for c in fixed for m in c.members}}
+    active = [j for j in assembly.joints
+              if j.reference != j.secondary and not (j.type == "fixed" and GROUND not in (j.reference, j.secondary))
+              and root_of[j.reference] != root_of[j.secondary]]
+    joints_before = tuple(_reduced(j, name_of) for j in sorted(active, key=lambda j: j.name))
+    return fixed, named, active, joints_before
+
+
+def _joints_by_pair(joints, groups: _Groups, ends) -> dict:
+    """Composite pair (:meth:`_Groups.pair`) -> the joints between it; ``ends(j)`` gives a joint's bodies."""
+    by_pair: dict[tuple[str, str], list] = {}
+    for j in joints:
+        key = groups.pair(*ends(j))
+        if key is not None:
+            by_pair.setdefault(key, []).append(j)
+    return by_pair
+
+
+def _equal_freedom_classes(joints: Sequence[Joint], S: Mapping, rtol: float) -> list[list[Joint]]:
+    """The joints grouped by equal motion subspace, in order of first appearance."""
+    classes: list[list[Joint]] = []
+    for j in joints:
+        for cl in classes:
+            if same_subspace(S[cl[0].name], S[j.name], rtol):
+                cl.append(j)
+                break
+        else:
+            classes.append([j])
+    return classes
+
+
+def _remove_redundant(work: _Work, classes) -> tuple[list[Joint], bool]:
+    """Keep one joint per class (actuated first, then by name); (the kept joints, whether any went)."""
+    reps, changed = [], False
+    for cl in classes:
+        keep = _keep_first(cl)
+        reps.append(keep)
+        for j in cl:
+            if j is not keep:
+                work.remove(j, "redundant", keep.name, f"same freedoms as {keep.name} ({_describe([keep.type, j.type])})",
+                            f"actuated joint {j.name} removed as redundant with {keep.name}")
+                changed = True
+    return reps, changed
+
+
+def _remove_welded(work: _Work, reps: Sequence[Joint], welds: Sequence[Joint]) -> None:
+    """A pair already rigid through a fixed joint: every other joint of it goes."""
+    weld = sorted(welds, key=lambda j: j.name)[0]
+    for j in reps:
+        if j is not weld:
+            work.remove(j, "rigid", weld.name, f"pair already rigid through fixed joint {weld.name}",
+                        f"actuated joint {j.name} removed: its bodies are welded by {weld.name}")
+
+
+def _lock_pair(work: _Work, pair: tuple[str, str], reps: Sequence[Joint]) -> None:
+    """Joints that leave no common freedom: the pair becomes one composite (or, next to ground,
+    a composite welded to ground by one fixed joint named after them)."""
+    groups = work.groups
+    names = tuple(j.name for j in reps)
+    left, right = pair
+    text = f"{' and '.join(names)} leave no common freedom between {left} and {right}"
+    why = f"locks the pair: {text}; merged into one composite"
+    ends = [groups.of[b] for b in [j.reference for j in reps] + [j.secondary for j in reps] if groups.of[b] != GROUND]
+    if GROUND in pair:
+        moving = [g for g in ends if g not in groups.grounded]
+        other = [g for g in ends if g in groups.grounded]
+        if other:
+            groups.merge(moving[0], sorted(other)[0])
+            work.rigid_pairs.extend((j.reference, j.secondary) for j in reps)
+        else:
+            groups.grounded.add(moving[0])
+            work.locks.append(names)
+            work.lock_source[names] = reps[0]
+            why = f"locks the pair: {text}; replaced by fixed joint {'+'.join(names)}"
+    else:
+        groups.merge(*pair)
+        work.rigid_pairs.extend((j.reference, j.secondary) for j in reps)
+    for j in reps:
+        work.remove(j, "locking", None, why)
+    work.issues.append(Issue(WARNING, "locked-pair", f"joints {', '.join(names)} lock {left} to {right}; "
+                             "they are treated as one rigid composite", names))
+
+
+def _reduce_pair(work: _Work, pair: tuple[str, str], joints: Sequence[Joint]) -> tuple[bool, bool]:
+    """Analyse the joints of one composite pair; (whether anything changed, whether to start over)."""
+    reps, changed = _remove_redundant(work, _equal_freedom_classes(joints, work.S, work.rtol))
+    if len(reps) < 2:
+        return changed, False
+    welds = [j for j in reps if j.type == "fixed"]
+    if welds:
+        _remove_welded(work, reps, welds)
+        return True, True
+    if intersection([work.S[j.name] for j in reps], work.rtol).shape[1] == 0:
+        _lock_pair(work, pair, reps)
+        return True, True
+    return changed, changed
+
+
+def _reduce_pairs(work: _Work) -> None:
+    """Analyse every composite pair with several joints until nothing changes (merging composites
+    can bring joints of different pairs together)."""
+    changed = True
+    while changed:
+        changed = False
+        by_pair = _joints_by_pair(work.active, work.groups, lambda j: (j.reference, j.secondary))
+        for pair in sorted(by_pair):
+            joints = sorted(by_pair[pair], key=lambda j: j.name)
+            if len(joints) < 2:
+                continue
+            pair_changed, restart = _reduce_pair(work, pair, joints)
+            changed = changed or pair_changed
+            if restart:
+                break
+
+
+def _final_joints(work: _Work, comp_of: Mapping[str, str]) -> list[ReducedJoint]:
+    """The joints between the final composites (and the fixed joints standing for locked pairs)."""
+    kept = []
+    for j in work.active:
+        if comp_of[j.reference] == comp_of[j.secondary]:
+            work.removed.append((j, "internal", None, f"internal to composite {comp_of[j.reference]}"))
+        else:
+            kept.append(_reduced(j, comp_of))
+    for names in work.locks:
+        kept.append(_reduced(work.lock_source[names], comp_of, name="+".join(names), type_="fixed", joints=names))
+    return sorted(kept, key=lambda j: j.name)
+
+
+def _partial_pairs(work: _Work, kept, comp_of: Mapping[str, str], centre, L: float) -> list[PairReport]:
+    """Pairs of composites still joined by several joints: they share a smaller common motion."""
+    pairs = []
+    by_pair = _joints_by_pair(kept, work.groups, lambda j: (j.reference_body, j.secondary_body))
+    for pair in sorted(by_pair):
+        js = by_pair[pair]
+        if len(js) < 2:
+            continue
+        names = tuple(j.name for j in js)
+        dim = intersection([joint_subspace(j, centre, L) for j in js], work.rtol).shape[1]
+        left, right = (comp_of.get(p, p) if p != GROUND else GROUND for p in pair)
+        pairs.append(PairReport(left, right, names, "partial", dim))
+        work.issues.append(Issue(WARNING, "partial-pair",
+                                 f"joints {', '.join(names)} between {left} and {right} share a "
+                                 f"{dim}-dimensional common motion but differ: kept, analysed as a loop", names))
+    return pairs
+
+
 def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | None = None,
                     rtol: float = RANK_RTOL, extended=None) -> Reduction:
     """Lump composites and remove redundant joints (see module docstring).
@@ -236,166 +415,27 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
         Renaming of composites, keyed by default name (the root body) or any
         member body; applied to both the fixed and the final composites.
     rtol : float
-        Relative tolerance of numerical ranks (:data:`graph.subspaces.RANK_RTOL`).
+        Relative tolerance of numerical ranks (:data:`dynamics.tolerances.GRAPH_RANK_RTOL`).
     extended : SystemGraph, optional
         The extended graph, if already built.
     """
-    fixed = find_composites(assembly, names=None, extended=extended)
-    dist = distances_to_ground(assembly)
+    fixed, fixed_named, active, joints_before = _fixed_composites(assembly, composite_names, extended)
     L = characteristic_length(assembly)
-    centre = np.zeros(3)
-    if assembly.joints:
-        centre = np.mean([j.origin for j in assembly.joints], axis=0)
-
-    fixed_named = [Composite(n, c.members, c.mass, c.grounded) for n, c in
-                   zip(name_composites([c.root for c in fixed], [c.members for c in fixed], composite_names), fixed)]
-    before_map = {GROUND: GROUND}
-    for c in fixed_named:
-        for m in c.members:
-            before_map[m] = c.name
-    comp_root = {GROUND: GROUND}
-    for c in fixed:
-        for m in c.members:
-            comp_root[m] = c.root
-
-    active = [j for j in assembly.joints
-              if j.reference != j.secondary and not (j.type == "fixed" and GROUND not in (j.reference, j.secondary))
-              and comp_root[j.reference] != comp_root[j.secondary]]
-    joints_before = tuple(_reduced(j, before_map) for j in sorted(active, key=lambda j: j.name))
-
-    groups = _Groups(fixed)
-    S = {j.name: joint_subspace(j, centre, L) for j in assembly.joints}
-    removed: list[tuple[Joint, str, str | None, str]] = []
-    locks: list[tuple[str, ...]] = []  # synthetic fixed joints to ground
-    lock_source: dict[tuple[str, ...], Joint] = {}
-    rigid_pairs = [(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"]
-    issues: list[Issue] = []
-
-    changed = True
-    while changed:
-        changed = False
-        by_pair: dict[tuple[str, str], list[Joint]] = {}
-        for j in active:
-            key = groups.pair(j.reference, j.secondary)
-            if key is not None:
-                by_pair.setdefault(key, []).append(j)
-        for pair in sorted(by_pair):
-            js = sorted(by_pair[pair], key=lambda j: j.name)
-            if len(js) < 2:
-                continue
-            classes: list[list[Joint]] = []
-            for j in js:
-                for cl in classes:
-                    if same_subspace(S[cl[0].name], S[j.name], rtol):
-                        cl.append(j)
-                        break
-                else:
-                    classes.append([j])
-            reps = []
-            for cl in classes:
-                keep = _keep_first(cl)
-                reps.append(keep)
-                for j in cl:
-                    if j is keep:
-                        continue
-                    removed.append((j, "redundant", keep.name,
-                                    f"same freedoms as {keep.name} ({_describe([keep.type, j.type])})"))
-                    if j.actuated:
-                        issues.append(Issue(WARNING, "actuated-removed",
-                                            f"actuated joint {j.name} removed as redundant with {keep.name}",
-                                            (j.name, keep.name)))
-                    active.remove(j)
-                    changed = True
-            if len(reps) < 2:
-                continue
-            welds = [j for j in reps if j.type == "fixed"]
-            if welds:
-                weld = sorted(welds, key=lambda j: j.name)[0]
-                for j in reps:
-                    if j is not weld:
-                        removed.append((j, "rigid", weld.name, f"pair already rigid through fixed joint {weld.name}"))
-                        active.remove(j)
-                        if j.actuated:
-                            issues.append(Issue(WARNING, "actuated-removed",
-                                                f"actuated joint {j.name} removed: its bodies are welded by "
-                                                f"{weld.name}", (j.name, weld.name)))
-                changed = True
-            elif intersection([S[j.name] for j in reps], rtol).shape[1] == 0:
-                names = tuple(j.name for j in reps)
-                ends = [groups.of[j.reference] if groups.of[j.reference] != GROUND else None for j in reps]
-                ends2 = [groups.of[j.secondary] if groups.of[j.secondary] != GROUND else None for j in reps]
-                left, right = pair
-                text = f"{' and '.join(names)} leave no common freedom between {left} and {right}"
-                for j in reps:
-                    active.remove(j)
-                if GROUND in pair:
-                    # the other side is ground or composites welded to it
-                    moving = [g for g in ends + ends2 if g is not None and g not in groups.grounded]
-                    other = [g for g in ends + ends2 if g is not None and g in groups.grounded]
-                    g_moving = moving[0]
-                    if other:
-                        groups.merge(g_moving, sorted(other)[0])
-                        rigid_pairs.extend((j.reference, j.secondary) for j in reps)
-                        why = f"locks the pair: {text}; merged into one composite"
-                    else:
-                        groups.grounded.add(g_moving)
-                        locks.append(names)
-                        lock_source[names] = reps[0]
-                        why = f"locks the pair: {text}; replaced by fixed joint {'+'.join(names)}"
-                else:
-                    groups.merge(*pair)
-                    rigid_pairs.extend((j.reference, j.secondary) for j in reps)
-                    why = f"locks the pair: {text}; merged into one composite"
-                for j in reps:
-                    removed.append((j, "locking", None, why))
-                issues.append(Issue(WARNING, "locked-pair", f"joints {', '.join(names)} lock {left} to {right}; "
-                                    "they are treated as one rigid composite", names))
-                changed = True
-            if changed:
-                break
-
-    # final composites
-    member_sets = [order_members(m, rigid_pairs, dist) for m in groups.members.values()]
-    member_sets.sort(key=lambda m: (dist[m[0]], m[0]))
-    final = _rename_sets(member_sets, composite_names, assembly, groups)
-    comp_of = {GROUND: GROUND}
-    for c in final:
-        for m in c.members:
-            comp_of[m] = c.name
-
-    kept = []
-    for j in active:
-        if comp_of[j.reference] == comp_of[j.secondary]:
-            removed.append((j, "internal", None, f"internal to composite {comp_of[j.reference]}"))
-        else:
-            kept.append(_reduced(j, comp_of))
-    for names in locks:
-        j = lock_source[names]
-        kept.append(_reduced(j, comp_of, name="+".join(names), type_="fixed", joints=names))
-    kept.sort(key=lambda j: j.name)
-
-    pairs = []
-    by_pair = {}
-    for j in kept:
-        key = groups.pair(j.reference_body, j.secondary_body)
-        if key is not None:
-            by_pair.setdefault(key, []).append(j)
-    for pair in sorted(by_pair):
-        js = by_pair[pair]
-        if len(js) >= 2:
-            names = tuple(j.name for j in js)
-            dim = intersection([joint_subspace(j, centre, L) for j in js], rtol).shape[1]
-            left, right = (comp_of.get(pair[0], pair[0]) if pair[0] != GROUND else GROUND,
-                           comp_of.get(pair[1], pair[1]) if pair[1] != GROUND else GROUND)
-            pairs.append(PairReport(left, right, names, "partial", dim))
-            issues.append(Issue(WARNING, "partial-pair",
-                                f"joints {', '.join(names)} between {left} and {right} share a "
-                                f"{dim}-dimensional common motion but differ: kept, analysed as a loop", names))
-
-    removed_out = tuple(RemovedJoint(j.name, j.type, comp_of[j.reference], comp_of[j.secondary], j.actuated,
-                                     kind, keep, why) for j, kind, keep, why in sorted(removed, key=lambda r: r[0].name))
-    return Reduction(tuple(fixed_named), tuple(final), joints_before, tuple(kept), removed_out,
-                     tuple(pairs), tuple(issues), L)
+    centre = np.mean([j.origin for j in assembly.joints], axis=0) if assembly.joints else np.zeros(3)
+    work = _Work(_Groups(fixed), active, {j.name: joint_subspace(j, centre, L) for j in assembly.joints}, rtol,
+                 rigid_pairs=[(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"])
+    _reduce_pairs(work)
+    dist = distances_to_ground(assembly)
+    member_sets = sorted((order_members(m, work.rigid_pairs, dist) for m in work.groups.members.values()),
+                         key=lambda m: (dist[m[0]], m[0]))
+    final = _rename_sets(member_sets, composite_names, assembly, work.groups)
+    comp_of = composite_of(final)
+    kept = _final_joints(work, comp_of)
+    pairs = _partial_pairs(work, kept, comp_of, centre, L)
+    removed = tuple(RemovedJoint(j.name, j.type, comp_of[j.reference], comp_of[j.secondary], j.actuated,
+                                 kind, keep, why) for j, kind, keep, why in sorted(work.removed, key=lambda r: r[0].name))
+    return Reduction(tuple(fixed_named), tuple(final), joints_before, tuple(kept), removed,
+                     tuple(pairs), tuple(work.issues), L)
 
 
 def _rename_sets(member_sets, names, assembly, groups: _Groups) -> list[Composite]:

@@ -46,7 +46,7 @@ bodies in place of bodies (:func:`build_system_graph`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping
 
 import networkx as nx
 import numpy as np
@@ -236,7 +236,3 @@ def extended_graph(assembly: Assembly) -> SystemGraph:
               for j in assembly.joints]
     return build_system_graph(bodies, joints, "extended")
 
-
-def graph_bodies(names_and_coms: Sequence[tuple[str, np.ndarray]]) -> list[GraphBody]:
-    """Convenience: GraphBody list from ``(name, com)`` pairs."""
-    return [GraphBody(n, np.asarray(c, dtype=float)) for n, c in names_and_coms]

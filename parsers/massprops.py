@@ -229,14 +229,3 @@ def shape_mass_properties(shape: Geometry, density: float) -> MassProperties:
 def shapes_mass_properties(shapes: Sequence[Geometry], density: float) -> MassProperties:
     """Merged mass properties of several shapes of one body at one density."""
     return combine(shape_mass_properties(s, density) for s in shapes)
-
-
-def shape_mesh(shape: Geometry) -> trimesh.Trimesh:
-    """The shape as a mesh placed in its body frame."""
-    if shape.kind == "mesh":
-        mesh = load_mesh(shape.file, shape.params.get("scale", 1.0))
-    else:
-        mesh = primitive_mesh(shape.kind, shape.params)
-    mesh = mesh.copy()
-    mesh.apply_transform(shape.pose.matrix())
-    return mesh

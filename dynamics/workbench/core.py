@@ -33,6 +33,7 @@ import numbers
 import numpy as np
 
 from ..tolerances import OPERATOR_TOL
+from .space import Space
 
 __all__ = ["TOL", "IncompatibleOperands", "Space", "SpatialVector", "SpatialMatrixOperator",
            "ProductOperator", "SumOperator"]
@@ -67,68 +68,6 @@ def _refuse(op: str, a, b):
         hint = (" -- wrap stacked vectors as SpatialVector(g.node_space or g.joint_space, array);"
                 " an operator never broadcasts against a raw array")
     raise IncompatibleOperands(f"unsupported operands for {op!r}: {describe(a)} and {describe(b)}{hint}")
-
-
-class Space:
-    """An ordered set of index blocks: rows or columns of a spatial operator.
-
-    Parameters
-    ----------
-    g : object
-        The subgraph the space belongs to (compared by identity).
-    kind : {"node", "joint", "pick"}
-    ids : sequence of hashable
-        Block ids in order (global node indices for "node"/"joint", pick-off
-        node positions for "pick").
-    dims : sequence of int
-        Block sizes, aligned with ``ids``.
-    tag : object, optional
-        Distinguishes spaces of the same kind and ids (e.g. two pick-off lists).
-    """
-
-    __slots__ = ("g", "kind", "ids", "dims", "offsets", "tag", "_pos")
-
-    def __init__(self, g, kind, ids, dims, tag=None):
-        self.g = g
-        self.kind = kind
-        self.ids = tuple(ids)
-        self.dims = tuple(int(d) for d in dims)
-        self.offsets = np.concatenate([[0], np.cumsum(self.dims)]).astype(int)
-        self.tag = tag
-        self._pos = {k: i for i, k in enumerate(self.ids)}
-
-    @property
-    def size(self) -> int:
-        return int(self.offsets[-1])
-
-    @property
-    def label(self) -> str:
-        return f"{self.kind}-space[{len(self.ids)} blocks]"
-
-    def pos(self, k) -> int:
-        """Position of block id ``k`` in this space."""
-        try:
-            return self._pos[k]
-        except KeyError:
-            raise KeyError(f"{k!r} is not a block of this {self.label} (blocks {self.ids})") from None
-
-    def slice(self, k) -> slice:
-        i = self.pos(k)
-        return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
-
-    def slice_at(self, i: int) -> slice:
-        return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
-
-    def __eq__(self, other):
-        return self is other or (isinstance(other, Space) and self.g is other.g and self.kind == other.kind
-                                 and self.ids == other.ids and self.dims == other.dims
-                                 and self.tag == other.tag)
-
-    def __hash__(self):
-        return hash((id(self.g), self.kind, self.ids, self.dims))
-
-    def __repr__(self):
-        return f"Space({self.kind}, ids={self.ids}, dims={self.dims})"
 
 
 class SpatialVector:
@@ -249,7 +188,7 @@ class SpatialMatrixOperator:
     right operand          result
     ====================== =======================================================
     SpatialMatrixOperator  operator: structured when cheap and exact (see
-                           :func:`dynamics.workbench.structured.product`), else a
+                           :func:`dynamics.workbench.algebra.product`), else a
                            lazy :class:`ProductOperator` evaluated right to left
     SpatialVector          SpatialVector on ``row`` (O(N) recursions per factor)
     int / float            scaled operator
@@ -344,7 +283,7 @@ class SpatialMatrixOperator:
             raise IncompatibleOperands(f"{op!r}: operators of different subgraphs: {describe(self)} and {describe(other)}")
 
     def __mul__(self, other):
-        from .structured import product, scale
+        from .algebra import product, scale
 
         if isinstance(other, SpatialMatrixOperator):
             self._check_same_g(other, "*")
@@ -362,7 +301,7 @@ class SpatialMatrixOperator:
         _refuse("*", self, other)
 
     def __rmul__(self, other):
-        from .structured import scale
+        from .algebra import scale
 
         if _is_scalar(other):
             return scale(self, other)
@@ -374,7 +313,7 @@ class SpatialMatrixOperator:
         _refuse("@", other, self)
 
     def __add__(self, other):
-        from .structured import add
+        from .algebra import add
 
         if not isinstance(other, SpatialMatrixOperator):
             _refuse("+", self, other)
@@ -382,7 +321,7 @@ class SpatialMatrixOperator:
         return add(self, other, 1.0)
 
     def __sub__(self, other):
-        from .structured import add
+        from .algebra import add
 
         if not isinstance(other, SpatialMatrixOperator):
             _refuse("-", self, other)
@@ -396,7 +335,7 @@ class SpatialMatrixOperator:
         _refuse("-", other, self)
 
     def __neg__(self):
-        from .structured import scale
+        from .algebra import scale
 
         return scale(self, -1.0)
 

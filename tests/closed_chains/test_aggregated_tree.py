@@ -15,7 +15,8 @@ from mbcompose.dynamics import aggregated as ag
 from mbcompose.dynamics._batch import node_list, prepare
 from mbcompose.dynamics.embedding import loop_sets
 from mbcompose.graph.aggregation import loop_aggregation_sets
-from mbcompose.graph.aggregation_blocks import aggregation_transform, permutation_matrix
+from mbcompose.graph.aggregation_blocks import permutation_matrix
+from mbcompose.graph.aggregation_transforms import aggregation_transform
 from trees import random_model, random_q
 
 GROUND = "g"

@@ -19,12 +19,10 @@ from mbcompose.graph.aggregation import (
     partition,
     path_induced_subgraph,
 )
+from mbcompose.graph.aggregation_transforms import aggregated_sko, aggregation_transform, aggregation_transform_inverse
 from mbcompose.graph.aggregation_blocks import (
-    aggregated_sko,
     aggregated_sko_pattern,
     aggregated_spo_pattern,
-    aggregation_transform,
-    aggregation_transform_inverse,
     block_slices,
     compound_dims,
     expand_pattern,
