@@ -256,7 +256,8 @@ def _run_inputs(config: PipelineConfig, progress: Progress | None,
         return [run_input(config.inputs[0], config, progress, after_stage)]
     from .executors import InlineExecutor, make_executor
 
-    executor = InlineExecutor() if after_stage is not None else None
+    if after_stage is not None:  # hooks are not sent to other processes
+        executor = InlineExecutor()
     tasks = [BatchTask(i, path, config, after_stage) for i, path in enumerate(config.inputs)]
     results: list[RunResult | None] = [None] * len(tasks)
     with executor or make_executor(config.executor) as ex:

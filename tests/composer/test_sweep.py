@@ -222,3 +222,23 @@ def test_the_local_executor_replaces_a_killed_worker_and_completes_every_row(tmp
     for i, name in enumerate(sim.columns):
         assert float(row[f"final_q[{name}]"]) == pytest.approx(sim.q[-1, i], abs=1e-8)
         assert float(row[f"final_v[{name}]"]) == pytest.approx(sim.v[-1, i], abs=1e-8)
+
+
+def test_a_batch_over_inputs_runs_its_inputs_as_tasks_on_the_given_executor(tmp_path):
+    from mbcompose.composer.pipeline import run_pipeline
+
+    class Counting(InlineExecutor):
+        tasks: list = []
+
+        def map_unordered(self, fn, tasks):
+            tasks = list(tasks)
+            Counting.tasks.extend(t.input for t in tasks)
+            return super().map_unordered(fn, tasks)
+
+    inputs = [str(ROOT / "samples/double_pendulum/double_pendulum.yaml"), str(ROOT / "samples/fourbar/fourbar.yaml")]
+    target = tmp_path / "batch.yaml"
+    target.write_text(yaml.safe_dump({"inputs": inputs, "outputs": {"directory": str(tmp_path / "out"),
+                                                                     "graphs": [], "report": False}}))
+    results = run_pipeline(load_pipeline(target), executor=Counting())
+    assert [str(p) for p in Counting.tasks] == inputs
+    assert [str(r.input) for r in results] == inputs and all(r.ok for r in results)
