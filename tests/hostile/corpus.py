@@ -263,6 +263,8 @@ def _model_cases() -> list[tuple[str, str, dict, bool, list]]:
                                                        "joints:"), expect=["not connected"])
     add("yaml_latin1", "arm.yaml", None, extra={"arm.yaml": {"hex": (base.replace("arm", "arm\u00e9", 1))
                                                                .encode("latin-1").hex()}})
+    add("yaml_is_a_secret", "arm.yaml", {"symlink": "../../outside/secret.txt"}, expect=["got a string"])
+    add("yaml_secret_mapping", "arm.yaml", f"password: {SECRET}\n{SECRET}: 1\n", expect=["none of the keys"])
     add("yaml_dev_urandom", "arm.yaml", {"symlink": "/dev/urandom"}, line=False, expect=["regular file"])
     add("yaml_dev_zero", "arm.yaml", {"symlink": "/dev/zero"}, line=False, expect=["regular file"])
     add("yaml_fifo", "arm.yaml", {"fifo": True}, line=False, expect=["FIFO"])
