@@ -281,12 +281,6 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
                             velocity_columns=coordinate_columns(model, rate=True), status=sol.message)
 
 
-def constant_torque(model, values: Mapping[str, object]):
-    """A torque function f(t, q, v) -> (nv,) holding ``{joint: value(s)}`` constant."""
-    tau = joint_vector(model, values, rate=True)
-    return lambda t, q, v: tau
-
-
 def run_simulation(composition, cfg, progress: Callable[[float], None] | None = None) -> SimulationResult:
     """Simulate a composition as a pipeline config says (initial state, torques, integrator).
 

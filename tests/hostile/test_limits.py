@@ -12,7 +12,7 @@ from mbcompose.parsers.massprops import load_mesh
 from mbcompose.parsers.xmlutil import parse_xml
 from mbcompose.parsers.yamlutil import check_alias_expansion, loads_yaml
 
-from corpus import tetra_stl
+from models import tetra_stl
 
 
 def test_yaml_12_exponents_are_numbers():
