@@ -18,69 +18,13 @@ from mbcompose.dynamics.closure import ClosureError
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 
+from .cli_values import (FiniteFloat, check_output_folder, check_simulation_options, checked_values,
+                         limit_overrides, point_value, suggest_choices, terminate_cleanly_on_sigterm)
 from .formatting import format_matrix, plural
 
 log = logging.getLogger("mbcompose")
 
 LOG_FORMAT = "%(levelname)s: %(message)s"
-
-
-def _terminate_cleanly_on_sigterm() -> None:
-    """SIGTERM unwinds like Ctrl-C (staged outputs are discarded), exit status 143."""
-    import signal
-    import threading
-
-    def handler(signum, frame):
-        click.echo("error: terminated", err=True)
-        raise SystemExit(128 + signum)
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, handler)
-
-
-class _SuggestingChoice(click.Choice):
-    """click.Choice whose error adds "did you mean" for a mistyped value."""
-
-    def convert(self, value, param, ctx):
-        try:
-            return super().convert(value, param, ctx)
-        except click.BadParameter as exc:
-            raise click.BadParameter(f"{exc.message}{did_you_mean(value, self.choices)}", ctx, param) from None
-
-
-class FiniteFloat(click.ParamType):
-    """A finite float (nan and inf refused), > 0 when ``positive``."""
-
-    name = "float"
-
-    def __init__(self, positive: bool = False):
-        self.positive = positive
-
-    def convert(self, value, param, ctx):
-        try:
-            v = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number", param, ctx)
-        if v != v or v in (float("inf"), float("-inf")):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
-        if self.positive and not v > 0:
-            self.fail(f"{value!r} must be > 0", param, ctx)
-        return v
-
-
-def _limit_overrides(specs) -> None:
-    """Apply ``--limit NAME=VALUE`` options (over the defaults of :mod:`parsers.limits`)."""
-    values = {}
-    for spec in specs:
-        name, sep, value = spec.partition("=")
-        try:
-            values[name.strip()] = float(value) if sep else None
-        except ValueError:
-            values[name.strip()] = value
-    try:
-        input_limits.set_default(input_limits.checked_limits(values, input_limits.InputLimits()))
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--limit") from None
 
 
 class _Group(click.Group):
@@ -117,7 +61,7 @@ class _Group(click.Group):
             raise
 
     def invoke(self, ctx):
-        _terminate_cleanly_on_sigterm()
+        terminate_cleanly_on_sigterm()
         try:
             return super().invoke(ctx)
         except InputError as exc:
@@ -153,7 +97,7 @@ def main(verbose: bool, quiet: bool, limit_specs):
     graph, lumps rigid parts into composite bodies, finds loops, and evaluates
     the dynamics on the resulting tree.
     """
-    _limit_overrides(limit_specs)
+    limit_overrides(limit_specs)
     _set_level(verbose, quiet)
 
 
@@ -251,7 +195,7 @@ def graph_cmd(file: str, output: str, stage: str, base: str):
     if out.suffix.lower() not in (".svg", ".png", ".pdf"):
         raise click.BadParameter(f"unsupported picture format {out.suffix!r} (use .svg, .png or .pdf)",
                                  param_hint="--output")
-    _check_output_folder(out)
+    check_output_folder(out)
     composition, read = _compose_with_inputs(file, base=base)
     stages = ("extended", "reduced") if stage == "both" else (stage,)
     written = []
@@ -342,26 +286,6 @@ def _compose_with_inputs(file: str, **options):
     return composition, read
 
 
-def _check_simulation_options(duration: float, samples: int) -> None:
-    from mbcompose.composer.simulate import check_simulation_size
-
-    try:
-        check_simulation_size(duration, 2)
-    except InputError as exc:
-        raise click.BadParameter(exc.message, param_hint="--duration") from None
-    try:
-        check_simulation_size(1.0, samples)
-    except InputError as exc:
-        raise click.BadParameter(exc.message, param_hint="--samples") from None
-
-
-def _check_output_folder(out: Path) -> None:
-    """The folder of an output file must exist (and be a folder) before any work is done."""
-    from mbcompose.composer.outputs import prepare_directory
-
-    prepare_directory(out.parent if str(out.parent) else Path("."), create=False)
-
-
 def _parse_values(spec: str | None, what: str) -> dict[str, object]:
     """``"a=0.1,b=0.2,c=[1,0,0,0]"`` -> {a: 0.1, ...}; JSON values allowed."""
     if not spec:
@@ -374,7 +298,7 @@ def _parse_values(spec: str | None, what: str) -> dict[str, object]:
     if parsed is not None:
         if not isinstance(parsed, dict):
             raise click.BadParameter("expected a JSON object {name: value}", param_hint=what)
-        return _checked_values(parsed, what)
+        return checked_values(parsed, what)
     for item in _split_top(spec):
         if "=" not in item:
             raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint=what)
@@ -384,19 +308,7 @@ def _parse_values(spec: str | None, what: str) -> dict[str, object]:
         except json.JSONDecodeError:
             raise click.BadParameter(f"value of {name.strip()!r} is not a number or list: {value!r}",
                                      param_hint=what) from None
-    return _checked_values(out, what)
-
-
-def _checked_values(values: dict, what: str) -> dict[str, object]:
-    """Joint values that are finite numbers (or lists of them) within the magnitude limit."""
-    from mbcompose.composer.simulate import joint_values_array
-
-    for name, value in values.items():
-        try:
-            joint_values_array(name, value)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint=what) from None
-    return values
+    return checked_values(out, what)
 
 
 def _split_top(spec: str) -> list[str]:
@@ -458,8 +370,8 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
     if fmt not in ("csv", "npz"):
         raise click.BadParameter(f"unsupported trajectory format {out.suffix!r} (use .csv or .npz)",
                                  param_hint="--output")
-    _check_simulation_options(duration, samples)
-    _check_output_folder(out)
+    check_simulation_options(duration, samples)
+    check_output_folder(out)
     composition, read = _compose_with_inputs(file, base=base)
     values = {hint: _parse_values(spec, hint) for hint, spec in (("--q0", q0), ("--v0", v0), ("--torque", torque))}
     for hint, rate in (("--q0", False), ("--v0", True), ("--torque", True)):
@@ -493,7 +405,7 @@ def _frame_options(file: str, composition, body: str | None, point: str | None):
     names = list(model.tree_model.body_names)
     parts = {m: c.name for c in composition.analysis.composites for m in c.members}
     target = body or names[-1]
-    pt = _point(point) if point else None
+    pt = point_value(point) if point else None
     if target in names:
         return target, pt, ""
     if target not in parts or parts[target] not in names:
@@ -612,25 +524,6 @@ def _print_value(composition, quantity, value, frame, fmt, note, rows):
     click.echo(format_matrix(value))
 
 
-def _point(spec: str):
-    """``'x,y,z'`` -> (3,) finite array within the magnitude limit; BadParameter otherwise."""
-    import numpy as np
-
-    try:
-        pt = np.array([float(x) for x in spec.split(",")])
-    except ValueError:
-        pt = None
-    if pt is None or pt.shape != (3,):
-        raise click.BadParameter("expected 'x,y,z'", param_hint="--point")
-    if not np.all(np.isfinite(pt)):
-        raise click.BadParameter(f"coordinates must be finite, got {spec!r}", param_hint="--point")
-    for v in pt:
-        too_big = input_limits.check_magnitude(float(v), "coordinate")
-        if too_big:
-            raise click.BadParameter(too_big, param_hint="--point")
-    return pt
-
-
 @main.command()
 @click.argument("input_file", metavar="INPUT", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
@@ -660,7 +553,7 @@ def convert(input_file, output, no_lumping, cut_loops, base):
     if suffix not in (".yaml", ".yml") and suffix not in EXPORTERS:
         raise click.BadParameter(f"no writer for suffix {suffix!r} (use .yaml, "
                                  f"{', '.join(sorted(EXPORTERS))})", param_hint="--output")
-    _check_output_folder(out)
+    check_output_folder(out)
     composition, read = _compose_with_inputs(input_file, lumping=not no_lumping, loops="embed", base=base)
     assembly = composition.lumped
     assets = plan_mesh_assets(assembly)
@@ -681,12 +574,4 @@ def convert(input_file, output, no_lumping, cut_loops, base):
     click.echo(f"{output}: {plural(len(assembly.bodies), 'body')}, {plural(len(assembly.joints), 'joint')}")
 
 
-def _suggest_choices(group: click.Group) -> None:
-    """Every click.Choice option of every command says "did you mean" for a typo."""
-    for command in group.commands.values():
-        for param in command.params:
-            if isinstance(param.type, click.Choice) and not isinstance(param.type, _SuggestingChoice):
-                param.type = _SuggestingChoice(param.type.choices, param.type.case_sensitive)
-
-
-_suggest_choices(main)
+suggest_choices(main)

@@ -152,7 +152,7 @@ def run_input(input_path: Path, config: PipelineConfig, progress: Progress | Non
     """
     result = RunResult(input=input_path)
     try:
-        with input_limits.recording_inputs() as read:
+        with input_limits.using(config.limits), input_limits.recording_inputs() as read:
             read.update((input_path, config.source))
             _run_stages(result, input_path, config, progress, after_stage or (lambda name: None), read)
     except InputError as exc:
@@ -246,12 +246,6 @@ def run_pipeline(config: PipelineConfig, progress: Progress | None = None,
     ``after_stage`` is given); each input's error is recorded in its
     :class:`RunResult` and the others go on.  Results are in input order.
     """
-    with input_limits.using(config.limits):
-        return _run_inputs(config, progress, after_stage, executor)
-
-
-def _run_inputs(config: PipelineConfig, progress: Progress | None,
-                after_stage: Callable[[str], None] | None, executor) -> list[RunResult]:
     if len(config.inputs) == 1:
         return [run_input(config.inputs[0], config, progress, after_stage)]
     from .executors import InlineExecutor, make_executor

@@ -164,6 +164,6 @@ def _finish(config, table: SweepTable, keys: list[str]) -> list[Path]:
         from .sweep_report import render_sweep_html
 
         page = table.path.with_suffix(".html")
-        atomic_write_text(page, render_sweep_html(config, table.records(keys)), table.inputs)
+        atomic_write_text(page, render_sweep_html(config, table.records(keys)), table.inputs, create_dirs=True)
         written.append(page)
     return written

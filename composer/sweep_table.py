@@ -130,5 +130,5 @@ class SweepTable:
             numeric = all(v is None or isinstance(v, (int, float)) for v in values)
             columns[c] = ([math.nan if v is None else float(v) for v in values] if numeric and c != "key"
                           else [None if v is None else str(v) for v in values])
-        atomic_write(path, lambda tmp: pq.write_table(pa.table(columns), tmp), self.inputs)
+        atomic_write(path, lambda tmp: pq.write_table(pa.table(columns), tmp), self.inputs, create_dirs=True)
         return True

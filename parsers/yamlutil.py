@@ -52,8 +52,8 @@ class Node:
         return isinstance(self.value, dict)
 
     def mapping(self, what: str = "a mapping") -> dict[str, "Node"]:
-        if not isinstance(self.value, dict):
-            raise self.error(f"expected {what}, got {describe(self.value)}")
+        if not isinstance(self.value, dict):  # (the value is not quoted: the file may be no model at all)
+            raise self.error(f"expected {what}, got {kind_of(self.value)}")
         return self.value
 
     def get(self, key: str) -> "Node | None":
@@ -67,8 +67,16 @@ class Node:
         return node
 
     def check_keys(self, allowed) -> None:
+        """InputError at the first key not in ``allowed``, with "did you mean".
+
+        When no key is allowed or close to one, the file is probably no model
+        at all: the keys are not echoed (they could be anybody's secrets).
+        """
         allowed = set(allowed)
-        for key, node in self.mapping().items():
+        items = self.mapping()
+        if items and all(k not in allowed and not did_you_mean(k, allowed) for k in items):
+            raise self.error(f"none of the keys is one of: {', '.join(sorted(allowed))}")
+        for key, node in items.items():
             if key not in allowed:
                 raise node.error(f"unknown key '{key}'{did_you_mean(key, allowed)} "
                                  f"(expected one of: {', '.join(sorted(allowed))})")
@@ -76,7 +84,7 @@ class Node:
     # -- sequences ------------------------------------------------------
     def sequence(self, what: str = "a list") -> list["Node"]:
         if not isinstance(self.value, list):
-            raise self.error(f"expected {what}, got {describe(self.value)}")
+            raise self.error(f"expected {what}, got {kind_of(self.value)}")
         return self.value
 
     def __iter__(self) -> Iterator["Node"]:
@@ -125,6 +133,19 @@ class Node:
         if isinstance(self.value, list):
             return [n.plain() for n in self.value]
         return self.value
+
+
+def kind_of(value: Any) -> str:
+    """What ``value`` is, without its content: 'a string', 'a number', 'a mapping' ..."""
+    if isinstance(value, (dict, list)) or value is None:
+        return describe(value)
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return f"a {type(value).__name__}"
 
 
 def describe(value: Any) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from corpus import write_corpus
+from models import mjcf_model, sdf_model, urdf_model, yaml_model
 
 HERE = Path(__file__).resolve().parent
 
@@ -78,3 +79,14 @@ def test_every_bad_input_gives_one_clean_error_and_writes_nothing(results):
 
 def test_memory_stays_under_one_gib(results):
     assert max(r["rss_mib"] for _, r in results) < 1024
+
+
+@pytest.mark.parametrize("name, make", [("arm.yaml", yaml_model), ("arm.urdf", urdf_model),
+                                        ("arm.xml", mjcf_model), ("arm.sdf", sdf_model)])
+def test_the_models_the_cases_break_compose_as_written(tmp_path, name, make):
+    """Each bad case differs from a model that composes: its error comes from the one edit."""
+    from mbcompose.composer import compose
+
+    path = tmp_path / name
+    path.write_text(make(), encoding="utf-8")
+    assert compose(path).model.nv >= 1
