@@ -188,6 +188,8 @@ def leaf_parts(doc) -> list[LeafPart]:
                 walk(comps.Value(i + 1), loc, path + (name,), color, density)
             return
         shape = XCAFDoc_ShapeTool.GetShape_s(product)
+        if _is_empty(shape):        # an empty assembly or sub-assembly
+            return
         out.append(LeafPart(name=name, path=path + (name,), shape=shape.Moved(loc),
                             placement=_location_matrix(loc), color=color, density=density))
 
@@ -196,14 +198,21 @@ def leaf_parts(doc) -> list[LeafPart]:
     return out
 
 
+def _is_empty(shape) -> bool:
+    from OCP.TopoDS import TopoDS_Iterator
+    return shape is None or shape.IsNull() or not TopoDS_Iterator(shape).More()
+
+
 def solid_problem(shape) -> str | None:
-    """Why ``shape`` is not a closed solid ('no solid', 'open shell'), or None."""
+    """Why ``shape`` is not a closed solid ('open shell', 'no solid'), or None."""
     from OCP.BRep import BRep_Tool
     from OCP.TopAbs import TopAbs_SHELL, TopAbs_SOLID
     from OCP.TopExp import TopExp_Explorer
-    if shape is None or shape.IsNull() or not TopExp_Explorer(shape, TopAbs_SOLID).More():
-        return "no solid (surfaces or wires only)"
     shells = TopExp_Explorer(shape, TopAbs_SHELL)
+    if not TopExp_Explorer(shape, TopAbs_SOLID).More():
+        if shells.More() and not BRep_Tool.IsClosed_s(shells.Current()):
+            return "open shell (surfaces that do not close a solid)"
+        return "no solid (surfaces or wires only)"
     while shells.More():
         if not BRep_Tool.IsClosed_s(shells.Current()):
             return "open shell (the solid is not closed)"
