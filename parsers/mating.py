@@ -165,61 +165,76 @@ def _plane_basis(n: np.ndarray) -> np.ndarray:
     return np.array([e1, np.cross(n, e1)])
 
 
-def _clip(poly: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Sutherland-Hodgman: the part of convex polygon ``poly`` (k, 2) left of the edge a -> b."""
-    if len(poly) == 0:
-        return poly
+def _take(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """a[n, idx[n, k]] for (N, K[, 2]) arrays."""
+    return np.take_along_axis(a, idx if a.ndim == 2 else idx[..., None].repeat(a.shape[2], -1), axis=1)
+
+
+def _clip_batch(poly: np.ndarray, valid: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """Sutherland-Hodgman for N convex polygons at once: keep the part left of the edges a -> b.
+
+    poly : (N, K, 2) vertices, the valid ones first (``valid`` (N, K)), counter-clockwise.
+    a, b : (N, 2) the clipping edge of each row.  Returns the clipped (poly, valid).
+    """
+    n, k = valid.shape
     d = b - a
-    side = d[0] * (poly[:, 1] - a[1]) - d[1] * (poly[:, 0] - a[0])
-    out = []
-    for i in range(len(poly)):
-        j = (i + 1) % len(poly)
-        if side[i] >= 0:
-            out.append(poly[i])
-        if (side[i] >= 0) != (side[j] >= 0):
-            t = side[i] / (side[i] - side[j])
-            out.append(poly[i] + t * (poly[j] - poly[i]))
-    return np.array(out) if out else np.zeros((0, 2))
+    side = d[:, None, 0] * (poly[..., 1] - a[:, None, 1]) - d[:, None, 1] * (poly[..., 0] - a[:, None, 0])
+    count = np.maximum(valid.sum(axis=1), 1)
+    nxt = (np.arange(k)[None, :] + 1) % count[:, None]
+    pn, sn = _take(poly, nxt), _take(side, nxt)
+    inside, inside_next = side >= 0, sn >= 0
+    denom = side - sn
+    t = side / np.where(denom == 0, 1.0, denom)
+    inter = poly + t[..., None] * (pn - poly)
+    out = np.stack([poly, inter], axis=2).reshape(n, 2 * k, 2)
+    ok = np.stack([inside & valid, (inside != inside_next) & valid], axis=2).reshape(n, 2 * k)
+    order = np.argsort(~ok, axis=1, kind="stable")
+    out, ok = _take(out, order), _take(ok, order)
+    width = max(int(ok.sum(axis=1).max()), 1)
+    return out[:, :width], ok[:, :width]
 
 
-def _polygon_area_centroid(poly: np.ndarray) -> tuple[float, np.ndarray]:
-    if len(poly) < 3:
-        return 0.0, np.zeros(2)
-    x, y = poly[:, 0], poly[:, 1]
-    xn, yn = np.roll(x, -1), np.roll(y, -1)
-    cross = x * yn - xn * y
-    area = 0.5 * cross.sum()
-    if abs(area) < 1e-300:
-        return 0.0, np.zeros(2)
-    cx = ((x + xn) * cross).sum() / (6 * area)
-    cy = ((y + yn) * cross).sum() / (6 * area)
-    return abs(area), np.array([cx, cy])
+def _ccw(tris: np.ndarray) -> np.ndarray:
+    """(N, 3, 2) triangles, each turned counter-clockwise."""
+    d1, d2 = tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]
+    flip = d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0] < 0
+    out = tris.copy()
+    out[flip] = tris[flip][:, ::-1]
+    return out
 
 
-def _ccw(tri: np.ndarray) -> np.ndarray:
-    d1, d2 = tri[1] - tri[0], tri[2] - tri[0]
-    return tri if d1[0] * d2[1] - d1[1] * d2[0] >= 0 else tri[::-1]
+def _areas_moments(poly: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Shoelace area (N,) and first moment (N, 2) of compacted polygons."""
+    count = np.maximum(valid.sum(axis=1), 1)
+    nxt = (np.arange(valid.shape[1])[None, :] + 1) % count[:, None]
+    pn = _take(poly, nxt)
+    cross = (poly[..., 0] * pn[..., 1] - pn[..., 0] * poly[..., 1]) * valid
+    area = 0.5 * cross.sum(axis=1)
+    moment = ((poly + pn) * cross[..., None]).sum(axis=1) / 6.0
+    return area, moment
 
 
-def overlap_area(tris_a: np.ndarray, tris_b: np.ndarray, basis: np.ndarray) -> tuple[float, np.ndarray]:
+def overlap_area(tris_a: np.ndarray, tris_b: np.ndarray, basis: np.ndarray,
+                 chunk: int = 20000) -> tuple[float, np.ndarray]:
     """Area and centroid (2-D, in ``basis``) of the overlap of two triangle sets projected on a plane.
 
     tris_a, tris_b : (n, 3, 3) and (m, 3, 3) triangles (the triangles of one set do not overlap).
-    basis : (2, 3) orthonormal in-plane axes.
+    basis : (2, 3) orthonormal in-plane axes.  Every pair of triangles whose boxes meet is
+    clipped (Sutherland-Hodgman, vectorised over the pairs).
     """
-    pa, pb = tris_a @ basis.T, tris_b @ basis.T
+    pa, pb = _ccw(tris_a @ basis.T), _ccw(tris_b @ basis.T)
     lo_a, hi_a, lo_b, hi_b = pa.min(1), pa.max(1), pb.min(1), pb.max(1)
+    meet = np.all((lo_b[None, :, :] <= hi_a[:, None, :]) & (hi_b[None, :, :] >= lo_a[:, None, :]), axis=2)
+    ia, ib = np.nonzero(meet)
     total, moment = 0.0, np.zeros(2)
-    for i in range(len(pa)):
-        hits = np.nonzero(np.all(lo_b <= hi_a[i], axis=1) & np.all(hi_b >= lo_a[i], axis=1))[0]
-        ta = _ccw(pa[i])
-        for j in hits:
-            poly = _ccw(pb[j])
-            for k in range(3):
-                poly = _clip(poly, ta[k], ta[(k + 1) % 3])
-            area, c = _polygon_area_centroid(poly)
-            total += area
-            moment += area * c
+    for s in range(0, len(ia), chunk):
+        i, j = ia[s:s + chunk], ib[s:s + chunk]
+        poly, valid = pb[j], np.ones((len(j), 3), dtype=bool)
+        for e in range(3):
+            poly, valid = _clip_batch(poly, valid, pa[i, e], pa[i, (e + 1) % 3])
+        area, first = _areas_moments(poly, valid)
+        total += float(area.sum())
+        moment += first.sum(axis=0)
     return total, (moment / total if total > 0 else np.zeros(2))
 
 

@@ -133,3 +133,32 @@ def two_bearings():
                 cylinder(4.2, (-21, 0, 0), (21, 0, 0)))
     shaft = fuse(cylinder(4, (-22, 0, 0), (22, 0, 0)), cylinder(7, (-10, 0, 0), (-6, 0, 0)))
     return [("frame", product("frame", frame), np.eye(4)), ("shaft", product("shaft", shaft), np.eye(4))]
+
+
+def wheels_on_a_plate(n: int):
+    """A plate with ``n`` wheels, each turning on a pin pressed into the plate (2 n + 1 parts).
+
+    Pin: peg r 4 pressed into the plate's hole r 4, collar r 6 (z 0..1) under the
+    wheel, shaft r 4 in the wheel's hole r 4.2 (bearing); the wheel rests on the
+    collar (planar) and never touches the plate: each pin-wheel pair is a revolute
+    about z, each plate-pin pair fixed.
+    """
+    from OCP.BRep import BRep_Builder
+    from OCP.TopoDS import TopoDS_Compound
+    cols = int(np.ceil(np.sqrt(n)))
+    centres = [(30.0 * (k % cols), 30.0 * (k // cols)) for k in range(n)]
+    holes = TopoDS_Compound()
+    builder = BRep_Builder()
+    builder.MakeCompound(holes)
+    for x, y in centres:
+        builder.Add(holes, cylinder(4, (x, y, -11), (x, y, 1)))
+    size = 30.0 * cols
+    plate = product("plate", cut(box((-15, -15, -10), (size - 15, size - 15, 0)), holes))
+    wheel = product("wheel", cut(cylinder(12, (0, 0, 1), (0, 0, 6)), cylinder(4.2, (0, 0, 0), (0, 0, 7))))
+    pin = product("pin", fuse(cylinder(4, (0, 0, -8), (0, 0, 0)), cylinder(6, (0, 0, 0), (0, 0, 1)),
+                              cylinder(4, (0, 0, 1), (0, 0, 6))))
+    parts = [("plate", plate, np.eye(4))]
+    for k, (x, y) in enumerate(centres):
+        parts.append((f"pin_{k}", pin, rigid(translation=(x, y, 0))))
+        parts.append((f"wheel_{k}", wheel, rigid(translation=(x, y, 0))))
+    return parts

@@ -71,3 +71,31 @@ def test_an_unclassified_pair_is_an_error_naming_both_parts_with_a_hint(monkeypa
     monkeypatch.setattr(inference, "pair_freedom", lambda *a: Freedom(None, np.zeros(3), Z, 2))
     with pytest.raises(InputError, match="parts a and b: .* declare the joint between them"):
         inference._pair_joint("x.step", "a", "b", [contact("bearing", [0, 0, 0], Z)], MatingTolerances(), "fixed")
+
+
+def _square(x0, y0, size):
+    p = np.array([[x0, y0, 0], [x0 + size, y0, 0], [x0 + size, y0 + size, 0], [x0, y0 + size, 0]], float)
+    return np.array([p[[0, 1, 2]], p[[0, 2, 3]][::-1]])          # one triangle clockwise on purpose
+
+
+def _disk(r, n=400):
+    t = np.linspace(0, 2 * np.pi, n + 1)[:-1]
+    ring = np.c_[r * np.cos(t), r * np.sin(t), np.zeros(n)]
+    return np.array([[np.zeros(3), ring[k], ring[(k + 1) % n]] for k in range(n)])
+
+
+def test_overlap_of_two_offset_squares_is_the_analytic_rectangle():
+    from mbcompose.parsers.mating import overlap_area
+    area, c = overlap_area(_square(0, 0, 1), _square(0.3, 0.4, 1), np.eye(3)[:2])
+    assert area == pytest.approx(0.7 * 0.6, rel=1e-12)
+    np.testing.assert_allclose(c, [0.65, 0.7], atol=1e-12)
+
+
+def test_overlap_of_a_disk_and_a_square_corner_is_a_quarter_disk():
+    from mbcompose.parsers.mating import overlap_area
+    n = 400
+    area, c = overlap_area(_disk(1.0, n), _square(0, 0, 2), np.eye(3)[:2])
+    polygon = 0.5 * n * np.sin(2 * np.pi / n)                  # area of the inscribed 400-gon
+    assert area == pytest.approx(polygon / 4, rel=1e-12)
+    np.testing.assert_allclose(c, [4 / (3 * np.pi)] * 2, rtol=1e-4)
+    assert overlap_area(_disk(1.0, n), _square(1.5, 1.5, 1), np.eye(3)[:2])[0] == 0.0

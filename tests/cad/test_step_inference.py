@@ -101,3 +101,14 @@ def test_joint_names_and_actuation_by_pair(tmp_path):
                       actuated=["hinge"])
     (j,) = [j for j in a.joints if not j.implicit]
     assert (j.name, j.type, j.actuated) == ("hinge", "revolute", True)
+
+
+@pytest.mark.slow
+def test_an_assembly_of_300_parts_reads_and_infers_every_joint(tmp_path):
+    """The outcome only (timing is benchmarks/step_assembly.py's job): 301 parts, 150 fixed, 150 revolutes."""
+    path = S.write_mechanism(tmp_path / "wheels.step", S.wheels_on_a_plate(150))
+    a = read_assembly(path, mesh_dir=tmp_path / "meshes")
+    assert len(a.bodies) == 301
+    joints = [(j.type, j.reference, j.secondary) for j in a.joints if not j.implicit]
+    assert sorted(joints) == sorted([("fixed", "plate", f"pin_{k}") for k in range(150)]
+                                    + [("revolute", f"pin_{k}", f"wheel_{k}") for k in range(150)])
