@@ -12,7 +12,8 @@ and mating relations give the bodies and joints; this reader is that first step.
   with one warning listing the parts that got it.
 * Each part is tessellated (BRepMesh) to an STL (metres, body frame) in
   ``mesh_dir`` (default: a cache folder named after the file's content), which
-  the body's Geometry references, so the exporters and pictures work.
+  the body's Geometry references, so the exporters and pictures work; the
+  part's colour from the file, if any, is the mesh's ``rgba`` parameter.
 * Joints: declared ``joints`` (by part name) first, then the joints the
   contacts give (:mod:`.mating`, :mod:`.freedom`); a part that touches nothing
   and has no declared joint is an error naming it.  The ``ground`` parts (default:
@@ -211,11 +212,19 @@ def _part_body(path, part: Part, tol: MatingTolerances, mesh_dir: Path) -> tuple
     note = f"B-rep volume {volume * 1e-9:.9g} m^3 at density {part.density:g} kg/m^3 from {part.density_from}"
     src = Source(file=str(path), note=f"part {part.name}: {note}")
     body = Body(name=part.name, pose=pose, mass=mp,
-                geometry=(Geometry("mesh", {"scale": (1.0, 1.0, 1.0)}, Pose(), str(stl), "inertial"),),
+                geometry=(Geometry("mesh", _mesh_params(part.leaf.color), Pose(), str(stl), "inertial"),),
                 sources={"pose": Source(str(path), note=f"part {part.name}: placement in the assembly tree"),
                          "mass": src, "com": src, "inertia": src})
     verts = np.vstack([v for _, v, _ in faces if len(v)]) if any(len(v) for _, v, _ in faces) else np.zeros((1, 3))
     return body, surfaces, np.array([verts.min(axis=0), verts.max(axis=0)])
+
+
+def _mesh_params(color) -> dict:
+    """Mesh parameters: unit scale (the STL is in metres) and the part's colour as ``rgba`` when the file has one."""
+    params: dict = {"scale": (1.0, 1.0, 1.0)}
+    if color is not None:
+        params["rgba"] = (*map(float, color), 1.0)
+    return params
 
 
 def _deflection(shape) -> float:

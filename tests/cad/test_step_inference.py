@@ -112,3 +112,17 @@ def test_an_assembly_of_300_parts_reads_and_infers_every_joint(tmp_path):
     joints = [(j.type, j.reference, j.secondary) for j in a.joints if not j.implicit]
     assert sorted(joints) == sorted([("fixed", "plate", f"pin_{k}") for k in range(150)]
                                     + [("revolute", f"pin_{k}", f"wheel_{k}") for k in range(150)])
+
+
+def test_pipeline_mating_options_reach_the_step_reader(tmp_path):
+    from mbcompose.composer.config import load_pipeline
+    from mbcompose.composer.compose import read_stage
+    S.write_mechanism(tmp_path / "loose.step", S.pin_mechanism(6.0, shoulder=False))
+    (tmp_path / "p.yaml").write_text("input: loose.step\noptions:\n  mating: {max_clearance: 1.5}\n")
+    cfg = load_pipeline(tmp_path / "p.yaml")
+    assert dict(cfg.options.mating) == {"max_clearance": 1.5}
+    a = read_stage(tmp_path / "loose.step", cfg.options, mesh_dir=tmp_path / "m")
+    assert [j.type for j in a.joints if not j.implicit] == ["cylindrical"]
+    (tmp_path / "q.yaml").write_text("input: loose.step\noptions:\n  mating: {max_clearence: 1.5}\n")
+    with pytest.raises(InputError, match="max_clearence"):
+        load_pipeline(tmp_path / "q.yaml")

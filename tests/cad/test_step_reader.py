@@ -74,6 +74,13 @@ def test_the_file_material_density_is_read_and_cited(primitives):
         assert "7850 kg/m^3 from the file's material" in str(body.sources["mass"])
 
 
+def test_colours_of_the_file_reach_the_meshes(tmp_path):
+    box = Product("box", S.box((0, 0, 0), (A, B, C)), color=(0.25, 0.5, 0.75), density=RHO)
+    write_step(tmp_path / "c.step", Node("top", children=[Node("box", box)]))
+    (geom,) = read_assembly(tmp_path / "c.step", mesh_dir=tmp_path / "m").body("box").geometry
+    np.testing.assert_allclose(geom.params["rgba"], [0.25, 0.5, 0.75, 1.0], atol=1e-6)
+
+
 def test_mass_properties_equal_brepgprop_on_the_written_shapes(tmp_path):
     """Seeker-like parts placed anywhere: mass, com and inertia (world frame) = BRepGProp x density."""
     from OCP.BRepGProp import BRepGProp
