@@ -76,8 +76,8 @@ def intersect(bases: list[np.ndarray], tol: float) -> np.ndarray:
     for s in bases:
         q, _ = np.linalg.qr(s) if s.shape[1] else (np.zeros((6, 0)), None)
         blocks.append(np.eye(6) - q @ q.T)
-    _, sv, vt = np.linalg.svd(np.vstack(blocks))
-    return vt[sv < tol].T if len(sv) == 6 else vt[np.concatenate([sv, np.zeros(6 - len(sv))]) < tol].T
+    _, sv, vt = np.linalg.svd(np.vstack(blocks))      # (6k, 6): always six singular values
+    return vt[sv < tol].T
 
 
 def canonical_axis(a: np.ndarray) -> np.ndarray:

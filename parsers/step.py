@@ -28,6 +28,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import logging
+import os
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -264,7 +265,7 @@ def _write_stl(file: Path, faces, pose: Pose) -> Path:
     mesh = trimesh.Trimesh(pose.inverse().apply(np.vstack(verts) * 1e-3), np.vstack(tris), process=True)
     mesh.update_faces(mesh.nondegenerate_faces())        # the collapsed triangles at a sphere's poles
     mesh.remove_unreferenced_vertices()
-    tmp = file.with_suffix(".stl.part")
+    tmp = file.with_name(f"{file.name}.{os.getpid()}.part")     # concurrent readers never share a half-written file
     mesh.export(tmp, file_type="stl")
     tmp.replace(file)
     return file.resolve()

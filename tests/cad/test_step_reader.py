@@ -85,14 +85,16 @@ def test_mass_properties_equal_brepgprop_on_the_written_shapes(tmp_path):
     """Seeker-like parts placed anywhere: mass, com and inertia (world frame) = BRepGProp x density."""
     from OCP.BRepGProp import BRepGProp
     from OCP.GProp import GProp_GProps
+    from OCP.TopLoc import TopLoc_Location
+
+    from mbcompose.parsers.step_writer import trsf
     parts = S.pin_mechanism(5.2, shoulder=True) + [("ball", S.product("ball", S.fuse(
         S.sphere(4.0, (40, 0, 0)), S.cylinder(2, (40, 0, 0), (40, 0, 12)))), np.eye(4))]
     path = S.write_mechanism(tmp_path / "m.step", parts, nest=("pin",))
     a = read_assembly(path, mesh_dir=tmp_path / "meshes", ground=["plate", "ball"])
     for name, prod, local in parts:
         place = S.WORLD @ local
-        moved = prod.shape.Moved(__import__("OCP.TopLoc", fromlist=["TopLoc_Location"]).TopLoc_Location(
-            __import__("mbcompose.parsers.step_writer", fromlist=["trsf"]).trsf(place)))
+        moved = prod.shape.Moved(TopLoc_Location(trsf(place)))
         g = GProp_GProps()
         BRepGProp.VolumeProperties_s(moved, g)
         mass = 1000.0 * g.Mass() * 1e-9
