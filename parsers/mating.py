@@ -59,6 +59,7 @@ class Surface:
     convex : True for a shaft or ball (material inside), False for a bore or socket.
     extent : (lo, hi) of a cylinder along its axis, measured from ``point``.
     triangles : (n, 3, 3) the face's triangles (planes only; for the overlap test).
+    box : (2, 3) lower and upper corners of the face's bounding box (None: unbounded).
     """
 
     part: str
@@ -70,6 +71,7 @@ class Surface:
     convex: bool = True
     extent: tuple[float, float] = (0.0, 0.0)
     triangles: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))
+    box: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -288,12 +290,25 @@ def _merged(contacts: list[Contact], tol: MatingTolerances) -> list[Contact]:
     return out
 
 
+def _boxes(surfs: list[Surface]) -> np.ndarray:
+    """(n, 2, 3) face bounding boxes (infinite where unknown)."""
+    inf = np.array([[-np.inf] * 3, [np.inf] * 3])
+    return np.array([s.box if s.box is not None else inf for s in surfs]).reshape(len(surfs), 2, 3)
+
+
 def pair_contacts(surfs_a: list[Surface], surfs_b: list[Surface], tol: MatingTolerances) -> list[Contact]:
-    """All contacts between two parts' faces (fits of split faces merged)."""
+    """All contacts between two parts' faces (fits of split faces merged).
+
+    Only faces whose bounding boxes, grown by max_clearance + contact_tol, meet are compared.
+    """
+    if not surfs_a or not surfs_b:
+        return []
+    margin = tol.max_clearance + tol.contact_tol
+    ba, bb = _boxes(surfs_a), _boxes(surfs_b)
+    meet = np.all((ba[:, None, 0] - margin <= bb[None, :, 1]) & (ba[:, None, 1] + margin >= bb[None, :, 0]), axis=2)
     found = []
-    for a in surfs_a:
-        for b in surfs_b:
-            c = face_contact(a, b, tol)
-            if c is not None:
-                found.append(c)
+    for i, j in zip(*np.nonzero(meet)):
+        c = face_contact(surfs_a[i], surfs_b[j], tol)
+        if c is not None:
+            found.append(c)
     return _merged(found, tol)
