@@ -206,7 +206,8 @@ def _part_body(path, part: Part, tol: MatingTolerances, mesh_dir: Path) -> tuple
     pose = Pose(placement[:3, :3], placement[:3, 3] * 1e-3)
     r = pose.rotation
     mass = part.density * volume * 1e-9
-    mp = MassProperties(mass, r.T @ (com * 1e-3 - pose.translation), r.T @ (part.density * inertia * 1e-15) @ r)
+    inertia_body = r.T @ (part.density * inertia * 1e-15) @ r
+    mp = MassProperties(mass, r.T @ (com * 1e-3 - pose.translation), 0.5 * (inertia_body + inertia_body.T))
     faces = brep.tessellate_faces(shape, _deflection(shape))
     surfaces = _surfaces(part.name, faces)
     stl = _write_stl(mesh_dir / f"{_file_stem(part.name)}.stl", faces, pose)
