@@ -91,10 +91,17 @@ def test_inspect_prints_the_contacts_before_table_1():
 def test_urdf_and_mjcf_exports_load_with_our_mass_matrix(seeker, tmp_path):
     pin = pytest.importorskip("pinocchio")
     mujoco = pytest.importorskip("mujoco")
-    from mbcompose.parsers.exporters.mjcf import write_mjcf
-    from mbcompose.parsers.exporters.urdf import write_urdf
-    urdf = write_urdf(seeker.lumped, tmp_path / "seeker.urdf")
-    mjcf = write_mjcf(seeker.lumped, tmp_path / "seeker.xml")
+    from click.testing import CliRunner
+
+    from mbcompose.composer.cli import main
+    out = tmp_path / "out"
+    out.mkdir()
+    urdf, mjcf = out / "seeker.urdf", out / "seeker.xml"
+    for target in (urdf, mjcf):
+        r = CliRunner().invoke(main, ["convert", str(SAMPLE / "seeker.yaml"), "-o", str(target)])
+        assert r.exit_code == 0, r.output
+    assets = {p.name for p in (out / "assets").iterdir()}
+    assert assets == {f"{b.name}.stl" for b in seeker.assembly.bodies}      # one tessellated mesh per part
     pm = pin.buildModelFromUrdf(str(urdf))
     pd = pm.createData()
     mm = mujoco.MjModel.from_xml_path(str(mjcf))
@@ -128,5 +135,4 @@ def test_urdf_and_mjcf_exports_load_with_our_mass_matrix(seeker, tmp_path):
             mujoco.mj_fullM(mm, full, md.qM)
         order = [mm.jnt_dofadr[mm.joint(n).id] for n in names]
         np.testing.assert_allclose(M, full[np.ix_(order, order)], atol=1e-9 * np.abs(M).max(), rtol=0)
-    meshes = [g.file for b in seeker.lumped.bodies for g in b.geometry if g.kind == "mesh"]
-    assert meshes and all(Path(f).is_file() for f in meshes)
+    assert "assets/" in urdf.read_text() and "assets/" in mjcf.read_text()     # meshes next to the exports
