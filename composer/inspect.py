@@ -191,7 +191,7 @@ def render_json(obj, matrices: bool = False, composite_names: Mapping[str, str] 
         "warnings": [{"code": i.code, "message": i.message, "subjects": list(i.subjects)} for i in an.warnings],
         "graph": {"extended": an.extended.counts(), "reduced": an.reduced.counts()},
     }
-    if getattr(an.assembly, "contacts", ()):
+    if getattr(an.assembly, "contacts", ()) or str(an.assembly.source_file or "").lower().endswith((".step", ".stp")):
         out["contacts"] = _contact_rows(an)
     if matrices:
         out["matrices"] = _matrix_dict(an)

@@ -195,3 +195,8 @@ def test_density_overrides_and_the_default_warning(tmp_path, caplog):
     assert b.body("pin").mass.mass == pytest.approx(a.body("pin").mass.mass * 8000 / 2700, rel=1e-12)
     assert b.body("plate").mass.mass == pytest.approx(a.body("plate").mass.mass * 1000 / 2700, rel=1e-12)
     assert "densities['p*n']" in str(b.body("pin").sources["mass"])
+
+
+def test_json_of_a_cad_input_always_has_contacts(primitives):
+    from mbcompose.composer.inspect import render_json
+    assert render_json(primitives)["contacts"] == []          # three grounded parts, touching nothing
