@@ -121,6 +121,8 @@ def read_stage(path, options: StageOptions, **reader_options) -> Assembly:
     """Stage 1: read the input file into an Assembly."""
     if options.base != "fixed":
         reader_options = {"base": options.base, **reader_options}
+    if options.mating and str(path).lower().endswith((".step", ".stp")):
+        reader_options = {**options.mating, **reader_options}
     return read_assembly(path, **reader_options)
 
 

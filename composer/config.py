@@ -14,6 +14,7 @@ Example::
       loops: embed                     # embed | lagrange | error
       base: fixed                      # fixed | floating (URDF/MJCF roots)
       tolerances: {rank: 1.0e-6, closure: 1.0e-12}
+      mating: {contact_tol: 0.01, angle_tol: 0.001, max_clearance: 0.5}   # STEP inputs (file's unit)
     outputs:
       directory: out/seeker            # relative to this file
       model: true                      # native model file (YAML assembly, lumped)
@@ -73,6 +74,12 @@ class StageOptions:
     loops: str = "embed"
     base: str = "fixed"
     tolerances: Tolerances = field(default_factory=Tolerances)
+    #: CAD (STEP) inputs: the mating rules' tolerances (contact_tol, angle_tol, max_clearance,
+    #: planar_contacts), handed to the STEP reader
+    mating: Mapping[str, object] = field(default_factory=dict)
+
+
+MATING_OPTIONS = ("contact_tol", "angle_tol", "max_clearance", "planar_contacts")
 
 
 @dataclass(frozen=True)
@@ -187,7 +194,7 @@ def _limits(node: Node | None) -> InputLimits:
 def _options(node: Node | None) -> StageOptions:
     if node is None:
         return StageOptions()
-    node.check_keys(("lumping", "composite_names", "redundant_joints", "loops", "base", "tolerances"))
+    node.check_keys(("lumping", "composite_names", "redundant_joints", "loops", "base", "tolerances", "mating"))
     get = node.get
     tol = Tolerances()
     if get("tolerances") is not None:
@@ -207,7 +214,20 @@ def _options(node: Node | None) -> StageOptions:
         loops=_choice(get("loops"), LOOP_POLICIES) if get("loops") is not None else "embed",
         base=_choice(get("base"), ("fixed", "floating")) if get("base") is not None else "fixed",
         tolerances=tol,
+        mating=_mating(get("mating")),
     )
+
+
+def _mating(node: Node | None) -> dict[str, object]:
+    """The STEP reader's mating tolerances (lengths in the STEP file's unit)."""
+    if node is None:
+        return {}
+    node.check_keys(MATING_OPTIONS)
+    out: dict[str, object] = {}
+    for key, value in node.mapping().items():
+        out[key] = (_choice(value, ("fixed", "planar")) if key == "planar_contacts"
+                    else value.number(positive=True))
+    return out
 
 
 def _outputs(node: Node | None, base_dir: Path, stem: str) -> OutputConfig:

@@ -22,7 +22,8 @@ JSON keys (the public contract of DESIGN.md, never removed): ``bodies``,
 ``joints``, ``composites`` (list of member-name lists), ``reduced_joints``,
 ``removed_joints``, ``loops``, ``dof``; and in addition ``assembly``,
 ``composite_bodies``, ``joints_before_removal``, ``dof_details``, ``errors``, ``warnings``,
-``graph`` (element counts), ``matrices`` (when asked).
+``graph`` (element counts), ``matrices`` (when asked), ``contacts`` (CAD input: the
+contacts found between parts and the joint each pair gives).
 """
 
 from __future__ import annotations
@@ -154,6 +155,20 @@ def _matrix_dict(an: Analysis):
 
 # ---------------------------------------------------------------- JSON
 
+def _contact_rows(an: Analysis) -> list[dict]:
+    """Contacts of a CAD assembly, each with the joint its part pair gives (SI units)."""
+    a = an.assembly
+    joint_of = {frozenset((j.reference, j.secondary)): j for j in a.joints}
+    rows = []
+    for c in getattr(a, "contacts", ()):
+        j = joint_of.get(frozenset((c.part_a, c.part_b)))
+        rows.append({"parts": [c.part_a, c.part_b], "kind": c.kind, "faces": list(c.faces),
+                     "radii": list(c.radii), "clearance": c.clearance, "point": c.point.tolist(),
+                     "axis": c.axis.tolist(), "area": c.area,
+                     "joint": j.name if j else None, "joint_type": j.type if j else None})
+    return rows
+
+
 def render_json(obj, matrices: bool = False, composite_names: Mapping[str, str] | None = None) -> dict:
     """The report as a JSON-serialisable dict (keys in the module docstring)."""
     an = analysis_of(obj, composite_names)
@@ -176,6 +191,8 @@ def render_json(obj, matrices: bool = False, composite_names: Mapping[str, str] 
         "warnings": [{"code": i.code, "message": i.message, "subjects": list(i.subjects)} for i in an.warnings],
         "graph": {"extended": an.extended.counts(), "reduced": an.reduced.counts()},
     }
+    if getattr(an.assembly, "contacts", ()) or str(an.assembly.source_file or "").lower().endswith((".step", ".stp")):
+        out["contacts"] = _contact_rows(an)
     if matrices:
         out["matrices"] = _matrix_dict(an)
     return out
@@ -189,6 +206,13 @@ def sections(an: Analysis):
     secs.append(("Bodies", ["body", "mass [kg]", "com [m]", "inertia about com [kg m^2] (ixx iyy izz ixy ixz iyz)"],
                  [[r["name"], _g(r["mass"]), _vec(r["com"]), _vec(r["inertia"])] for r in _body_rows(an)],
                  "com in the assembly frame; inertia along the assembly axes"))
+    if getattr(an.assembly, "contacts", ()):
+        secs.append(("Contacts (CAD mating geometry)",
+                     ["parts", "kind", "radii [m]", "clearance [m]", "axis / normal", "joint of the pair"],
+                     [[" - ".join(r["parts"]), r["kind"], _vec(r["radii"]) if r["kind"] != "planar" else "",
+                       _g(r["clearance"]), _vec(r["axis"]), f"{r['joint']} ({r['joint_type']})"]
+                      for r in _contact_rows(an)],
+                     "clearance: radial for fits, plane distance for planar contacts"))
     implicit = _implicit_names(an)
     note = "; ".join(x for x in ("* actuated", _implicit_note(an)) if x)
     secs.append(("Table 1: kinematic description", ["joint", "type", "reference body", "secondary body"],

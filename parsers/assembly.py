@@ -331,6 +331,8 @@ class Assembly:
     springs : spring-damper force elements.
     frames : named frames fixed to bodies.
     source_file : the file the assembly was read from.
+    contacts : contacts between parts found in a CAD assembly (``parsers.mating.Contact``,
+        SI units), from which its joints were inferred; empty for other inputs.
     """
 
     name: str
@@ -341,6 +343,7 @@ class Assembly:
     springs: tuple[SpringDamper, ...] = ()
     frames: tuple[Frame, ...] = ()
     source_file: str | None = None
+    contacts: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "gravity", _frozen(self.gravity, (3,)))

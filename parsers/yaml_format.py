@@ -326,6 +326,9 @@ def assembly_from_node(root: Node, path) -> Assembly:
     """
     path = Path(path)
     root.mapping("a mapping with 'bodies' (and 'joints')")
+    if root.get("assembly") is not None:   # bodies from a STEP file (parsers/cad_yaml.py)
+        from .cad_yaml import read_cad_yaml
+        return read_cad_yaml(root, path, dict(MATERIALS), _Units(root.get("units")), _joint)
     root.check_keys(TOP_KEYS)
     if root.get("format") is not None and root.get("format").string() != FORMAT_VERSION:
         raise root.get("format").error(f"unsupported format (expected '{FORMAT_VERSION}')")
