@@ -17,6 +17,7 @@ embedded into compound nodes (:mod:`dynamics.embedding`) when there are any.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from mbcompose import graph
 from mbcompose.parsers import read_assembly
@@ -38,8 +39,14 @@ class Composition:
     analysis: object
     tree: TreeModel
     model: object
-    lumped: Assembly
     options: StageOptions = field(default_factory=StageOptions)
+
+    @cached_property
+    def lumped(self) -> Assembly:
+        """The Assembly of the composites (what the exporters write), built on first use."""
+        bodies, joints = tree_inputs(self.assembly, self.analysis, self.options.lumping,
+                                     self.options.redundant_joints)
+        return lumped_assembly(self.assembly, bodies, joints)
 
     @property
     def extended_graph(self):
@@ -174,8 +181,7 @@ def model_stage(assembly: Assembly, analysis, options: StageOptions) -> Composit
         except ClosureError as exc:
             file, line = subject_location(exc.joints, assembly)
             raise InputError(str(exc), file=file, line=line) from None
-    return Composition(assembly=assembly, analysis=analysis, tree=tree, model=model,
-                       lumped=lumped_assembly(assembly, bodies, joints), options=options)
+    return Composition(assembly=assembly, analysis=analysis, tree=tree, model=model, options=options)
 
 
 def compose(path, **options) -> Composition:

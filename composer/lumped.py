@@ -47,15 +47,9 @@ def lumped_assembly(assembly: Assembly, bodies, joints) -> Assembly:
         out_bodies.append(Body(rb.name, pose, mass, geometry, sources))
         frames.extend(Frame(m.name, rb.name, m.pose, Source(note=f"part of {rb.name}"))
                       for m in members if m.name != rb.name)
-    frames.extend(Frame(f.name, _owner(f.body, bodies), f.pose, f.source) for f in assembly.frames)
+    owner = {m: rb.name for rb in reversed(bodies) for m in (rb.name, *rb.members)}  # first composite wins
+    frames.extend(Frame(f.name, owner.get(f.body, f.body), f.pose, f.source) for f in assembly.frames)
     return Assembly(name=assembly.name, bodies=tuple(out_bodies), joints=tuple(joints),
                     gravity=assembly.gravity, couplings=assembly.couplings, springs=assembly.springs,
                     frames=tuple(frames), source_file=assembly.source_file)
-
-
-def _owner(body: str, bodies) -> str:
-    for rb in bodies:
-        if body == rb.name or body in rb.members:
-            return rb.name
-    return body
 

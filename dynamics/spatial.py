@@ -41,6 +41,8 @@ def rot_z(a: float) -> np.ndarray:
 def rpy_to_matrix(rpy) -> np.ndarray:
     """Rotation for roll, pitch, yaw about fixed x, y, z: ``Rz(y) Ry(p) Rx(r)`` (URDF)."""
     r, p, y = (float(v) for v in rpy)
+    if r == p == y == 0.0:
+        return np.eye(3)
     return rot_z(y) @ rot_y(p) @ rot_x(r)
 
 

@@ -162,7 +162,8 @@ def name_composites(default_names: list[str], member_lists: list[tuple[str, ...]
 
 
 def find_composites(assembly: Assembly, names: Mapping[str, str] | None = None,
-                    extended: SystemGraph | None = None) -> tuple[Composite, ...]:
+                    extended: SystemGraph | None = None,
+                    distance: Mapping[str, float] | None = None) -> tuple[Composite, ...]:
     """Composite bodies of an assembly (fixed joints only), seed 004 Table 2.
 
     Parameters
@@ -172,9 +173,11 @@ def find_composites(assembly: Assembly, names: Mapping[str, str] | None = None,
         Renaming, keyed by default composite name or member name.
     extended : SystemGraph, optional
         The extended graph, if already built.
+    distance : mapping, optional
+        :func:`distances_to_ground` of the assembly, if already computed.
     """
     extended = extended_graph(assembly) if extended is None else extended
-    dist = distances_to_ground(assembly)
+    dist = distances_to_ground(assembly) if distance is None else distance
     fixed_pairs = [(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"]
     grounded_bodies = {j.secondary if j.reference == GROUND else j.reference
                        for j in assembly.joints if j.type == "fixed" and GROUND in (j.reference, j.secondary)}

@@ -251,10 +251,10 @@ class _Work:
         self.active.remove(j)
 
 
-def _fixed_composites(assembly: Assembly, composite_names, extended):
+def _fixed_composites(assembly: Assembly, composite_names, extended, dist):
     """(fixed, named, active, joints_before): composites of the fixed joints (by root and named),
     the joints between different ones, and those as reduced joints (seed 004 Table 3)."""
-    fixed = find_composites(assembly, names=None, extended=extended)
+    fixed = find_composites(assembly, names=None, extended=extended, distance=dist)
     named = [Composite(n, c.members, c.mass, c.grounded) for n, c in
              zip(name_composites([c.root for c in fixed], [c.members for c in fixed], composite_names), fixed)]
     name_of = composite_of(named)
@@ -419,13 +419,13 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     extended : SystemGraph, optional
         The extended graph, if already built.
     """
-    fixed, fixed_named, active, joints_before = _fixed_composites(assembly, composite_names, extended)
+    dist = distances_to_ground(assembly)
+    fixed, fixed_named, active, joints_before = _fixed_composites(assembly, composite_names, extended, dist)
     L = characteristic_length(assembly)
     centre = np.mean([j.origin for j in assembly.joints], axis=0) if assembly.joints else np.zeros(3)
     work = _Work(_Groups(fixed), active, {j.name: joint_subspace(j, centre, L) for j in assembly.joints}, rtol,
                  rigid_pairs=[(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"])
     _reduce_pairs(work)
-    dist = distances_to_ground(assembly)
     member_sets = sorted((order_members(m, work.rigid_pairs, dist) for m in work.groups.members.values()),
                          key=lambda m: (dist[m[0]], m[0]))
     final = _rename_sets(member_sets, composite_names, assembly, work.groups)

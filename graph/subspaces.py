@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mbcompose.dynamics.spatial import cross3
 from mbcompose.dynamics.tolerances import GRAPH_RANK_RTOL
 
 #: relative tolerance of numerical ranks (:data:`dynamics.tolerances.GRAPH_RANK_RTOL`).
@@ -75,7 +76,7 @@ def joint_subspace(joint, point=None, length: float = 1.0) -> np.ndarray:
 
     def rot(w):
         w = _unit(w)
-        return np.concatenate([w, np.cross(p, w) / L])
+        return np.concatenate([w, cross3(p, w) / L])
 
     def lin(v):
         return np.concatenate([np.zeros(3), _unit(v)])

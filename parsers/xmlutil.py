@@ -112,12 +112,10 @@ def parse_floats(text: str, el: Element, what: str, n: int | tuple[int, ...] | N
         vals = [float(p) for p in parts]
     except ValueError:
         raise error(el, f"{what}: expected numbers, got {_short(text)}", key) from None
-    if not all(math.isfinite(v) for v in vals):
+    if not all(map(math.isfinite, vals)):
         raise error(el, f"{what}: values must be finite, got {_short(text)}", key)
-    for v in vals:
-        too_big = limits.check_magnitude(v, what)
-        if too_big:
-            raise error(el, too_big, key)
+    if vals and limits.check_magnitude(max(map(abs, vals)), what):
+        raise error(el, next(filter(None, (limits.check_magnitude(v, what) for v in vals))), key)
     counts = (n,) if isinstance(n, int) else n
     if counts is not None and len(vals) not in counts:
         want = " or ".join(str(c) for c in counts)
