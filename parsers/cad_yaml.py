@@ -28,11 +28,15 @@ from pathlib import Path
 import numpy as np
 
 from .assembly import Assembly
+from .errors import InputError
 from .yamlutil import Node
 
 CAD_KEYS = ("format", "name", "assembly", "units", "gravity", "base", "ground", "mating", "materials", "parts",
             "joint_names", "actuated", "joints")
 MATING_KEYS = ("contact_tol", "angle_tol", "max_clearance", "planar_contacts")
+#: the STEP reader's option (InputError.key) -> the key of this file that gave it
+OPTION_KEYS = {"mating": "mating", "names": "parts", "ground": "ground", "base": "base",
+               "joint_names": "joint_names", "actuated": "actuated"}
 
 
 def _parts(node: Node | None, materials: dict[str, float]) -> tuple[dict, dict]:
@@ -94,4 +98,10 @@ def read_cad_yaml(root: Node, path: Path, materials: dict[str, float], units, jo
     gravity = np.array(root.get("gravity").vector(3)) * units.length if root.get("gravity") is not None \
         else np.array([0.0, 0.0, -9.81])
     name = root.get("name").string() if root.get("name") is not None else path.stem
-    return read_step(step, name=name, gravity=gravity, **options)
+    try:
+        return read_step(step, name=name, gravity=gravity, **options)
+    except InputError as e:       # an option of this file: point at its key here, not at the STEP file
+        node = root.get(OPTION_KEYS.get(e.key, "")) if e.key else None
+        if node is None:
+            raise
+        raise node.error(e.message) from None

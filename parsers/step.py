@@ -90,7 +90,7 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
     tol = _tolerances(path, unit, contact_tol, angle_tol, max_clearance)
     if planar_contacts not in PLANAR_CONTACT_POLICIES:
         raise InputError(f"planar_contacts must be one of {PLANAR_CONTACT_POLICIES}, got {planar_contacts!r}",
-                         file=str(path))
+                         file=str(path), key="mating")
     mesh_dir = Path(mesh_dir) if mesh_dir is not None else _cache_dir(path)
     mesh_dir.mkdir(parents=True, exist_ok=True)
     bodies, surfaces, boxes = [], {}, {}
@@ -126,7 +126,7 @@ def _tolerances(path, unit: float, contact_tol, angle_tol, max_clearance) -> Mat
         max_clearance=0.5 if max_clearance is None else float(max_clearance) * to_mm)
     for key in ("contact_tol", "angle_tol", "max_clearance"):
         if not getattr(tol, key) > 0.0:
-            raise InputError(f"{key} must be > 0, got {getattr(tol, key)}", file=str(path))
+            raise InputError(f"{key} must be > 0, got {getattr(tol, key)}", file=str(path), key="mating")
     return tol
 
 
@@ -152,13 +152,13 @@ def _parts(path, leaves, renames) -> list[Part]:
         parts.append(Part(n, leaf))
     unknown = sorted(set(renames) - names)
     if unknown:
-        raise InputError(f"names: no part {unknown[0]!r}{_did_you_mean(unknown[0], names)}", file=str(path))
+        raise InputError(f"no part {unknown[0]!r}{_did_you_mean(unknown[0], names)}", file=str(path), key="names")
     for p in parts:
         p.name = str(renames.get(p.name, p.name))
     if len({p.name for p in parts}) != len(parts):
-        raise InputError("names: two parts would get the same name", file=str(path))
+        raise InputError("two parts would get the same name", file=str(path), key="names")
     if GROUND in {p.name for p in parts}:
-        raise InputError(f"part name {GROUND!r} is reserved for the fixed world", file=str(path))
+        raise InputError(f"part name {GROUND!r} is reserved for the fixed world", file=str(path), key="names")
     return parts
 
 
@@ -280,13 +280,13 @@ def _grounds(path, parts: list[Part], ground) -> list[str]:
     listed = [ground] if isinstance(ground, str) else list(ground)
     for g in listed:
         if g not in names:
-            raise InputError(f"ground: no part {g!r}{_did_you_mean(g, names)}", file=str(path))
+            raise InputError(f"no part {g!r}{_did_you_mean(g, names)}", file=str(path), key="ground")
     return listed
 
 
 def _ground_joints(path, grounds: list[str], base: str, parts) -> list[Joint]:
     if base not in ("fixed", "floating"):
-        raise InputError(f"base must be 'fixed' or 'floating', got {base!r}", file=str(path))
+        raise InputError(f"must be 'fixed' or 'floating', got {base!r}", file=str(path), key="base")
     by_name = {p.name: p for p in parts}
     out = []
     for g in grounds:
@@ -304,10 +304,10 @@ def _named(path, joints: list[Joint], joint_names) -> list[Joint]:
     for new, pair in joint_names.items():
         k = by_pair.get(frozenset(pair))
         if k is None or len(set(pair)) != 2:
-            raise InputError(f"joint_names: {new}: no joint between {list(pair)}", file=str(path))
+            raise InputError(f"{new}: no joint between {list(pair)}", file=str(path), key="joint_names")
         joints[k] = replace(joints[k], name=str(new))
     if len({j.name for j in joints}) != len(joints):
-        raise InputError("joint_names: two joints would get the same name", file=str(path))
+        raise InputError("two joints would get the same name", file=str(path), key="joint_names")
     return joints
 
 
@@ -323,6 +323,9 @@ def _with_actuation(path, joints: list[Joint], actuated) -> list[Joint]:
             match = [j.name for j in joints if {j.reference, j.secondary} == pair]
         if not match:
             names = [j.name for j in joints]
-            raise InputError(f"actuated: no joint {item!r}{_did_you_mean(str(item), names)}", file=str(path))
+            raise InputError(f"no joint {item!r}{_did_you_mean(str(item), names)}", file=str(path), key="actuated")
+        fixed = [n for n in match if next(j for j in joints if j.name == n).type == "fixed"]
+        if fixed:
+            raise InputError(f"joint {fixed[0]} is fixed and cannot be actuated", file=str(path), key="actuated")
         wanted.update(match)
     return [replace(j, actuated=True) if j.name in wanted else j for j in joints]

@@ -139,3 +139,20 @@ def test_two_crossing_bearings_lock_the_pair_and_one_leaves_a_cylindrical_joint(
     path = S.write_mechanism(tmp_path / "locked.step", [("block", block2, np.eye(4)), ("rod", rod2, np.eye(4))])
     a = read_assembly(path, mesh_dir=tmp_path / "m2")
     assert [j.type for j in a.joints if not j.implicit] == ["fixed"]      # two crossing bearings lock the pair
+
+
+def test_wrapper_option_errors_point_at_the_yaml_line(tmp_path):
+    """A mistyped part or joint in the wrapper names the wrapper's file and line, not the STEP file."""
+    import shutil
+    shutil.copy(SEEKER, tmp_path / "seeker.step")
+    text = (SEEKER.parent / "seeker.yaml").read_text()
+    cases = {"joint_names": text.replace("fix_cam_a: [shaft_a, camera]", "fix_cam_a: [shaft_a, camra]"),
+             "actuated": text.replace("actuated: [pitch_a, yaw_a]", "actuated: [pitch_a, yaw_q]"),
+             "ground": text.replace("ground: housing", "ground: hosing")}
+    for key, mutated in cases.items():
+        wrapper = _write(tmp_path, "seeker.yaml", mutated)
+        line = next(k for k, l in enumerate(mutated.splitlines(), 1) if l.startswith(key))
+        got = _cli_error("inspect", str(wrapper))
+        assert any(got.startswith(f"error: {wrapper}:{n}: {key}: ") for n in (line, line + 1)), got
+    fixed = _write(tmp_path, "seeker.yaml", text.replace("actuated: [pitch_a, yaw_a]", "actuated: [fix_yaw_a]"))
+    assert "fix_yaw_a is fixed and cannot be actuated" in _cli_error("inspect", str(fixed))
