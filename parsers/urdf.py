@@ -67,7 +67,7 @@ from mbcompose.dynamics.spatial import rpy_to_matrix
 from .assembly import GROUND, Assembly, Body, Coupling, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
 from .errors import InputError, did_you_mean
 from .massprops import inertia_problem, shapes_mass_properties
-from .xmlutil import attr_float, attr_floats, error, parse_xml, required
+from .xmlutil import attr_float, attr_floats, error, parse_xml, required, text_float
 
 log = logging.getLogger(__name__)
 
@@ -497,10 +497,7 @@ def _transmissions(root_el, joints) -> dict[str, Motor]:
         if act is not None:
             r_el = act.find("mechanicalReduction")
             if r_el is not None and r_el.text and r_el.text.strip():
-                try:
-                    ratio = float(r_el.text)
-                except ValueError:
-                    raise error(r_el, f"<mechanicalReduction>: expected a number, got {r_el.text.strip()!r}") from None
+                ratio = text_float(r_el)
         for j in t_el.findall("joint"):
             jn = j.get("name")
             if jn in joints and joints[jn].get("type") != "fixed":

@@ -58,12 +58,24 @@ def _interrupted(cwd: Path, after: float, sig: int) -> int:
     return proc.returncode
 
 
+def _case(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "double_pendulum.yaml").write_text(
+        (ROOT / "samples/double_pendulum/double_pendulum.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "pipeline.yaml").write_text(PIPELINE, encoding="utf-8")
+    return folder
+
+
 @pytest.fixture()
 def case(tmp_path):
-    (tmp_path / "double_pendulum.yaml").write_text(
-        (ROOT / "samples/double_pendulum/double_pendulum.yaml").read_text(encoding="utf-8"), encoding="utf-8")
-    (tmp_path / "pipeline.yaml").write_text(PIPELINE, encoding="utf-8")
-    return tmp_path
+    return _case(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def complete(tmp_path_factory):
+    """A folder after one complete run, and the run's wall time in seconds."""
+    folder = _case(tmp_path_factory.mktemp("complete"))
+    return folder, _run(folder)
 
 
 def _unchanging(outputs: dict[str, str]) -> dict[str, str]:
@@ -72,33 +84,29 @@ def _unchanging(outputs: dict[str, str]) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_sigkill_at_ten_moments_leaves_the_previous_set_or_none(case):
-    out = case / "out"
+def test_sigkill_at_ten_moments_leaves_the_previous_set_or_none(case, complete):
+    folder, seconds = complete
     for i in range(4):  # no output before: a killed run leaves none
-        _interrupted(case, 0.3 + 0.6 * i, signal.SIGKILL)
-        assert _outputs(out) == {}, f"kill {i} left partial outputs"
-    seconds = _run(case)
-    complete = _outputs(out)
-    assert len(complete) == 10 and not _parts(out)
+        _interrupted(case, seconds * (0.1 + 0.25 * i), signal.SIGKILL)
+        assert _outputs(case / "out") == {}, f"kill {i} left partial outputs"
+    out = folder / "out"
+    previous = _outputs(out)
+    assert len(previous) == 10 and not _parts(out)
     for i in range(6):  # a complete set before: a killed run leaves it complete
-        _interrupted(case, seconds * (0.3 + 0.15 * i), signal.SIGKILL)
+        _interrupted(folder, seconds * (0.3 + 0.15 * i), signal.SIGKILL)
         now = _outputs(out)
-        assert now.keys() == complete.keys(), f"kill {4 + i}: {sorted(now)}"
-        assert _unchanging(now) == _unchanging(complete)
-    _run(case)
+        assert now.keys() == previous.keys(), f"kill {4 + i}: {sorted(now)}"
+        assert _unchanging(now) == _unchanging(previous)
+    _run(folder)
     assert not _parts(out), "the next run left .part files"
-    assert _outputs(out).keys() == complete.keys()
+    assert _outputs(out).keys() == previous.keys()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_sigterm_and_sigint_clean_up_at_once(case, sig):
-    seconds = _run(case)
+def test_sigterm_and_sigint_clean_up_at_once(case, complete, sig):
     out = case / "out"
-    for p in out.iterdir():
-        p.unlink()
-    out.rmdir()
-    status = _interrupted(case, 0.7 * seconds, sig)
+    status = _interrupted(case, 0.7 * complete[1], sig)
     if status == 0:  # the run finished before the signal came: nothing to clean up
         assert len(_outputs(out)) == 10
         return

@@ -137,3 +137,18 @@ def test_files_read_are_recorded_and_never_written(tmp_path):
     with pytest.raises(InputError, match="refusing to overwrite"):
         atomic_write_text(model, "b: 2\n", inputs=read)
     assert model.read_text() == "a: 1\n"
+
+
+@pytest.mark.parametrize("ratio", ["nan", "inf", "1e308", "lots"])
+def test_a_urdf_transmission_ratio_must_be_a_finite_number(tmp_path, ratio):
+    from mbcompose.parsers import read_assembly
+    from models import urdf_model
+
+    text = urdf_model().replace("</robot>", '<transmission name="t"><joint name="shoulder"/><actuator name="m">'
+                                f'<mechanicalReduction>{ratio}</mechanicalReduction></actuator></transmission>'
+                                "</robot>")
+    path = tmp_path / "arm.urdf"
+    path.write_text(text)
+    with pytest.raises(InputError, match="mechanicalReduction") as exc:
+        read_assembly(path)
+    assert exc.value.line == text[:text.index("<mechanicalReduction>")].count("\n") + 1
