@@ -35,6 +35,8 @@ import numpy as np
 from mbcompose.graph import Analysis, analyse
 from mbcompose.parsers.assembly import Assembly
 
+from .formatting import format_number
+
 __all__ = ["analysis_of", "exit_code", "render_json", "render_markdown", "render_text", "sections",
            "summary_lines"]
 
@@ -54,14 +56,14 @@ def exit_code(obj) -> int:
 
 
 def _g(x: float) -> str:
-    return f"{x:.6g}"
+    return format_number(float(x))
 
 
 def _vec(v) -> str:
-    """Entries below 1e-12 of the largest (round-off of rotations) print as 0."""
+    """Entries below 1e-12 of the largest, or of 1 (round-off of rotations), print as 0."""
     v = np.asarray(v, dtype=float)
-    v = np.where(np.abs(v) < 1e-12 * max(np.abs(v).max(initial=0.0), 1e-300), 0.0, v)
-    return "[" + ", ".join(_g(float(x)) for x in v) + "]"
+    scale = np.abs(v).max(initial=0.0)
+    return "[" + ", ".join(format_number(float(x), scale) for x in v) + "]"
 
 
 def _inertia6(J) -> list[float]:

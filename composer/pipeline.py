@@ -129,12 +129,25 @@ def simulation_stage(composition: Composition, cfg: SimulationConfig, progress: 
                           (lambda f: progress("simulate", f)))
 
 
+def scene_stage(composition: Composition, simulation):
+    """The moving scene of the 3-D view and the GLB file (:func:`composer.scene.build_scene`)."""
+    from .scene import build_scene
+
+    return build_scene(composition, simulation)
+
+
+def scene_glb(scene) -> bytes:
+    from .gltf import scene_glb as glb
+
+    return glb(scene)
+
+
 def report_stage(composition: Composition, result: RunResult, config: PipelineConfig,
-                 pictures: dict[str, bytes], simulation) -> tuple[str, str]:
-    """The HTML report and its Markdown twin."""
+                 pictures: dict[str, bytes], simulation, scene=None, files=()) -> tuple[str, str]:
+    """The HTML report (with the 3-D view of ``scene`` and links to ``files``) and its Markdown twin."""
     from .report import render_report
 
-    return render_report(composition, result, config, pictures, simulation)
+    return render_report(composition, result, config, pictures, simulation, scene, files)
 
 
 # ---------------------------------------------------------------- runner
@@ -199,7 +212,12 @@ def _run_stages(result: RunResult, input_path: Path, config: PipelineConfig, pro
             out.add(directory / f"{stem}.simulation.png", lambda p: p.write_bytes(pictures["simulation"]))
             hook("simulate")
         if outs.report:
-            html, md = stages.run("report", report_stage, composition, result, config, pictures, simulation)
+            scene = stages.run("scene", scene_stage, composition, simulation)
+            glb = scene_glb(scene)
+            out.add(directory / f"{stem}.scene.glb", lambda p: p.write_bytes(glb))
+            files = [t.relative_to(directory).as_posix() for t in out.targets] + [f"{stem}.report.md"]
+            html, md = stages.run("report", report_stage, composition, result, config, pictures, simulation,
+                                  scene, files)
             out.add_text(directory / f"{stem}.report.html", html)
             out.add_text(directory / f"{stem}.report.md", md)
             hook("report")

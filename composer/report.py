@@ -17,6 +17,7 @@ import html
 
 import numpy as np
 
+from .formatting import format_number
 from .inspect import render_markdown, sections, summary_lines
 
 CAPTIONS = {
@@ -36,7 +37,7 @@ th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:to
 th{background:#eef3f8}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .note{color:#666;font-size:.85em}.error{color:#b00020}.warning{color:#a65e00}
 figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
-figcaption{color:#555;font-size:.9em}
+figcaption{color:#555;font-size:.9em}nav#toc ol{columns:2;font-size:.9em}
 """
 
 
@@ -44,9 +45,13 @@ def _esc(x) -> str:
     return html.escape(str(x))
 
 
-def _table_html(header, rows) -> str:
-    """A table; with an empty header, a key/value table whose first column is bold."""
-    body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in r) + "</tr>" for r in rows)
+def _table_html(header, rows, numeric: bool = False) -> str:
+    """A table; with an empty header, a key/value table whose first column is bold.
+
+    numeric : right-align the cells after the first (columns of numbers)."""
+    cell = '<td class="num">' if numeric else "<td>"
+    body = "".join("<tr>" + "".join((cell if i else "<td>") + f"{_esc(c)}</td>" for i, c in enumerate(r))
+                   + "</tr>" for r in rows)
     if not any(header):
         body = "".join("<tr><th>" + _esc(r[0]) + "</th>" + "".join(f"<td>{_esc(c)}</td>" for c in r[1:])
                        + "</tr>" for r in rows)
@@ -79,37 +84,90 @@ def _figure(name: str, png: bytes) -> str:
             f"<figcaption>{_esc(cap)}</figcaption></figure>")
 
 
-def render_html(composition, result, config, pictures: dict[str, bytes], simulation) -> str:
+def _anchor(title: str) -> str:
+    return "sec-" + "".join(c if c.isalnum() else "-" for c in title.lower()).strip("-")
+
+
+def _dynamics_at_reference(composition) -> list[tuple[str, str]]:
+    """(title, HTML) of the mass matrix and the bias forces at the reference configuration, at rest."""
+    from mbcompose import dynamics
+
+    from .simulate import coordinate_columns
+
+    model = composition.model
+    q = np.asarray(model.neutral(), float)
+    if hasattr(model, "independent_v"):
+        from mbcompose.dynamics import embedding
+
+        q = embedding.complete_configuration(model, q_guess=q)
+    M = np.atleast_2d(dynamics.mass_matrix(model, q))
+    h = np.asarray(dynamics.bias_forces(model, q, np.zeros(model.nv)))
+    independent = list(getattr(model, "independent", ()))
+    names = independent or list(coordinate_columns(model, rate=True))
+    scale = float(np.abs(M).max(initial=0.0))
+    rows = [[n] + [format_number(x, scale) for x in row] for n, row in zip(names, M)]
+    columns = independent and list(model.coordinate_names) or names
+    hs = float(np.abs(h).max(initial=0.0))
+    text = (_table_html([""] + names, rows, numeric=True)
+            + '<p class="note">kg m^2, kg m or kg by coordinate kind; in the minimal (independent) coordinates '
+              "for closed chains</p>"
+            + _table_html(["coordinate", "bias force [N m or N]"],
+                          [[n, format_number(x, hs)] for n, x in zip(columns, h)], numeric=True)
+            + '<p class="note">C(q, 0) + g(q): the joint forces that hold the mechanism still against gravity; '
+              "zero at dependent coordinates of closed loops</p>")
+    return [("Mass matrix and bias forces at the reference configuration", text)]
+
+
+def _files_html(files) -> str:
+    items = "".join(f'<li><a href="{_esc(f)}">{_esc(f)}</a></li>' for f in files)
+    return f"<ul>{items}</ul>"
+
+
+def _report_sections(composition, result, config, pictures, simulation, scene, files) -> list[tuple[str, str]]:
     an = composition.analysis
-    a = composition.assembly
-    parts = [f"<h1>mbcompose report: {_esc(a.name)}</h1>",
-             "<h2>Inputs</h2>",
-             _table_html(["", ""], [["input", result.input], ["pipeline", config.source],
-                                     ["lumping", config.options.lumping],
-                                     ["redundant joints", config.options.redundant_joints],
-                                     ["loops", config.options.loops]]),
-             "<h2>Stages</h2>", _table_html(["stage", "time [s]"], _stage_rows(result)),
-             "<h2>Summary</h2><ul>" + "".join(f"<li>{_esc(s)}</li>" for s in summary_lines(an)) + "</ul>"]
+    out = [("Inputs", _table_html(["", ""], [["input", result.input], ["pipeline", config.source],
+                                             ["lumping", format_number(bool(config.options.lumping))],
+                                             ["redundant joints", config.options.redundant_joints],
+                                             ["loops", config.options.loops]])),
+           ("Summary", "<ul>" + "".join(f"<li>{_esc(s)}</li>" for s in summary_lines(an)) + "</ul>")]
+    if scene is not None:
+        from .viewer import VIEW_STYLE, view_html
+
+        out.append(("3-D view", f"<style>{VIEW_STYLE}</style>" + view_html(scene)))
     for title, header, rows, note in sections(an):
-        parts.append(f"<h2>{_esc(title)}</h2>")
-        if rows:
-            parts.append(_table_html(header, rows))
-        if note:
-            parts.append(f'<p class="note">{_esc(note)}</p>')
-    parts.append(f"<h2>Degrees of freedom</h2><p><strong>{an.dof}</strong></p>")
+        text = (_table_html(header, rows) if rows else "") + (f'<p class="note">{_esc(note)}</p>' if note else "")
+        out.append((title, text))
+    out.append(("Degrees of freedom", f"<p><strong>{an.dof}</strong></p>"))
     if an.issues:
-        parts.append("<h2>Errors and warnings</h2><ul>" + "".join(
+        out.append(("Errors and warnings", "<ul>" + "".join(
             f'<li class="{_esc(i.severity)}">{_esc(i.severity)} ({_esc(i.code)}): {_esc(i.message)}</li>'
-            for i in an.issues) + "</ul>")
+            for i in an.issues) + "</ul>"))
+    out += _dynamics_at_reference(composition)
     shown = [k for k in pictures if k != "simulation"]
     if shown:
-        parts.append("<h2>Pictures</h2>" + "".join(_figure(k, pictures[k]) for k in shown))
+        out.append(("Pictures", "".join(_figure(k, pictures[k]) for k in shown)))
     if simulation is not None:
-        parts.append("<h2>Simulation</h2>")
-        parts.append(_table_html(["", ""], _simulation_rows(simulation, config.outputs.simulation)))
-        if "simulation" in pictures:
-            parts.append(_figure("simulation", pictures["simulation"]))
-    body = "\n".join(parts)
+        out.append(("Simulation", _table_html(["", ""], _simulation_rows(simulation, config.outputs.simulation))
+                    + (_figure("simulation", pictures["simulation"]) if "simulation" in pictures else "")))
+    out.append(("Stages", _table_html(["stage", "time [s]"], _stage_rows(result))))
+    if files:
+        out.append(("Files written", _files_html(files)))
+    return out
+
+
+def render_html(composition, result, config, pictures: dict[str, bytes], simulation, scene=None,
+                files=()) -> str:
+    """The HTML report: a table of contents, then one ``<h2>`` section per topic.
+
+    scene : :class:`composer.scene.Scene` for the 3-D view (None: no view).
+    files : names of the files the run wrote, relative to the report (linked).
+    """
+    a = composition.assembly
+    secs = _report_sections(composition, result, config, pictures, simulation, scene, files)
+    toc = '<nav id="toc"><h2>Contents</h2><ol>' + "".join(
+        f'<li><a href="#{_anchor(t)}">{_esc(t)}</a></li>' for t, _ in secs) + "</ol></nav>"
+    body = "\n".join([f"<h1>mbcompose report: {_esc(a.name)}</h1>", toc]
+                     + [f'<h2 id="{_anchor(t)}">{_esc(t)}</h2>{text}' for t, text in secs])
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>mbcompose report: {_esc(a.name)}</title><style>{STYLE}</style></head>"
             f"<body>\n{body}\n</body></html>\n")
@@ -129,8 +187,8 @@ def render_md(composition, result, config, pictures: dict[str, bytes], simulatio
     return "\n".join(out)
 
 
-def render_report(composition, result, config, pictures, simulation) -> tuple[str, str]:
-    """(HTML, Markdown) of one run."""
+def render_report(composition, result, config, pictures, simulation, scene=None, files=()) -> tuple[str, str]:
+    """(HTML, Markdown) of one run; see :func:`render_html` for ``scene`` and ``files``."""
     stem = result.input.stem
-    return (render_html(composition, result, config, pictures, simulation),
+    return (render_html(composition, result, config, pictures, simulation, scene, files),
             render_md(composition, result, config, pictures, simulation, stem))

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars"]
+         "--hide-scrollbars", "--host-resolver-rules=MAP * ~NOTFOUND"]
 
 # Instrumentation added to a copy of the report: records errors (script errors,
 # failed resources, console.error) and, on load, the state of every image.
@@ -45,18 +45,21 @@ window.addEventListener('load', function () {
 </script>"""
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("report")
-    doc = yaml.safe_load((ROOT / "samples/seeker/pipeline.yaml").read_text())
-    doc["input"] = str(ROOT / "samples/seeker/seeker.yaml")
+def sample_report(tmp, sample: str, duration: float):
+    doc = yaml.safe_load((ROOT / f"samples/{sample}/pipeline.yaml").read_text())
+    doc["input"] = str(ROOT / f"samples/{sample}/{sample}.yaml")
     doc["outputs"]["directory"] = str(tmp / "out")
     doc["outputs"]["exports"] = []
-    doc["outputs"]["simulation"]["duration"] = 0.2
+    doc["outputs"]["simulation"]["duration"] = duration
     (tmp / "pipeline.yaml").write_text(yaml.safe_dump(doc))
     [result] = run_pipeline(load_pipeline(tmp / "pipeline.yaml"))
     assert result.ok, result.error
-    return tmp / "out" / "seeker.report.html"
+    return tmp / "out" / f"{sample}.report.html"
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    return sample_report(tmp_path_factory.mktemp("report"), "seeker", 0.2)
 
 
 def run_browser(args, tmp_path):
