@@ -166,7 +166,7 @@ class DaskExecutor(_Reentrant):
                 self._client = Client(self.scheduler)
             else:
                 cluster = LocalCluster(n_workers=self.workers or default_workers(), threads_per_worker=1,
-                                       processes=True, dashboard_address=None)
+                                       processes=True, dashboard_address=":0")
                 self._own.append(cluster)
                 self._client = Client(cluster)
             self._own.insert(0, self._client)

@@ -20,7 +20,7 @@ distributed = pytest.importorskip("dask.distributed")
 @pytest.fixture(scope="module")
 def dask_executor():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
     client = distributed.Client(cluster)
     try:
         with DaskExecutor(client=client) as ex:
