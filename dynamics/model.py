@@ -180,6 +180,17 @@ class SKOModel:
         """Reference configuration q (nq,): zero angles, identity quaternions."""
         return np.concatenate([J.neutral(t) for t in self.joint_types] + [np.zeros(0)])
 
+    def create_data(self):
+        """Work arrays of the compiled kernels (Pinocchio's ``model.createData()``).
+
+        Returns a :class:`dynamics.compiled.layout.Data`; pass it as ``data=`` to the
+        functions of :mod:`dynamics.compiled.api` to keep one set of work arrays per
+        caller (the public functions use one kept on the model).  Compiles nothing.
+        """
+        from .compiled.layout import Data
+
+        return Data(self.n_bodies)
+
     @cached_property
     def is_euclidean(self) -> bool:
         """True when v = q_dot for every joint (no spherical, planar, free)."""

@@ -1,0 +1,16 @@
+"""Compiled (numba) backend of the rigid-body tree algorithms.
+
+``layout`` flattens an ``SKOModel`` into arrays once and holds the ``Data`` work
+arrays; ``spatial_kernels``, ``tree_kernels`` (RNEA, CRBA, ABA), ``factor_kernels``
+(innovations factors, M^-1, log det M, kinematics, Jacobians) and ``batch_kernels``
+(``prange`` batches) are the kernels; ``api`` checks arguments and dispatches single
+configurations and batches.  The public functions of :mod:`mbcompose.dynamics` call
+``api``; the numpy modules (:mod:`dynamics.rnea` ...) stay the reference.
+
+Importing this package compiles nothing; numba compiles each kernel on its first call
+(``cache=True``: later processes load the machine code from the on-disk cache).
+"""
+
+from .layout import Data, FlatModel, flat_model
+
+__all__ = ["Data", "FlatModel", "flat_model"]

@@ -1,0 +1,195 @@
+"""Python entry points of the compiled backend: argument checks, batching, Model/Data.
+
+Every function takes an :class:`dynamics.model.SKOModel` and, like the numpy functions
+it replaces, a single configuration (``q`` (nq,)) or a batch (``q`` (B, nq); arguments
+without a batch axis are broadcast).  A single configuration runs the one-configuration
+kernel on ``data`` (default: the model's own :class:`Data`, see ``SKOModel.create_data``);
+a batch runs the ``prange`` kernel of :mod:`dynamics.compiled.batch_kernels`.  Importing
+this module compiles nothing: numba compiles each kernel on its first call and keeps it
+in its on-disk cache for later processes.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from . import entry_kernels as ek
+from .layout import Data, flat_model
+
+__all__ = ["create_data", "inverse_dynamics", "bias_forces", "gravity_forces", "mass_matrix",
+           "forward_dynamics", "mass_matrix_inverse", "mass_matrix_logdet", "mass_matrix_det",
+           "jacobian", "body_poses"]
+
+_NO_FORCES = np.zeros((0, 6))
+_NO_FORCES_BATCH = np.zeros((0, 0, 6))
+
+
+def create_data(model) -> Data:
+    """Work arrays for the compiled kernels of ``model`` (allocated once; see :class:`Data`)."""
+    return Data(model.n_bodies)
+
+
+def _own_data(model) -> Data:
+    data = model.__dict__.get("_compiled_data")
+    if data is None:
+        data = model.__dict__["_compiled_data"] = Data(model.n_bodies)
+    return data
+
+
+def _array(x, width: int, name: str):
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    if x.ndim not in (1, 2) or x.shape[-1] != width:
+        raise ValueError(f"{name} must have shape ({width},) or (B, {width}), got {x.shape}")
+    return x
+
+
+def _rows(arrays, f_ext=None):
+    """Broadcast (w,) / (B, w) arrays (and the batch of f_ext) to contiguous (B, w) arrays."""
+    sizes = {x.shape[0] for x in arrays if x.ndim == 2}
+    if f_ext is not None and np.ndim(f_ext) == 3:
+        sizes.add(np.shape(f_ext)[0])
+    B = max(sizes) if sizes else 1
+    if not sizes <= {1, B}:
+        raise ValueError(f"batch sizes {sorted(sizes)} do not match")
+    out = [x if x.ndim == 2 and x.shape[0] == B else np.ascontiguousarray(np.broadcast_to(x, (B, x.shape[-1])))
+           for x in arrays]
+    return B, out
+
+
+def _single(*arrays, f_ext=None) -> bool:
+    return all(x.ndim == 1 for x in arrays) and (f_ext is None or np.ndim(f_ext) == 2)
+
+
+def _forces(model, f_ext, batch):
+    """f_ext None | (n, 6) | (B, n, 6) -> kernel argument ((0, 6) / (n, 6) / (B, n, 6))."""
+    if f_ext is None:
+        return _NO_FORCES if batch is None else _NO_FORCES_BATCH
+    f = np.ascontiguousarray(f_ext, dtype=np.float64)
+    if f.shape[-2:] != (model.n_bodies, 6) or f.ndim not in (2, 3):
+        raise ValueError(f"f_ext must have shape (n_bodies, 6) or (B, n_bodies, 6), got {f.shape}")
+    if batch is None:
+        return f
+    return np.ascontiguousarray(np.broadcast_to(f, (batch, model.n_bodies, 6)))
+
+
+def inverse_dynamics(model, q, v, a, f_ext=None, data=None):
+    """Joint forces ``tau = M(q) a + C(q, v)`` by the compiled RNEA (seed 001 Algorithm 3.1).
+
+    q (nq,) | (B, nq); v, a (nv,) | (B, nv); f_ext None | (n, 6) | (B, n, 6) (body
+    frames, about the body origin, moment first).  Returns (nv,) or (B, nv).
+    """
+    flat = flat_model(model)
+    q, v, a = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(a, flat.nv, "a")
+    if _single(q, v, a, f_ext=f_ext):
+        tau = np.empty(flat.nv)
+        ek.rnea(flat.ints, flat.floats, (data or _own_data(model)).work, q, v, a, _forces(model, f_ext, None), tau)
+        return tau
+    B, (q, v, a) = _rows([q, v, a], f_ext)
+    tau = np.empty((B, flat.nv))
+    ek.rnea_batch(flat.ints, flat.floats, q, v, a, _forces(model, f_ext, B), tau, numba.get_num_threads())
+    return tau
+
+
+def bias_forces(model, q, v, f_ext=None, data=None):
+    """``C(q, v)``: Coriolis, centrifugal and gravity forces (RNEA with a = 0)."""
+    return inverse_dynamics(model, q, v, np.zeros(model.nv), f_ext, data)
+
+
+def gravity_forces(model, q, data=None):
+    """Generalized gravity forces ``g(q)`` (RNEA with v = a = 0)."""
+    zero = np.zeros(model.nv)
+    return inverse_dynamics(model, q, zero, zero, None, data)
+
+
+def forward_dynamics(model, q, v, tau, f_ext=None, data=None):
+    """Accelerations ``M^-1 (tau - C(q, v))`` by the compiled ABA (seed 001 Algorithm 6.1).
+
+    Shapes as :func:`inverse_dynamics`; returns (nv,) or (B, nv).
+    """
+    flat = flat_model(model)
+    q, v, tau = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(tau, flat.nv, "tau")
+    if _single(q, v, tau, f_ext=f_ext):
+        qdd = np.empty(flat.nv)
+        ek.aba(flat.ints, flat.floats, (data or _own_data(model)).work, q, v, tau, _forces(model, f_ext, None), qdd)
+        return qdd
+    B, (q, v, tau) = _rows([q, v, tau], f_ext)
+    qdd = np.empty((B, flat.nv))
+    ek.aba_batch(flat.ints, flat.floats, q, v, tau, _forces(model, f_ext, B), qdd, numba.get_num_threads())
+    return qdd
+
+
+def mass_matrix(model, q, data=None):
+    """Mass matrix M(q) (nv, nv) or (B, nv, nv) by the compiled CRBA (seed 001 Algorithms 4.1-4.2)."""
+    flat = flat_model(model)
+    q = _array(q, flat.nq, "q")
+    if q.ndim == 1:
+        M = np.empty((flat.nv, flat.nv))
+        ek.crba(flat.ints, flat.floats, (data or _own_data(model)).work, q, M)
+        return M
+    M = np.empty((q.shape[0], flat.nv, flat.nv))
+    ek.crba_batch(flat.ints, flat.floats, q, M, numba.get_num_threads())
+    return M
+
+
+def _each_row(q, one):
+    return one(q) if q.ndim == 1 else np.stack([one(qi) for qi in q])
+
+
+def mass_matrix_inverse(model, q, data=None):
+    """``M(q)^-1`` by the innovations factorization (seed 001 Eq. 51): (nv, nv) or (B, nv, nv)."""
+    flat = flat_model(model)
+    w = (data or _own_data(model)).work
+
+    def one(qi):
+        Minv = np.empty((flat.nv, flat.nv))
+        ek.mass_matrix_inverse(flat.ints, flat.floats, w, qi, Minv)
+        return Minv
+    return _each_row(_array(q, flat.nq, "q"), one)
+
+
+def mass_matrix_logdet(model, q, data=None):
+    """``log det M(q) = sum_k log det D(k)`` (seed 001 Eq. 53): float or (B,)."""
+    flat = flat_model(model)
+    w = (data or _own_data(model)).work
+    return _each_row(_array(q, flat.nq, "q"), lambda qi: ek.logdet(flat.ints, flat.floats, w, qi))
+
+
+def mass_matrix_det(model, q, data=None):
+    """``det M(q) = prod_k det D(k)`` (seed 001 Corollary 6.1): float or (B,)."""
+    return np.exp(mass_matrix_logdet(model, q, data))
+
+
+def jacobian(model, q, body, point=None, frame: str = "local", data=None):
+    """Jacobian (6, nv) or (B, 6, nv) of ``[omega; v]`` of a point on a body (seed 002 Eq. 13).
+
+    body: name or index; point (3,) m in the body frame (default its origin);
+    frame "local" (body axes) or "world" (ground axes).
+    """
+    if frame not in ("local", "world"):
+        raise ValueError("frame must be 'local' or 'world'")
+    flat = flat_model(model)
+    w = (data or _own_data(model)).work
+    k = model.body_index(body)
+    pt = np.zeros(3) if point is None else np.ascontiguousarray(point, dtype=np.float64).reshape(3)
+
+    def one(qi):
+        J = np.empty((6, flat.nv))
+        ek.jacobian(flat.ints, flat.floats, w, qi, k, pt, frame == "world", J)
+        return J
+    return _each_row(_array(q, flat.nq, "q"), one)
+
+
+def body_poses(model, q, data=None):
+    """Ground-frame poses: R (n, 3, 3) or (B, n, 3, 3) and p (n, 3) or (B, n, 3) m."""
+    flat = flat_model(model)
+    data = data or _own_data(model)
+
+    def one(qi):
+        ek.forward_kinematics(flat.ints, flat.floats, data.work, qi)
+        return data.oR.copy(), data.op.copy()
+    q = _array(q, flat.nq, "q")
+    if q.ndim == 1:
+        return one(q)
+    poses = [one(qi) for qi in q]
+    return np.stack([r for r, _ in poses]), np.stack([p for _, p in poses])

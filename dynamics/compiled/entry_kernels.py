@@ -1,0 +1,113 @@
+"""Compiled entry points: packed arrays in, one configuration or a parallel batch.
+
+Each entry unpacks the :class:`dynamics.compiled.layout.FlatModel` arrays (``ints``,
+``floats``) and a packed work array into views (:func:`layout.model_views`,
+:func:`layout.work_views`) and runs a kernel of :mod:`dynamics.compiled.tree_kernels`
+or :mod:`dynamics.compiled.factor_kernels`.  The ``*_batch`` entries cut the batch into
+``n_chunks`` contiguous chunks run in parallel threads (``numba.prange``); each chunk
+allocates its work array once.  ``n_chunks`` is read in Python
+(``numba.get_num_threads()``): calling that inside a kernel keeps numba from caching it.
+``f_ext`` is (n, 6) / (B, n, 6), or an empty (0, 6) / (0, 0, 6) array for none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from . import factor_kernels as fk
+from . import tree_kernels as tk
+from .layout import model_views, work_size, work_views
+
+unpack_model = njit(cache=True)(model_views)
+unpack_work = njit(cache=True)(work_views)
+packed_work_size = njit(cache=True)(work_size)
+
+
+@njit(cache=True)
+def rnea(ints, floats, work, q, v, a, f_ext, tau):
+    """tau (nv,) = inverse dynamics at (q, v, a)."""
+    tk.rnea(unpack_model(ints, floats), unpack_work(work, ints[0]), q, v, a, f_ext, tau)
+
+
+@njit(cache=True)
+def aba(ints, floats, work, q, v, tau, f_ext, qdd):
+    """qdd (nv,) = forward dynamics at (q, v, tau)."""
+    tk.aba(unpack_model(ints, floats), unpack_work(work, ints[0]), q, v, tau, f_ext, qdd)
+
+
+@njit(cache=True)
+def crba(ints, floats, work, q, M):
+    """M (nv, nv) = mass matrix at q."""
+    tk.crba(unpack_model(ints, floats), unpack_work(work, ints[0]), q, M)
+
+
+@njit(cache=True)
+def mass_matrix_inverse(ints, floats, work, q, Minv):
+    """Minv (nv, nv) = M(q)^-1."""
+    fk.mass_matrix_inverse(unpack_model(ints, floats), unpack_work(work, ints[0]), q, Minv)
+
+
+@njit(cache=True)
+def logdet(ints, floats, work, q):
+    """log det M(q)."""
+    return fk.riccati(unpack_model(ints, floats), unpack_work(work, ints[0]), q)
+
+
+@njit(cache=True)
+def jacobian(ints, floats, work, q, body, point, world, J):
+    """J (6, nv) of a point on a body."""
+    fk.jacobian(unpack_model(ints, floats), unpack_work(work, ints[0]), q, body, point, world, J)
+
+
+@njit(cache=True)
+def forward_kinematics(ints, floats, work, q):
+    """Ground-frame poses of all bodies into the work array (``oR``, ``op``)."""
+    fk.forward_kinematics(unpack_model(ints, floats), unpack_work(work, ints[0]), q)
+
+
+@njit(cache=True)
+def chunk_bounds(B, n_chunks, c):
+    """First and last+1 row of chunk c when B rows are cut into n_chunks."""
+    return c * B // n_chunks, (c + 1) * B // n_chunks
+
+
+@njit(cache=True, parallel=True)
+def rnea_batch(ints, floats, q, v, a, f_ext, tau, n_chunks):
+    """``tau[b] = rnea(q[b], v[b], a[b], f_ext[b])`` for every row b; tau (B, nv)."""
+    B = q.shape[0]
+    n_chunks = max(1, min(B, n_chunks))
+    m = unpack_model(ints, floats)
+    none = np.zeros((0, 6))
+    for c in prange(n_chunks):
+        w = unpack_work(np.zeros(packed_work_size(ints[0])), ints[0])
+        lo, hi = chunk_bounds(B, n_chunks, c)
+        for b in range(lo, hi):
+            tk.rnea(m, w, q[b], v[b], a[b], f_ext[b] if f_ext.shape[0] > 0 else none, tau[b])
+
+
+@njit(cache=True, parallel=True)
+def crba_batch(ints, floats, q, M, n_chunks):
+    """``M[b] = crba(q[b])`` for every row b; M (B, nv, nv)."""
+    B = q.shape[0]
+    n_chunks = max(1, min(B, n_chunks))
+    m = unpack_model(ints, floats)
+    for c in prange(n_chunks):
+        w = unpack_work(np.zeros(packed_work_size(ints[0])), ints[0])
+        lo, hi = chunk_bounds(B, n_chunks, c)
+        for b in range(lo, hi):
+            tk.crba(m, w, q[b], M[b])
+
+
+@njit(cache=True, parallel=True)
+def aba_batch(ints, floats, q, v, tau, f_ext, qdd, n_chunks):
+    """``qdd[b] = aba(q[b], v[b], tau[b], f_ext[b])`` for every row b; qdd (B, nv)."""
+    B = q.shape[0]
+    n_chunks = max(1, min(B, n_chunks))
+    m = unpack_model(ints, floats)
+    none = np.zeros((0, 6))
+    for c in prange(n_chunks):
+        w = unpack_work(np.zeros(packed_work_size(ints[0])), ints[0])
+        lo, hi = chunk_bounds(B, n_chunks, c)
+        for b in range(lo, hi):
+            tk.aba(m, w, q[b], v[b], tau[b], f_ext[b] if f_ext.shape[0] > 0 else none, qdd[b])
