@@ -88,15 +88,14 @@ from .crba import mass_matrix_sko
 from .dispatch import algorithm
 from .energy import kinetic_energy, potential_energy
 from .fixman import fixman_gradient, fixman_potential
-from .innovations import (InnovationsFactors, innovations_factors, mass_matrix_det, mass_matrix_inverse,
-                          mass_matrix_logdet)
+from .innovations import InnovationsFactors, innovations_factors
 from .jacobians import frame_acceleration, pick_off
 from .kinematics import (body_poses, body_velocities, center_of_mass, difference, integrate, normalize,
                          random_configuration)
 from .model import BodySpec, SKOModel, build_model
 from .opspace import RankDeficientTask, operational_space_compliance, task_rows
 from .riccati import ArticulatedBody, articulated_body
-from .rnea import gravity_forces, newton_euler
+from .rnea import newton_euler
 from .sensitivity import articulated_body_sensitivity, innovations_factors_sensitivity, mass_matrix_sensitivity
 from .sko import SKOTree, SKOWeights
 from .spatial import crf, crm, phi_transform, spatial_inertia
@@ -141,6 +140,26 @@ def bias_forces(model, q, v, f_ext=None):
     independent accelerations are zero; q closed, v consistent.
     """
     return algorithm(model, "bias_forces")(model, q, v, f_ext=f_ext)
+
+
+def gravity_forces(model, q):
+    """Generalized gravity forces ``g(q)`` (inverse dynamics with v = a = 0): (nv,) or (B, nv); trees."""
+    return algorithm(model, "gravity_forces")(model, q)
+
+
+def mass_matrix_inverse(model, q):
+    """``M(q)^-1`` by the innovations factorization (seed 001 Eq. 51): (nv, nv) or (B, nv, nv); trees."""
+    return algorithm(model, "mass_matrix_inverse")(model, q)
+
+
+def mass_matrix_logdet(model, q):
+    """``log det M(q) = sum_k log det D(k)`` (seed 001 Eq. 53): float or (B,); trees."""
+    return algorithm(model, "mass_matrix_logdet")(model, q)
+
+
+def mass_matrix_det(model, q):
+    """``det M(q) = prod_k det D(k)`` (seed 001 Corollary 6.1): float or (B,); trees."""
+    return algorithm(model, "mass_matrix_det")(model, q)
 
 
 def jacobian(model, q, body, point=None, frame: str = "local"):

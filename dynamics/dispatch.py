@@ -18,7 +18,9 @@ the public functions of :mod:`dynamics` (``mass_matrix``, ``inverse_dynamics``,
 ``consistent_state``), the CLI and the simulator look their implementation up with :func:`algorithm` and never
 probe a model's type.  Every entry has the signature of the public function
 (arguments in the same order, ``f_ext`` by keyword) and accepts one
-configuration or a batch.  A backend (e.g. a compiled one) plugs in by
+configuration or a batch.  The tree row is the compiled backend
+(:mod:`dynamics.compiled`; the numpy modules ``crba``, ``rnea``, ``aba``,
+``innovations``, ``jacobians`` stay the reference).  A backend plugs in by
 replacing entries of a row; a new model kind adds a row.  A pair missing from
 the table raises ``TypeError`` with the reason in :data:`NOT_DEFINED` when
 there is one.
@@ -30,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import aba, aggregated, crba, embedded_coordinates, embedded_dynamics, jacobians, lagrange, opspace, rnea
+from . import aggregated, embedded_coordinates, embedded_dynamics, lagrange, opspace
 
 __all__ = ["TREE", "EMBEDDED", "LAGRANGE", "AGGREGATED", "ALGORITHMS", "NOT_DEFINED", "algorithm",
            "each_configuration"]
@@ -63,6 +65,23 @@ def _without_external_forces(func, n_arrays: int, batched: bool = False) -> Call
     return entry
 
 
+def _compiled(name: str) -> Callable:
+    """Entry ``name`` of the compiled backend (:mod:`dynamics.compiled.api`).
+
+    numba is imported on the first call, which also puts the compiled function itself
+    into the table (later lookups pay no indirection).  The numpy implementation of
+    the same name stays the reference the tests compare with.
+    """
+    def first_call(*args, **kwargs):
+        from .compiled import api
+
+        impl = getattr(api, name)
+        ALGORITHMS[TREE][name] = impl
+        return impl(*args, **kwargs)
+    first_call.__name__ = first_call.__qualname__ = name
+    return first_call
+
+
 def _state_as_given(model, q, v):
     return q, v
 
@@ -76,11 +95,15 @@ def _closed_state(em, q, v):
 #: kind -> public function name -> implementation (see the module docstring).
 ALGORITHMS: dict[str, dict[str, Callable]] = {
     TREE: {
-        "mass_matrix": crba.mass_matrix,
-        "inverse_dynamics": rnea.inverse_dynamics,
-        "forward_dynamics": aba.forward_dynamics,
-        "bias_forces": rnea.bias_forces,
-        "jacobian": jacobians.jacobian,
+        "mass_matrix": _compiled("mass_matrix"),
+        "inverse_dynamics": _compiled("inverse_dynamics"),
+        "forward_dynamics": _compiled("forward_dynamics"),
+        "bias_forces": _compiled("bias_forces"),
+        "gravity_forces": _compiled("gravity_forces"),
+        "mass_matrix_inverse": _compiled("mass_matrix_inverse"),
+        "mass_matrix_logdet": _compiled("mass_matrix_logdet"),
+        "mass_matrix_det": _compiled("mass_matrix_det"),
+        "jacobian": _compiled("jacobian"),
         "operational_space_inertia": opspace.operational_space_inertia,
         "consistent_state": _state_as_given,
     },

@@ -83,11 +83,11 @@ def inverse_dynamics(model, q, v, a, f_ext=None, data=None):
     q, v, a = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(a, flat.nv, "a")
     if _single(q, v, a, f_ext=f_ext):
         tau = np.empty(flat.nv)
-        ek.rnea(flat.ints, flat.floats, (data or _own_data(model)).work, q, v, a, _forces(model, f_ext, None), tau)
+        ek.rnea(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, v, a, _forces(model, f_ext, None), tau)
         return tau
     B, (q, v, a) = _rows([q, v, a], f_ext)
     tau = np.empty((B, flat.nv))
-    ek.rnea_batch(flat.ints, flat.floats, q, v, a, _forces(model, f_ext, B), tau, numba.get_num_threads())
+    ek.rnea_batch(flat.ints, flat.blocks, flat.extra, q, v, a, _forces(model, f_ext, B), tau, numba.get_num_threads())
     return tau
 
 
@@ -111,11 +111,11 @@ def forward_dynamics(model, q, v, tau, f_ext=None, data=None):
     q, v, tau = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(tau, flat.nv, "tau")
     if _single(q, v, tau, f_ext=f_ext):
         qdd = np.empty(flat.nv)
-        ek.aba(flat.ints, flat.floats, (data or _own_data(model)).work, q, v, tau, _forces(model, f_ext, None), qdd)
+        ek.aba(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, v, tau, _forces(model, f_ext, None), qdd)
         return qdd
     B, (q, v, tau) = _rows([q, v, tau], f_ext)
     qdd = np.empty((B, flat.nv))
-    ek.aba_batch(flat.ints, flat.floats, q, v, tau, _forces(model, f_ext, B), qdd, numba.get_num_threads())
+    ek.aba_batch(flat.ints, flat.blocks, flat.extra, q, v, tau, _forces(model, f_ext, B), qdd, numba.get_num_threads())
     return qdd
 
 
@@ -125,10 +125,10 @@ def mass_matrix(model, q, data=None):
     q = _array(q, flat.nq, "q")
     if q.ndim == 1:
         M = np.empty((flat.nv, flat.nv))
-        ek.crba(flat.ints, flat.floats, (data or _own_data(model)).work, q, M)
+        ek.crba(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, M)
         return M
     M = np.empty((q.shape[0], flat.nv, flat.nv))
-    ek.crba_batch(flat.ints, flat.floats, q, M, numba.get_num_threads())
+    ek.crba_batch(flat.ints, flat.blocks, flat.extra, q, M, numba.get_num_threads())
     return M
 
 
@@ -143,7 +143,7 @@ def mass_matrix_inverse(model, q, data=None):
 
     def one(qi):
         Minv = np.empty((flat.nv, flat.nv))
-        ek.mass_matrix_inverse(flat.ints, flat.floats, w, qi, Minv)
+        ek.mass_matrix_inverse(flat.ints, flat.blocks, flat.extra, w, qi, Minv)
         return Minv
     return _each_row(_array(q, flat.nq, "q"), one)
 
@@ -152,7 +152,7 @@ def mass_matrix_logdet(model, q, data=None):
     """``log det M(q) = sum_k log det D(k)`` (seed 001 Eq. 53): float or (B,)."""
     flat = flat_model(model)
     w = (data or _own_data(model)).work
-    return _each_row(_array(q, flat.nq, "q"), lambda qi: ek.logdet(flat.ints, flat.floats, w, qi))
+    return _each_row(_array(q, flat.nq, "q"), lambda qi: ek.logdet(flat.ints, flat.blocks, flat.extra, w, qi))
 
 
 def mass_matrix_det(model, q, data=None):
@@ -175,7 +175,7 @@ def jacobian(model, q, body, point=None, frame: str = "local", data=None):
 
     def one(qi):
         J = np.empty((6, flat.nv))
-        ek.jacobian(flat.ints, flat.floats, w, qi, k, pt, frame == "world", J)
+        ek.jacobian(flat.ints, flat.blocks, flat.extra, w, qi, k, pt, frame == "world", J)
         return J
     return _each_row(_array(q, flat.nq, "q"), one)
 
@@ -186,7 +186,7 @@ def body_poses(model, q, data=None):
     data = data or _own_data(model)
 
     def one(qi):
-        ek.forward_kinematics(flat.ints, flat.floats, data.work, qi)
+        ek.forward_kinematics(flat.ints, flat.blocks, flat.extra, data.work, qi)
         return data.oR.copy(), data.op.copy()
     q = _array(q, flat.nq, "q")
     if q.ndim == 1:

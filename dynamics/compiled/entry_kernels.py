@@ -1,7 +1,7 @@
 """Compiled entry points: packed arrays in, one configuration or a parallel batch.
 
 Each entry unpacks the :class:`dynamics.compiled.layout.FlatModel` arrays (``ints``,
-``floats``) and a packed work array into views (:func:`layout.model_views`,
+``blocks``, ``extra``) and a packed work array into views (:func:`layout.model_views`,
 :func:`layout.work_views`) and runs a kernel of :mod:`dynamics.compiled.tree_kernels`
 or :mod:`dynamics.compiled.factor_kernels`.  The ``*_batch`` entries cut the batch into
 ``n_chunks`` contiguous chunks run in parallel threads (``numba.prange``); each chunk
@@ -25,45 +25,45 @@ packed_work_size = njit(cache=True)(work_size)
 
 
 @njit(cache=True)
-def rnea(ints, floats, work, q, v, a, f_ext, tau):
+def rnea(ints, blocks, extra, work, q, v, a, f_ext, tau):
     """tau (nv,) = inverse dynamics at (q, v, a)."""
-    tk.rnea(unpack_model(ints, floats), unpack_work(work, ints[0]), q, v, a, f_ext, tau)
+    tk.rnea(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q, v, a, f_ext, tau)
 
 
 @njit(cache=True)
-def aba(ints, floats, work, q, v, tau, f_ext, qdd):
+def aba(ints, blocks, extra, work, q, v, tau, f_ext, qdd):
     """qdd (nv,) = forward dynamics at (q, v, tau)."""
-    tk.aba(unpack_model(ints, floats), unpack_work(work, ints[0]), q, v, tau, f_ext, qdd)
+    tk.aba(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q, v, tau, f_ext, qdd)
 
 
 @njit(cache=True)
-def crba(ints, floats, work, q, M):
+def crba(ints, blocks, extra, work, q, M):
     """M (nv, nv) = mass matrix at q."""
-    tk.crba(unpack_model(ints, floats), unpack_work(work, ints[0]), q, M)
+    tk.crba(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q, M)
 
 
 @njit(cache=True)
-def mass_matrix_inverse(ints, floats, work, q, Minv):
+def mass_matrix_inverse(ints, blocks, extra, work, q, Minv):
     """Minv (nv, nv) = M(q)^-1."""
-    fk.mass_matrix_inverse(unpack_model(ints, floats), unpack_work(work, ints[0]), q, Minv)
+    fk.mass_matrix_inverse(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q, Minv)
 
 
 @njit(cache=True)
-def logdet(ints, floats, work, q):
+def logdet(ints, blocks, extra, work, q):
     """log det M(q)."""
-    return fk.riccati(unpack_model(ints, floats), unpack_work(work, ints[0]), q)
+    return fk.riccati(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q)
 
 
 @njit(cache=True)
-def jacobian(ints, floats, work, q, body, point, world, J):
+def jacobian(ints, blocks, extra, work, q, body, point, world, J):
     """J (6, nv) of a point on a body."""
-    fk.jacobian(unpack_model(ints, floats), unpack_work(work, ints[0]), q, body, point, world, J)
+    fk.jacobian(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q, body, point, world, J)
 
 
 @njit(cache=True)
-def forward_kinematics(ints, floats, work, q):
+def forward_kinematics(ints, blocks, extra, work, q):
     """Ground-frame poses of all bodies into the work array (``oR``, ``op``)."""
-    fk.forward_kinematics(unpack_model(ints, floats), unpack_work(work, ints[0]), q)
+    fk.forward_kinematics(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q)
 
 
 @njit(cache=True)
@@ -73,41 +73,44 @@ def chunk_bounds(B, n_chunks, c):
 
 
 @njit(cache=True, parallel=True)
-def rnea_batch(ints, floats, q, v, a, f_ext, tau, n_chunks):
+def rnea_batch(ints, blocks, extra, q, v, a, f_ext, tau, n_chunks):
     """``tau[b] = rnea(q[b], v[b], a[b], f_ext[b])`` for every row b; tau (B, nv)."""
     B = q.shape[0]
     n_chunks = max(1, min(B, n_chunks))
-    m = unpack_model(ints, floats)
+    m = unpack_model(ints, blocks, extra)
+    n = ints.shape[1] - 1
     none = np.zeros((0, 6))
     for c in prange(n_chunks):
-        w = unpack_work(np.zeros(packed_work_size(ints[0])), ints[0])
+        w = unpack_work(np.zeros((packed_work_size(n), 6, 6)), n)
         lo, hi = chunk_bounds(B, n_chunks, c)
         for b in range(lo, hi):
             tk.rnea(m, w, q[b], v[b], a[b], f_ext[b] if f_ext.shape[0] > 0 else none, tau[b])
 
 
 @njit(cache=True, parallel=True)
-def crba_batch(ints, floats, q, M, n_chunks):
+def crba_batch(ints, blocks, extra, q, M, n_chunks):
     """``M[b] = crba(q[b])`` for every row b; M (B, nv, nv)."""
     B = q.shape[0]
     n_chunks = max(1, min(B, n_chunks))
-    m = unpack_model(ints, floats)
+    m = unpack_model(ints, blocks, extra)
+    n = ints.shape[1] - 1
     for c in prange(n_chunks):
-        w = unpack_work(np.zeros(packed_work_size(ints[0])), ints[0])
+        w = unpack_work(np.zeros((packed_work_size(n), 6, 6)), n)
         lo, hi = chunk_bounds(B, n_chunks, c)
         for b in range(lo, hi):
             tk.crba(m, w, q[b], M[b])
 
 
 @njit(cache=True, parallel=True)
-def aba_batch(ints, floats, q, v, tau, f_ext, qdd, n_chunks):
+def aba_batch(ints, blocks, extra, q, v, tau, f_ext, qdd, n_chunks):
     """``qdd[b] = aba(q[b], v[b], tau[b], f_ext[b])`` for every row b; qdd (B, nv)."""
     B = q.shape[0]
     n_chunks = max(1, min(B, n_chunks))
-    m = unpack_model(ints, floats)
+    m = unpack_model(ints, blocks, extra)
+    n = ints.shape[1] - 1
     none = np.zeros((0, 6))
     for c in prange(n_chunks):
-        w = unpack_work(np.zeros(packed_work_size(ints[0])), ints[0])
+        w = unpack_work(np.zeros((packed_work_size(n), 6, 6)), n)
         lo, hi = chunk_bounds(B, n_chunks, c)
         for b in range(lo, hi):
             tk.aba(m, w, q[b], v[b], tau[b], f_ext[b] if f_ext.shape[0] > 0 else none, qdd[b])

@@ -24,18 +24,18 @@ from .tree_kernels import articulated_inertia, set_projected_inertia
 @njit(cache=True)
 def riccati(m, w, q):
     """Articulated body inertias P, D^-1, G of every node at q; returns ``log det M``."""
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, plane, S_const, M_body, grav, arm = m
+    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
     R, p, S, P, PH, G = w[0], w[1], w[2], w[7], w[9], w[11]
     F, Y = w[15], w[17]
     n = parent.shape[0]
     for k in range(n):
-        joint_pose(kind, q_off, ax, ax2, plane, PR, Pp, S_const, k, q, F, R, p, S)
+        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, S_const, k, q, F, R, p, S)
         P[k, :, :] = M_body[k]
     logdet = 0.0
     # tips-to-base gather
     for k in range(n - 1, -1, -1):
         Sk = S[k] if kind[k] == UNIVERSAL else S_const[k]
-        logdet += articulated_inertia(m, w, k, Sk)
+        logdet += articulated_inertia(v_off, arm, P, PH, w[10], G, k, Sk)
         if parent[k] >= 0:
             set_projected_inertia(P[k], PH[k], G[k], v_off[k + 1] - v_off[k], F)
             add_inertia_to_parent(R[k], p[k], F, P[parent[k]], Y)
@@ -45,7 +45,7 @@ def riccati(m, w, q):
 @njit(cache=True)
 def innovations_inverse(m, w, Linv):
     """``Linv = [I - H psi K]`` (nv, nv), block upper triangular, after :func:`riccati`."""
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, plane, S_const, M_body, grav, arm = m
+    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
     R, p, S, G = w[0], w[1], w[2], w[11]
     F, T = w[15], w[16]
     Linv[:, :] = 0.0
@@ -110,10 +110,10 @@ def mass_matrix_inverse(m, w, q, Minv):
 @njit(cache=True)
 def forward_kinematics(m, w, q):
     """Ground-frame pose ``oR[k]`` (3, 3), ``op[k]`` (3,) m of every body at q."""
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, plane, S_const, M_body, grav, arm = m
+    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
     R, p, S, oR, op, F = w[0], w[1], w[2], w[13], w[14], w[15]
     for k in range(parent.shape[0]):
-        joint_pose(kind, q_off, ax, ax2, plane, PR, Pp, S_const, k, q, F, R, p, S)
+        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, S_const, k, q, F, R, p, S)
         pk = parent[k]
         if pk < 0:
             oR[k, :, :] = R[k]
@@ -131,7 +131,7 @@ def jacobian(m, w, q, body, point, world, J):
 
     ``world`` True: ground axes (Pinocchio's LOCAL_WORLD_ALIGNED); False: body axes.
     """
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, plane, S_const, M_body, grav, arm = m
+    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
     S, oR, op = w[2], w[13], w[14]
     forward_kinematics(m, w, q)
     J[:, :] = 0.0

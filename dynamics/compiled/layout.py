@@ -19,7 +19,7 @@ v_offset       (n+1,) int   first velocity of joint k in v
 placement_R    (n, 3, 3)    joint frame orientation in the parent body frame
 placement_p    (n, 3) m     joint frame origin in the parent body frame
 axis, axis2    (n, 3)       unit joint axes in the joint frame (zeros where unused)
-plane          (n, 2, 3)    in-plane axes e1, e2 of planar joints (zeros elsewhere)
+e1, e2         (n, 3)       in-plane axes of planar joints (zeros elsewhere)
 S_const        (n, 6, 6)    rows 0..n_k-1: motion subspace H(k) (universal: at q2 = 0)
 M_body         (n, 6, 6)    spatial inertia about the body origin (seed 002 Eq. 14)
 gravity        (3,) m/s^2   ground frame
@@ -43,64 +43,56 @@ KIND = {"fixed": 0, "revolute": 1, "continuous": 1, "prismatic": 2, "cylindrical
 class FlatModel:
     """Static flat arrays of one rigid-body tree (see module table).
 
-    The kernels receive two packed arrays (numba dispatches plain arrays in a fraction
-    of the time it needs for a tuple of arrays) and unpack them with
-    :func:`model_views` into the tuple of the module table.
+    The kernels receive three packed arrays and take the arrays of the module table as
+    views by basic slicing (:func:`model_views`): numba unboxes each array argument
+    at every call, so few arguments keep the call cheap.
 
     Attributes
     ----------
-    ints : (2 + 4 n + 2,) int64 -- ``[n, nv, parent, kind, q_offset, v_offset]``
-    floats : float64 -- placement_R ... armature, flattened in table order
-    n_bodies, nq, nv : int
+    ints : (4, n+1) int64 -- rows parent, kind (last entry unused), q_offset, v_offset
+    blocks : (3n, 6, 6) -- S_const, M_body, then per body ``[[R_place, p_place], [axis; axis2;
+        e1 e2]]`` (rows 0-2: placement_R | placement_p, row 3: axis, row 4: axis2, row 5: e1 | e2)
+    extra : (3 + nv,) -- gravity, armature
+    arrays : the tuple of the module table (views of the three)
     """
 
     def __init__(self, model):
         n = model.n_bodies
         self.n_bodies, self.nq, self.nv = n, model.nq, model.nv
-        kind = np.array([KIND[t] for t in model.joint_types], dtype=np.int64)
-        plane = np.zeros((n, 2, 3))
-        S = np.zeros((n, 6, 6))
+        self.ints = np.zeros((4, n + 1), dtype=np.int64)
+        self.ints[0, :n] = model.parent
+        self.ints[1, :n] = [KIND[t] for t in model.joint_types]
+        self.ints[2] = model.q_offset
+        self.ints[3] = model.v_offset
+        self.blocks = np.zeros((3 * n, 6, 6))
+        S, M_body, geometry = self.blocks[:n], self.blocks[n:2 * n], self.blocks[2 * n:]
+        M_body[:] = model.M_body
+        geometry[:, 0:3, 0:3] = model.placement_R
+        geometry[:, 0:3, 3] = model.placement_p
+        geometry[:, 3, 0:3] = model.axis
+        geometry[:, 4, 0:3] = model.axis2
         for k, t in enumerate(model.joint_types):
             if t == "planar":
-                plane[k] = J.plane_basis(model.axis[k])
+                e1, e2 = J.plane_basis(model.axis[k])
+                geometry[k, 5, 0:3], geometry[k, 5, 3:6] = e1, e2
             H = model.H_const[k][0]
             S[k, :H.shape[0]] = H
-        armature = np.zeros(model.nv)
+        self.extra = np.zeros(3 + model.nv)
+        self.extra[:3] = model.gravity
         given = getattr(model, "armature", None)
         if given is not None:
-            armature[:] = np.asarray(given, dtype=float)
-        self.ints = np.concatenate([[n, model.nv], model.parent, kind, model.q_offset, model.v_offset]).astype(np.int64)
-        parts = (model.placement_R, model.placement_p, model.axis, model.axis2, plane, S, model.M_body,
-                 model.gravity, armature)
-        self.floats = np.concatenate([np.asarray(x, dtype=float).ravel() for x in parts])
-        self.arrays = model_views(self.ints, self.floats)
+            self.extra[3:] = np.asarray(given, dtype=float)
+        self.arrays = model_views(self.ints, self.blocks, self.extra)
 
 
-def model_views(ints, floats):
-    """The tuple of the module table as views of the packed arrays (plain Python; the
-    kernels call its compiled twin)."""
-    n, nv = ints[0], ints[1]
-    parent, kind = ints[2:2 + n], ints[2 + n:2 + 2 * n]
-    q_offset, v_offset = ints[2 + 2 * n:3 + 3 * n], ints[3 + 3 * n:4 + 4 * n]
-    o = 0
-    placement_R = floats[o:o + 9 * n].reshape((n, 3, 3))
-    o += 9 * n
-    placement_p = floats[o:o + 3 * n].reshape((n, 3))
-    o += 3 * n
-    axis = floats[o:o + 3 * n].reshape((n, 3))
-    o += 3 * n
-    axis2 = floats[o:o + 3 * n].reshape((n, 3))
-    o += 3 * n
-    plane = floats[o:o + 6 * n].reshape((n, 2, 3))
-    o += 6 * n
-    S_const = floats[o:o + 36 * n].reshape((n, 6, 6))
-    o += 36 * n
-    M_body = floats[o:o + 36 * n].reshape((n, 6, 6))
-    o += 36 * n
-    gravity = floats[o:o + 3]
-    armature = floats[o + 3:o + 3 + nv]
-    return (parent, kind, q_offset, v_offset, placement_R, placement_p, axis, axis2, plane, S_const, M_body,
-            gravity, armature)
+def model_views(ints, blocks, extra):
+    """The tuple of the module table as views of the packed arrays, by basic slicing only
+    (plain Python; the kernels call its compiled twin)."""
+    n = ints.shape[1] - 1
+    geometry = blocks[2 * n:3 * n]
+    return (ints[0, :n], ints[1, :n], ints[2], ints[3], geometry[:, 0:3, 0:3], geometry[:, 0:3, 3],
+            geometry[:, 3, 0:3], geometry[:, 4, 0:3], geometry[:, 5, 0:3], geometry[:, 5, 3:6],
+            blocks[0:n], blocks[n:2 * n], extra[0:3], extra[3:])
 
 
 def flat_model(model) -> FlatModel:
@@ -113,34 +105,18 @@ def flat_model(model) -> FlatModel:
 
 
 def work_size(n_bodies: int) -> int:
-    """Length of the packed work array of a tree of n bodies."""
-    return 240 * n_bodies + 156
+    """Number of (6, 6) blocks of the packed work array of a tree of n bodies."""
+    return 7 * n_bodies + 4
 
 
 def work_views(work, n):
-    """Work arrays (see :class:`Data`) as views of the packed array ``work`` (work_size(n),)
-    (plain Python; the kernels call its compiled twin)."""
-    R = work[0:9 * n].reshape((n, 3, 3))
-    p = work[9 * n:12 * n].reshape((n, 3))
-    S = work[12 * n:48 * n].reshape((n, 6, 6))
-    V = work[48 * n:54 * n].reshape((n, 6))
-    A = work[54 * n:60 * n].reshape((n, 6))
-    f = work[60 * n:66 * n].reshape((n, 6))
-    c = work[66 * n:72 * n].reshape((n, 6))
-    P = work[72 * n:108 * n].reshape((n, 6, 6))
-    z = work[108 * n:114 * n].reshape((n, 6))
-    PH = work[114 * n:150 * n].reshape((n, 6, 6))
-    Dinv = work[150 * n:186 * n].reshape((n, 6, 6))
-    G = work[186 * n:222 * n].reshape((n, 6, 6))
-    eps = work[222 * n:228 * n].reshape((n, 6))
-    oR = work[228 * n:237 * n].reshape((n, 3, 3))
-    op = work[237 * n:240 * n].reshape((n, 3))
-    o = 240 * n
-    F = work[o:o + 36].reshape((6, 6))
-    T = work[o + 36:o + 72].reshape((6, 6))
-    Y = work[o + 72:o + 108].reshape((6, 6))
-    vec = work[o + 108:o + 156].reshape((8, 6))
-    return R, p, S, V, A, f, c, P, z, PH, Dinv, G, eps, oR, op, F, T, Y, vec
+    """Work arrays (see :class:`Data`) as views of the packed array ``work`` (work_size(n), 6, 6),
+    by basic slicing only (plain Python; the kernels call its compiled twin)."""
+    vectors, poses = work[5 * n:6 * n], work[6 * n:7 * n]
+    o = 7 * n
+    return (poses[:, 0:3, 0:3], poses[:, 0:3, 3], work[0:n], vectors[:, 0], vectors[:, 1], vectors[:, 2],
+            vectors[:, 3], work[n:2 * n], vectors[:, 4], work[2 * n:3 * n], work[3 * n:4 * n], work[4 * n:5 * n],
+            vectors[:, 5], poses[:, 3:6, 0:3], poses[:, 3:6, 3], work[o], work[o + 1], work[o + 2], work[o + 3])
 
 
 class Data:
@@ -157,7 +133,7 @@ class Data:
     PH, Dinv, G : (n, 6, 6)        ``P H*`` (6, n_k), ``D^-1`` (n_k, n_k), ``G = P H* D^-1`` (6, n_k)
     eps : (n, 6)                   ``T - H z`` of each node (seed 001 Eq. 58c)
     oR, op : (n, 3, 3), (n, 3)     pose of each body in the ground frame
-    F, T, Y : (6, 6); vec : (8, 6) scratch
+    F, T, Y, vec : (6, 6) scratch
 
     ``work`` is the packed array the kernels receive; the attributes are views of it.
     """
@@ -167,6 +143,6 @@ class Data:
 
     def __init__(self, n_bodies: int):
         self.n_bodies = n_bodies
-        self.work = np.zeros(work_size(n_bodies))
+        self.work = np.zeros((work_size(n_bodies), 6, 6))
         for name, arr in zip(self.names, work_views(self.work, n_bodies)):
             setattr(self, name, arr)

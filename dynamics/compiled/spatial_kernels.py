@@ -39,7 +39,7 @@ def rotation_of_quaternion(q, o, out):
 
 
 @njit(cache=True)
-def joint_pose(kind, q_off, ax, ax2, plane, PR, Pp, S_const, k, q, F, R, p, S):
+def joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, S_const, k, q, F, R, p, S):
     """Pose ``(R[k], p[k])`` of body k in its parent at q, and ``S[k]`` for a universal joint.
 
     The joint motion ``(R_J, p_J)`` of :func:`dynamics.joints.transform` (built in the
@@ -72,15 +72,19 @@ def joint_pose(kind, q_off, ax, ax2, plane, PR, Pp, S_const, k, q, F, R, p, S):
     elif kd == PLANAR:
         rotation_about(ax[k], q[o + 2], F, 0)
         for i in range(3):
-            F[3, i] = q[o] * plane[k, 0, i] + q[o + 1] * plane[k, 1, i]
+            F[3, i] = q[o] * e1[k, i] + q[o + 1] * e2[k, i]
     elif kd == FREE:
         rotation_of_quaternion(q, o + 3, F)
         for i in range(3):
             F[3, i] = q[o + i]
+    f00, f01, f02, f10, f11, f12 = F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2]
+    f20, f21, f22, t0, t1, t2 = F[2, 0], F[2, 1], F[2, 2], F[3, 0], F[3, 1], F[3, 2]
     for i in range(3):
-        for j in range(3):
-            R[k, i, j] = PR[k, i, 0] * F[0, j] + PR[k, i, 1] * F[1, j] + PR[k, i, 2] * F[2, j]
-        p[k, i] = Pp[k, i] + PR[k, i, 0] * F[3, 0] + PR[k, i, 1] * F[3, 1] + PR[k, i, 2] * F[3, 2]
+        a0, a1, a2 = PR[k, i, 0], PR[k, i, 1], PR[k, i, 2]
+        R[k, i, 0] = a0 * f00 + a1 * f10 + a2 * f20
+        R[k, i, 1] = a0 * f01 + a1 * f11 + a2 * f21
+        R[k, i, 2] = a0 * f02 + a1 * f12 + a2 * f22
+        p[k, i] = Pp[k, i] + a0 * t0 + a1 * t1 + a2 * t2
     if kd == UNIVERSAL:
         return S[k]
     return S_const[k]
@@ -159,19 +163,56 @@ def force_columns_to_parent(R, p, X, ncol):
 
 
 @njit(cache=True)
+def set_rotated_block(R, I, r0, c0, Y, y0, x0):
+    """``Y[y0:y0+3, x0:x0+3] = R I[r0:r0+3, c0:c0+3] R^T``."""
+    t00 = I[r0 + 0, c0] * R[0, 0] + I[r0 + 0, c0 + 1] * R[0, 1] + I[r0 + 0, c0 + 2] * R[0, 2]
+    t01 = I[r0 + 0, c0] * R[1, 0] + I[r0 + 0, c0 + 1] * R[1, 1] + I[r0 + 0, c0 + 2] * R[1, 2]
+    t02 = I[r0 + 0, c0] * R[2, 0] + I[r0 + 0, c0 + 1] * R[2, 1] + I[r0 + 0, c0 + 2] * R[2, 2]
+    t10 = I[r0 + 1, c0] * R[0, 0] + I[r0 + 1, c0 + 1] * R[0, 1] + I[r0 + 1, c0 + 2] * R[0, 2]
+    t11 = I[r0 + 1, c0] * R[1, 0] + I[r0 + 1, c0 + 1] * R[1, 1] + I[r0 + 1, c0 + 2] * R[1, 2]
+    t12 = I[r0 + 1, c0] * R[2, 0] + I[r0 + 1, c0 + 1] * R[2, 1] + I[r0 + 1, c0 + 2] * R[2, 2]
+    t20 = I[r0 + 2, c0] * R[0, 0] + I[r0 + 2, c0 + 1] * R[0, 1] + I[r0 + 2, c0 + 2] * R[0, 2]
+    t21 = I[r0 + 2, c0] * R[1, 0] + I[r0 + 2, c0 + 1] * R[1, 1] + I[r0 + 2, c0 + 2] * R[1, 2]
+    t22 = I[r0 + 2, c0] * R[2, 0] + I[r0 + 2, c0 + 1] * R[2, 1] + I[r0 + 2, c0 + 2] * R[2, 2]
+    Y[y0 + 0, x0 + 0] = R[0, 0] * t00 + R[0, 1] * t10 + R[0, 2] * t20
+    Y[y0 + 0, x0 + 1] = R[0, 0] * t01 + R[0, 1] * t11 + R[0, 2] * t21
+    Y[y0 + 0, x0 + 2] = R[0, 0] * t02 + R[0, 1] * t12 + R[0, 2] * t22
+    Y[y0 + 1, x0 + 0] = R[1, 0] * t00 + R[1, 1] * t10 + R[1, 2] * t20
+    Y[y0 + 1, x0 + 1] = R[1, 0] * t01 + R[1, 1] * t11 + R[1, 2] * t21
+    Y[y0 + 1, x0 + 2] = R[1, 0] * t02 + R[1, 1] * t12 + R[1, 2] * t22
+    Y[y0 + 2, x0 + 0] = R[2, 0] * t00 + R[2, 1] * t10 + R[2, 2] * t20
+    Y[y0 + 2, x0 + 1] = R[2, 0] * t01 + R[2, 1] * t11 + R[2, 2] * t21
+    Y[y0 + 2, x0 + 2] = R[2, 0] * t02 + R[2, 1] * t12 + R[2, 2] * t22
+
+
+@njit(cache=True)
 def add_inertia_to_parent(R, p, I, out, Y):
-    """``out += phi(parent, k) I phi*(parent, k)`` for a symmetric (6, 6) I; Y (6, 6) scratch."""
-    for i in range(6):
-        for j in range(6):
-            Y[i, j] = I[i, j]
-    force_columns_to_parent(R, p, Y, 6)
-    for i in range(6):
-        for j in range(i):
-            Y[i, j], Y[j, i] = Y[j, i], Y[i, j]
-    force_columns_to_parent(R, p, Y, 6)
-    for i in range(6):
-        for j in range(6):
-            out[i, j] += Y[i, j]
+    """``out += phi(parent, k) I phi*(parent, k)`` for a symmetric (6, 6) I; Y (6, 6) scratch.
+
+    With ``I = [[A, B], [B^T, C]]`` rotated to ``A', B', C'`` (``R X R^T``) and
+    ``BC = B' + ~p C'``: ``phi I phi* = [[A' + ~p B'^T - BC ~p, BC], [BC^T, C']]``.
+    """
+    set_rotated_block(R, I, 0, 0, Y, 0, 0)
+    set_rotated_block(R, I, 0, 3, Y, 0, 3)
+    set_rotated_block(R, I, 3, 3, Y, 3, 3)
+    p0, p1, p2 = p[0], p[1], p[2]
+    for j in range(3):
+        c0, c1, c2 = Y[3, 3 + j], Y[4, 3 + j], Y[5, 3 + j]
+        Y[3, j] = Y[0, 3 + j] + p1 * c2 - p2 * c1
+        Y[4, j] = Y[1, 3 + j] + p2 * c0 - p0 * c2
+        Y[5, j] = Y[2, 3 + j] + p0 * c1 - p1 * c0
+    for i in range(3):
+        x0, x1, x2 = Y[3 + i, 0], Y[3 + i, 1], Y[3 + i, 2]
+        q0, q1, q2 = x1 * p2 - x2 * p1, x2 * p0 - x0 * p2, x0 * p1 - x1 * p0
+        for j in range(3):
+            b0, b1, b2 = Y[j, 3], Y[j, 4], Y[j, 5]
+            pb = (p1 * b2 - p2 * b1, p2 * b0 - p0 * b2, p0 * b1 - p1 * b0)
+            out[i, j] += Y[i, j] + pb[i] - (q0 if j == 0 else (q1 if j == 1 else q2))
+    for i in range(3):
+        for j in range(3):
+            out[i, 3 + j] += Y[3 + i, j]
+            out[3 + j, i] += Y[3 + i, j]
+            out[3 + i, 3 + j] += Y[3 + i, 3 + j]
 
 
 @njit(cache=True)

@@ -28,15 +28,14 @@ from .spatial_kernels import (UNIVERSAL, add_force_cross, add_force_to_parent, a
                               joint_pose, motion_to_child, set_product, set_subspace_motion)
 
 
-@njit(cache=True, inline="always")
-def velocity_pass(m, w, k, q, v, vJ):
+@njit(cache=True)
+def velocity_pass(m, k, q, v, vJ, F, R, p, S, V):
     """Pose of body k, ``V(k) = phi*(parent, k) V(parent) + H*(k) v_k`` and ``vJ = H*(k) v_k``.
 
     Returns H(k) (rows 0..n_k-1 of a (6, 6) array).
     """
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, plane, S_const, M_body, grav, arm = m
-    R, p, S, V, F = w[0], w[1], w[2], w[3], w[15]
-    Sk = joint_pose(kind, q_off, ax, ax2, plane, PR, Pp, S_const, k, q, F, R, p, S)
+    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
+    Sk = joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, S_const, k, q, F, R, p, S)
     o = v_off[k]
     set_subspace_motion(Sk, v_off[k + 1] - o, v, o, vJ)
     pk = parent[k]
@@ -61,7 +60,7 @@ def set_ground_acceleration(grav, out):
 @njit(cache=True)
 def rnea(m, w, q, v, a, f_ext, tau):
     """Inverse dynamics ``tau = M(q) a + C(q, v) - sum J^T f_ext`` into tau (nv,)."""
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, plane, S_const, M_body, grav, arm = m
+    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
     R, p, S, V, A, f = w[0], w[1], w[2], w[3], w[4], w[5]
     vec = w[18]
     vJ, aJ, MV, g0 = vec[0], vec[1], vec[2], vec[3]
@@ -70,7 +69,7 @@ def rnea(m, w, q, v, a, f_ext, tau):
     has_fext = f_ext.shape[0] > 0
     # base-to-tips scatter
     for k in range(n):
-        Sk = velocity_pass(m, w, k, q, v, vJ)
+        Sk = velocity_pass(m, k, q, v, vJ, w[15], R, p, S, V)
         o = v_off[k]
         set_subspace_motion(Sk, v_off[k + 1] - o, a, o, aJ)
         pk = parent[k]
@@ -102,12 +101,12 @@ def rnea(m, w, q, v, a, f_ext, tau):
 @njit(cache=True)
 def crba(m, w, q, M):
     """Mass matrix M(q) (nv, nv) by composite inertias (seed 001 Algorithms 4.1-4.2)."""
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, plane, S_const, M_body, grav, arm = m
+    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
     R, p, P = w[0], w[1], w[7]
     F, Y = w[15], w[17]
     n = parent.shape[0]
     for k in range(n):
-        joint_pose(kind, q_off, ax, ax2, plane, PR, Pp, S_const, k, q, F, R, p, w[2])
+        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, S_const, k, q, F, R, p, w[2])
         P[k, :, :] = M_body[k]
     M[:, :] = 0.0
     # tips-to-base gather
@@ -147,14 +146,12 @@ def add_subspace_block(M, Sj, oj, nj, ok, F, nk, mirror):
                 M[ok + c, oj + r] = s
 
 
-@njit(cache=True, inline="always")
-def articulated_inertia(m, w, k, Sk):
+@njit(cache=True)
+def articulated_inertia(v_off, arm, P, PH, Dinv, G, k, Sk):
     """``PH = P H*``, ``D = H P H* + armature`` inverted in place, ``G = P H* D^-1`` of node k.
 
     Seed 001 Eq. 33; returns ``log det D(k)``.
     """
-    v_off, arm = m[3], m[12]
-    P, PH, Dinv, G = w[7], w[9], w[10], w[11]
     o = v_off[k]
     nk = v_off[k + 1] - o
     for c in range(nk):
@@ -193,7 +190,7 @@ def set_projected_inertia(P, PH, G, nk, out):
 @njit(cache=True)
 def aba(m, w, q, v, tau, f_ext, qdd):
     """Forward dynamics ``qdd = M^-1 (tau - C(q, v))`` (seed 001 Algorithm 6.1) into qdd (nv,)."""
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, plane, S_const, M_body, grav, arm = m
+    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
     R, p, S, V, A, c, P, z, G, eps = w[0], w[1], w[2], w[3], w[4], w[6], w[7], w[8], w[11], w[12]
     F, Y, vec = w[15], w[17], w[18]
     vJ, MV, zp, g0 = vec[0], vec[1], vec[2], vec[3]
@@ -201,7 +198,7 @@ def aba(m, w, q, v, tau, f_ext, qdd):
     n = parent.shape[0]
     has_fext = f_ext.shape[0] > 0
     for k in range(n):
-        Sk = velocity_pass(m, w, k, q, v, vJ)
+        Sk = velocity_pass(m, k, q, v, vJ, w[15], R, p, S, V)
         c[k, :] = 0.0
         add_motion_cross(V[k], vJ, c[k])
         if kind[k] == UNIVERSAL:
@@ -218,7 +215,7 @@ def aba(m, w, q, v, tau, f_ext, qdd):
         Sk = S[k] if kind[k] == UNIVERSAL else S_const[k]
         o = v_off[k]
         nk = v_off[k + 1] - o
-        articulated_inertia(m, w, k, Sk)
+        articulated_inertia(v_off, arm, P, w[9], w[10], G, k, Sk)
         for r in range(nk):
             s = tau[o + r]
             for i in range(6):

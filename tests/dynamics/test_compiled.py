@@ -106,3 +106,15 @@ def test_armature_enters_mass_matrix_rnea_and_aba_like_pinocchio(seed):
     assert rel_err(api.inverse_dynamics(model, q[0], v[0], a[0])[perm], pin.rnea(pm, pd, qp, v[0][perm], a[0][perm])) < 1e-10
     assert rel_err(api.forward_dynamics(model, q[0], v[0], a[0])[perm], pin.aba(pm, pd, qp, v[0][perm], a[0][perm])) < 1e-10
     assert rel_err(api.mass_matrix_inverse(model, q[0])[np.ix_(perm, perm)], np.linalg.inv(Mp)) < 1e-9
+
+
+def test_importing_the_package_loads_no_numba_and_compiles_no_kernel():
+    import subprocess
+    import sys
+
+    code = ("import sys, mbcompose, mbcompose.dynamics; loaded = 'numba' in sys.modules\n"
+            "from mbcompose.dynamics.compiled import entry_kernels as ek, spatial_kernels as sk\n"
+            "compiled = [n for mod in (ek, sk) for n in dir(mod) if getattr(getattr(mod, n), 'signatures', None)]\n"
+            "print(loaded, compiled)")
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False []"
