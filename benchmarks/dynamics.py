@@ -102,7 +102,7 @@ def one_configuration(label, model, pm, repeats, number):
         "RNEA": lambda: dyn.inverse_dynamics(model, q, v, a), "pin RNEA": lambda: pin.rnea(pm, pd, qp, vp, ap),
         "CRBA": lambda: dyn.mass_matrix(model, q), "pin CRBA": lambda: pin.crba(pm, pd, qp),
         "ABA": lambda: dyn.forward_dynamics(model, q, v, a), "pin ABA": lambda: pin.aba(pm, pd, qp, vp, ap),
-        "ABA kernel": lambda: ek.aba(flat.ints, flat.floats, data.work, q, v, a, nf, qdd),
+        "ABA kernel": lambda: ek.aba(flat.ints, flat.blocks, flat.extra, data.work, q, v, a, nf, qdd),
     }, repeats, number)
     print("  one configuration (microseconds per call)")
     for alg in ("RNEA", "CRBA", "ABA"):

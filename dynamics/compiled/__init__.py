@@ -9,6 +9,14 @@ configurations and batches.  The public functions of :mod:`mbcompose.dynamics` c
 
 Importing this package compiles nothing; numba compiles each kernel on its first call
 (``cache=True``: later processes load the machine code from the on-disk cache).
+``simulate_kernels`` runs a whole fixed-step simulation (RK4 on the joint groups or
+semi-implicit Euler) in one kernel.
+
+Development note: numba checks only the source file of the function it was asked to
+compile (here ``entry_kernels.py``) against its cache, not the modules that function
+calls.  After editing ``spatial_kernels``, ``tree_kernels``, ``factor_kernels`` or
+``simulate_kernels`` in a checkout, delete ``dynamics/compiled/__pycache__/*.nb[ic]``
+(an install writes every file anew, so it does not keep stale machine code).
 """
 
 from .layout import Data, FlatModel, flat_model

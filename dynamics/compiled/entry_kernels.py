@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import factor_kernels as fk
+from . import simulate_kernels as sim
 from . import tree_kernels as tk
 from .layout import model_views, work_size, work_views
 
@@ -64,6 +65,13 @@ def jacobian(ints, blocks, extra, work, q, body, point, world, J):
 def forward_kinematics(ints, blocks, extra, work, q):
     """Ground-frame poses of all bodies into the work array (``oR``, ``op``)."""
     fk.forward_kinematics(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q)
+
+
+@njit(cache=True)
+def simulate(ints, blocks, extra, work, q0, v0, tau, damping, dt, steps, method, Q, V):
+    """Fixed-step trajectory into Q (steps+1, nq), V (steps+1, nv)."""
+    sim.simulate(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q0, v0, tau, damping,
+                 dt, steps, method, Q, V)
 
 
 @njit(cache=True)
