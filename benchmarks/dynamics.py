@@ -7,7 +7,8 @@ Both models come from the same URDF file of example-robot-data: ours through
 ``buildModelFromUrdf`` (Talos with a free flyer); coordinates are mapped by joint
 name and the results are compared before any timing.  Every timing is the minimum
 over repeated blocks, ours and Pinocchio's interleaved, so both see the same machine
-load; ratios are ours / Pinocchio.
+load (one-configuration timings use the thread's CPU time, batches the wall clock);
+ratios are ours / Pinocchio.
 
 1. One configuration: ``dynamics.inverse_dynamics`` / ``mass_matrix`` /
    ``forward_dynamics`` vs ``pin.rnea`` / ``pin.crba`` / ``pin.aba`` (the wrapper
@@ -64,17 +65,22 @@ def coordinate_maps(model, pm):
     return np.array(qi), np.array(vi)
 
 
-def best_of(fns, repeats, number):
-    """Seconds per call of each function: minimum over ``repeats`` interleaved blocks of ``number`` calls."""
+def best_of(fns, repeats, number, clock=time.thread_time):
+    """Seconds per call of each function: minimum over ``repeats`` interleaved blocks of ``number`` calls.
+
+    ``clock`` is the calling thread's CPU time for single-threaded calls (it does not
+    count the time other processes hold the CPU on a shared machine) and the wall
+    clock (``time.perf_counter``) for the multi-threaded batches.
+    """
     best = {k: np.inf for k in fns}
     for f in fns.values():
         f()
     for _ in range(repeats):
         for k, f in fns.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(number):
                 f()
-            best[k] = min(best[k], (time.perf_counter() - t0) / number)
+            best[k] = min(best[k], (clock() - t0) / number)
     return best
 
 
@@ -145,7 +151,7 @@ def batches(label, model, pm, sizes, repeats):
             "ABA": lambda: dyn.forward_dynamics(model, q, v, a),
             "pin ABA": loop(lambda i: pin.aba(pm, pd, qp[i], vp[i], ap[i])),
             "par ABA": lambda: pin.abaInParallel(threads, pool, qpT, vpT, apT),
-        }, repeats, 1)
+        }, repeats, 1, clock=time.perf_counter)
         for alg in ("RNEA", "CRBA", "ABA"):
             par = t.get("par " + alg)
             ratios[(B, alg)] = (t[alg] / t["pin " + alg], None if par is None else t[alg] / par)
