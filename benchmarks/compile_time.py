@@ -59,10 +59,10 @@ def main():
     with tempfile.TemporaryDirectory() as cache_dir:
         first = run_child(cache_dir)
         cached = run_child(cache_dir)
+    cpu = first.pop("cpu"), cached.pop("cpu")
     print(f"{'seconds':28s} {'first call (compile)':>21s} {'cached load':>12s}")
     for name in first:
         print(f"{name:28s} {first[name]:21.2f} {cached[name]:12.3f}")
-    cpu = first.pop("cpu"), cached.pop("cpu")
     keys = [k for k in first if k != "import mbcompose.dynamics"]
     print(f"{'total of the first calls':28s} {sum(first[k] for k in keys):21.2f} {sum(cached[k] for k in keys):12.3f}")
     print(f"{'CPU time of the first calls':28s} {cpu[0]:21.2f} {cpu[1]:12.3f}")
