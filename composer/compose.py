@@ -16,6 +16,7 @@ embedded into compound nodes (:mod:`dynamics.embedding`) when there are any.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -29,6 +30,7 @@ from .config import LOOP_POLICIES, REDUNDANT_POLICIES, StageOptions
 from .lumped import lumped_assembly
 from .tree import RigidBody, TreeModel, build_tree_model
 
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,9 @@ def model_stage(assembly: Assembly, analysis, options: StageOptions) -> Composit
     """Stage 3: the SKO tree model, with closed loops handled as ``options.loops`` says."""
     bodies, joints = tree_inputs(assembly, analysis, options.lumping, options.redundant_joints)
     tree = build_tree_model(bodies, joints, assembly.gravity)
+    if assembly.couplings:
+        log.warning("%s: joint couplings (%s) are not in the dynamics model yet: the coupled joints move "
+                    "independently", assembly.source_file, ", ".join(c.joint for c in assembly.couplings))
     model = tree.model
     if tree.chords:
         if options.loops == "error":

@@ -36,15 +36,14 @@ inertias, positions at ``qpos0``):
   one body in document order, each axis moving with the previous joints, which
   is exactly this chain.  Unnamed joints are called ``<body>_joint<k>``, unnamed
   bodies ``body<id>`` with MuJoCo's body id.
-* Reference configuration: MuJoCo's ``qpos0``.  A hinge/slide ``ref`` shifts
-  the coordinate: our coordinate is ``qpos - ref`` (logged).  ``armature`` has
-  no place in the Assembly and is dropped with a logged warning.
-* ``<equality>``: ``connect`` becomes a spherical joint with ``loop=True``
-  between body1 (reference) and body2 (secondary) at the anchor (given in
-  body1's frame); ``weld`` a fixed joint with ``loop=True`` (its origin is
-  body2's anchor).  When one side is the world, ground is the reference body
-  and the other body the secondary.  Inactive constraints are skipped.  Other
-  equality types (joint, tendon, flex) are refused.
+* Reference configuration: MuJoCo's ``qpos0``.  A hinge/slide ``ref`` is carried
+  in ``Joint.ref`` (our coordinate is ``qpos - ref``), ``armature`` in
+  ``Joint.armature`` (not yet in the dynamics).
+* ``<equality>`` and fixed ``<tendon>`` (:mod:`parsers.mjcf_equality`): ``connect``
+  and ``weld`` (by bodies or by sites) are loop-closing joints (``loop=True``);
+  ``joint`` and ``tendon`` (tendons of one joint) are
+  :class:`~parsers.assembly.Coupling` s.  Inactive constraints are skipped; flex
+  equalities and tendons of several joints are refused.
 * ``<actuator>`` entries that name a joint mark it ``actuated`` with a
   :class:`~parsers.assembly.Motor` (gear, force range).
 * ``<include file>`` is expanded in place; ``<replicate>``, ``<composite>``,
@@ -63,6 +62,8 @@ from mbcompose.dynamics.spatial import axis_angle_to_matrix, quat_to_matrix, rot
 from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
 from .errors import InputError, did_you_mean
 from .massprops import combine, load_mesh, shapes_mass_properties, transform_mass_properties
+from .mjcf_equality import (COUPLING_TYPES, LOOP_TYPES, check_coupling_joints, coupling_equality, fixed_tendons,
+                            loop_equality, loop_joint, site_pose)
 from .mjcf_mesh import MESH_INERTIA_MODES, mesh_unit_properties
 from .xmlutil import error, parse_floats, parse_xml
 
@@ -225,6 +226,7 @@ class _Reader:
         self.default_parent: dict[str, str | None] = {}
         self.meshes: dict[str, tuple[str, np.ndarray]] = {}
         self.bodies: list[dict] = []
+        self.sites: dict[str, tuple[int, Pose]] = {}
         self.options = options
 
     # ---------------------------------------------------------------- input
@@ -333,6 +335,20 @@ class _Reader:
                 self.bodies[parent_idx]["joints"].append((c, self.attrs(c, childclass), frame_pose))
             elif c.tag == "inertial":
                 self.bodies[parent_idx]["inertial"] = (c, frame_pose)
+            elif c.tag == "site":
+                self.site(c, parent_idx, childclass, frame_pose)
+
+    def site(self, el, parent_idx, childclass, frame_pose: Pose):
+        """Record a named site: (body index, world pose at the reference configuration)."""
+        a = self.attrs(el, childclass)
+        name = a.get("name")
+        if not name:
+            return
+        if name in self.sites:
+            raise error(el, f"duplicate site name {name!r}")
+        pos = _floats(el, a, "pos", 3)
+        self.sites[name] = (parent_idx, site_pose(self.bodies[parent_idx]["pose"], frame_pose,
+                                                  orientation(el, a, self.comp), np.zeros(3) if pos is None else pos))
 
     def body(self, el, parent_idx, frame_pose: Pose, childclass):
         a = el.attrib
@@ -521,7 +537,7 @@ class _Reader:
                 raise error(b["el"], f"duplicate body name {b['name']!r} (first at line {names[b['name']]})")
             names[b["name"]] = b["el"].line
         equalities = self.read_equalities(root, names)
-        referenced = {n for e in equalities for n in (e["body1"], e["body2"])}
+        referenced = {n for e in equalities[0] for n in (e["body1"], e["body2"])}
         for i, b in enumerate(self.bodies[1:], 1):
             b["mass"], b["mass_src"] = self.body_mass(b)
         if self.comp.fusestatic:
@@ -561,31 +577,23 @@ class _Reader:
             b["fused"] = True
 
     def read_equalities(self, root, names):
-        out = []
+        """(loop records, couplings, their elements): see :mod:`parsers.mjcf_equality`."""
+        loops, couplings, elements = [], [], []
+        tendons = fixed_tendons(root, lambda el: self.attrs(el, "main"))
+        sites = {n: (self.bodies[i]["name"] if i else "world", p) for n, (i, p) in self.sites.items()}
         for eq in root.findall("equality"):
-            for k, c in enumerate(eq):
+            for c in eq:
                 a = self.attrs(c, "main")
                 if not _bool(c, "active", a.get("active", "true")):
                     continue
-                if c.tag not in ("connect", "weld"):
-                    raise error(c, f"equality <{c.tag}> is not supported (only connect and weld)")
-                if "site1" in a or "site2" in a:
-                    raise error(c, f"<{c.tag}> with sites is not supported; use body1/body2")
-                b1 = a.get("body1")
-                if b1 is None:
-                    raise error(c, f"<{c.tag}> needs attribute 'body1'")
-                b2 = a.get("body2", "world")
-                for b in (b1, b2):
-                    if b != "world" and b not in names:
-                        raise error(c, f"<{c.tag}>: unknown body {b!r}{did_you_mean(b, names)}")
-                if b1 == b2:
-                    raise error(c, f"<{c.tag}> connects body {b1!r} to itself")
-                anchor = _floats(c, a, "anchor", 3)
-                if c.tag == "connect" and anchor is None:
-                    raise error(c, "<connect> needs attribute 'anchor'")
-                out.append({"el": c, "type": c.tag, "name": a.get("name") or f"{c.tag}{len(out)}",
-                            "body1": b1, "body2": b2, "anchor": np.zeros(3) if anchor is None else anchor})
-        return out
+                if c.tag in LOOP_TYPES:
+                    loops.append(loop_equality(c, a, len(loops), names, sites))
+                elif c.tag in COUPLING_TYPES:
+                    couplings.append(coupling_equality(c, a, tendons, self.file))
+                    elements.append(c)
+                else:
+                    raise error(c, f"equality <{c.tag}> is not supported (connect, weld, joint and tendon are)")
+        return loops, couplings, elements
 
     def assemble(self, root, gravity, equalities) -> Assembly:
         motors = self.read_actuators(root)
@@ -650,12 +658,10 @@ class _Reader:
                     origin = pose.translation
                 limits = self.limits(jel, a, jt)
                 damping = float(parse_floats(a.get("damping", "0"), jel, "joint@damping", 1)[0])
-                for key in ("armature", "ref"):
-                    v = float(parse_floats(a.get(key, "0"), jel, f"joint@{key}", 1)[0])
-                    if v != 0:
-                        log.warning("%s:%s: joint %r: %s=%g is not carried into the Assembly (%s)", self.file,
-                                    jel.line, name, key, v, "no rotor inertia field" if key == "armature"
-                                    else "our coordinate is qpos - ref")
+                armature, ref = (float(parse_floats(a.get(key, "0"), jel, f"joint@{key}", 1)[0])
+                                 for key in ("armature", "ref"))
+                if jt == "hinge":
+                    ref = float(self.comp.angle(ref))
                 child = b["name"] if k == len(jl) - 1 else f"{b['name']}__{name}"
                 if child != b["name"]:
                     if child in taken:
@@ -666,35 +672,24 @@ class _Reader:
                                         "mass": Source(self.file, jel.line, "massless intermediate body")}))
                 motor = motors.get(name)
                 joints.append(Joint(name, JOINT_MAP[jt], prev, child, origin=origin, axis=waxis, limits=limits,
-                                    actuated=motor is not None, motor=motor, damping=damping,
+                                    actuated=motor is not None, motor=motor, damping=damping, armature=armature,
+                                    ref=ref if jt in ("hinge", "slide") else 0.0,
                                     source=Source(self.file, jel.line)))
                 prev = child
             geoms = tuple(gd["geom"] for gd in b["geoms"])
             bodies.append(Body(b["name"], pose, b["mass"], geoms,
                                {"pose": Source(self.file, el.line), "mass": b["mass_src"]}))
         by_name = {self.bodies[i]["name"]: self.bodies[i] for i in live}
-        for e in equalities:
-            b1 = by_name.get(e["body1"])
-            b2 = by_name.get(e["body2"])
-            if (e["body1"] != "world" and b1 is None) or (e["body2"] != "world" and b2 is None):
+        loops, couplings, elements = equalities
+        for e in loops:
+            if any(b != "world" and b not in by_name for b in (e["body1"], e["body2"])):
                 raise error(e["el"], "equality names a body that was fused away")
-            r1 = GROUND if b1 is None else b1["name"]
-            r2 = GROUND if b2 is None else b2["name"]
-            if e["type"] == "connect":
-                p1 = Pose() if b1 is None else b1["pose"]
-                origin = p1.apply(e["anchor"])
-                jt = "spherical"
-            else:
-                p2 = Pose() if b2 is None else b2["pose"]
-                origin = p2.apply(e["anchor"])
-                jt = "fixed"
-            if r2 == GROUND:
-                r1, r2 = r2, r1
             uniq(e["name"], e["el"])
-            joints.append(Joint(e["name"], jt, r1, r2, origin=origin, loop=True,
-                                source=Source(self.file, e["el"].line, f"equality {e['type']}")))
+            joints.append(loop_joint(e, lambda n: Pose() if n == GROUND else by_name[n]["pose"], self.file))
+        check_coupling_joints(couplings, {j.name: j for j in joints}, elements)
         model = root.get("model", Path(self.file).stem)
-        return Assembly(model, tuple(bodies), tuple(joints), gravity=gravity, source_file=self.file)
+        return Assembly(model, tuple(bodies), tuple(joints), gravity=gravity, couplings=tuple(couplings),
+                        source_file=self.file)
 
     def limits(self, jel, a, jt) -> Limits:
         rng = _floats(jel, a, "range", 2)

@@ -468,7 +468,7 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
                         "independent, as in Pinocchio's default parser)", file, m_el.line, jname, leader)
             continue
         couplings.append(Coupling(jname, leader, attr_float(m_el, "multiplier", 1.0),
-                                  attr_float(m_el, "offset", 0.0), Source(file, m_el.line)))
+                                  attr_float(m_el, "offset", 0.0), source=Source(file, m_el.line)))
         log.info("%s:%s: joint %r mimics %r (kept as a coupling)", file, m_el.line, jname, leader)
 
     return Assembly(robot_name, tuple(bodies), tuple(out_joints), couplings=tuple(couplings),
