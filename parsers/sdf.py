@@ -53,7 +53,7 @@ from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
 from .errors import InputError, did_you_mean
 from .massprops import combine, shape_mass_properties
-from .urdf import resolve_uri
+from .urdf_geometry import resolve_uri
 from .xmlutil import attr_bool, child_text, error, parse_xml, text_bool, text_float, text_floats
 
 log = logging.getLogger(__name__)
