@@ -115,6 +115,7 @@ def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_mesh
     if s.tag == "mesh":
         uri = required(s, "filename")
         scale = _mesh_scale(s)
+        _check_mesh_uri(s, uri, base_dir)
         path = resolve_uri(uri, base_dir, package_dirs)
         if path is None:
             where = f"{s.file}:{s.line}"
@@ -128,6 +129,19 @@ def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_mesh
                     s.file, s.line, s.tag, role)
         return None
     raise error(s, f"unknown geometry <{s.tag}> (expected box, cylinder, sphere, capsule, mesh, plane or cdf)")
+
+
+def _check_mesh_uri(s, uri: str, base_dir) -> None:
+    """InputError for a mesh URI that is not merely missing: a ``package://`` path climbing out of
+    its package, or a local path to something that is not a regular file (a device, a FIFO)."""
+    if uri.startswith("package://"):
+        rel = uri[len("package://"):].partition("/")[2]
+        if os.path.normpath(rel).startswith(".."):
+            raise error(s, f"mesh URI {uri!r} climbs out of its package")
+        return
+    f = os.path.join(os.path.abspath(str(base_dir)), uri[len("file://"):] if uri.startswith("file://") else uri)
+    if os.path.exists(f) and not os.path.isfile(f):
+        raise error(s, f"mesh {uri!r} is not a regular file")
 
 
 def _mesh_scale(s) -> np.ndarray:
