@@ -16,7 +16,6 @@ embedded into compound nodes (:mod:`dynamics.embedding`) when there are any.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -29,8 +28,6 @@ from mbcompose.parsers.massprops import transform_mass_properties
 from .config import LOOP_POLICIES, REDUNDANT_POLICIES, StageOptions
 from .lumped import lumped_assembly
 from .tree import RigidBody, TreeModel, build_tree_model
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -169,20 +166,17 @@ def model_stage(assembly: Assembly, analysis, options: StageOptions) -> Composit
     """Stage 3: the SKO tree model, with closed loops handled as ``options.loops`` says."""
     bodies, joints = tree_inputs(assembly, analysis, options.lumping, options.redundant_joints)
     tree = build_tree_model(bodies, joints, assembly.gravity)
-    if assembly.couplings:
-        log.warning("%s: joint couplings (%s) are not in the dynamics model yet: the coupled joints move "
-                    "independently", assembly.source_file, ", ".join(c.joint for c in assembly.couplings))
     model = tree.model
-    if tree.chords:
-        if options.loops == "error":
-            names = ", ".join(j.name for j in tree.chords)
-            raise InputError(f"the mechanism has closed loops (closed by {names}) and loops: error was asked",
-                             file=assembly.source_file)
+    if tree.chords and options.loops == "error":
+        names = ", ".join(j.name for j in tree.chords)
+        raise InputError(f"the mechanism has closed loops (closed by {names}) and loops: error was asked",
+                         file=assembly.source_file)
+    if tree.chords or assembly.couplings:
         from mbcompose.dynamics.closure import ClosureError
 
         from .closed import closed_chain_model
         try:
-            model = closed_chain_model(tree, options)
+            model = closed_chain_model(tree, options, assembly.couplings)
         except ClosureError as exc:
             file, line = subject_location(exc.joints, assembly)
             raise InputError(str(exc), file=file, line=line) from None
