@@ -92,10 +92,11 @@ def couplings_for_tree_model(tm: TreeModel, couplings) -> list[JointCoupling]:
 
 def embed_tree_model(tm: TreeModel, independent=None, couplings=()) -> EmbeddedModel:
     """:func:`dynamics.embedding.embed` the chords and ``couplings`` (the assembly's) of a tree model;
-    actuated tree joints and the leaders of couplings are kept independent when possible
+    actuated tree joints and the leaders of couplings are kept independent when possible, followers
+    are dependent when possible (as in Pinocchio's mimic joints)
     (``independent``: joint or coordinate names forced independent)."""
     followers = {c.joint for c in couplings}
-    actuated = [e.joint.name for e in tm.edges if e.joint.actuated] + \
+    actuated = [e.joint.name for e in tm.edges if e.joint.actuated and e.joint.name not in followers] + \
         [c.leader for c in couplings if c.leader is not None and c.leader not in followers]
     return embed(tm.model, chords_from_tree_model(tm), actuated=actuated, independent=independent,
                  couplings=couplings_for_tree_model(tm, couplings))
