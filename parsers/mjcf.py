@@ -247,6 +247,8 @@ class _Reader:
             g = floats_attr(o, o.attrib, "gravity", 3)
             if g is not None:
                 gravity = g
+        if any(f.get("gravity") == "disable" for o in root.findall("option") for f in o.findall("flag")):
+            gravity = np.zeros(3)              # <option><flag gravity="disable"/>: MuJoCo applies none
         self.bodies.append({"el": root, "name": GROUND, "parent": None, "pose": Pose(), "joints": [],
                             "inertial": None, "geoms": [], "children": [], "mocap": False})
         worlds = root.findall("worldbody")
