@@ -80,13 +80,18 @@ def couplings_for_tree_model(tm: TreeModel, couplings) -> list[JointCoupling]:
     out = []
     m = tm.model
     for c in couplings:
-        kf, jf = _coupled_edge(tm, c.joint, c)
-        kl = -1 if c.leader is None else _coupled_edge(tm, c.leader, c)[0]
+        sides = []
+        for terms in (c.follower_sum, c.leader_sum):
+            side = []
+            for name, coef in terms:
+                k, j = _coupled_edge(tm, name, c)
+                side.append((k, m.q_slice(j.name).start, m.v_slice(j.name).start, float(coef)))
+            sides.append(side)
+        follower, leader = sides
         out.append(JointCoupling(
-            name=f"{c.joint}<-{c.leader}" if c.leader else c.joint, body_f=kf, body_l=kl,
-            q_f=m.q_slice(jf.name).start, v_f=m.v_slice(jf.name).start,
-            q_l=-1 if c.leader is None else m.q_slice(c.leader).start,
-            v_l=-1 if c.leader is None else m.v_slice(c.leader).start, coefficients=tuple(c.coefficients)))
+            name=f"{c.joint}<-{c.leader}" if c.leader else c.joint,
+            follower=tuple(t[1:] for t in follower), leader=tuple(t[1:] for t in leader),
+            bodies=tuple(t[0] for t in follower + leader), coefficients=tuple(c.coefficients)))
     return out
 
 

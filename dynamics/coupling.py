@@ -8,6 +8,9 @@ or at a constant (no leader).  It is a constraint between joint coordinates::
     e(q) = q_f - p(q_l),        G = de/dq:  +1 at v_f,  -p'(q_l) at v_l,
     gamma = Gdot v = -p''(q_l) v_l^2,
 
+and, for MJCF tendon equalities, the same between linear combinations
+``s = sum c_k q_k`` of coordinates on each side,
+
 which :mod:`dynamics.embedding` treats exactly like a loop closure: the bodies
 carried by the two joints and the tree path between them (their aggregation set,
 :func:`dynamics.topology.aggregation_set`, seed 000 Lemma 6.3) become one compound
@@ -27,21 +30,18 @@ __all__ = ["JointCoupling", "coupling_residuals", "coupling_pairs"]
 
 @dataclass(frozen=True, eq=False)
 class JointCoupling:
-    """``q[q_f] = sum_k coefficients[k] q[q_l]^k`` between two one-coordinate tree joints.
+    """``s_f = sum_k coefficients[k] s_l^k`` with ``s = sum c q`` over one-coordinate tree joints.
 
-    name : the coupling's name (the follower joint's, unless given).
-    body_f, body_l : tree bodies carried by the follower and the leader joint (``body_l`` -1: no leader).
-    q_f, v_f, q_l, v_l : coordinate and velocity indices in the tree (``q_l``, ``v_l`` -1: no leader).
+    name : the coupling's name.
+    follower, leader : ``((q index, v index, coef), ...)`` of each side (``leader`` empty: a constant).
+    bodies : tree bodies carried by the joints of both sides.
     coefficients : polynomial coefficients, constant first.
     """
 
     name: str
-    body_f: int
-    body_l: int
-    q_f: int
-    v_f: int
-    q_l: int
-    v_l: int
+    follower: tuple
+    leader: tuple
+    bodies: tuple
     coefficients: tuple
 
     def polynomial(self, x: float) -> tuple[float, float, float]:
@@ -50,9 +50,9 @@ class JointCoupling:
         return float(c(x)), float(c.deriv(1)(x)), float(c.deriv(2)(x))
 
 
-def coupling_pairs(couplings) -> list[tuple[int, int]]:
-    """The (follower body, leader body) pair of each coupling (a lone follower twice)."""
-    return [(c.body_f, c.body_l if c.body_l >= 0 else c.body_f) for c in couplings]
+def coupling_pairs(couplings) -> list[tuple[int, ...]]:
+    """The bodies each coupling constrains (one compound node holds them all)."""
+    return [tuple(c.bodies) for c in couplings]
 
 
 def coupling_residuals(couplings, nv: int, q, v=None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -64,12 +64,13 @@ def coupling_residuals(couplings, nv: int, q, v=None) -> tuple[np.ndarray, np.nd
     e, G = np.zeros(n), np.zeros((n, nv))
     gamma = None if v is None else np.zeros(n)
     for i, c in enumerate(couplings):
-        x = float(q[c.q_l]) if c.q_l >= 0 else 0.0
+        x = sum(k * float(q[iq]) for iq, _, k in c.leader)
         p, dp, ddp = c.polynomial(x)
-        e[i] = float(q[c.q_f]) - p
-        G[i, c.v_f] = 1.0
-        if c.v_l >= 0:
-            G[i, c.v_l] -= dp
-            if gamma is not None:
-                gamma[i] = -ddp * float(v[c.v_l]) ** 2
+        e[i] = sum(k * float(q[iq]) for iq, _, k in c.follower) - p
+        for _, iv, k in c.follower:
+            G[i, iv] += k
+        for _, iv, k in c.leader:
+            G[i, iv] -= dp * k
+        if gamma is not None and c.leader:
+            gamma[i] = -ddp * sum(k * float(v[iv]) for _, iv, k in c.leader) ** 2
     return e, G, gamma

@@ -176,7 +176,7 @@ def _embedded_loop(m, chords, cs, G_ref, agg, S, names, actuated, forced, coupli
     node = int(agg.node_of[min(S)])
     bodies = agg.members[node]
     cidx = _loop_chords(chords, agg, S, node)
-    kidx = tuple(i for i, c in enumerate(couplings) if c.body_f in S)
+    kidx = tuple(i for i, c in enumerate(couplings) if c.bodies[0] in S)
     v_idx = agg.v_perm[agg.tree.v_slice(node)]
     all_rows = np.concatenate([np.arange(cs.row_offset[i], cs.row_offset[i + 1]) for i in cidx]
                               + [np.array([cs.n_rows + i for i in kidx], dtype=int)]).astype(int)

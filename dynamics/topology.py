@@ -102,12 +102,12 @@ def loop_set(parent, a, b, root=GROUND) -> frozenset:
 
 
 def loop_sets(parent, chords: Iterable[tuple[Hashable, Hashable]], root=GROUND,
-              couplings: Iterable[tuple[Hashable, Hashable]] = ()) -> list[frozenset]:
+              couplings: Iterable[Iterable[Hashable]] = ()) -> list[frozenset]:
     """Disjoint compound-node sets for the loops of ``chords`` (pairs of nodes; seed 000 5.3)
-    and for ``couplings`` (pairs of nodes whose joint coordinates are coupled).
+    and for ``couplings`` (groups of nodes whose joint coordinates are coupled).
 
     Starts from :func:`loop_set` of every chord and the :func:`aggregation_set` of every
-    coupled pair (both nodes included: both joints' coordinates are constrained), and replaces two sets that share a
+    coupled group (every node included: their joints' coordinates are constrained), and replaces two sets that share a
     node by the :func:`aggregation_set` of their union (which satisfies the
     aggregation condition where a bare union need not), until the sets are
     pairwise disjoint.
@@ -117,7 +117,7 @@ def loop_sets(parent, chords: Iterable[tuple[Hashable, Hashable]], root=GROUND,
     list of frozenset, in the order of the first chord (then coupling) each contains.
     """
     sets = [loop_set(parent, a, b, root) for a, b in chords]
-    sets += [aggregation_set(parent, {a, b}, root) for a, b in couplings]
+    sets += [aggregation_set(parent, set(nodes), root) for nodes in couplings]
     i = 0
     while i < len(sets):
         j = next((j for j in range(i + 1, len(sets)) if sets[i] & sets[j]), None)

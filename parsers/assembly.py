@@ -292,6 +292,9 @@ class Coupling:
     leader : the joint it follows; None holds ``joint`` at ``offset``.
     multiplier, offset : the linear part (URDF ``mimic``); MJCF ``polycoef`` a0, a1.
     higher : coefficients of the powers 2, 3, ... of ``q[leader]`` (MJCF ``polycoef`` a2..a4).
+    joint_terms, leader_terms : for linear combinations of coordinates (MJCF fixed tendons),
+        ``((joint, coef), ...)`` replacing ``q[joint]`` and ``q[leader]`` by ``sum coef * q[joint]``
+        (``joint`` and ``leader`` then name the first joint of each, for messages).
     """
 
     joint: str
@@ -300,6 +303,20 @@ class Coupling:
     offset: float = 0.0
     higher: tuple[float, ...] = ()
     source: Source = field(default_factory=Source)
+    joint_terms: tuple[tuple[str, float], ...] = ()
+    leader_terms: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def follower_sum(self) -> tuple[tuple[str, float], ...]:
+        """The follower side as ``((joint, coef), ...)``."""
+        return self.joint_terms or ((self.joint, 1.0),)
+
+    @property
+    def leader_sum(self) -> tuple[tuple[str, float], ...]:
+        """The leader side as ``((joint, coef), ...)`` (empty: a constant)."""
+        if self.leader_terms:
+            return self.leader_terms
+        return ((self.leader, 1.0),) if self.leader is not None else ()
 
     @property
     def coefficients(self) -> tuple[float, ...]:

@@ -43,9 +43,9 @@ inertias, positions at ``qpos0``):
   ``Joint.armature`` (not yet in the dynamics).
 * ``<equality>`` and fixed ``<tendon>`` (:mod:`parsers.mjcf_equality`): ``connect``
   and ``weld`` (by bodies or by sites) are loop-closing joints (``loop=True``);
-  ``joint`` and ``tendon`` (tendons of one joint) are
+  ``joint`` and ``tendon`` (over fixed tendons) are
   :class:`~parsers.assembly.Coupling` s.  Inactive constraints are skipped; flex
-  equalities and tendons of several joints are refused.
+  equalities are refused.
 * ``<actuator>`` entries that name a joint mark it ``actuated`` with a
   :class:`~parsers.assembly.Motor` (gear, force range).
 * ``<include file>`` is expanded in place; ``<replicate>``, ``<composite>``,

@@ -13,8 +13,8 @@ As MuJoCo compiles them (XML reference, ``equality``):
   ``ref``), so in our coordinates (``qpos - ref``) it is a
   :class:`~parsers.assembly.Coupling` ``q1 = poly(q2)``.
 * ``tendon`` over fixed tendons (``L = sum coef_k q_k``): the same polynomial between
-  ``L1 - L1_0`` and ``L2 - L2_0``.  A tendon of one joint each way is a coupling
-  ``q1 = poly(c2 q2) / c1``; tendons of several joints are refused (named, with the line).
+  ``L1 - L1_0`` and ``L2 - L2_0`` (``L_0`` at ``qpos0``, so ``L - L_0`` is the sum over
+  our coordinates): a coupling of linear combinations of joint coordinates.
 * Inactive constraints (``active="false"``) are skipped.
 """
 
@@ -131,22 +131,7 @@ def coupling_equality(el, attrs, tendons, file: str) -> Coupling:
             raise error(el, "<joint> equality needs attribute 'joint1'")
         c1 = c2 = 1.0
     else:
-        ends = []
-        for key in ("tendon1", "tendon2"):
-            name = attrs.get(key)
-            if name is None:
-                ends.append((None, 1.0))
-                continue
-            if name not in tendons:
-                raise error(el, f"<tendon> equality: unknown fixed tendon {name!r}")
-            terms, _ = tendons[name]
-            if len(terms) != 1 or terms[0][1] == 0:
-                raise error(el, f"<tendon> equality over tendon {name!r} of {len(terms)} joints is not supported "
-                                "(only tendons of one joint, which are joint couplings)")
-            ends.append(terms[0])
-        if ends[0][0] is None:
-            raise error(el, "<tendon> equality needs attribute 'tendon1'")
-        (j1, c1), (j2, c2) = ends
+        return _tendon_coupling(el, attrs, tendons, pc, file)
     coef = pc * c2 ** np.arange(5) / c1
     if j2 is None:
         coef[1:] = 0.0
@@ -155,12 +140,35 @@ def coupling_equality(el, attrs, tendons, file: str) -> Coupling:
     return Coupling(j1, j2, float(coef[1]), float(coef[0]), higher, Source(file, el.line, name))
 
 
+def _tendon_coupling(el, attrs, tendons, pc, file) -> Coupling:
+    """``equality/tendon``: ``L1 - L1_0 = poly(L2 - L2_0)`` over fixed tendons ``L = sum coef q``."""
+    sides = []
+    for key in ("tendon1", "tendon2"):
+        name = attrs.get(key)
+        if name is None:
+            sides.append(())
+            continue
+        if name not in tendons:
+            raise error(el, f"<tendon> equality: unknown fixed tendon {name!r}{did_you_mean(name, tendons)}")
+        terms, _ = tendons[name]
+        if not terms:
+            raise error(el, f"<tendon> equality: tendon {name!r} has no joints")
+        sides.append(tuple(terms))
+    if not sides[0]:
+        raise error(el, "<tendon> equality needs attribute 'tendon1'")
+    coef = pc.copy()
+    if not sides[1]:
+        coef[1:] = 0.0
+    higher = tuple(float(x) for x in np.trim_zeros(coef[2:], "b"))
+    name = attrs.get("name") or f"tendon equality at line {el.line}"
+    return Coupling(sides[0][0][0], sides[1][0][0] if sides[1] else None, float(coef[1]), float(coef[0]), higher,
+                    Source(file, el.line, name), joint_terms=sides[0], leader_terms=sides[1])
+
+
 def check_coupling_joints(couplings, joints_by_name, elements) -> None:
     """Each coupled joint exists and has one coordinate (MuJoCo: hinge or slide)."""
     for c, el in zip(couplings, elements):
-        for jn in (c.joint, c.leader):
-            if jn is None:
-                continue
+        for jn, _ in c.follower_sum + c.leader_sum:
             if jn not in joints_by_name:
                 raise error(el, f"<{el.tag}> equality: unknown joint {jn!r}")
             if joints_by_name[jn].type not in ("revolute", "prismatic"):

@@ -111,7 +111,7 @@ MJCF = """<mujoco><compiler angle="radian"/><option gravity="0.3 -0.2 -9.81"/>
     </body>
     <body name="e" pos="1 0 1"><joint name="j5" axis="1 0 0"/><geom type="sphere" size="0.05" pos="0 0.1 0"/></body>
   </worldbody>
-  <tendon><fixed name="t3"><joint joint="j3" coef="0.5"/></fixed><fixed name="t5"><joint joint="j5" coef="-2"/></fixed></tendon>
+  <tendon><fixed name="t3"><joint joint="j3" coef="0.5"/><joint joint="j4" coef="0.3"/></fixed><fixed name="t5"><joint joint="j5" coef="-2"/></fixed></tendon>
   <equality><joint joint1="j2" joint2="j1" polycoef="0.1 -0.7 0.5 0.2 0"/>
     <tendon tendon1="t3" tendon2="t5" polycoef="0 0.03 0.01 0 0"/></equality>
 </mujoco>"""
@@ -141,7 +141,7 @@ def test_polycoef_and_tendon_equalities_match_mujocos_constrained_dynamics(tmp_p
     ours = compose(str(path)).model
     m = mujoco.MjModel.from_xml_path(str(path))
     d = mujoco.MjData(m)
-    assert sorted(ours.dependent) == ["j2", "j3"]
+    assert "j2" in ours.dependent and len(ours.dependent) == 2 and ours.n_independent == 3
     ind = [ours.v_slice(n).start for n in ours.independent]
     dep = [ours.v_slice(n).start for n in ours.dependent]
     mj = {m.joint(k).name: k for k in range(m.njnt)}

@@ -76,18 +76,18 @@ def test_joint_equality_polycoef_is_a_coupling_in_our_coordinates():
         assert np.abs(d.efc_pos[d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY]).max() < 1e-12
 
 
-def test_tendon_equality_of_one_joint_tendons_is_a_scaled_coupling():
-    a, m = compiled('<equality><tendon tendon1="t3" tendon2="t1" polycoef="0.01 3 1 0 0"/></equality>')
+def test_tendon_equality_couples_the_tendons_joint_sums():
+    a, m = compiled('<equality><tendon tendon1="t3" tendon2="t12" polycoef="0.01 3 1 0 0"/></equality>')
     (c,) = a.couplings
-    assert (c.joint, c.leader) == ("j3", "j2")
-    # 0.5 q3 = 0.01 + 3 (2 q2) + (2 q2)^2
-    assert c.coefficients == pytest.approx((0.02, 12.0, 8.0))
+    # 0.5 q3 = 0.01 + 3 (q1 + q2) + (q1 + q2)^2 in our coordinates (L - L0 over qpos - qpos0)
+    assert c.follower_sum == (("j3", 0.5),) and c.leader_sum == (("j1", 1.0), ("j2", 1.0))
+    assert c.coefficients == pytest.approx((0.01, 3.0, 1.0))
 
 
-def test_tendon_equality_over_several_joints_is_refused_with_its_line():
+def test_tendon_equality_names_an_unknown_tendon_with_its_line():
     with pytest.raises(InputError) as exc:
-        compiled('<equality><tendon tendon1="t12" tendon2="t1"/></equality>')
-    assert "t12" in str(exc.value) and exc.value.line == 16
+        compiled('<equality><tendon tendon1="t4" tendon2="t1"/></equality>')
+    assert "t4" in str(exc.value) and exc.value.line == 16
 
 
 def test_coupled_joint_must_exist_and_have_one_coordinate():

@@ -35,9 +35,6 @@ MUJOCO_TESTDATA = corpus("mujoco", os.path.join("testdata", "*.xml"))
 
 #: files MuJoCo loads that we refuse, with the feature the one-line error names (README, known limits)
 KNOWN_REFUSALS = {
-    "manipulator.xml": "tendon 'coupling' of 2 joints",
-    "quadruped.xml": "tendon 'coupling_front_left' of 3 joints",
-    "stacker.xml": "tendon 'coupling' of 2 joints",
     "model.xml": "inline vertex meshes are not supported",
 }
 
@@ -69,7 +66,8 @@ def check_against_mujoco(path, n=3, rtol=1e-9):
             compose(path)
         assert KNOWN_REFUSALS[os.path.basename(path)] in str(exc.value) and exc.value.line is not None
         return
-    ours = compose(path).model
+    model = compose(path).model
+    ours = getattr(model, "tree_model", model)        # couplings: the tree's M and bias, constraints below
     assert ours.nv == m.nv
     if m.nv == 0:                                            # a scene without joints
         return
@@ -84,6 +82,23 @@ def check_against_mujoco(path, n=3, rtol=1e-9):
         np.testing.assert_allclose(dynamics.mass_matrix(ours, q), M_ref, atol=rtol * np.abs(M_ref).max())
         bias = dynamics.inverse_dynamics(ours, q, v, np.zeros(ours.nv))
         np.testing.assert_allclose(bias, bias_ref, atol=rtol * max(1.0, np.abs(bias_ref).max()))
+    if model is not ours:
+        check_equalities(m, d, model, B)
+
+
+def check_equalities(m, d, model, B):
+    """Our closed configurations satisfy MuJoCo's equality constraints and our velocity basis
+    spans the null space of MuJoCo's equality Jacobian."""
+    from mbcompose.dynamics import embedding
+
+    q = embedding.complete_configuration(model, q_ind={n: 0.3 for n in model.independent if "[" not in n})
+    X = np.column_stack([embedding.complete_velocity(model, q, e) for e in np.eye(model.n_independent)])
+    qpos, T, _ = to_mujoco(m, model, q, np.zeros(model.nv), B)
+    d.qpos[:] = qpos
+    mujoco.mj_forward(m, d)
+    eq = d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+    np.testing.assert_allclose(d.efc_pos[eq], 0.0, atol=1e-9)
+    np.testing.assert_allclose(d.efc_J.reshape(d.nefc, m.nv)[eq] @ T @ X, 0.0, atol=1e-9)
 
 
 def test_gymnasium_corpus_is_found_when_installed():
