@@ -199,3 +199,23 @@ def test_coupling_of_a_fixed_joint_is_refused_with_the_mimic_line(tmp_path):
     with pytest.raises(InputError) as exc:
         compose(str(path))
     assert "j4" in str(exc.value) and exc.value.line is not None
+
+
+def test_mjcf_export_writes_couplings_back_as_mujoco_equalities(tmp_path):
+    from mbcompose.parsers.exporters.mjcf import write_mjcf
+    from mbcompose.parsers.mjcf import read_mjcf
+
+    src = tmp_path / "eq.xml"
+    src.write_text(MJCF)
+    out = write_mjcf(read_mjcf(src), tmp_path / "out.xml")
+    original, exported = compose(str(src)).model, compose(str(out)).model
+    assert sorted(exported.independent) == sorted(original.independent)
+    m = mujoco.MjModel.from_xml_path(str(out))
+    d = mujoco.MjData(m)
+    assert m.neq == 2 and not np.any(m.qpos0)                    # exported joints have ref = 0
+    q = embedding.complete_configuration(original, q_ind={n: 0.4 for n in original.independent})
+    d.qpos[:] = [q[original.q_slice(m.joint(k).name)][0] for k in range(m.njnt)]
+    mujoco.mj_forward(m, d)
+    eq = d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+    np.testing.assert_allclose(d.efc_pos[eq], 0.0, atol=1e-10)     # MuJoCo: our closed q satisfies the export
+    np.testing.assert_allclose(dynamics.mass_matrix(exported, q), dynamics.mass_matrix(original, q), atol=1e-12)
