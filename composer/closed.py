@@ -4,7 +4,9 @@
 :mod:`dynamics.embedding` (seed 000: each loop's aggregation subgraph becomes a
 compound node with minimal coordinates); ``loops: lagrange`` builds the dense
 Lagrange-multiplier model of :mod:`dynamics.lagrange` on the spanning tree.
-Both expose every tree joint by name (independent and dependent alike).
+Both expose every tree joint by name (independent and dependent alike).  Joint
+couplings (URDF ``mimic``, MJCF ``equality/joint|tendon``) are embedded the same way
+(:mod:`dynamics.coupling`): the follower joint becomes a dependent coordinate.
 
 The conversion from the composer's :class:`composer.tree.TreeModel` (joints of
 the assembly) to the dynamics' :class:`dynamics.closure.Chord` (body indices and
@@ -17,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from mbcompose.dynamics.closure import Chord, ClosureError
+from mbcompose.dynamics.coupling import JointCoupling
 from mbcompose.dynamics.embedding import EmbeddedModel, embed
 from mbcompose.dynamics.lagrange import LagrangeModel
 from mbcompose.dynamics.spatial import shortest_rotation
@@ -24,7 +27,10 @@ from mbcompose.parsers.errors import InputError
 
 from .tree import TreeModel
 
-__all__ = ["chords_from_tree_model", "embed_tree_model", "closed_chain_model"]
+__all__ = ["chords_from_tree_model", "couplings_for_tree_model", "embed_tree_model", "closed_chain_model"]
+
+#: joint types a coupling can hold (one coordinate each).
+COUPLABLE = ("revolute", "continuous", "prismatic")
 
 
 def chords_from_tree_model(tm: TreeModel) -> list[Chord]:
@@ -54,18 +60,61 @@ def chords_from_tree_model(tm: TreeModel) -> list[Chord]:
     return out
 
 
-def embed_tree_model(tm: TreeModel, independent=None) -> EmbeddedModel:
-    """:func:`dynamics.embedding.embed` the chords of a tree model; actuated tree joints are kept
-    independent when possible (``independent``: joint or coordinate names forced independent)."""
-    actuated = [e.joint.name for e in tm.edges if e.joint.actuated]
-    return embed(tm.model, chords_from_tree_model(tm), actuated=actuated, independent=independent)
+def _coupled_edge(tm: TreeModel, name: str, coupling):
+    """(body index, joint) of the tree joint ``name`` a coupling names; InputError when it has none."""
+    for k, e in enumerate(tm.edges):
+        if e.joint.name == name:
+            if e.joint.type not in COUPLABLE:
+                raise InputError(f"coupling of joint {coupling.joint!r}: joint {name!r} is {e.joint.type}; only "
+                                 f"{', '.join(COUPLABLE)} joints can be coupled",
+                                 file=coupling.source.file, line=coupling.source.line)
+            return k, e.joint
+    where = "closes a loop" if any(j.name == name for j in tm.chords) else "is not a moving joint of the model"
+    raise InputError(f"coupling of joint {coupling.joint!r}: joint {name!r} {where} (couplings of loop-closing, "
+                     "fixed or merged joints are not supported)", file=coupling.source.file, line=coupling.source.line)
 
 
-def closed_chain_model(tree: TreeModel, options):
-    """The dynamics model of a closed chain (see module docstring)."""
+def couplings_for_tree_model(tm: TreeModel, couplings) -> list[JointCoupling]:
+    """The assembly's :class:`parsers.assembly.Coupling` s as :class:`dynamics.coupling.JointCoupling`
+    (tree body and coordinate indices); a joint's coordinate keeps its meaning in the tree."""
+    out = []
+    m = tm.model
+    for c in couplings:
+        sides = []
+        for terms in (c.follower_sum, c.leader_sum):
+            side = []
+            for name, coef in terms:
+                k, j = _coupled_edge(tm, name, c)
+                side.append((k, m.q_slice(j.name).start, m.v_slice(j.name).start, float(coef)))
+            sides.append(side)
+        follower, leader = sides
+        out.append(JointCoupling(
+            name=f"{c.joint}<-{c.leader}" if c.leader else c.joint,
+            follower=tuple(t[1:] for t in follower), leader=tuple(t[1:] for t in leader),
+            bodies=tuple(t[0] for t in follower + leader), coefficients=tuple(c.coefficients)))
+    return out
+
+
+def embed_tree_model(tm: TreeModel, independent=None, couplings=()) -> EmbeddedModel:
+    """:func:`dynamics.embedding.embed` the chords and ``couplings`` (the assembly's) of a tree model;
+    actuated tree joints and the leaders of couplings are kept independent when possible, followers
+    are dependent when possible (as in Pinocchio's mimic joints)
+    (``independent``: joint or coordinate names forced independent)."""
+    followers = {c.joint for c in couplings}
+    actuated = [e.joint.name for e in tm.edges if e.joint.actuated and e.joint.name not in followers] + \
+        [c.leader for c in couplings if c.leader is not None and c.leader not in followers]
+    return embed(tm.model, chords_from_tree_model(tm), actuated=actuated, independent=independent,
+                 couplings=couplings_for_tree_model(tm, couplings))
+
+
+def closed_chain_model(tree: TreeModel, options, couplings=()):
+    """The dynamics model of a closed chain or of coupled joints (see module docstring)."""
     try:
         if options.loops == "lagrange":
+            if couplings:
+                raise InputError("joint couplings need loops: embed (the Lagrange model has loop "
+                                 "closures only)", file=couplings[0].source.file, line=couplings[0].source.line)
             return LagrangeModel(tree.model, chords_from_tree_model(tree))
-        return embed_tree_model(tree)
+        return embed_tree_model(tree, couplings=couplings)
     except ClosureError as exc:
         raise InputError(f"loop {exc.loop}: {exc}") from None

@@ -30,7 +30,6 @@ from .lumped import lumped_assembly
 from .tree import RigidBody, TreeModel, build_tree_model
 
 
-
 @dataclass(frozen=True)
 class Composition:
     """The artefacts of composing one input file (see module docstring)."""
@@ -168,16 +167,16 @@ def model_stage(assembly: Assembly, analysis, options: StageOptions) -> Composit
     bodies, joints = tree_inputs(assembly, analysis, options.lumping, options.redundant_joints)
     tree = build_tree_model(bodies, joints, assembly.gravity)
     model = tree.model
-    if tree.chords:
-        if options.loops == "error":
-            names = ", ".join(j.name for j in tree.chords)
-            raise InputError(f"the mechanism has closed loops (closed by {names}) and loops: error was asked",
-                             file=assembly.source_file)
+    if tree.chords and options.loops == "error":
+        names = ", ".join(j.name for j in tree.chords)
+        raise InputError(f"the mechanism has closed loops (closed by {names}) and loops: error was asked",
+                         file=assembly.source_file)
+    if tree.chords or assembly.couplings:
         from mbcompose.dynamics.closure import ClosureError
 
         from .closed import closed_chain_model
         try:
-            model = closed_chain_model(tree, options)
+            model = closed_chain_model(tree, options, assembly.couplings)
         except ClosureError as exc:
             file, line = subject_location(exc.joints, assembly)
             raise InputError(str(exc), file=file, line=line) from None

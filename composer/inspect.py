@@ -188,7 +188,8 @@ def render_json(obj, matrices: bool = False, composite_names: Mapping[str, str] 
         "removed_joints": _removed_rows(an),
         "loops": _loop_rows(an),
         "dof": int(an.dof),
-        "dof_details": {"joint_freedoms": int(an.freedoms), "closure_rank": int(an.closure_rank)},
+        "dof_details": {"joint_freedoms": int(an.freedoms), "closure_rank": int(an.closure_rank),
+                        "couplings": len(an.assembly.couplings)},
         "errors": [{"code": i.code, "message": i.message, "subjects": list(i.subjects)} for i in an.errors],
         "warnings": [{"code": i.code, "message": i.message, "subjects": list(i.subjects)} for i in an.warnings],
         "graph": {"extended": an.extended.counts(), "reduced": an.reduced.counts()},
@@ -308,7 +309,8 @@ def render_text(obj, matrices: bool = False, composite_names: Mapping[str, str] 
         if note:
             out.append(f"({note})")
         out.append("")
-    out.append(f"Degrees of freedom: {an.dof} ({an.freedoms} joint freedoms - closure rank {an.closure_rank})")
+    out.append(f"Degrees of freedom: {an.dof} ({an.freedoms} joint freedoms - closure rank {an.closure_rank}"
+               f"{_couplings_term(an)})")
     for i in an.issues:
         out.append(str(i))
     if matrices:
@@ -335,10 +337,15 @@ def render_markdown(obj, matrices: bool = False, composite_names: Mapping[str, s
         if note:
             out += [f"_{note}_".replace("* actuated", "\\* actuated"), ""]
     out += ["## Degrees of freedom", "",
-            f"**{an.dof}** ({an.freedoms} joint freedoms - closure rank {an.closure_rank})", ""]
+            f"**{an.dof}** ({an.freedoms} joint freedoms - closure rank {an.closure_rank}{_couplings_term(an)})", ""]
     if an.issues:
         out += ["## Errors and warnings", ""] + [f"- **{i.severity}** ({i.code}): {i.message}" for i in an.issues]
         out.append("")
     if matrices:
         out += ["## Matrices", "", "```", _matrices_text(an), "```", ""]
     return "\n".join(out)
+
+
+def _couplings_term(an) -> str:
+    n = len(an.assembly.couplings)
+    return f" - {n} joint coupling{'s' if n != 1 else ''}" if n else ""

@@ -22,8 +22,8 @@ import numpy as np
 
 from . import joints as J
 from ._batch import prepare
-from .closure import chord_set_terms, kinematics, relative_motion
-from .embedded_state import check_closed, dependent_inverse, embedded_state, loop_closure
+from .closure import kinematics, relative_motion
+from .embedded_state import check_closed, constraint_terms, dependent_inverse, embedded_state, loop_closure
 from .kinematics import integrate
 from .spatial import matrix_to_quat
 from .tolerances import CLOSURE_TOL, NEWTON_MAX_ITER, NEWTON_MAX_STEP, RCOND_MIN, SINGULAR_FLOOR
@@ -38,7 +38,7 @@ __all__ = ["complete_configuration", "complete_velocity", "null_space_basis", "p
 def _closure_at(em, q, lp) -> tuple[np.ndarray, np.ndarray]:
     """(e, G): the closure error (all rows) and Jacobian (kept rows) of loop ``lp`` at q (nq,)."""
     w = prepare(em.tree_model, q)[3]
-    e, G, _ = loop_closure(chord_set_terms(em.chord_set, kinematics(em.tree_model, w)), lp)
+    e, G, _ = loop_closure(constraint_terms(em, kinematics(em.tree_model, w), np.asarray(q, float)), lp)
     return e, G
 
 

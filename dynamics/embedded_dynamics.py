@@ -145,7 +145,8 @@ class ConstraintForces:
 
     generalized : (nv,) -- ``G^T lambda = M a + C - tau``, the joint-space force the chords exert
     multipliers : dict chord name -> (nc,) multipliers of its constraint rows (zero for dropped,
-        redundant rows: redundant constraints carry an indeterminate share, this is one solution)
+        redundant rows: redundant constraints carry an indeterminate share, this is one solution);
+        coupling name -> (1,) multiplier of ``q_f - p(q_l) = 0`` (N m or N along the follower)
     wrenches : dict chord name -> (6,) ``[moment; force]`` exerted on body b by body a through the
         chord, about the chord point, in ground axes (N m, N)
     """
@@ -163,7 +164,7 @@ def constraint_forces(em: "EmbeddedModel", q, v, tau) -> ConstraintForces:
     mult, wr = {}, {}
     cs, terms = em.chord_set, st.terms
     for lp in em.loops:
-        lam_all = np.zeros(cs.n_rows)
+        lam_all = np.zeros(cs.n_rows + len(em.couplings))
         lu = st.lu[lp.node]
         if lu is not None:
             lam_all[lp.all_rows[lp.rows]] = lu.solve_T(r[lp.v_idx[st.split[lp.node][0]]])
@@ -175,4 +176,6 @@ def constraint_forces(em: "EmbeddedModel", q, v, tau) -> ConstraintForces:
             name = em.chords[ci].name
             mult[name] = lam
             wr[name] = np.concatenate([Ra @ f[:3], Ra @ f[3:]])
+        for ki in lp.couplings:              # a coupling's multiplier is the force along its follower
+            mult[em.couplings[ki].name] = lam_all[cs.n_rows + ki:cs.n_rows + ki + 1]
     return ConstraintForces(r, mult, wr)

@@ -20,9 +20,10 @@ import scipy.linalg as sla
 
 from ._batch import prepare
 from .aggregated import aggregate_tree
-from .closure import ChordSet, ClosureError, chord_set, chord_set_terms, kinematics
+from .closure import ChordSet, ClosureError, chord_set, kinematics
+from .coupling import coupling_pairs
 from .embedded_coordinates import complete_configuration
-from .embedded_state import select_columns
+from .embedded_state import constraint_terms, select_columns
 from .model import SKOModel, TreeCoordinates
 from .sko import SKOTree
 from .tolerances import CLOSURE_RANK_RTOL, SINGULAR_FLOOR
@@ -50,9 +51,11 @@ class EmbeddedLoop:
     chords : indices into :attr:`EmbeddedModel.chords`
     v_idx : (n_S,) tree v indices of the node, in node order
     ind, dep : positions in ``v_idx`` of the independent / dependent coordinates
-    rows : kept constraint rows (indices into the stacked rows of ``chords``)
-    name : chord names joined by ``+``;  joints : tree joints of the node, then the chords
-    all_rows : the rows of ``chords`` in the model's :class:`dynamics.closure.ChordSet`
+    rows : kept constraint rows (indices into ``all_rows``)
+    name : chord and coupling names joined by ``+``;  joints : tree joints of the node, then the chords
+    all_rows : the rows of ``chords`` in the model's :class:`dynamics.closure.ChordSet`, then those of
+        ``couplings`` (coupling ``i`` is row ``chord_set.n_rows + i``)
+    couplings : indices into :attr:`EmbeddedModel.couplings`
     """
 
     node: int
@@ -65,6 +68,7 @@ class EmbeddedLoop:
     name: str
     joints: tuple
     all_rows: np.ndarray
+    couplings: tuple = ()
 
     def error(self, message, model, dep=None) -> ClosureError:
         dep = self.dep if dep is None else dep
@@ -79,6 +83,7 @@ class EmbeddedModel(TreeCoordinates):
     ----------
     tree_model : SKOModel -- the spanning tree
     chords : tuple of Chord;  chord_set : their stacked constraint rows (:class:`dynamics.closure.ChordSet`)
+    couplings : tuple of :class:`dynamics.coupling.JointCoupling` (constraint rows after the chords')
     agg : dynamics.aggregated.AggregatedTree -- the tree with the loop sets aggregated
     loops : tuple of EmbeddedLoop
     etree : SKOTree -- the embedded tree (compound nodes with ``n = #independent``)
@@ -91,9 +96,10 @@ class EmbeddedModel(TreeCoordinates):
 
     kind = "embedded"
 
-    def __init__(self, tree_model: SKOModel, chords, chord_set: ChordSet, agg, loops, q_ref):
+    def __init__(self, tree_model: SKOModel, chords, chord_set: ChordSet, agg, loops, q_ref, couplings=()):
         super().__init__(tree_model)
         self.chords = tuple(chords)
+        self.couplings = tuple(couplings)
         self.chord_set = chord_set
         self.agg = agg
         self.loops = tuple(loops)
@@ -165,18 +171,20 @@ def _loop_chords(chords, agg, S, node) -> tuple[int, ...]:
                  and (c.body_a in S or c.body_b in S))
 
 
-def _embedded_loop(m, chords, cs, G_ref, agg, S, names, actuated, forced) -> EmbeddedLoop:
+def _embedded_loop(m, chords, cs, G_ref, agg, S, names, actuated, forced, couplings=()) -> EmbeddedLoop:
     """The :class:`EmbeddedLoop` of one loop set ``S`` (``G_ref``: closure Jacobian at the reference)."""
     node = int(agg.node_of[min(S)])
     bodies = agg.members[node]
     cidx = _loop_chords(chords, agg, S, node)
+    kidx = tuple(i for i, c in enumerate(couplings) if c.bodies[0] in S)
     v_idx = agg.v_perm[agg.tree.v_slice(node)]
-    all_rows = np.concatenate([np.arange(cs.row_offset[i], cs.row_offset[i + 1]) for i in cidx])
+    all_rows = np.concatenate([np.arange(cs.row_offset[i], cs.row_offset[i + 1]) for i in cidx]
+                              + [np.array([cs.n_rows + i for i in kidx], dtype=int)]).astype(int)
     G = G_ref[np.ix_(all_rows, v_idx)]
     r, rows = _independent_rows(G)
     coord = [names[i] for i in v_idx]
     dep = _dependent_columns(G[rows], coord, r, actuated, forced)
-    name = "+".join(chords[i].name for i in cidx)
+    name = "+".join([chords[i].name for i in cidx] + [couplings[i].name for i in kidx])
     joints = tuple(m.joint_names[b] for b in bodies) + tuple(chords[i].name for i in cidx)
     if len(dep) < r:
         raise ClosureError("too few coordinates can serve as dependent coordinates "
@@ -185,16 +193,17 @@ def _embedded_loop(m, chords, cs, G_ref, agg, S, names, actuated, forced) -> Emb
     ind = np.array([i for i in range(len(v_idx)) if i not in set(dep.tolist())], dtype=int)
     logger.debug("loop %s: %d coordinates, closure rank %d, dependent %s", name, len(v_idx), r,
                  [coord[i][1] for i in dep])
-    return EmbeddedLoop(node, bodies, cidx, v_idx, ind, dep, rows, name, joints, all_rows)
+    return EmbeddedLoop(node, bodies, cidx, v_idx, ind, dep, rows, name, joints, all_rows, kidx)
 
 
-def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=None) -> EmbeddedModel:
-    """Constraint-embed the loops closed by ``chords`` into the tree ``tree_model``.
+def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=None, couplings=()) -> EmbeddedModel:
+    """Constraint-embed the loops closed by ``chords`` (and the joint ``couplings``) into the tree ``tree_model``.
 
     Parameters
     ----------
     tree_model : SKOModel -- the spanning tree
     chords : sequence of :class:`dynamics.closure.Chord`
+    couplings : sequence of :class:`dynamics.coupling.JointCoupling` -- embedded like loop closures
     actuated : iterable of joint names -- kept independent when possible
     independent : iterable of joint or coordinate names, optional -- forced independent
         (a :class:`ClosureError` if the rest cannot serve as dependent coordinates)
@@ -205,17 +214,19 @@ def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=Non
     -------
     EmbeddedModel
     """
-    chords = tuple(chords)
+    chords, couplings = tuple(chords), tuple(couplings)
     m = tree_model
-    sets = loop_sets(m.parent.tolist(), [(c.body_a, c.body_b) for c in chords])
+    sets = loop_sets(m.parent.tolist(), [(c.body_a, c.body_b) for c in chords],
+                     couplings=coupling_pairs(couplings))
     agg = aggregate_tree(m.tree, sets)
     q_ref = m.neutral() if q_ref is None else np.asarray(q_ref, float)
     names = coordinate_names(m)
     w = prepare(m, q_ref)[3]
     cs = chord_set(m, chords)
-    G_ref = chord_set_terms(cs, kinematics(m, w)).G
-    loops = [_embedded_loop(m, chords, cs, G_ref, agg, S, names, set(actuated), set(independent or ()))
+    unplaced = EmbeddedModel(m, chords, cs, agg, [], q_ref, couplings)
+    G_ref = constraint_terms(unplaced, kinematics(m, w), q_ref).G
+    loops = [_embedded_loop(m, chords, cs, G_ref, agg, S, names, set(actuated), set(independent or ()), couplings)
              for S in sets]
-    em = EmbeddedModel(m, chords, cs, agg, loops, q_ref)
+    em = EmbeddedModel(m, chords, cs, agg, loops, q_ref, couplings)
     em._q_ref = complete_configuration(em, q_ref)
     return em

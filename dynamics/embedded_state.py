@@ -22,7 +22,8 @@ import scipy.linalg as sla
 
 from ._batch import node_list, prepare
 from .aggregated import aggregated_velocity_terms, aggregated_weights
-from .closure import chord_set_terms, kinematics
+from .closure import ChordTerms, chord_set_terms, kinematics
+from .coupling import coupling_residuals
 from .sko import SKOWeights
 from .tolerances import (CLOSURE_CHECK_FACTOR, CLOSURE_RANK_RTOL, CLOSURE_TOL, RCOND_MIN, RCOND_SWITCH,
                          SINGULAR_FLOOR)
@@ -45,6 +46,19 @@ def select_columns(G, candidates, r, rtol: float = CLOSURE_RANK_RTOL) -> list:
     d = np.abs(np.diag(Rq))
     k = int(np.sum(d > rtol * max(d[0], SINGULAR_FLOOR))) if len(d) else 0
     return [candidates[i] for i in piv[:min(k, r)]]
+
+
+def constraint_terms(em, kin, q, v=None) -> ChordTerms:
+    """Closure terms of the chords (:func:`dynamics.closure.chord_set_terms`) followed by one row per
+    joint coupling (:func:`dynamics.coupling.coupling_residuals`; no wrench rows: ``K`` is zero there).
+    ``q`` (nq,), ``v`` (nv,) or None (then no ``gamma``)."""
+    terms = chord_set_terms(em.chord_set, kin, with_bias=v is not None)
+    if not em.couplings:
+        return terms
+    e, G, gamma = coupling_residuals(em.couplings, em.nv, q, v)
+    return ChordTerms(np.concatenate([terms.e, e]), np.vstack([terms.G, G]),
+                      None if v is None else np.concatenate([terms.gamma, gamma]),
+                      np.vstack([terms.K, np.zeros((len(e), 6))]), terms.R_Ja, terms.x_b)
 
 
 def loop_closure(terms, lp: "EmbeddedLoop"):
@@ -128,7 +142,7 @@ def embedded_state(em: "EmbeddedModel", q, v=None, adaptive: bool = False) -> Em
     if qb.shape[0] != 1:
         raise ValueError("embedded models take one configuration at a time")
     kin = kinematics(m, w, V, ac)
-    terms = chord_set_terms(em.chord_set, kin, with_bias=v is not None)
+    terms = constraint_terms(em, kin, qb[0], None if v is None else vb[0])
     wa = aggregated_weights(em.agg, w)
     H = list(wa.H)
     X, c, clos, lus, split = {}, {}, {}, {}, {}

@@ -101,19 +101,23 @@ def loop_set(parent, a, b, root=GROUND) -> frozenset:
     return frozenset(tree_path(parent, a, b, root)) - {lca}
 
 
-def loop_sets(parent, chords: Iterable[tuple[Hashable, Hashable]], root=GROUND) -> list[frozenset]:
-    """Disjoint compound-node sets for the loops of ``chords`` (pairs of nodes; seed 000 5.3).
+def loop_sets(parent, chords: Iterable[tuple[Hashable, Hashable]], root=GROUND,
+              couplings: Iterable[Iterable[Hashable]] = ()) -> list[frozenset]:
+    """Disjoint compound-node sets for the loops of ``chords`` (pairs of nodes; seed 000 5.3)
+    and for ``couplings`` (groups of nodes whose joint coordinates are coupled).
 
-    Starts from :func:`loop_set` of every chord and replaces two sets that share a
+    Starts from :func:`loop_set` of every chord and the :func:`aggregation_set` of every
+    coupled group (every node included: their joints' coordinates are constrained), and replaces two sets that share a
     node by the :func:`aggregation_set` of their union (which satisfies the
     aggregation condition where a bare union need not), until the sets are
     pairwise disjoint.
 
     Returns
     -------
-    list of frozenset, in the order of the first chord each contains.
+    list of frozenset, in the order of the first chord (then coupling) each contains.
     """
     sets = [loop_set(parent, a, b, root) for a, b in chords]
+    sets += [aggregation_set(parent, set(nodes), root) for nodes in couplings]
     i = 0
     while i < len(sets):
         j = next((j for j in range(i + 1, len(sets)) if sets[i] & sets[j]), None)

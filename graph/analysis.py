@@ -53,7 +53,8 @@ class Analysis:
     reduced : reduced system graph (Fig. 4).
     tree : spanning tree of the reduced joint graph (joint names).
     loops : fundamental loops with their classification.
-    dof : degrees of freedom of the mechanism, ``freedoms - closure_rank``.
+    dof : degrees of freedom of the mechanism, ``freedoms - closure_rank - couplings``
+        (each joint coupling of the assembly holds one coordinate).
     issues : errors and warnings (see module docstring).
     freedoms : sum of the joint freedoms of the reduced graph.
     closure_rank : rank of all loops' closure Jacobians stacked.
@@ -142,5 +143,5 @@ def analyse(assembly: Assembly, composite_names: Mapping[str, str] | None = None
     issues.extend(red.issues)
     issues.sort(key=lambda i: i.severity != ERROR)
     return Analysis(assembly, ext, red.fixed_composites, red.composites, red.joints_before, red.joints,
-                    red.removed, red.pairs, reduced_graph(red.composites, red.joints), la.tree, la.loops, la.dof,
-                    tuple(issues), la.dof + la.total_rank, la.total_rank)
+                    red.removed, red.pairs, reduced_graph(red.composites, red.joints), la.tree, la.loops,
+                    la.dof - len(assembly.couplings), tuple(issues), la.dof + la.total_rank, la.total_rank)

@@ -234,6 +234,10 @@ class Joint:
     actuated : True when a motor drives the joint (starred in seed 004's tables).
     motor : the driving motor, if described.
     damping : viscous damping along each freedom, N m s/rad or N s/m.
+    armature : rotor (reflected) inertia added to each freedom's diagonal of the
+        mass matrix, kg m^2 or kg (MJCF ``armature``); carried, not yet in the dynamics.
+    ref : the input's own coordinate at the reference configuration (MJCF
+        ``ref``: MuJoCo's ``qpos0``); our coordinate is the input's minus ``ref``.
     loop : True when the input marks the joint as closing a kinematic loop
         (MJCF ``equality``); the graph stage finds loops itself either way.
     implicit : True when the reader added the joint (the base weld or free
@@ -254,6 +258,8 @@ class Joint:
     actuated: bool = False
     motor: Motor | None = None
     damping: float = 0.0
+    armature: float = 0.0
+    ref: float = 0.0
     loop: bool = False
     implicit: bool = False
     source: Source = field(default_factory=Source)
@@ -278,13 +284,44 @@ class Joint:
 
 @dataclass(frozen=True, eq=False)
 class Coupling:
-    """A coupling ``q[joint] = multiplier * q[leader] + offset`` (URDF ``mimic``)."""
+    """A holonomic coupling of two joint coordinates (URDF ``mimic``, MJCF ``equality/joint``)::
+
+        q[joint] = offset + multiplier * q[leader] + sum_k higher[k] * q[leader] ** (k + 2)
+
+    joint : the follower, a one-coordinate joint.
+    leader : the joint it follows; None holds ``joint`` at ``offset``.
+    multiplier, offset : the linear part (URDF ``mimic``); MJCF ``polycoef`` a0, a1.
+    higher : coefficients of the powers 2, 3, ... of ``q[leader]`` (MJCF ``polycoef`` a2..a4).
+    joint_terms, leader_terms : for linear combinations of coordinates (MJCF fixed tendons),
+        ``((joint, coef), ...)`` replacing ``q[joint]`` and ``q[leader]`` by ``sum coef * q[joint]``
+        (``joint`` and ``leader`` then name the first joint of each, for messages).
+    """
 
     joint: str
-    leader: str
+    leader: str | None
     multiplier: float = 1.0
     offset: float = 0.0
+    higher: tuple[float, ...] = ()
     source: Source = field(default_factory=Source)
+    joint_terms: tuple[tuple[str, float], ...] = ()
+    leader_terms: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def follower_sum(self) -> tuple[tuple[str, float], ...]:
+        """The follower side as ``((joint, coef), ...)``."""
+        return self.joint_terms or ((self.joint, 1.0),)
+
+    @property
+    def leader_sum(self) -> tuple[tuple[str, float], ...]:
+        """The leader side as ``((joint, coef), ...)`` (empty: a constant)."""
+        if self.leader_terms:
+            return self.leader_terms
+        return ((self.leader, 1.0),) if self.leader is not None else ()
+
+    @property
+    def coefficients(self) -> tuple[float, ...]:
+        """Polynomial coefficients of ``q[leader]``, constant first."""
+        return (self.offset, self.multiplier if self.leader is not None else 0.0, *self.higher)
 
 
 @dataclass(frozen=True, eq=False)

@@ -48,13 +48,10 @@ from pathlib import Path
 
 import numpy as np
 
-from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
-
-from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
+from .assembly import GROUND, Assembly, Body, Joint, Limits, Pose, Source
 from .errors import InputError, did_you_mean
-from .massprops import combine, shape_mass_properties
-from .urdf import resolve_uri
-from .xmlutil import attr_bool, child_text, error, parse_xml, text_bool, text_float, text_floats
+from .sdf_link import link_contents, pose_of
+from .xmlutil import error, parse_xml, text_bool, text_float, text_floats
 
 log = logging.getLogger(__name__)
 
@@ -72,29 +69,6 @@ def _version(el) -> tuple[int, int]:
     except ValueError:
         raise error(el, f"<sdf> version {v!r} is not MAJOR.MINOR") from None
     return major, minor
-
-
-def pose_of(el) -> tuple[Pose, str | None, object]:
-    """The ``<pose>`` child of ``el``: (pose, relative_to or None, the pose element)."""
-    p = el.find("pose")
-    if p is None:
-        return Pose(), None, None
-    fmt = p.get("rotation_format", "euler_rpy")
-    if fmt == "quat_xyzw":
-        v = text_floats(p, 7)
-        R = quat_to_matrix([v[6], v[3], v[4], v[5]])
-    elif fmt == "euler_rpy":
-        v = text_floats(p, 6) if (p.text or "").strip() else np.zeros(6)
-        ang = v[3:]
-        if attr_bool(p, "degrees", False):
-            ang = np.deg2rad(ang)
-        R = rpy_to_matrix(ang)
-    else:
-        raise error(p, f"pose@rotation_format must be euler_rpy or quat_xyzw, got {fmt!r}")
-    if p.get("frame"):
-        raise error(p, "pose@frame (SDFormat 1.5) is not supported; use relative_to (1.7+)")
-    rel = p.get("relative_to")
-    return Pose(R, v[:3]), (rel if rel else None), p
 
 
 class _Model:
@@ -198,12 +172,8 @@ def read_sdf(path, *, package_dirs=(), text: str | None = None) -> Assembly:
     return Assembly(name, tuple(bodies), tuple(joints), gravity=gravity, source_file=file)
 
 
-def _read_model(m, mpose: Pose, version, file, base_dir, package_dirs, prefix):
-    fm = _Model(m, version, file)
-    for nested in m.findall("model"):
-        raise error(nested, "nested models are not supported")
-    for inc in m.findall("include"):
-        raise error(inc, "<include> is not supported; inline the model")
+def _model_links(m, fm: "_Model") -> dict:
+    """The model's ``<link>`` elements by name, each added to the frame graph."""
     links = {}
     for l_el in m.findall("link"):
         name = l_el.get("name")
@@ -220,6 +190,30 @@ def _read_model(m, mpose: Pose, version, file, base_dir, package_dirs, prefix):
         fm.add(name, l_el, rel or MODEL, pose, pel)
     if not links:
         raise error(m, f"model {m.get('name')!r} has no <link>")
+    return links
+
+
+def _joint_ends(j_el, name, links) -> dict:
+    """``{'parent': link, 'child': link}`` of a joint (the parent may be ``world``)."""
+    ends = {}
+    for tag in ("parent", "child"):
+        e = j_el.find(tag)
+        if e is None or not (e.text or "").strip():
+            raise error(j_el, f"joint {name!r} needs <{tag}>")
+        ln = e.text.strip()
+        if ln == "world" and tag == "parent":
+            ends[tag] = ln
+            continue
+        if ln not in links:
+            raise error(e, f"joint {name!r}: unknown {tag} link {ln!r}{did_you_mean(ln, links)}")
+        ends[tag] = ln
+    if ends["parent"] == ends["child"]:
+        raise error(j_el, f"joint {name!r} connects link {ends['child']!r} to itself")
+    return ends
+
+
+def _model_joint_elements(m, fm: "_Model", links) -> dict:
+    """The model's ``<joint>`` elements by name (types and ends checked), added to the frame graph."""
     j_els = {}
     for j_el in m.findall("joint"):
         name = j_el.get("name")
@@ -234,74 +228,56 @@ def _read_model(m, mpose: Pose, version, file, base_dir, package_dirs, prefix):
         if jtype not in JOINT_MAP:
             raise error(j_el, f"joint {name!r}: joint type {jtype!r} is not supported (expected one of "
                               f"{', '.join(JOINT_MAP)})")
-        ends = {}
-        for tag in ("parent", "child"):
-            e = j_el.find(tag)
-            if e is None or not (e.text or "").strip():
-                raise error(j_el, f"joint {name!r} needs <{tag}>")
-            ln = e.text.strip()
-            if ln == "world" and tag == "parent":
-                ends[tag] = ln
-                continue
-            if ln not in links:
-                raise error(e, f"joint {name!r}: unknown {tag} link {ln!r}{did_you_mean(ln, links)}")
-            ends[tag] = ln
-        if ends["parent"] == ends["child"]:
-            raise error(j_el, f"joint {name!r} connects link {ends['child']!r} to itself")
+        j_el.ends = _joint_ends(j_el, name, links)
         pose, rel, pel = pose_of(j_el)
         if rel is not None and not fm.v17:
             raise error(pel, "pose@relative_to needs SDFormat 1.7 or later")
-        fm.add(name, j_el, rel or ends["child"], pose, pel)
-        j_el.ends = ends
+        fm.add(name, j_el, rel or j_el.ends["child"], pose, pel)
+    return j_els
+
+
+def _model_frames(m, fm: "_Model") -> None:
+    """``<frame>`` elements (SDFormat 1.7+) into the frame graph."""
     for f_el in m.findall("frame"):
         if not fm.v17:
             raise error(f_el, "<frame> needs SDFormat 1.7 or later")
         name = f_el.get("name")
         if not name:
             raise error(f_el, "<frame> needs attribute 'name'")
-        att = f_el.get("attached_to") or MODEL
         pose, rel, pel = pose_of(f_el)
-        fm.add(name, f_el, rel or att, pose, pel)
+        fm.add(name, f_el, rel or f_el.get("attached_to") or MODEL, pose, pel)
 
-    def world_of(name, at):
-        return mpose.compose(fm.resolve(name, at))
 
-    bodies = []
-    for name, l_el in links.items():
-        X = world_of(name, l_el)
-        mp, src, geoms = _link_contents(l_el, fm, name, file, base_dir, package_dirs)
-        bodies.append(Body(prefix + name, X, mp, geoms, {"pose": Source(file, l_el.line), "mass": src}))
+def _model_joint(name, j_el, X: Pose, fm: "_Model", mpose: Pose, prefix, file) -> Joint:
+    """One joint in the assembly frame (``X``: its frame in the world)."""
+    ends = j_el.ends
+    jtype = JOINT_MAP[j_el.get("type")]
+    axis, lim, damping, axis2 = np.array([0.0, 0.0, 1.0]), Limits(), 0.0, None
+    if jtype in ("revolute", "continuous", "prismatic", "universal"):
+        a_el = j_el.find("axis")
+        if a_el is None:
+            raise error(j_el, f"joint {name!r} of type {j_el.get('type')!r} needs <axis>")
+        axis, lim, damping = _axis(a_el, X, fm, mpose, name, jtype)
+        if jtype == "universal":
+            a2 = j_el.find("axis2")
+            if a2 is None:
+                raise error(j_el, f"universal joint {name!r} needs <axis2>")
+            axis2, _, _ = _axis(a2, X, fm, mpose, name, jtype)
+            if abs(axis @ axis2) > 1e-9:
+                raise error(a2, f"universal joint {name!r}: axis and axis2 must be orthogonal")
+    parent = GROUND if ends["parent"] == "world" else prefix + ends["parent"]
+    return Joint(prefix + name, jtype, parent, prefix + ends["child"], origin=X.translation,
+                 axis=axis, axis2=axis2, limits=lim, damping=damping, source=Source(file, j_el.line))
 
-    joints = []
-    for name, j_el in j_els.items():
-        ends = j_el.ends
-        jtype = JOINT_MAP[j_el.get("type")]
-        X = world_of(name, j_el)
-        axis, lim, damping = np.array([0.0, 0.0, 1.0]), Limits(), 0.0
-        axis2 = None
-        if jtype in ("revolute", "continuous", "prismatic", "universal"):
-            a_el = j_el.find("axis")
-            if a_el is None:
-                raise error(j_el, f"joint {name!r} of type {j_el.get('type')!r} needs <axis>")
-            axis, lim, damping = _axis(a_el, X, fm, mpose, name, jtype)
-            if jtype == "universal":
-                a2 = j_el.find("axis2")
-                if a2 is None:
-                    raise error(j_el, f"universal joint {name!r} needs <axis2>")
-                axis2, _, _ = _axis(a2, X, fm, mpose, name, jtype)
-                if abs(axis @ axis2) > 1e-9:
-                    raise error(a2, f"universal joint {name!r}: axis and axis2 must be orthogonal")
-        parent = GROUND if ends["parent"] == "world" else prefix + ends["parent"]
-        joints.append(Joint(prefix + name, jtype, parent, prefix + ends["child"], origin=X.translation,
-                            axis=axis, axis2=axis2, limits=lim, damping=damping, source=Source(file, j_el.line)))
 
-    static = m.find("static")
-    if static is not None and text_bool(static):
-        for b in bodies:
-            joints.append(Joint(f"{b.name}_static", "fixed", GROUND, b.name, origin=b.pose.translation,
-                                source=Source(file, static.line, "static model")))
-        return bodies, joints
-    # links that no joint chain ties to the world float freely
+def _static_welds(bodies, static_el, file) -> list[Joint]:
+    """A ``<static>`` model: one fixed joint from ground per link."""
+    return [Joint(f"{b.name}_static", "fixed", GROUND, b.name, origin=b.pose.translation,
+                  source=Source(file, static_el.line, "static model")) for b in bodies]
+
+
+def _floating_links(m, links, bodies, joints, prefix, file) -> list[Joint]:
+    """A free joint for each set of links no joint chain ties to the world (module docstring)."""
     adj = {prefix + n: set() for n in links}
     grounded = set()
     for j in joints:
@@ -310,14 +286,7 @@ def _read_model(m, mpose: Pose, version, file, base_dir, package_dirs, prefix):
         else:
             adj[j.reference].add(j.secondary)
             adj[j.secondary].add(j.reference)
-    seen = set()
-    stack = list(grounded)
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        stack.extend(adj[n] - seen)
+    seen = _reachable(adj, grounded)
     canonical = m.get("canonical_link")
     order = [prefix + n for n in links]
     if canonical:
@@ -325,21 +294,49 @@ def _read_model(m, mpose: Pose, version, file, base_dir, package_dirs, prefix):
             raise error(m, f"canonical_link {canonical!r} is not a link of the model")
         order.remove(prefix + canonical)
         order.insert(0, prefix + canonical)
+    out = []
     for n in order:
         if n in seen:
             continue
-        comp, stack = set(), [n]
-        while stack:
-            k = stack.pop()
-            if k in comp:
-                continue
-            comp.add(k)
-            stack.extend(adj[k] - comp)
-        seen |= comp
+        seen |= _reachable(adj, {n})
         b = next(b for b in bodies if b.name == n)
-        joints.append(Joint(f"{n}_free", "free", GROUND, n, origin=b.pose.translation,
-                            source=Source(file, links[n[len(prefix):]].line, "floating link")))
-    return bodies, joints
+        out.append(Joint(f"{n}_free", "free", GROUND, n, origin=b.pose.translation,
+                         source=Source(file, links[n[len(prefix):]].line, "floating link")))
+    return out
+
+
+def _reachable(adj, start) -> set:
+    seen, stack = set(), list(start)
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend(adj[n] - seen)
+    return seen
+
+
+def _read_model(m, mpose: Pose, version, file, base_dir, package_dirs, prefix):
+    """Bodies and joints of one ``<model>`` placed at ``mpose``, names prefixed by ``prefix``."""
+    fm = _Model(m, version, file)
+    for nested in m.findall("model"):
+        raise error(nested, "nested models are not supported")
+    for inc in m.findall("include"):
+        raise error(inc, "<include> is not supported; inline the model")
+    links = _model_links(m, fm)
+    j_els = _model_joint_elements(m, fm, links)
+    _model_frames(m, fm)
+    bodies = []
+    for name, l_el in links.items():
+        mp, src, geoms = link_contents(l_el, fm, name, file, base_dir, package_dirs)
+        bodies.append(Body(prefix + name, mpose.compose(fm.resolve(name, l_el)), mp, geoms,
+                           {"pose": Source(file, l_el.line), "mass": src}))
+    joints = [_model_joint(name, j_el, mpose.compose(fm.resolve(name, j_el)), fm, mpose, prefix, file)
+              for name, j_el in j_els.items()]
+    static = m.find("static")
+    if static is not None and text_bool(static):
+        return bodies, joints + _static_welds(bodies, static, file)
+    return bodies, joints + _floating_links(m, links, bodies, joints, prefix, file)
 
 
 def _axis(a_el, X_joint: Pose, fm: _Model, mpose: Pose, jname, jtype):
@@ -386,105 +383,3 @@ def _axis(a_el, X_joint: Pose, fm: _Model, mpose: Pose, jname, jtype):
     if d_el is not None and d_el.find("damping") is not None:
         damping = text_float(d_el.find("damping"))
     return axis, lim, damping
-
-
-def _link_contents(l_el, fm: _Model, lname, file, base_dir, package_dirs):
-    X_link = fm.resolve(lname, l_el)
-
-    def local_pose(el):
-        pose, rel, pel = pose_of(el)
-        if rel is None:
-            return pose
-        if not fm.v17:
-            raise error(pel, "pose@relative_to needs SDFormat 1.7 or later")
-        return X_link.inverse().compose(fm.resolve(rel, pel)).compose(pose)
-
-    geoms, dens = [], []
-    for role in ("visual", "collision"):
-        for s_el in l_el.findall(role):
-            g = _geometry(s_el, role, local_pose(s_el), base_dir, package_dirs)
-            if g is None:
-                continue
-            geoms.append(g)
-            if role == "collision":
-                d = s_el.find("density")
-                dens.append((g, 1000.0 if d is None else text_float(d), s_el))
-    inl = l_el.find("inertial")
-    if inl is None:
-        log.warning("%s:%s: link %r has no <inertial>: SDFormat's default (1 kg, unit inertia) is used",
-                    file, l_el.line, lname)
-        return (MassProperties(1.0, np.zeros(3), np.eye(3)), Source(file, l_el.line, "SDFormat default inertial"),
-                tuple(geoms))
-    if attr_bool(inl, "auto", False):
-        parts = []
-        for g, rho, s_el in dens:
-            if not rho > 0:
-                raise error(s_el, f"link {lname!r}: collision density must be > 0, got {rho:g}")
-            try:
-                parts.append(shape_mass_properties(g, rho))
-            except InputError as exc:
-                raise error(s_el, f"link {lname!r}: {exc.message}") from None
-        if not parts:
-            raise error(inl, f"link {lname!r}: <inertial auto='true'> needs collisions")
-        return combine(parts), Source(file, inl.line, "computed from collisions"), tuple(geoms)
-    pose = local_pose(inl)
-    mass = 1.0
-    m_el = inl.find("mass")
-    if m_el is not None:
-        mass = text_float(m_el)
-        if mass < 0:
-            raise error(m_el, f"link {lname!r}: mass must be >= 0, got {mass:g}")
-    vals = {"ixx": 1.0, "iyy": 1.0, "izz": 1.0, "ixy": 0.0, "ixz": 0.0, "iyz": 0.0}
-    i_el = inl.find("inertia")
-    if i_el is not None:
-        for k in vals:
-            c = i_el.find(k)
-            if c is not None:
-                vals[k] = text_float(c)
-    J = np.array([[vals["ixx"], vals["ixy"], vals["ixz"]],
-                  [vals["ixy"], vals["iyy"], vals["iyz"]],
-                  [vals["ixz"], vals["iyz"], vals["izz"]]])
-    if np.linalg.eigvalsh(J)[0] < -1e-12 * max(1.0, np.abs(J).max()):
-        raise error(i_el, f"link {lname!r}: inertia is not positive semi-definite")
-    R = pose.rotation
-    return MassProperties(mass, pose.translation, R @ J @ R.T), Source(file, inl.line), tuple(geoms)
-
-
-def _geometry(s_el, role, pose, base_dir, package_dirs):
-    g = s_el.find("geometry")
-    if g is None or len(g) == 0:
-        raise error(s_el, f"<{role}> needs a <geometry> with one shape")
-    s = g[0]
-    if s.tag == "box":
-        return Geometry("box", {"size": text_floats(_need(s, "size"), 3)}, pose, None, role)
-    if s.tag in ("cylinder", "capsule"):
-        return Geometry(s.tag, {"radius": text_float(_need(s, "radius")),
-                                "length": text_float(_need(s, "length"))}, pose, None, role)
-    if s.tag == "sphere":
-        return Geometry("sphere", {"radius": text_float(_need(s, "radius"))}, pose, None, role)
-    if s.tag == "ellipsoid":
-        return Geometry("ellipsoid", {"radii": text_floats(_need(s, "radii"), 3)}, pose, None, role)
-    if s.tag in ("plane", "heightmap"):
-        return None
-    if s.tag == "mesh":
-        uri = child_text(s, "uri")
-        if not uri:
-            raise error(s, "<mesh> needs <uri>")
-        sc = s.find("scale")
-        scale = np.ones(3) if sc is None else text_floats(sc, 3)
-        u = uri.replace("model://", "package://", 1) if uri.startswith("model://") else uri
-        p = resolve_uri(u, base_dir, package_dirs)
-        if p is None:
-            if role == "collision":
-                raise error(s.find("uri"), f"mesh file not found: {uri!r}")
-            log.warning("%s:%s: visual mesh not found: %r (shape skipped)", s.file, s.line, uri)
-            return None
-        return Geometry("mesh", {"scale": scale, "uri": uri}, pose, str(p), role)
-    raise error(s, f"geometry <{s.tag}> is not supported")
-
-
-def _need(el, tag):
-    c = el.find(tag)
-    if c is None:
-        raise error(el, f"<{el.tag}> needs <{tag}>")
-    return c

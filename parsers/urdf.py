@@ -39,35 +39,32 @@ Choices made here (documented behaviour):
   tensors); a negative mass or a non-finite value is an InputError, a tensor
   that is not positive semi-definite or breaks the triangle inequality is
   logged as a warning.
-* **Meshes** ``package://PKG/rel`` are looked up in each of ``package_dirs``
-  (``DIR/PKG/rel``), then next to the file and in every parent directory
-  (``ANCESTOR/PKG/rel``, or ``ANCESTOR/rel`` when the ancestor itself is named
-  PKG); ``file://`` URIs and plain paths are taken relative to the URDF file.
-  A collision mesh that cannot be found is an InputError at the ``<mesh>``
-  line; a visual mesh that cannot be found is skipped with a logged warning
-  (Pinocchio's model parser ignores meshes altogether).  Meshes
-  are only checked for existence while reading (mass properties come from
-  ``<inertial>``); they are loaded, through :func:`parsers.massprops.load_mesh`,
-  only when inertia from geometry is requested.
+* **Meshes**: see :mod:`parsers.urdf_geometry`.  A collision mesh that cannot be
+  found is an InputError at the ``<mesh>`` line only when the link has no
+  ``<inertial>`` (its geometry may be needed for the mass); otherwise, and for
+  visual meshes, the shape is skipped with a logged warning (Pinocchio's model
+  parser ignores meshes altogether).  ``<plane>`` and ``<cdf>`` shapes are skipped
+  with a warning; a mesh ``scale`` with a 4th number keeps the first three.
+* ``limit lower > upper`` is kept as written with a warning (Pinocchio accepts it).
 * ``<transmission>`` joints are marked ``actuated`` with a
-  :class:`~parsers.assembly.Motor` (the actuator name, mechanicalReduction).
+  :class:`~parsers.assembly.Motor` (the actuator name, mechanicalReduction; a
+  reduction that is not a number is replaced by 1 with a warning).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from mbcompose.dynamics.spatial import rpy_to_matrix
-
 from .assembly import GROUND, Assembly, Body, Coupling, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
 from .errors import InputError, did_you_mean
-from .massprops import inertia_problem, shapes_mass_properties
-from .xmlutil import attr_float, attr_floats, error, parse_xml, required, text_float
+from .massprops import shapes_mass_properties
+from .urdf_geometry import link_inertial, origin_pose, shape_geometry
+from .xmlutil import attr_float, attr_floats, error, parse_floats, parse_xml, required
 
 log = logging.getLogger(__name__)
 
@@ -75,136 +72,6 @@ URDF_JOINT_TYPES = {"revolute": "revolute", "continuous": "continuous", "prismat
                     "fixed": "fixed", "floating": "free", "planar": "planar"}
 
 GROUND_ROOT_NAMES = ("world", "ground")
-
-
-def origin_pose(el) -> Pose:
-    """The ``<origin xyz rpy>`` child of ``el`` as a Pose (identity when absent)."""
-    o = el.find("origin")
-    if o is None:
-        return Pose()
-    xyz = attr_floats(o, "xyz", 3, (0.0, 0.0, 0.0))
-    rpy = attr_floats(o, "rpy", 3, (0.0, 0.0, 0.0))
-    return Pose(rpy_to_matrix(rpy), xyz)
-
-
-def _package_roots(pkg: str, base_dir: str, package_dirs: tuple, ros_path: str):
-    """Folders that may hold package ``pkg``'s files, most likely first (lazily)."""
-    for d in package_dirs:
-        yield os.path.join(str(d), pkg)
-    for d in ros_path.split(os.pathsep):
-        if d:
-            yield os.path.join(d, pkg)
-    anc = base_dir
-    while True:
-        yield os.path.join(anc, pkg)
-        if os.path.basename(anc) == pkg:
-            yield anc
-        parent = os.path.dirname(anc)
-        if parent == anc:
-            return
-        anc = parent
-
-
-_ROOT_CACHE: dict[tuple, str] = {}
-
-
-def resolve_uri(uri: str, base_dir: Path, package_dirs=()) -> Path | None:
-    """The file a mesh ``filename`` names, or None when it cannot be found.
-
-    ``package://PKG/rel``: ``DIR/PKG/rel`` for DIR in ``package_dirs`` and in
-    ``$ROS_PACKAGE_PATH``, then the URDF's directory and its ancestors
-    (``A/PKG/rel``, or ``A/rel`` if A is named PKG).  ``file://abs`` and plain
-    paths: relative to ``base_dir``.  The package folder found first is
-    remembered for the next look-ups.
-    """
-    base = os.path.abspath(str(base_dir))
-    if uri.startswith("package://"):
-        pkg, _, rel = uri[len("package://"):].partition("/")
-        key = (pkg, base, tuple(map(str, package_dirs)), os.environ.get("ROS_PACKAGE_PATH", ""))
-        hit = _ROOT_CACHE.get(key)
-        if hit is not None and os.path.isfile(os.path.join(hit, rel)):
-            return Path(os.path.normpath(os.path.join(hit, rel)))
-        for root in _package_roots(*key):
-            f = os.path.join(root, rel)
-            if os.path.isfile(f):
-                _ROOT_CACHE[key] = root
-                return Path(os.path.normpath(f))
-        return None
-    if uri.startswith("file://"):
-        uri = uri[len("file://"):]
-    f = os.path.normpath(os.path.join(base, uri))
-    return Path(f) if os.path.isfile(f) else None
-
-
-def _geometry(shape_el, role: str, base_dir: Path, package_dirs, check_meshes: bool) -> Geometry | None:
-    pose = origin_pose(shape_el)
-    g = shape_el.find("geometry")
-    if g is None or len(g) == 0:
-        raise error(shape_el, f"<{role}> needs a <geometry> with one shape")
-    s = g[0]
-    if s.tag == "box":
-        size = attr_floats(s, "size", 3)
-        if size is None:
-            raise error(s, "<box> needs attribute 'size'")
-        return Geometry("box", {"size": size}, pose, None, role)
-    if s.tag in ("cylinder", "capsule"):
-        r = attr_float(s, "radius")
-        ln = attr_float(s, "length")
-        if r is None or ln is None:
-            raise error(s, f"<{s.tag}> needs attributes 'radius' and 'length'")
-        return Geometry(s.tag, {"radius": r, "length": ln}, pose, None, role)
-    if s.tag == "sphere":
-        r = attr_float(s, "radius")
-        if r is None:
-            raise error(s, "<sphere> needs attribute 'radius'")
-        return Geometry("sphere", {"radius": r}, pose, None, role)
-    if s.tag == "mesh":
-        uri = required(s, "filename")
-        scale = attr_floats(s, "scale", (1, 3), (1.0, 1.0, 1.0))
-        scale = np.broadcast_to(scale, (3,)).copy()
-        path = resolve_uri(uri, base_dir, package_dirs)
-        if path is None:
-            where = f"{s.file}:{s.line}"
-            if check_meshes and role == "collision":
-                raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(map(str, package_dirs))})")
-            log.warning("%s: %s mesh not found: %r (shape skipped)", where, role, uri)
-            return None
-        return Geometry("mesh", {"scale": scale, "uri": uri}, pose, str(path), role)
-    raise error(s, f"unknown geometry <{s.tag}> (expected box, cylinder, sphere, capsule or mesh)")
-
-
-def _inertial(link_el, name: str) -> MassProperties | None:
-    inl = link_el.find("inertial")
-    if inl is None:
-        return None
-    pose = origin_pose(inl)
-    m_el = inl.find("mass")
-    if m_el is None:
-        raise error(inl, f"link {name!r}: <inertial> needs <mass value=...>")
-    mass = attr_float(m_el, "value")
-    if mass is None:
-        raise error(m_el, "<mass> needs attribute 'value'")
-    if mass < 0:
-        raise error(m_el, f"link {name!r}: mass must be >= 0, got {mass:g}")
-    i_el = inl.find("inertia")
-    if i_el is None:
-        raise error(inl, f"link {name!r}: <inertial> needs <inertia ixx ixy ixz iyy iyz izz>")
-    vals = {}
-    for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
-        v = attr_float(i_el, k)
-        if v is None:
-            raise error(i_el, f"<inertia> needs attribute {k!r}")
-        vals[k] = v
-    J = np.array([[vals["ixx"], vals["ixy"], vals["ixz"]],
-                  [vals["ixy"], vals["iyy"], vals["iyz"]],
-                  [vals["ixz"], vals["iyz"], vals["izz"]]])
-    if mass > 0:
-        problem = inertia_problem(J)
-        if problem and not np.allclose(J, 0.0):
-            log.warning("%s:%s: link %r: %s (kept as written)", link_el.file, i_el.line, name, problem)
-    R = pose.rotation
-    return MassProperties(mass, pose.translation, R @ J @ R.T)
-
 
 def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geometry_density=None,
               massless: str = "check", check_meshes: bool = True, text: str | None = None) -> Assembly:
@@ -244,11 +111,25 @@ def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geomet
                              massless=massless, check_meshes=check_meshes)
 
 
-def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", inertia_from_geometry_density=None,
-                      massless="check", check_meshes=True) -> Assembly:
-    """Build the Assembly from a parsed ``<robot>`` element (see :func:`read_urdf`)."""
-    file = str(path)
-    base_dir = Path(path).resolve().parent
+@dataclass
+class _Tree:
+    """The link/joint elements of a ``<robot>`` and its tree, as read (see :func:`_read_tree`)."""
+
+    links: dict            # link name -> element
+    joints: dict           # joint name -> element
+    parent_of: dict        # child link -> joint name
+    children: dict         # link -> joint names
+    root: str = ""
+    order: list = field(default_factory=list)       # links, breadth first from the root
+    link_pose: dict = field(default_factory=dict)   # link -> Pose in the assembly frame
+
+    def ends(self, jname) -> tuple[str, str]:
+        j_el = self.joints[jname]
+        return j_el.find("parent").get("link"), j_el.find("child").get("link")
+
+
+def _check_robot(root_el) -> str:
+    """The robot's name; InputError for another root, unexpanded xacro or no name."""
     if root_el.tag != "robot":
         raise error(root_el, f"root element is <{root_el.tag}>, expected <robot>")
     for el in root_el.iter():
@@ -257,8 +138,11 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
     robot_name = root_el.get("name")
     if not robot_name:
         raise error(root_el, "<robot> has no name (attribute 'name' is required)")
+    return robot_name
 
-    links: dict[str, object] = {}
+
+def _read_links(root_el) -> dict:
+    links = {}
     for l_el in root_el.findall("link"):
         name = required(l_el, "name")
         if name in links:
@@ -266,17 +150,21 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
         links[name] = l_el
     if not links:
         raise error(root_el, "the robot has no <link>")
+    return links
 
-    joints: dict[str, object] = {}
-    parent_of: dict[str, str] = {}      # child link -> joint name
-    children: dict[str, list[str]] = {n: [] for n in links}
+
+def _read_tree(root_el) -> _Tree:
+    """Links and joints with their parent/child relations (duplicates and two parents refused)."""
+    links = _read_links(root_el)
+    t = _Tree(links, {}, {}, {n: [] for n in links})
     for j_el in root_el.findall("joint"):
         name = required(j_el, "name")
-        if name in joints:
-            raise error(j_el, f"duplicate joint name {name!r} (first at line {joints[name].line})")
+        if name in t.joints:
+            raise error(j_el, f"duplicate joint name {name!r} (first at line {t.joints[name].line})")
         jtype = required(j_el, "type")
         if jtype not in URDF_JOINT_TYPES:
-            raise error(j_el, f"joint {name!r}: unknown joint type {jtype!r}{did_you_mean(jtype, URDF_JOINT_TYPES)} (expected one of "
+            raise error(j_el, f"joint {name!r}: unknown joint type {jtype!r}{did_you_mean(jtype, URDF_JOINT_TYPES)} "
+                              "(expected one of "
                               f"{', '.join(URDF_JOINT_TYPES)})")
         ends = {}
         for tag in ("parent", "child"):
@@ -289,114 +177,118 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
             ends[tag] = link
         if ends["parent"] == ends["child"]:
             raise error(j_el, f"joint {name!r} connects link {ends['parent']!r} to itself")
-        if ends["child"] in parent_of:
-            other = parent_of[ends["child"]]
+        if ends["child"] in t.parent_of:
+            other = t.parent_of[ends["child"]]
             raise error(j_el, f"link {ends['child']!r} has two parent joints ({other!r} at line "
-                              f"{joints[other].line} and {name!r}); URDF describes a tree")
-        parent_of[ends["child"]] = name
-        children[ends["parent"]].append(name)
-        joints[name] = j_el
+                              f"{t.joints[other].line} and {name!r}); URDF describes a tree")
+        t.parent_of[ends["child"]] = name
+        t.children[ends["parent"]].append(name)
+        t.joints[name] = j_el
+    return t
 
-    def ends_of(jname):
-        j_el = joints[jname]
-        return j_el.find("parent").get("link"), j_el.find("child").get("link")
 
-    roots = [n for n in links if n not in parent_of]
+def _place_links(t: _Tree) -> None:
+    """The root link and every link's pose, breadth first; InputError for several roots or a cycle."""
+    roots = [n for n in t.links if n not in t.parent_of]
     if len(roots) > 1:
-        second = links[roots[1]]
-        raise error(second, f"the robot has {len(roots)} root links ({', '.join(roots)}); "
-                            "URDF needs exactly one (connect them with joints)")
+        raise error(t.links[roots[1]], f"the robot has {len(roots)} root links ({', '.join(roots)}); "
+                                       "URDF needs exactly one (connect them with joints)")
     if not roots:
-        jname = next(iter(joints))
-        cyc = _cycle_from(jname, ends_of, parent_of)
-        raise error(joints[jname], f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
-    root = roots[0]
-
-    # poses down the tree (breadth first); links not reached lie on a cycle
-    link_pose: dict[str, Pose] = {root: Pose()}
-    order = [root]
-    queue = deque([root])
+        jname = next(iter(t.joints))
+        cyc = _cycle_from(jname, t.ends, t.parent_of)
+        raise error(t.joints[jname], f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
+    t.root = roots[0]
+    t.link_pose = {t.root: Pose()}
+    t.order = [t.root]
+    queue = deque([t.root])
     while queue:
         link = queue.popleft()
-        for jname in children[link]:
-            _, child = ends_of(jname)
-            link_pose[child] = link_pose[link].compose(origin_pose(joints[jname]))
-            order.append(child)
+        for jname in t.children[link]:
+            child = t.ends(jname)[1]
+            t.link_pose[child] = t.link_pose[link].compose(origin_pose(t.joints[jname]))
+            t.order.append(child)
             queue.append(child)
-    if len(order) != len(links):
-        stray = next(n for n in links if n not in link_pose)
-        cyc = _cycle_from(parent_of[stray], ends_of, parent_of)
-        raise error(joints[parent_of[stray]],
+    if len(t.order) != len(t.links):
+        stray = next(n for n in t.links if n not in t.link_pose)
+        cyc = _cycle_from(t.parent_of[stray], t.ends, t.parent_of)
+        raise error(t.joints[t.parent_of[stray]],
                     f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
 
-    # mass properties
-    mass_props: dict[str, MassProperties | None] = {}
-    geoms: dict[str, tuple[Geometry, ...]] = {}
-    for name, l_el in links.items():
-        mass_props[name] = _inertial(l_el, name)
-        gl = []
-        for role in ("visual", "collision"):
-            for s_el in l_el.findall(role):
-                g = _geometry(s_el, role, base_dir, package_dirs, check_meshes)
-                if g is not None:
-                    gl.append(g)
-        geoms[name] = tuple(gl)
 
-    root_is_ground = (root in GROUND_ROOT_NAMES and mass_props[root] is None)
-    # a link named like the reserved ground body (other than a massless root) is renamed
-    body_name = {n: n for n in links}
-    if GROUND in links and not (root_is_ground and root == GROUND):
+def _link_geometry(l_el, base_dir, package_dirs, check_meshes) -> tuple[Geometry, ...]:
+    """Visual and collision shapes of a link (a missing collision mesh is an error only when
+    ``check_meshes`` and the link has no ``<inertial>``)."""
+    out = []
+    needed = check_meshes and l_el.find("inertial") is None
+    for role in ("visual", "collision"):
+        for s_el in l_el.findall(role):
+            g = shape_geometry(s_el, role, base_dir, package_dirs, needed)
+            if g is not None:
+                out.append(g)
+    return tuple(out)
+
+
+def _body_names(t: _Tree, root_is_ground: bool, file: str) -> dict:
+    """Link -> body name: a link named like the reserved ground body (other than a massless root) is renamed."""
+    body_name = {n: n for n in t.links}
+    if GROUND in t.links and not (root_is_ground and t.root == GROUND):
         new = GROUND + "_link"
-        while new in links:
+        while new in t.links:
             new = "_" + new
         body_name[GROUND] = new
         log.warning("%s:%s: link %r renamed %r (the name is reserved for the fixed world)",
-                    file, links[GROUND].line, GROUND, new)
+                    file, t.links[GROUND].line, GROUND, new)
+    return body_name
 
-    computed: dict[str, str] = {}
-    if inertia_from_geometry_density is not None:
-        rho = float(inertia_from_geometry_density)
-        if not rho > 0:
-            raise InputError(f"inertia_from_geometry_density must be > 0, got {rho}", file=file)
-        for name in order:
-            if mass_props[name] is not None or (name == root and root_is_ground):
-                continue
-            shapes = [g for g in geoms[name] if g.role == "collision"] or \
-                     [g for g in geoms[name] if g.role == "visual"]
-            if shapes:
-                try:
-                    mass_props[name] = shapes_mass_properties(shapes, rho)
-                except InputError as exc:
-                    raise error(links[name], f"link {name!r}: inertia from geometry: {exc.message}") from None
-                computed[name] = f"computed from {len(shapes)} {shapes[0].role} shape(s) at density {rho:g} kg/m^3"
 
-    if massless == "check":
-        subtree_mass: dict[str, float] = {}
-        for name in reversed(order):
-            m = mass_props[name].mass if mass_props[name] is not None else 0.0
-            for jname in children[name]:
-                m += subtree_mass[ends_of(jname)[1]]
-            subtree_mass[name] = m
-        for name in order:
-            if mass_props[name] is not None or name == root:
-                continue
-            jname = parent_of[name]
-            if joints[jname].get("type") == "fixed" or subtree_mass[name] > 0.0:
-                continue
-            if not children[name]:
-                log.warning("%s:%s: link %r has no <inertial>: a massless leaf moved by joint %r "
-                            "(accepted as Pinocchio does; the mass matrix is singular along it)",
-                            file, links[name].line, name, jname)
-                continue
-            raise error(links[name], f"link {name!r} has no <inertial> and joint {jname!r} moves no mass "
-                                     "(the link and all links below it are massless); give it <inertial>, "
-                                     "or pass inertia_from_geometry_density or massless='allow'")
-
-    bodies = []
-    for name in order:
-        if name == root and root_is_ground:
+def _inertia_from_geometry(t: _Tree, mass_props, geoms, rho, root_is_ground, file) -> dict:
+    """Mass properties of links without ``<inertial>`` from their shapes at density ``rho``; notes."""
+    rho = float(rho)
+    if not rho > 0:
+        raise InputError(f"inertia_from_geometry_density must be > 0, got {rho}", file=file)
+    computed = {}
+    for name in t.order:
+        if mass_props[name] is not None or (name == t.root and root_is_ground):
             continue
-        l_el = links[name]
+        shapes = [g for g in geoms[name] if g.role == "collision"] or \
+                 [g for g in geoms[name] if g.role == "visual"]
+        if shapes:
+            try:
+                mass_props[name] = shapes_mass_properties(shapes, rho)
+            except InputError as exc:
+                raise error(t.links[name], f"link {name!r}: inertia from geometry: {exc.message}") from None
+            computed[name] = f"computed from {len(shapes)} {shapes[0].role} shape(s) at density {rho:g} kg/m^3"
+    return computed
+
+
+def _check_massless(t: _Tree, mass_props, file) -> None:
+    """Refuse a massless link with children on a moving joint that moves no mass (module docstring)."""
+    subtree_mass: dict[str, float] = {}
+    for name in reversed(t.order):
+        m = mass_props[name].mass if mass_props[name] is not None else 0.0
+        subtree_mass[name] = m + sum(subtree_mass[t.ends(j)[1]] for j in t.children[name])
+    for name in t.order:
+        if mass_props[name] is not None or name == t.root:
+            continue
+        jname = t.parent_of[name]
+        if t.joints[jname].get("type") == "fixed" or subtree_mass[name] > 0.0:
+            continue
+        if not t.children[name]:
+            log.warning("%s:%s: link %r has no <inertial>: a massless leaf moved by joint %r "
+                        "(accepted as Pinocchio does; the mass matrix is singular along it)",
+                        file, t.links[name].line, name, jname)
+            continue
+        raise error(t.links[name], f"link {name!r} has no <inertial> and joint {jname!r} moves no mass "
+                                   "(the link and all links below it are massless); give it <inertial>, "
+                                   "or pass inertia_from_geometry_density or massless='allow'")
+
+
+def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, file) -> list[Body]:
+    bodies = []
+    for name in t.order:
+        if name == t.root and root_is_ground:
+            continue
+        l_el = t.links[name]
         mp = mass_props[name]
         src = {"pose": Source(file, l_el.line)}
         if body_name[name] != name:
@@ -408,70 +300,99 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
             src["mass"] = Source(file, l_el.line, computed[name])
         else:
             src["mass"] = Source(file, l_el.find("inertial").line)
-        bodies.append(Body(body_name[name], link_pose[name], mp, geoms[name], src))
+        bodies.append(Body(body_name[name], t.link_pose[name], mp, geoms[name], src))
+    return bodies
 
-    actuators = _transmissions(root_el, joints)
 
-    out_joints = []
-    ground_of = (lambda n: GROUND if (root_is_ground and n == root) else body_name[n])
+def _joint_axis(j_el, jname, jtype, pose) -> np.ndarray:
+    """The joint axis in the assembly frame (+z, unused, for types without one)."""
+    if jtype not in ("revolute", "continuous", "prismatic", "planar"):
+        return np.array([0.0, 0.0, 1.0])
+    a_el = j_el.find("axis")
+    axis = np.array([1.0, 0.0, 0.0]) if a_el is None else attr_floats(a_el, "xyz", 3, (1.0, 0.0, 0.0))
+    n = np.linalg.norm(axis)
+    if not n > 0:
+        raise error(a_el if a_el is not None else j_el, f"joint {jname!r}: axis must be non-zero")
+    return pose.rotation @ (axis / n)
+
+
+def _joint_limits(j_el, jname, jtype) -> Limits:
+    """``<limit>``; lower > upper is kept as written with a warning (Pinocchio accepts it)."""
+    l_el = j_el.find("limit")
+    if l_el is None:
+        return Limits()
+    lo = attr_float(l_el, "lower", None)
+    hi = attr_float(l_el, "upper", None)
+    if jtype == "continuous":
+        lo = hi = None
+    elif lo is not None and hi is not None and lo > hi:
+        log.warning("%s:%s: joint %r: limit lower %g > upper %g (kept as written, as Pinocchio does)",
+                    l_el.file, l_el.line, jname, lo, hi)
+    return Limits(lo, hi, attr_float(l_el, "velocity", None), attr_float(l_el, "effort", None))
+
+
+def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file, root_line) -> list[Joint]:
+    out = []
+    ground_of = (lambda n: GROUND if (root_is_ground and n == t.root) else body_name[n])
     if not root_is_ground:
         jn = "root_joint"
-        while jn in joints:
+        while jn in t.joints:
             jn = "_" + jn
-        out_joints.append(Joint(jn, "fixed" if base == "fixed" else "free", GROUND, body_name[root],
-                                origin=np.zeros(3), source=Source(file, root_el.line, f"{base} base")))
-    for name in order[1:]:
-        jname = parent_of[name]
-        j_el = joints[jname]
-        parent, child = ends_of(jname)
+        out.append(Joint(jn, "fixed" if base == "fixed" else "free", GROUND, body_name[t.root],
+                         origin=np.zeros(3), source=Source(file, root_line, f"{base} base")))
+    for name in t.order[1:]:
+        jname = t.parent_of[name]
+        j_el = t.joints[jname]
+        parent, child = t.ends(jname)
         jtype = URDF_JOINT_TYPES[j_el.get("type")]
-        pose = link_pose[child]
-        axis = np.array([1.0, 0.0, 0.0])
-        a_el = j_el.find("axis")
-        if a_el is not None:
-            axis = attr_floats(a_el, "xyz", 3, (1.0, 0.0, 0.0))
-        n = np.linalg.norm(axis)
-        if jtype in ("revolute", "continuous", "prismatic", "planar"):
-            if not n > 0:
-                raise error(a_el if a_el is not None else j_el, f"joint {jname!r}: axis must be non-zero")
-            axis = pose.rotation @ (axis / n)
-        else:
-            axis = np.array([0.0, 0.0, 1.0])
-        limits = Limits()
-        l_el = j_el.find("limit")
-        if l_el is not None:
-            lo = attr_float(l_el, "lower", None)
-            hi = attr_float(l_el, "upper", None)
-            if jtype == "continuous":
-                lo = hi = None
-            elif lo is not None and hi is not None:
-                if lo > hi:
-                    raise error(l_el, f"joint {jname!r}: limit lower {lo:g} > upper {hi:g}")
-            limits = Limits(lo, hi, attr_float(l_el, "velocity", None), attr_float(l_el, "effort", None))
-        damping = 0.0
+        pose = t.link_pose[child]
         d_el = j_el.find("dynamics")
-        if d_el is not None:
-            damping = attr_float(d_el, "damping", 0.0)
+        damping = attr_float(d_el, "damping", 0.0) if d_el is not None else 0.0
         motor = actuators.get(jname)
-        out_joints.append(Joint(jname, jtype, ground_of(parent), body_name[child], origin=pose.translation, axis=axis,
-                                limits=limits, actuated=motor is not None, motor=motor, damping=damping,
-                                source=Source(file, j_el.line)))
+        out.append(Joint(jname, jtype, ground_of(parent), body_name[child], origin=pose.translation,
+                         axis=_joint_axis(j_el, jname, jtype, pose), limits=_joint_limits(j_el, jname, jtype),
+                         actuated=motor is not None, motor=motor, damping=damping, source=Source(file, j_el.line)))
+    return out
 
+
+def _couplings(t: _Tree, file) -> list[Coupling]:
+    """``<mimic>`` elements as couplings (a mimic of an unknown joint is dropped with a warning)."""
     couplings = []
-    for jname in (parent_of[n] for n in order[1:]):
-        m_el = joints[jname].find("mimic")
+    for jname in (t.parent_of[n] for n in t.order[1:]):
+        m_el = t.joints[jname].find("mimic")
         if m_el is None:
             continue
         leader = required(m_el, "joint")
-        if leader not in joints:
+        if leader not in t.joints:
             log.warning("%s:%s: joint %r mimics unknown joint %r: coupling dropped (the joint stays "
                         "independent, as in Pinocchio's default parser)", file, m_el.line, jname, leader)
             continue
         couplings.append(Coupling(jname, leader, attr_float(m_el, "multiplier", 1.0),
-                                  attr_float(m_el, "offset", 0.0), Source(file, m_el.line)))
+                                  attr_float(m_el, "offset", 0.0), source=Source(file, m_el.line)))
         log.info("%s:%s: joint %r mimics %r (kept as a coupling)", file, m_el.line, jname, leader)
+    return couplings
 
-    return Assembly(robot_name, tuple(bodies), tuple(out_joints), couplings=tuple(couplings),
+
+def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", inertia_from_geometry_density=None,
+                      massless="check", check_meshes=True) -> Assembly:
+    """Build the Assembly from a parsed ``<robot>`` element (see :func:`read_urdf`)."""
+    file = str(path)
+    base_dir = Path(path).resolve().parent
+    robot_name = _check_robot(root_el)
+    t = _read_tree(root_el)
+    _place_links(t)
+    mass_props = {name: link_inertial(l_el, name) for name, l_el in t.links.items()}
+    geoms = {name: _link_geometry(l_el, base_dir, package_dirs, check_meshes) for name, l_el in t.links.items()}
+    root_is_ground = (t.root in GROUND_ROOT_NAMES and mass_props[t.root] is None)
+    body_name = _body_names(t, root_is_ground, file)
+    computed = {}
+    if inertia_from_geometry_density is not None:
+        computed = _inertia_from_geometry(t, mass_props, geoms, inertia_from_geometry_density, root_is_ground, file)
+    if massless == "check":
+        _check_massless(t, mass_props, file)
+    bodies = _bodies(t, mass_props, geoms, computed, body_name, root_is_ground, file)
+    joints = _joints(t, body_name, root_is_ground, base, _transmissions(root_el, t.joints), file, root_el.line)
+    return Assembly(robot_name, tuple(bodies), tuple(joints), couplings=tuple(_couplings(t, file)),
                     source_file=file)
 
 
@@ -497,7 +418,11 @@ def _transmissions(root_el, joints) -> dict[str, Motor]:
         if act is not None:
             r_el = act.find("mechanicalReduction")
             if r_el is not None and r_el.text and r_el.text.strip():
-                ratio = text_float(r_el)
+                try:
+                    ratio = float(parse_floats(r_el.text, r_el, "<mechanicalReduction>", 1)[0])
+                except InputError as exc:
+                    log.warning("%s:%s: %s: reduction 1 used (a transmission is not dynamics; Pinocchio "
+                                "ignores it)", r_el.file, r_el.line, exc.message)
         for j in t_el.findall("joint"):
             jn = j.get("name")
             if jn in joints and joints[jn].get("type") != "fixed":

@@ -43,6 +43,7 @@ def parse_xml(path=None, text: str | None = None) -> Element:
         data = limits.read_input_bytes(path)
     else:
         data = text.encode("utf-8") if isinstance(text, str) else text
+    data = _declaration_first(data)
     builder = ET.TreeBuilder(element_factory=Element)
     parser = expat.ParserCreate()
     parser.buffer_text = True
@@ -66,6 +67,18 @@ def parse_xml(path=None, text: str | None = None) -> Element:
     parser.CharacterDataHandler = builder.data
     _parse_expat(parser, data, True, name)
     return builder.close()
+
+
+def _declaration_first(data: bytes) -> bytes:
+    """Whitespace before the XML declaration moved after it (lines kept), as tinyxml2 and lxml accept it."""
+    body = data.lstrip()
+    if len(body) == len(data) or not body.startswith(b"<?xml"):
+        return data
+    end = body.find(b"?>")
+    if end < 0:
+        return data
+    newlines = data[:len(data) - len(body)].count(b"\n")
+    return body[:end + 2] + b"\n" * newlines + body[end + 2:]
 
 
 def _parse_expat(parser, data: bytes, final: bool, name: str | None) -> None:

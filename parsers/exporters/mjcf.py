@@ -242,6 +242,7 @@ def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0
     elements, frame, joints = _body_tree(a, world, parent, order, chords, geometry, asset, mesh_reference)
     _sites(elements, frame, frames)
     _loops(root, a, chords, revolute_span)
+    _couplings(root, a, joints.used)
     _actuators(root, a, joints.used)
     if len(asset) == 0:
         root.remove(asset)
@@ -304,6 +305,38 @@ def _loops(root, a: Assembly, chords, span: float):
                               anchor=fmt(b1.pose.inverse().apply(point)), **attrs)
         else:
             raise ExportError(f"loop joint {j.name!r} of type {j.type!r} has no MJCF equality equivalent")
+
+
+def _couplings(root, a: Assembly, written) -> None:
+    """Couplings as ``<equality><joint>`` (one joint each side) or ``<equality><tendon>`` over fixed
+    tendons; the exported joints have ``ref = 0``, so MuJoCo's ``qpos0`` terms vanish."""
+    if not a.couplings:
+        return
+    eq = root.find("equality")
+    eq = ET.SubElement(root, "equality") if eq is None else eq
+    for k, c in enumerate(a.couplings):
+        coef = list(c.coefficients)
+        if len(coef) > 5:
+            raise ExportError(f"coupling of joint {c.joint!r}: MJCF polycoef holds 5 coefficients, got {len(coef)}")
+        names = [n for n, _ in c.follower_sum + c.leader_sum]
+        missing = [n for n in names if n not in written]
+        if missing:
+            raise ExportError(f"coupling of joint {c.joint!r}: joint {missing[0]!r} is not in the MJCF export")
+        polycoef = fmt(coef + [0.0] * (5 - len(coef)))
+        if not c.joint_terms and not c.leader_terms:
+            attrs = {"joint1": c.joint} if c.leader is None else {"joint1": c.joint, "joint2": c.leader}
+            ET.SubElement(eq, "joint", name=f"coupling_{k}", polycoef=polycoef, **attrs)
+            continue
+        tendon = root.find("tendon")
+        tendon = ET.SubElement(root, "tendon") if tendon is None else tendon
+        attrs = {}
+        for side, terms in (("1", c.follower_sum), ("2", c.leader_sum)):
+            if terms:
+                fixed = ET.SubElement(tendon, "fixed", name=f"coupling_{k}_{side}")
+                for n, w in terms:
+                    ET.SubElement(fixed, "joint", joint=n, coef=fmt(w))
+                attrs[f"tendon{side}"] = f"coupling_{k}_{side}"
+        ET.SubElement(eq, "tendon", name=f"coupling_{k}", polycoef=polycoef, **attrs)
 
 
 def write_mjcf(a: Assembly, path, *, geometry: bool = True, revolute_span: float = 0.1, frames=None,

@@ -15,7 +15,8 @@ same bodies, joint frames and mass properties):
   ``floating``; spherical, universal and cylindrical joints have no URDF type
   and are refused (ExportError);
 * a joint met from its secondary side is flipped (axis negated), so the
-  coordinate keeps its sign; couplings become ``mimic`` with the signs fixed;
+  coordinate keeps its sign; couplings become ``mimic`` with the signs fixed (a
+  polynomial, constant or tendon coupling, which mimic cannot express, is an ExportError);
 * actuated joints get a ``<transmission>`` (gear ratio as mechanicalReduction);
 * loops: refused with the loop named, unless ``cut_loops=True``;
 * ``frames`` (e.g. the parts of a lumped composite) become massless links
@@ -143,6 +144,9 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
             ET.SubElement(el, "parent", link=body)
             ET.SubElement(el, "child", link=fname)
     for c in a.couplings:
+        if c.joint_terms or c.leader_terms or c.higher or c.leader is None:
+            raise ExportError(f"coupling of joint {c.joint!r} ({c.source}) is not linear in one leader joint: "
+                              "URDF mimic cannot express it (export to MJCF)")
         if c.joint not in sign or c.leader not in sign:
             log.warning("URDF export: coupling %s <- %s left out (joint not in the tree)", c.joint, c.leader)
             continue

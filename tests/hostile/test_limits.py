@@ -140,7 +140,9 @@ def test_files_read_are_recorded_and_never_written(tmp_path):
 
 
 @pytest.mark.parametrize("ratio", ["nan", "inf", "1e308", "lots"])
-def test_a_urdf_transmission_ratio_must_be_a_finite_number(tmp_path, ratio):
+def test_a_urdf_transmission_ratio_that_is_not_a_finite_number_is_replaced_by_one(tmp_path, ratio, caplog):
+    """Issue 13: Pinocchio loads such files and a transmission is not dynamics, so the reduction is
+    ignored with a warning naming the line (never used as a number)."""
     from mbcompose.parsers import read_assembly
     from models import urdf_model
 
@@ -149,6 +151,7 @@ def test_a_urdf_transmission_ratio_must_be_a_finite_number(tmp_path, ratio):
                                 "</robot>")
     path = tmp_path / "arm.urdf"
     path.write_text(text)
-    with pytest.raises(InputError, match="mechanicalReduction") as exc:
-        read_assembly(path)
-    assert exc.value.line == text[:text.index("<mechanicalReduction>")].count("\n") + 1
+    motor = read_assembly(path).joint("shoulder").motor
+    assert motor.gear_ratio == 1.0
+    line = text[:text.index("<mechanicalReduction>")].count("\n") + 1
+    assert f"{path}:{line}" in caplog.text and "mechanicalReduction" in caplog.text

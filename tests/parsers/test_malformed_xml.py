@@ -24,7 +24,7 @@ CASES = {
     "urdf_unknown_parent_link.urdf": (5, "unknown parent link 'nope'"),
     "urdf_cycle.urdf": (5, "cycle"),
     "urdf_cycle_below_root.urdf": (6, "cycle"),
-    "urdf_missing_mesh.urdf": (6, "mesh file not found"),
+    "urdf_missing_mesh.urdf": (5, "mesh file not found"),
     "urdf_non_numeric.urdf": (7, "expected numbers"),
     "urdf_missing_joint_type.urdf": (4, "needs attribute 'type'"),
     "urdf_two_roots.urdf": (3, "2 root links"),

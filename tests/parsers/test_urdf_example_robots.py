@@ -147,6 +147,8 @@ def _to_pin_q(model, ours, q_ours):
         sl = ours.q_slice(model.names[i])
         val = q_ours[sl]
         jm = model.joints[i]
+        if jm.nq == 0:                           # a mimic joint: no coordinate of its own
+            continue
         if jm.nq == 2 and jm.nv == 1:
             q[jm.idx_q:jm.idx_q + 2] = [np.cos(val[0]), np.sin(val[0])]
         else:
@@ -172,9 +174,8 @@ def test_urdf_dynamics_match_pinocchio_at_random_configurations(path):
     if model is None:
         pytest.skip("Pinocchio refuses this file")
     ours = composer.compose(path, package_dirs=PACKAGE_DIRS).model
-    if ours.nv != model.nv or sorted(n for n in ours.joint_names if ours.v_slice(n).stop > ours.v_slice(n).start) \
-            != sorted(model.names[1:]):
-        pytest.skip("coupled (mimic) joints: our model has fewer freedoms than Pinocchio's default")
+    if hasattr(ours, "independent_v"):
+        return _mimic_dynamics_match_pinocchio(path, ours, dynamics)
     data = model.createData()
     rng = np.random.default_rng(20260121)
     for _ in range(5):
@@ -198,3 +199,34 @@ def test_urdf_dynamics_match_pinocchio_at_random_configurations(path):
         np.testing.assert_allclose(qdd, a, atol=max(1e-9, 1e-12 * cond) * max(1.0, np.abs(a).max()))
         qdd_pin = pin.aba(model, data, qp, vp, taup)
         np.testing.assert_allclose(qdd[perm], qdd_pin, atol=max(1e-9, 1e-12 * cond) * max(1.0, np.abs(qdd_pin).max()))
+
+
+def _mimic_dynamics_match_pinocchio(path, ours, dynamics):
+    """Robots with mimic joints: our minimal-coordinate M and joint forces against Pinocchio's
+    mimic model (``mimic=True``; M from its rnea, see tests/robots/test_couplings.py)."""
+    from mbcompose.dynamics import embedding
+
+    try:
+        pm = pin.buildModelFromUrdf(path, mimic=True)
+    except ValueError as exc:                # e.g. a mimic of a mimic, which Pinocchio refuses
+        pytest.skip(f"Pinocchio's mimic model: {exc}".splitlines()[0])
+    pd = pm.createData()
+    names = [pm.names[i] for i in range(1, pm.njoints) if pm.joints[i].nv]
+    assert sorted(names) == sorted(ours.independent)
+    cols = [ours.independent.index(n) for n in names]
+    vidx = [ours.v_slice(n).start for n in names]
+    rng = np.random.default_rng(20260121)
+    for _ in range(3):
+        q = embedding.complete_configuration(ours, q_ind=dict(zip(ours.independent, rng.uniform(-1, 1, ours.n_independent))))
+        v = embedding.complete_velocity(ours, q, rng.normal(size=ours.n_independent))
+        qp = _to_pin_q(pm, ours, q)
+        zero = np.zeros(pm.nv)
+        g = pin.rnea(pm, pd, qp, zero, zero)
+        Mp = np.column_stack([pin.rnea(pm, pd, qp, zero, e) - g for e in np.eye(pm.nv)])
+        M = dynamics.mass_matrix(ours, q)[np.ix_(cols, cols)]
+        np.testing.assert_allclose(M, Mp, atol=1e-9 * max(1.0, np.abs(Mp).max()))
+        tau = np.zeros(ours.nv)
+        tau[vidx] = rng.normal(size=len(vidx))
+        a = dynamics.forward_dynamics(ours, q, v, tau)
+        taup = pin.rnea(pm, pd, qp, v[vidx], a[vidx])
+        np.testing.assert_allclose(taup, tau[vidx], atol=1e-8 * max(1.0, np.abs(taup).max()))

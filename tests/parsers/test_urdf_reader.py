@@ -9,7 +9,8 @@ import pytest
 
 from mbcompose import parsers
 from mbcompose.parsers import GROUND, InputError
-from mbcompose.parsers.urdf import read_urdf, resolve_uri
+from mbcompose.parsers.urdf import read_urdf
+from mbcompose.parsers.urdf_geometry import resolve_uri
 
 DATA = Path(__file__).parent / "data"
 
@@ -78,10 +79,21 @@ def test_package_uri_resolves_through_package_dirs_and_parent_folders(tmp_path):
     np.testing.assert_array_equal(g.params["scale"], [2, 1, 1])
 
 
-def test_missing_collision_mesh_is_an_error_at_the_mesh_line(tmp_path):
+def test_missing_collision_mesh_is_skipped_when_the_inertial_is_given(tmp_path, caplog):
     text = (DATA / "arm.urdf").read_text().replace("package://meshpkg", "package://nopkg")
     f = tmp_path / "arm.urdf"
     f.write_text(text)
+    a = read_urdf(f)                                    # Pinocchio loads it too: the mesh is not needed
+    assert not [g for g in a.body("fore").geometry if g.kind == "mesh"]
+    assert f"{f}:32" in caplog.text and "nopkg" in caplog.text
+
+
+def test_missing_collision_mesh_is_an_error_at_the_mesh_line_when_the_link_has_no_inertial(tmp_path):
+    text = (DATA / "arm.urdf").read_text().replace("package://meshpkg", "package://nopkg")
+    lines = text.splitlines()
+    assert "<inertial>" in lines[26] and "</inertial>" in lines[29]
+    f = tmp_path / "arm.urdf"
+    f.write_text("\n".join(lines[:26] + [""] * 4 + lines[30:]))
     with pytest.raises(InputError) as exc:
         read_urdf(f)
     assert exc.value.line == 32 and exc.value.file == str(f)

@@ -1,0 +1,187 @@
+"""URDF link elements: ``<origin>`` poses, ``<inertial>``, mesh URIs (``package://``, ``file://``) and shapes.
+
+Shared by the URDF and SDFormat readers.
+
+Meshes ``package://PKG/rel`` are looked up in each of ``package_dirs``
+(``DIR/PKG/rel``), then next to the file and in every parent directory
+(``ANCESTOR/PKG/rel``, or ``ANCESTOR/rel`` when the ancestor itself is named
+PKG); ``file://`` URIs and plain paths are taken relative to the URDF file.
+Which missing meshes are errors: :mod:`parsers.urdf`.  Meshes are only checked for existence while reading (mass properties come from
+``<inertial>``); they are loaded, through :func:`parsers.massprops.load_mesh`,
+only when inertia from geometry is requested.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+
+from mbcompose.dynamics.spatial import rpy_to_matrix
+
+from .assembly import Geometry, MassProperties, Pose
+from .massprops import inertia_problem
+from .xmlutil import attr_float, attr_floats, error, parse_floats, required
+
+log = logging.getLogger(__name__)
+
+#: collision shapes without volume, skipped with a warning (no inertia effect).
+MASSLESS_SHAPES = ("plane", "cdf")
+
+
+def origin_pose(el) -> Pose:
+    """The ``<origin xyz rpy>`` child of ``el`` as a Pose (identity when absent)."""
+    o = el.find("origin")
+    if o is None:
+        return Pose()
+    xyz = attr_floats(o, "xyz", 3, (0.0, 0.0, 0.0))
+    rpy = attr_floats(o, "rpy", 3, (0.0, 0.0, 0.0))
+    return Pose(rpy_to_matrix(rpy), xyz)
+
+
+def _package_roots(pkg: str, base_dir: str, package_dirs: tuple, ros_path: str):
+    """Folders that may hold package ``pkg``'s files, most likely first (lazily)."""
+    for d in package_dirs:
+        yield os.path.join(str(d), pkg)
+    for d in ros_path.split(os.pathsep):
+        if d:
+            yield os.path.join(d, pkg)
+    anc = base_dir
+    while True:
+        yield os.path.join(anc, pkg)
+        if os.path.basename(anc) == pkg:
+            yield anc
+        parent = os.path.dirname(anc)
+        if parent == anc:
+            return
+        anc = parent
+
+
+_ROOT_CACHE: dict[tuple, str] = {}
+
+
+def resolve_uri(uri: str, base_dir: Path, package_dirs=()) -> Path | None:
+    """The file a mesh ``filename`` names, or None when it cannot be found.
+
+    ``package://PKG/rel``: ``DIR/PKG/rel`` for DIR in ``package_dirs`` and in
+    ``$ROS_PACKAGE_PATH``, then the URDF's directory and its ancestors
+    (``A/PKG/rel``, or ``A/rel`` if A is named PKG).  ``file://abs`` and plain
+    paths: relative to ``base_dir``.  The package folder found first is
+    remembered for the next look-ups.
+    """
+    base = os.path.abspath(str(base_dir))
+    if uri.startswith("package://"):
+        pkg, _, rel = uri[len("package://"):].partition("/")
+        key = (pkg, base, tuple(map(str, package_dirs)), os.environ.get("ROS_PACKAGE_PATH", ""))
+        hit = _ROOT_CACHE.get(key)
+        if hit is not None and os.path.isfile(os.path.join(hit, rel)):
+            return Path(os.path.normpath(os.path.join(hit, rel)))
+        for root in _package_roots(*key):
+            f = os.path.join(root, rel)
+            if os.path.isfile(f):
+                _ROOT_CACHE[key] = root
+                return Path(os.path.normpath(f))
+        return None
+    if uri.startswith("file://"):
+        uri = uri[len("file://"):]
+    f = os.path.normpath(os.path.join(base, uri))
+    return Path(f) if os.path.isfile(f) else None
+
+
+def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_meshes: bool) -> Geometry | None:
+    pose = origin_pose(shape_el)
+    g = shape_el.find("geometry")
+    if g is None or len(g) == 0:
+        raise error(shape_el, f"<{role}> needs a <geometry> with one shape")
+    s = g[0]
+    if s.tag == "box":
+        size = attr_floats(s, "size", 3)
+        if size is None:
+            raise error(s, "<box> needs attribute 'size'")
+        return Geometry("box", {"size": size}, pose, None, role)
+    if s.tag in ("cylinder", "capsule"):
+        r = attr_float(s, "radius")
+        ln = attr_float(s, "length")
+        if r is None or ln is None:
+            raise error(s, f"<{s.tag}> needs attributes 'radius' and 'length'")
+        return Geometry(s.tag, {"radius": r, "length": ln}, pose, None, role)
+    if s.tag == "sphere":
+        r = attr_float(s, "radius")
+        if r is None:
+            raise error(s, "<sphere> needs attribute 'radius'")
+        return Geometry("sphere", {"radius": r}, pose, None, role)
+    if s.tag == "mesh":
+        uri = required(s, "filename")
+        scale = _mesh_scale(s)
+        _check_mesh_uri(s, uri, base_dir)
+        path = resolve_uri(uri, base_dir, package_dirs)
+        if path is None:
+            where = f"{s.file}:{s.line}"
+            if check_meshes and role == "collision":
+                raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(map(str, package_dirs))})")
+            log.warning("%s: %s mesh not found: %r (shape skipped)", where, role, uri)
+            return None
+        return Geometry("mesh", {"scale": scale, "uri": uri}, pose, str(path), role)
+    if s.tag in MASSLESS_SHAPES:
+        log.warning("%s:%s: <%s> %s geometry skipped (it has no volume; Pinocchio ignores it too)",
+                    s.file, s.line, s.tag, role)
+        return None
+    raise error(s, f"unknown geometry <{s.tag}> (expected box, cylinder, sphere, capsule, mesh, plane or cdf)")
+
+
+def _check_mesh_uri(s, uri: str, base_dir) -> None:
+    """InputError for a mesh URI that is not merely missing: a ``package://`` path climbing out of
+    its package, or a local path to something that is not a regular file (a device, a FIFO)."""
+    if uri.startswith("package://"):
+        rel = uri[len("package://"):].partition("/")[2]
+        if os.path.normpath(rel).startswith(".."):
+            raise error(s, f"mesh URI {uri!r} climbs out of its package")
+        return
+    f = os.path.join(os.path.abspath(str(base_dir)), uri[len("file://"):] if uri.startswith("file://") else uri)
+    if os.path.exists(f) and not os.path.isfile(f):
+        raise error(s, f"mesh {uri!r} is not a regular file")
+
+
+def _mesh_scale(s) -> np.ndarray:
+    """``<mesh scale>``: one or three numbers; a fourth (seen in the wild) is ignored with a warning."""
+    text = s.get("scale")
+    if text is not None and len(text.split()) == 4:
+        log.warning("%s:%s: mesh scale %r has 4 numbers: the 4th is ignored", s.file, s.line, text)
+        return parse_floats(text, s, "mesh@scale", 4)[:3].copy()
+    return np.broadcast_to(attr_floats(s, "scale", (1, 3), (1.0, 1.0, 1.0)), (3,)).copy()
+
+
+def link_inertial(link_el, name: str) -> MassProperties | None:
+    """A link's ``<inertial>`` in the link frame (None without one); values kept as written."""
+    inl = link_el.find("inertial")
+    if inl is None:
+        return None
+    pose = origin_pose(inl)
+    m_el = inl.find("mass")
+    if m_el is None:
+        raise error(inl, f"link {name!r}: <inertial> needs <mass value=...>")
+    mass = attr_float(m_el, "value")
+    if mass is None:
+        raise error(m_el, "<mass> needs attribute 'value'")
+    if mass < 0:
+        raise error(m_el, f"link {name!r}: mass must be >= 0, got {mass:g}")
+    i_el = inl.find("inertia")
+    if i_el is None:
+        raise error(inl, f"link {name!r}: <inertial> needs <inertia ixx ixy ixz iyy iyz izz>")
+    vals = {}
+    for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
+        v = attr_float(i_el, k)
+        if v is None:
+            raise error(i_el, f"<inertia> needs attribute {k!r}")
+        vals[k] = v
+    J = np.array([[vals["ixx"], vals["ixy"], vals["ixz"]],
+                  [vals["ixy"], vals["iyy"], vals["iyz"]],
+                  [vals["ixz"], vals["iyz"], vals["izz"]]])
+    if mass > 0:
+        problem = inertia_problem(J)
+        if problem and not np.allclose(J, 0.0):
+            log.warning("%s:%s: link %r: %s (kept as written)", link_el.file, i_el.line, name, problem)
+    R = pose.rotation
+    return MassProperties(mass, pose.translation, R @ J @ R.T)

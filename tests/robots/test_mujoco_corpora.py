@@ -1,0 +1,118 @@
+"""MuJoCo model collections: every file MuJoCo loads composes, and M and the bias forces agree
+with MuJoCo's to 1e-9 relative (joint armature zeroed until the dynamics has rotor inertia).
+
+Corpora (the ``corpus`` extra; each skipped when its package is not installed): gymnasium's
+MuJoCo assets (``gymnasium/envs/mujoco/assets/*.xml``), dm_control's suite
+(``dm_control/suite/*.xml``) and the model files MuJoCo's wheel ships (``mujoco/testdata``).
+Files we refuse are listed in :data:`KNOWN_REFUSALS` with the feature their error names.
+Coordinates are mapped by :mod:`mujoco_refs`.
+"""
+
+import glob
+import os
+
+import numpy as np
+import pytest
+
+from mbcompose import compose, dynamics
+from mbcompose.parsers import InputError
+from mujoco_refs import mujoco_dynamics, reference_orientations, to_mujoco, without_armature
+
+mujoco = pytest.importorskip("mujoco")
+
+
+def corpus(package, pattern):
+    try:
+        mod = __import__(package, fromlist=["__file__"])
+    except ImportError:
+        return []
+    return sorted(glob.glob(os.path.join(os.path.dirname(mod.__file__), pattern)))
+
+
+GYMNASIUM = corpus("gymnasium", os.path.join("envs", "mujoco", "assets", "*.xml"))
+DM_SUITE = corpus("dm_control.suite", "*.xml")
+MUJOCO_TESTDATA = corpus("mujoco", os.path.join("testdata", "*.xml"))
+
+#: files MuJoCo loads that we refuse, with the feature the one-line error names (README, known limits)
+KNOWN_REFUSALS = {
+    "model.xml": "inline vertex meshes are not supported",
+}
+
+
+def random_configuration(ours, rng):
+    q = ours.neutral()
+    for name in ours.joint_names:
+        qs = ours.q_slice(name)
+        n = qs.stop - qs.start
+        if n == 1:
+            q[qs] = rng.uniform(-0.8, 0.8)
+        elif n == 4:
+            q[qs] = _unit(rng)
+        elif n == 7:
+            q[qs] = np.concatenate([rng.normal(size=3), _unit(rng)])
+    return q
+
+
+def _unit(rng):
+    x = rng.normal(size=4)
+    return x / np.linalg.norm(x)
+
+
+def check_against_mujoco(path, n=3, rtol=1e-9):
+    m = without_armature(mujoco.MjModel.from_xml_path(path))
+    d = mujoco.MjData(m)
+    if os.path.basename(path) in KNOWN_REFUSALS:
+        with pytest.raises(InputError) as exc:
+            compose(path)
+        assert KNOWN_REFUSALS[os.path.basename(path)] in str(exc.value) and exc.value.line is not None
+        return
+    model = compose(path).model
+    ours = getattr(model, "tree_model", model)        # couplings: the tree's M and bias, constraints below
+    assert ours.nv == m.nv
+    if m.nv == 0:                                            # a scene without joints
+        return
+    B = reference_orientations(m)
+    rng = np.random.default_rng(11)
+    for _ in range(n):
+        q = random_configuration(ours, rng)
+        v = rng.normal(size=ours.nv)
+        qpos, T, tdot_v = to_mujoco(m, ours, q, v, B)
+        M_mj, bias_mj = mujoco_dynamics(m, d, qpos, T @ v)
+        M_ref, bias_ref = T.T @ M_mj @ T, T.T @ (bias_mj + M_mj @ tdot_v)
+        np.testing.assert_allclose(dynamics.mass_matrix(ours, q), M_ref, atol=rtol * np.abs(M_ref).max())
+        bias = dynamics.inverse_dynamics(ours, q, v, np.zeros(ours.nv))
+        np.testing.assert_allclose(bias, bias_ref, atol=rtol * max(1.0, np.abs(bias_ref).max()))
+    if model is not ours:
+        check_equalities(m, d, model, B)
+
+
+def check_equalities(m, d, model, B):
+    """Our closed configurations satisfy MuJoCo's equality constraints and our velocity basis
+    spans the null space of MuJoCo's equality Jacobian."""
+    from mbcompose.dynamics import embedding
+
+    q = embedding.complete_configuration(model, q_ind={n: 0.3 for n in model.independent if "[" not in n})
+    X = np.column_stack([embedding.complete_velocity(model, q, e) for e in np.eye(model.n_independent)])
+    qpos, T, _ = to_mujoco(m, model, q, np.zeros(model.nv), B)
+    d.qpos[:] = qpos
+    mujoco.mj_forward(m, d)
+    eq = d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+    np.testing.assert_allclose(d.efc_pos[eq], 0.0, atol=1e-9)
+    np.testing.assert_allclose(d.efc_J.reshape(d.nefc, m.nv)[eq] @ T @ X, 0.0, atol=1e-9)
+
+
+def test_gymnasium_corpus_is_found_when_installed():
+    if not GYMNASIUM:
+        pytest.skip("gymnasium (corpus extra) not installed")
+    assert len(GYMNASIUM) >= 13
+
+
+@pytest.mark.parametrize("path", GYMNASIUM, ids=os.path.basename)
+def test_gymnasium_mujoco_models_match_mujoco(path):
+    check_against_mujoco(path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", DM_SUITE + MUJOCO_TESTDATA, ids=os.path.basename)
+def test_dm_control_suite_and_mujoco_testdata_match_mujoco(path):
+    check_against_mujoco(path)
