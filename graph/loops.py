@@ -56,7 +56,7 @@ from networkx.utils import UnionFind
 from mbcompose.dynamics.tolerances import ATTACHMENT_GAP_RTOL as GAP_RTOL
 from mbcompose.parsers.assembly import GROUND
 
-from .issues import ERROR, WARNING, Issue
+from .issues import ERROR, INFO, WARNING, Issue
 from .reduce import ReducedJoint
 from .subspaces import RANK_RTOL, joint_subspace, numerical_rank
 
@@ -126,6 +126,25 @@ class LoopAnalysis:
 
 
 TREE_WEIGHT_FIXED, TREE_WEIGHT_ACTUATED, TREE_WEIGHT_OTHER = 0, 1, 2
+
+
+def planar_motion(J, rtol: float) -> bool:
+    """True when every column of J (6, f), spatial velocities ``[omega; v]`` in one frame, is a
+    planar motion of one plane: angular parts along one normal n, linear parts normal to n."""
+    J = np.asarray(J, dtype=float)
+    if J.size == 0:
+        return False
+    scale = max(float(np.abs(J).max()), 1e-300)
+    W, V = J[:3], J[3:]
+    if np.abs(W).max() > rtol * scale:
+        U, sw, _ = np.linalg.svd(W)
+        if sw[1] > rtol * sw[0]:
+            return False
+        n = U[:, 0]
+    else:
+        U, _, _ = np.linalg.svd(V)
+        n = U[:, 2]
+    return bool(np.abs(n @ V).max() <= rtol * scale)
 
 
 def joint_tree(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[str, ...]:
@@ -219,6 +238,10 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
             issues.append(Issue(WARNING, "overconstrained-loop",
                                 f"loop {loop.name} ({', '.join(seq)}) is over-constrained: {f} joint freedoms, "
                                 f"closure rank {rank}, mobility {f - rank}", (loop.name, *seq)))
+        elif loop.redundant_constraints == 3 and planar_motion(J, rtol):
+            issues.append(Issue(INFO, "planar-loop",
+                                f"loop {loop.name} ({', '.join(seq)}) is planar: its 3 out-of-plane closure "
+                                f"constraints are redundant, as expected (mobility {f - rank})", (loop.name, *seq)))
         elif loop.redundant_constraints:
             issues.append(Issue(WARNING, "redundant-constraints",
                                 f"loop {loop.name} ({', '.join(seq)}) has {6 - rank} redundant closure "
