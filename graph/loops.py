@@ -175,6 +175,22 @@ def attachment_gap(j: ReducedJoint, length: float = 1.0) -> float:
     return gap
 
 
+def _rank_issues(loop: Loop, J, rtol: float) -> list[Issue]:
+    """Over-constrained loop (warning), planar loop (information) or redundant constraints (warning)."""
+    seq, f, rank = loop.joints, loop.n_freedoms, loop.rank
+    what = f"loop {loop.name} ({', '.join(seq)})"
+    if loop.overconstrained:
+        return [Issue(WARNING, "overconstrained-loop", f"{what} is over-constrained: {f} joint freedoms, "
+                      f"closure rank {rank}, mobility {f - rank}", (loop.name, *seq))]
+    if loop.redundant_constraints == 3 and planar_motion(J, rtol):
+        return [Issue(INFO, "planar-loop", f"{what} is planar: its 3 out-of-plane closure constraints are "
+                      f"redundant, as expected (mobility {f - rank})", (loop.name, *seq))]
+    if loop.redundant_constraints:
+        return [Issue(WARNING, "redundant-constraints", f"{what} has {6 - rank} redundant closure constraints "
+                      f"(rank {rank} of 6), mobility {f - rank}", (loop.name, *seq))]
+    return []
+
+
 def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: float = 1.0,
                   rtol: float = RANK_RTOL) -> LoopAnalysis:
     """Fundamental circuits, closure Jacobian ranks, mobility and dof.
@@ -234,18 +250,7 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
             issues.append(Issue(ERROR, "loop-not-closed",
                                 f"loop {loop.name} ({', '.join(seq)}) cannot close at the reference configuration: "
                                 f"the attachments of {', '.join(bad)} on their two bodies are {gap:.6g} m apart", (loop.name, *bad)))
-        if loop.overconstrained:
-            issues.append(Issue(WARNING, "overconstrained-loop",
-                                f"loop {loop.name} ({', '.join(seq)}) is over-constrained: {f} joint freedoms, "
-                                f"closure rank {rank}, mobility {f - rank}", (loop.name, *seq)))
-        elif loop.redundant_constraints == 3 and planar_motion(J, rtol):
-            issues.append(Issue(INFO, "planar-loop",
-                                f"loop {loop.name} ({', '.join(seq)}) is planar: its 3 out-of-plane closure "
-                                f"constraints are redundant, as expected (mobility {f - rank})", (loop.name, *seq)))
-        elif loop.redundant_constraints:
-            issues.append(Issue(WARNING, "redundant-constraints",
-                                f"loop {loop.name} ({', '.join(seq)}) has {6 - rank} redundant closure "
-                                f"constraints (rank {rank} of 6), mobility {f - rank}", (loop.name, *seq)))
+        issues += _rank_issues(loop, J, rtol)
     for name in tree:
         g = attachment_gap(by_name[name], length)
         if g > GAP_RTOL * length:
