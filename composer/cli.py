@@ -391,48 +391,6 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
                f"relative energy drift {result.energy_drift():.2e}")
 
 
-def _frame_options(file: str, composition, body: str | None, point: str | None):
-    """(tree body name, point in its frame (3,) or None, note) for jacobian / opspace-inertia.
-
-    ``body`` may name a composite (a body of the model) or one of its original
-    parts; a part's point (its own frame) is moved into the composite's frame,
-    whose origin is the composite's tree joint origin, axes those of the assembly
-    at the reference configuration (:mod:`composer.tree`).
-    """
-    import numpy as np
-
-    model = composition.model
-    names = list(model.tree_model.body_names)
-    parts = {m: c.name for c in composition.analysis.composites for m in c.members}
-    target = body or names[-1]
-    pt = point_value(point) if point else None
-    if target in names:
-        return target, pt, ""
-    if target not in parts or parts[target] not in names:
-        raise click.BadParameter(f"unknown body {target!r}{did_you_mean(target, names + list(parts))} "
-                                 f"(bodies: {', '.join(names)})", param_hint="--body")
-    composite = parts[target]
-    origin = next(e.joint.origin for e in composition.tree.edges if e.child == composite)
-    part_pose = composition.assembly.body(target).pose
-    pt = part_pose.apply(np.zeros(3) if pt is None else pt) - np.asarray(origin, float)
-    return composite, pt, f"part {target!r} of composite body {composite!r}, point {np.round(pt, 9).tolist()} " \
-                          f"in the composite's frame"
-
-
-def _opspace_inertia(file, model, q, target, pt, frame, directions, pinv):
-    from mbcompose import dynamics
-
-    try:
-        return dynamics.operational_space_inertia(model, q, [target], None if pt is None else [pt], frame,
-                                                  directions=directions, pseudo_inverse=pinv)
-    except dynamics.RankDeficientTask as exc:
-        raise InputError(f"the operational space inertia of {target!r} does not exist here: {exc} "
-                         f"({plural(model.nv, 'joint freedom')}; choose fewer --directions, e.g. 'linear' or "
-                         f"'x,z', or use --pinv for the pseudo-inverse)", file=file) from None
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--directions") from None
-
-
 @main.command("eval")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.argument("quantity", type=click.Choice(["mass-matrix", "inverse-dynamics", "forward-dynamics",
@@ -469,6 +427,9 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
     import numpy as np
 
     from mbcompose import dynamics
+
+    from .evaluate import frame_options, opspace_inertia, print_value
+
     composition = _compose(file, base=base)
     model = composition.model
     q = _vector(model, _parse_values(q_spec, "--q"), False, "--q")
@@ -485,43 +446,43 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
     elif quantity == "bias":
         value = dynamics.bias_forces(model, q, v)
     else:
-        target, pt, note = _frame_options(file, composition, body, point)
+        target, pt, note = frame_options(composition, body, point)
         if quantity == "jacobian":
             value = dynamics.jacobian(model, q, target, pt, frame)
         else:
-            value = _opspace_inertia(file, model, q, target, pt, frame, directions, pinv)
+            value = opspace_inertia(file, model, q, target, pt, frame, directions, pinv)
     value = np.asarray(value)
     if not np.all(np.isfinite(value)):
         raise InputError(f"{quantity} is not finite at this state (check the joint values' size)", file=file)
-    _print_value(composition, quantity, np.asarray(value), frame, fmt, note,
+    print_value(composition, quantity, np.asarray(value), frame, fmt, note,
                  dynamics.task_rows(directions) if quantity == "opspace-inertia" else None)
 
 
-def _print_value(composition, quantity, value, frame, fmt, note, rows):
-    import numpy as np
+def _doc_topics() -> dict[str, object]:
+    from importlib import resources
 
-    from mbcompose.composer.simulate import coordinate_columns
-    from mbcompose.dynamics.opspace import TASK_DIRECTIONS
+    pages = {p.name[:-3]: p for p in resources.files("mbcompose.docs").iterdir() if p.name.endswith(".md")}
+    aliases = {name.split("-")[0]: page for name, page in pages.items() if name.split("-")[0] not in pages}
+    return {**aliases, **pages}
 
-    model = composition.model
-    columns = list(model.independent) if model.kind == "embedded" and quantity in ("mass-matrix", "jacobian") \
-        else list(coordinate_columns(model, rate=True))
-    if rows is not None:
-        columns = [TASK_DIRECTIONS[r] for r in rows]
-    framed = quantity in ("jacobian", "opspace-inertia")
-    if fmt == "json":
-        doc = {"quantity": quantity, "coordinates": columns, "frame": frame if framed else None,
-               "value": value.tolist()}
-        if note:
-            doc["note"] = note
-        click.echo(json.dumps(doc, indent=2))
+
+@main.command("docs")
+@click.argument("topic", required=False)
+def docs_cmd(topic: str | None):
+    """Print an installed documentation page; without TOPIC, list the topics.
+
+    Topics: assembly (the YAML assembly format), pipeline (the pipeline file of
+    'mbcompose run'), limits, workbench (the operator workbench), architecture.
+    """
+    topics = _doc_topics()
+    if topic is None:
+        for name in sorted(topics):
+            click.echo(name)
         return
-    what = "task directions" if rows is not None else "coordinates"
-    where = f", {frame} axes" if framed else ""
-    click.echo(f"{quantity} of {composition.assembly.name} ({what}: {', '.join(columns)}{where})")
-    if note:
-        click.echo(f"body: {note}")
-    click.echo(format_matrix(value))
+    if topic not in topics:
+        raise click.BadParameter(f"no page {topic!r}{did_you_mean(topic, topics)} (pages: "
+                                 f"{', '.join(sorted(topics))})", param_hint="TOPIC")
+    click.echo(topics[topic].read_text(encoding="utf-8"), nl=False)
 
 
 @main.command()

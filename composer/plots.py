@@ -11,13 +11,20 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 
+#: up to this many coordinates the legend sits inside the plot; beyond, beside it in columns of LEGEND_ROWS
+LEGEND_INSIDE, LEGEND_ROWS = 12, 30
+
+
 def simulation_figure(result, title: str = ""):
     """Joint coordinates, joint velocities and the relative energy drift against time.
 
     result : :class:`composer.simulate.SimulationResult`.
     """
     rows = 3 if result.closure is None else 4
-    fig, axes = plt.subplots(rows, 1, figsize=(8, 2.3 * rows + 0.6), sharex=True, constrained_layout=True)
+    n = max(len(result.columns), len(result.velocity_columns))
+    cols = 0 if n <= LEGEND_INSIDE else int(np.ceil(n / LEGEND_ROWS))
+    fig, axes = plt.subplots(rows, 1, figsize=(8 + 2.0 * cols, max(2.3 * rows, 0.12 * min(n, LEGEND_ROWS)) + 0.6),
+                             sharex=True, constrained_layout=True)
     t = result.t
     for i, name in enumerate(result.columns):
         axes[0].plot(t, result.q[:, i], label=name)
@@ -34,8 +41,10 @@ def simulation_figure(result, title: str = ""):
         axes[3].set_ylabel("loop closure error")
     axes[-1].set_xlabel("time [s]")
     for ax in axes[:2]:
-        if len(ax.lines) <= 12:
+        if not cols:
             ax.legend(fontsize=7, loc="upper right", ncol=2)
+        else:   # many coordinates (a large robot): every name, beside the plot
+            ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=cols, borderaxespad=0)
     for ax in axes:
         ax.grid(alpha=0.3)
     if title:

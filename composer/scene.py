@@ -2,7 +2,7 @@
 
 One home for what the report's 3-D view (:mod:`composer.viewer`) and the glTF
 export (:mod:`composer.gltf`) show.  Shapes are the parts' meshes and primitives
-(:func:`parsers.massprops.shape_mesh`), expressed in the frame of the body of the
+(:func:`shape_mesh`), expressed in the frame of the body of the
 dynamics model that carries them (a composite body when parts are lumped; parts
 welded to ground stay static), coloured by that body.  Poses come from
 :func:`dynamics.body_poses` at each sampled configuration of the simulation (or
@@ -77,13 +77,23 @@ def _owner_index(composition, names: list[str]) -> dict[str, int]:
     return owner
 
 
+def shape_mesh(shape):
+    """The mesh of one shape (file or primitive) placed in its body frame."""
+    from mbcompose.parsers.massprops import load_mesh, primitive_mesh
+
+    if shape.kind == "mesh":
+        mesh = load_mesh(shape.file, shape.params.get("scale", 1.0)).copy()
+    else:
+        mesh = primitive_mesh(shape.kind, shape.params)
+    mesh.apply_transform(shape.pose.matrix())
+    return mesh
+
+
 def _part_meshes(assembly, max_faces: int):
     """(part name, trimesh in the assembly frame at the reference configuration) for every shape.
 
     Above ``max_faces`` in total the largest meshes are replaced by their convex hulls (logged).
     """
-    from mbcompose.parsers.massprops import shape_mesh
-
     out = []
     for body in assembly.bodies:
         for g in body.geometry:

@@ -6,7 +6,10 @@ the same point in space and would overlap):
 * ``ground`` at the centre; the centres of mass on a circle, in depth-first
   order of the body/joint graph from ground (neighbours sorted by name, those
   that close a cycle back to visited bodies last), so that most joints join
-  neighbours on the circle;
+  neighbours on the circle.  Above :data:`LAYERED_ABOVE` bodies (large robots)
+  the circle would overlap its labels: the centres of mass are placed in layers
+  instead, ground at the top, each body one layer below the body it hangs from
+  (:func:`layered_positions`);
 * body elements are spokes from ground to each centre of mass, with the
   gravity element curved beside its body element;
 * a joint between bodies u and v runs ``com:u -> att -> att -> com:v`` along the
@@ -47,16 +50,8 @@ STYLES = {
 
 
 def _body_order(sg: SystemGraph) -> list[str]:
-    g = nx.Graph()
+    g = _body_graph(sg)
     coms = [n for n in sg.nodes if n.startswith("com:")]
-    g.add_nodes_from([GROUND] + coms)
-    joint_ends: dict[str, list[str]] = {}
-    for e in sg.elements:
-        if e.kind == "arm":
-            joint_ends.setdefault(e.joint, []).append(e.tail)
-    for ends in joint_ends.values():
-        if len(ends) == 2 and ends[0] != ends[1]:
-            g.add_edge(*ends)
     order: list[str] = []
     seen = {GROUND}
     def dfs(n):
@@ -77,15 +72,60 @@ def _body_order(sg: SystemGraph) -> list[str]:
     return order
 
 
-def layout(sg: SystemGraph) -> dict[str, np.ndarray]:
-    """Node -> (2,) position of the schematic layout (see module docstring)."""
+#: above this many bodies the centres of mass are placed in layers (a tree from ground at the top)
+LAYERED_ABOVE = 12
+
+
+def _body_graph(sg: SystemGraph) -> nx.Graph:
+    g = nx.Graph()
+    g.add_nodes_from([GROUND] + [n for n in sg.nodes if n.startswith("com:")])
+    ends: dict[str, list[str]] = {}
+    for e in sg.elements:
+        if e.kind == "arm":
+            ends.setdefault(e.joint, []).append(e.tail)
+    g.add_edges_from(tuple(v) for v in ends.values() if len(v) == 2 and v[0] != v[1])
+    return g
+
+
+def layered_positions(sg: SystemGraph, dx: float = 0.9, dy: float = 0.8) -> dict[str, np.ndarray]:
+    """Centres of mass in layers by their joint distance from ground (ground at the top), each
+    parent above the middle of its children in a breadth-first tree; leaves ``dx`` apart."""
+    g = _body_graph(sg)
+    tree = nx.bfs_tree(g, GROUND)
+    for n in sorted(g.nodes):                      # bodies not connected to ground hang from it
+        if n not in tree:
+            tree.add_edge(GROUND, n)
+            tree.add_edges_from(nx.bfs_edges(g, n))
+    depth = nx.shortest_path_length(tree, GROUND)
+    pos: dict[str, np.ndarray] = {}
+    next_x = [0.0]
+
+    def place(n):
+        kids = sorted(tree.successors(n))
+        for k in kids:
+            place(k)
+        x = np.mean([pos[k][0] for k in kids]) if kids else next_x[0]
+        if not kids:
+            next_x[0] += dx
+        pos[n] = np.array([x, -dy * depth[n]])
+    place(GROUND)
+    return pos
+
+
+def _circle_positions(sg: SystemGraph) -> dict[str, np.ndarray]:
     order = _body_order(sg)
     n = max(len(order), 1)
-    R = 1.0
     pos: dict[str, np.ndarray] = {GROUND: np.zeros(2)}
     for k, c in enumerate(order):
         t = np.pi / 2 - 2 * np.pi * k / n
-        pos[c] = R * np.array([np.cos(t), np.sin(t)])
+        pos[c] = np.array([np.cos(t), np.sin(t)])
+    return pos
+
+
+def layout(sg: SystemGraph) -> dict[str, np.ndarray]:
+    """Node -> (2,) position of the schematic layout (see module docstring)."""
+    n_com = sum(1 for n in sg.nodes if n.startswith("com:"))
+    pos = layered_positions(sg) if n_com > LAYERED_ABOVE else _circle_positions(sg)
     joints: dict[str, dict[str, str]] = {}
     for e in sg.elements:
         if e.kind == "joint":
@@ -219,8 +259,13 @@ def draw_system_graph(sg_or_analysis, stage: str = "extended", path=None, title:
         name = sg_or_analysis.assembly.name
     pos = layout(sg)
     n_com = sum(1 for n in sg.nodes if n.startswith("com:"))
-    size = float(np.clip(4.0 + 1.1 * n_com, 7.0, 30.0))
-    fig = Figure(figsize=(size, size))
+    xs = np.array([pos[n] for n in sg.nodes])
+    if n_com > LAYERED_ABOVE:
+        span = xs.max(axis=0) - xs.min(axis=0)
+        fig = Figure(figsize=tuple(np.clip(2.2 * span + 2.0, 6.0, 60.0)))
+    else:
+        size = float(np.clip(4.0 + 1.1 * n_com, 7.0, 30.0))
+        fig = Figure(figsize=(size, size))
     ax = fig.add_subplot(1, 1, 1)
     ax.set_aspect("equal")
     ax.axis("off")
@@ -232,7 +277,6 @@ def draw_system_graph(sg_or_analysis, stage: str = "extended", path=None, title:
     counts = sg.counts()
     ax.set_title(title or f"{name}: {sg.stage} system graph\n{len(sg.nodes)} nodes, {len(sg.elements)} elements "
                  f"({', '.join(f'{v} {k}' for k, v in counts.items())})", fontsize=font + 3)
-    xs = np.array([pos[n] for n in sg.nodes])
     pad = 0.45
     ax.set_xlim(xs[:, 0].min() - pad, xs[:, 0].max() + pad)
     ax.set_ylim(xs[:, 1].min() - pad, xs[:, 1].max() + pad + 0.25)

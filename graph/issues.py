@@ -1,4 +1,4 @@
-"""Findings of the graph stage that are not exceptions: errors and warnings.
+"""Findings of the graph stage that are not exceptions: errors, warnings and information.
 
 Severity levels (what the CLI does with them is the CLI's business; the
 intended use is exit code 2 when any ``error`` is present):
@@ -10,7 +10,9 @@ code                       severity meaning
 ``loop-not-closed``        error    a loop whose joint frames do not meet at the
                                     reference configuration
 ``overconstrained-loop``   warning  a loop with mobility <= 0 (it cannot move)
-``redundant-constraints``  warning  a loop whose closure Jacobian has rank < 6
+``redundant-constraints``  warning  a loop whose closure Jacobian has rank < 6 (not planar)
+``planar-loop``            info     a planar loop: its three out-of-plane closure constraints
+                                    are redundant, as every planar mechanism's are
 ``joint-frame-gap``        warning  a tree joint whose two attachment points differ
 ``locked-pair``            warning  joints on one pair of bodies that leave no freedom:
                                     the pair was merged into one composite
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 
 ERROR = "error"
 WARNING = "warning"
+INFO = "info"
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,7 @@ from networkx.utils import UnionFind
 from mbcompose.dynamics.tolerances import ATTACHMENT_GAP_RTOL as GAP_RTOL
 from mbcompose.parsers.assembly import GROUND
 
-from .issues import ERROR, WARNING, Issue
+from .issues import ERROR, INFO, WARNING, Issue
 from .reduce import ReducedJoint
 from .subspaces import RANK_RTOL, joint_subspace, numerical_rank
 
@@ -128,6 +128,25 @@ class LoopAnalysis:
 TREE_WEIGHT_FIXED, TREE_WEIGHT_ACTUATED, TREE_WEIGHT_OTHER = 0, 1, 2
 
 
+def planar_motion(J, rtol: float) -> bool:
+    """True when every column of J (6, f), spatial velocities ``[omega; v]`` in one frame, is a
+    planar motion of one plane: angular parts along one normal n, linear parts normal to n."""
+    J = np.asarray(J, dtype=float)
+    if J.size == 0:
+        return False
+    scale = max(float(np.abs(J).max()), 1e-300)
+    W, V = J[:3], J[3:]
+    if np.abs(W).max() > rtol * scale:
+        U, sw, _ = np.linalg.svd(W)
+        if sw[1] > rtol * sw[0]:
+            return False
+        n = U[:, 0]
+    else:
+        U, _, _ = np.linalg.svd(V)
+        n = U[:, 2]
+    return bool(np.abs(n @ V).max() <= rtol * scale)
+
+
 def joint_tree(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[str, ...]:
     """Minimum cost spanning forest of the joint graph (weights in the module docstring)."""
     def weight(j):
@@ -154,6 +173,22 @@ def attachment_gap(j: ReducedJoint, length: float = 1.0) -> float:
         b = np.asarray(j.secondary_axis, float) / np.linalg.norm(j.secondary_axis)
         gap += length * float(np.arctan2(np.linalg.norm(np.cross(a, b)), abs(a @ b)))
     return gap
+
+
+def _rank_issues(loop: Loop, J, rtol: float) -> list[Issue]:
+    """Over-constrained loop (warning), planar loop (information) or redundant constraints (warning)."""
+    seq, f, rank = loop.joints, loop.n_freedoms, loop.rank
+    what = f"loop {loop.name} ({', '.join(seq)})"
+    if loop.overconstrained:
+        return [Issue(WARNING, "overconstrained-loop", f"{what} is over-constrained: {f} joint freedoms, "
+                      f"closure rank {rank}, mobility {f - rank}", (loop.name, *seq))]
+    if loop.redundant_constraints == 3 and planar_motion(J, rtol):
+        return [Issue(INFO, "planar-loop", f"{what} is planar: its 3 out-of-plane closure constraints are "
+                      f"redundant, as expected (mobility {f - rank})", (loop.name, *seq))]
+    if loop.redundant_constraints:
+        return [Issue(WARNING, "redundant-constraints", f"{what} has {6 - rank} redundant closure constraints "
+                      f"(rank {rank} of 6), mobility {f - rank}", (loop.name, *seq))]
+    return []
 
 
 def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: float = 1.0,
@@ -215,14 +250,7 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
             issues.append(Issue(ERROR, "loop-not-closed",
                                 f"loop {loop.name} ({', '.join(seq)}) cannot close at the reference configuration: "
                                 f"the attachments of {', '.join(bad)} on their two bodies are {gap:.6g} m apart", (loop.name, *bad)))
-        if loop.overconstrained:
-            issues.append(Issue(WARNING, "overconstrained-loop",
-                                f"loop {loop.name} ({', '.join(seq)}) is over-constrained: {f} joint freedoms, "
-                                f"closure rank {rank}, mobility {f - rank}", (loop.name, *seq)))
-        elif loop.redundant_constraints:
-            issues.append(Issue(WARNING, "redundant-constraints",
-                                f"loop {loop.name} ({', '.join(seq)}) has {6 - rank} redundant closure "
-                                f"constraints (rank {rank} of 6), mobility {f - rank}", (loop.name, *seq)))
+        issues += _rank_issues(loop, J, rtol)
     for name in tree:
         g = attachment_gap(by_name[name], length)
         if g > GAP_RTOL * length:

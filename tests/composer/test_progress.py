@@ -1,4 +1,5 @@
-"""Progress bars: tqdm on the given stream, only on a terminal, never backwards, gone when done."""
+"""Progress bars (tqdm on the given stream, only on a terminal, never backwards, gone when done) and the
+simulation plot of many coordinates."""
 
 import io
 import re
@@ -32,3 +33,20 @@ def test_bar_only_moves_forward_and_is_cleared_at_the_end():
     bars("simulate", 1.0)
     assert "simulate" not in bars._bars
     assert stream.getvalue().rstrip(" ").endswith("\r")   # leave=False: the line is cleared
+
+
+def test_the_simulation_plot_of_a_large_robot_names_every_coordinate():
+    import numpy as np
+
+    from mbcompose.composer.plots import png_bytes, simulation_figure
+    from mbcompose.composer.simulate import SimulationResult
+
+    names = tuple(f"joint_{k}" for k in range(40))
+    t = np.linspace(0, 1, 11)
+    result = SimulationResult(t=t, q=np.outer(t, np.arange(40)), v=np.ones((11, 40)), energy=np.ones(11),
+                              columns=names, velocity_columns=tuple(f"v:{n}" for n in names), status="ok")
+    fig = simulation_figure(result, "big")
+    q_axes, v_axes = fig.axes[:2]
+    assert [x.get_text() for x in q_axes.get_legend().get_texts()] == list(names)
+    assert len(v_axes.get_legend().get_texts()) == 40
+    assert png_bytes(fig)[:4] == b"\x89PNG"

@@ -121,10 +121,11 @@ def test_the_scene_glb_holds_one_node_per_moving_body_and_their_animation(report
     assert {doc["nodes"][k]["name"] for k in animated} <= {n["name"] for n in doc["nodes"]}
     scene = trimesh.load(glb)                        # an independent reader opens it
     from mbcompose import compose
-    from mbcompose.parsers.massprops import shape_mesh
+    from mbcompose.parsers.massprops import load_mesh, primitive_mesh
 
     sample = report.name.split(".")[0]
     assembly = compose(ROOT / f"samples/{sample}/{sample}.yaml").assembly
-    faces = sum(len(shape_mesh(g).faces) for b in assembly.bodies for g in b.geometry)
+    faces = sum(len(load_mesh(g.file, g.params.get("scale", 1.0)).faces if g.kind == "mesh" else
+                    primitive_mesh(g.kind, g.params).faces) for b in assembly.bodies for g in b.geometry)
     assert len(scene.geometry) == len(doc["meshes"])
     assert sum(len(g.faces) for g in scene.geometry.values()) == faces

@@ -157,3 +157,25 @@ def test_cli_inspect_reports_a_loop_that_cannot_close_with_exit_code_2(tmp_path)
     res = CliRunner().invoke(main, ["inspect", str(f)])
     assert res.exit_code == 2 and "cannot close" in res.stderr
     assert "NO (gap" in res.stdout
+
+
+
+def test_a_large_robot_is_drawn_in_layers_from_ground_with_room_for_its_labels():
+    from mbcompose.graph.draw import LAYERED_ABOVE
+    from mbcompose.parsers.assembly import GROUND, Assembly
+
+    chains, links = 3, LAYERED_ABOVE              # three chains from ground: a tree of 36 bodies
+    bodies, joints = [], []
+    for c in range(chains):
+        for k in range(links):
+            name, parent = f"c{c}_{k}", GROUND if k == 0 else f"c{c}_{k - 1}"
+            bodies.append(gm.body(name, [0.1 * k, c, 0], [gm.box([0.1, 0.02, 0.02], [0.05, 0, 0])]))
+            joints.append(gm.joint(f"j{c}_{k}", "revolute", parent, name, [0.1 * k, c, 0], [0, 0, 1]))
+    an = graph.analyse(Assembly("chains", tuple(bodies), tuple(joints)))
+    pos = layout(an.extended)
+    y = {b.name: pos[f"com:{b.name}"][1] for b in bodies}
+    assert all(pos[GROUND][1] > y[f"c{c}_0"] for c in range(chains))
+    assert all(y[f"c{c}_{k}"] > y[f"c{c}_{k + 1}"] for c in range(chains) for k in range(links - 1))
+    xy = np.array([pos[f"com:{b.name}"] for b in bodies])
+    gaps = np.linalg.norm(xy[:, None] - xy[None], axis=-1) + np.eye(len(xy)) * 1e9
+    assert gaps.min() >= 0.5                       # no two centres of mass on top of each other

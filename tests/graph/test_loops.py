@@ -24,7 +24,21 @@ def test_planar_fourbar_has_one_loop_six_equations_rank_3_mobility_1():
     assert loop.kind == "redundant constraints" and loop.closes
     assert set(loop.joints) == {j.name for j in gm.fourbar().joints}
     assert an.dof == 1 and an.ok
-    assert [i.code for i in an.warnings] == ["redundant-constraints"]
+    assert an.warnings == ()                    # expected of a planar loop: information, not a warning
+    assert [(i.severity, i.code) for i in an.issues] == [("info", "planar-loop")]
+
+
+def test_a_spatial_loop_with_redundant_constraints_still_warns():
+    from mbcompose.graph.loops import planar_motion
+
+    planar = np.array([[0, 0, 0], [1, 1, 0], [0, 0, 0], [0, 0, 1], [0, 0, 0], [0, 1, 0]], float)
+    assert planar_motion(planar, 1e-9)             # rotations about y, translations in x-z
+    tilted = planar.copy()
+    tilted[2, 1] = 0.3                             # one axis leaves the plane's normal
+    assert not planar_motion(tilted, 1e-9)
+    lifted = planar.copy()
+    lifted[4, 2] = 0.2                             # a translation with an out-of-plane part
+    assert not planar_motion(lifted, 1e-9)
 
 
 def test_fourbar_with_a_tilted_axis_is_over_constrained():
