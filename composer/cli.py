@@ -24,7 +24,6 @@ from .formatting import format_matrix, plural
 
 log = logging.getLogger("mbcompose")
 
-LOG_FORMAT = "%(levelname)s: %(message)s"
 
 
 class _Group(click.Group):
@@ -105,9 +104,9 @@ def _set_level(verbose: bool, quiet: bool) -> None:
     level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
     root = logging.getLogger()
     if not root.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter(LOG_FORMAT))
-        root.addHandler(handler)
+        from .logs import GroupingHandler
+
+        root.addHandler(GroupingHandler(sys.stderr))
     root.setLevel(level)
 
 

@@ -1,5 +1,5 @@
-"""Progress bars (tqdm on the given stream, only on a terminal, never backwards, gone when done) and the
-simulation plot of many coordinates."""
+"""What a long run shows: progress bars (tqdm on the given stream, only on a terminal, never backwards,
+gone when done), repeated warnings grouped, and the simulation plot of many coordinates."""
 
 import io
 import re
@@ -50,3 +50,26 @@ def test_the_simulation_plot_of_a_large_robot_names_every_coordinate():
     assert [x.get_text() for x in q_axes.get_legend().get_texts()] == list(names)
     assert len(v_axes.get_legend().get_texts()) == 40
     assert png_bytes(fig)[:4] == b"\x89PNG"
+
+
+def test_repeated_warnings_are_grouped_into_one_line_with_a_count():
+    import logging
+
+    from mbcompose.composer.logs import GroupingHandler
+
+    stream = io.StringIO()
+    handler = GroupingHandler(stream)
+    log = logging.getLogger("mbcompose.test_grouping")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        for k in range(5):
+            log.warning("MJCF export: MuJoCo cannot read mesh %s (skipped)", f"part{k}.dae")
+        log.warning("loop L1 is over-constrained")
+    finally:
+        log.removeHandler(handler)
+        handler.close()
+    assert stream.getvalue().splitlines() == [
+        "warning: MJCF export: MuJoCo cannot read mesh part0.dae (skipped)",
+        "warning: loop L1 is over-constrained",
+        'warning: 4 more like "MJCF export: MuJoCo cannot read mesh %s (skipped)" (not shown)']
