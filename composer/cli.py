@@ -246,7 +246,7 @@ def run(ctx, pipeline: str, scheduler: str | None, workers: int | None):
         click.echo(render_text(results[0].artefact("analyse")))
     for r in results:
         if r.ok:
-            click.echo(f"ok: {r.input} -> {len(r.outputs)} files in "
+            click.echo(f"ok: {r.input} -> {plural(len(r.outputs), 'file')} in "
                        f"{r.outputs[0].parent if r.outputs else config.outputs.directory}")
             for p in r.outputs:
                 click.echo(f"  {p}")
@@ -386,7 +386,7 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
         if not no_plot:
             png = png_bytes(simulation_figure(result, composition.assembly.name))
             staged.add(out.with_suffix(".png"), lambda p: p.write_bytes(png))
-    click.echo(f"{output}: {len(result.t)} samples, {len(result.columns)} coordinates, "
+    click.echo(f"{output}: {plural(len(result.t), 'sample')}, {plural(len(result.columns), 'coordinate')}, "
                f"relative energy drift {result.energy_drift():.2e}")
 
 

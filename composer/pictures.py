@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import networkx as nx
 
+from .formatting import plural
 from .plots import plt, png_bytes
 
 STAGES = ("extended", "reduced", "sko", "sparsity")
@@ -31,10 +32,10 @@ def sko_figure(composition):
     width = max(len(ns) for ns in levels.values())
     fig, ax = plt.subplots(figsize=(max(5.0, 2.2 * width), max(3.0, 1.4 * len(levels) + 1)),
                            constrained_layout=True)
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_color=["#bbbbbb" if n == "ground" else "#9ecae1" for n in g],
-                           node_size=1400, edgecolors="k")
-    nx.draw_networkx_labels(g, pos, ax=ax, font_size=8)
-    nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, arrowsize=14, node_size=1400)
+    for n, (x, y) in pos.items():        # a box around each name, so long names stay inside their node
+        ax.text(x, y, n, ha="center", va="center", fontsize=8, zorder=3,
+                bbox=dict(boxstyle="round,pad=0.5", fc="#bbbbbb" if n == "ground" else "#9ecae1", ec="k"))
+    nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, arrowsize=14, node_size=1800)
     nx.draw_networkx_edge_labels(g, pos, ax=ax, edge_labels=nx.get_edge_attributes(g, "label"), font_size=7)
     for chord in tree.chords:
         a, b = chord.reference, chord.secondary
@@ -44,8 +45,11 @@ def sko_figure(composition):
                                         connectionstyle="arc3,rad=0.3"))
             mid = ((pos[a][0] + pos[b][0]) / 2, (pos[a][1] + pos[b][1]) / 2)
             ax.text(*mid, chord.name + " (loop)", color="tab:red", fontsize=7, ha="center")
-    ax.set_title(f"SKO tree of {composition.assembly.name}: {len(tree.edges)} nodes, "
-                 f"{len(tree.chords)} loop-closing joints")
+    ax.set_title(f"SKO tree of {composition.assembly.name}: {plural(len(tree.edges), 'node')}, "
+                 f"{plural(len(tree.chords), 'loop-closing joint')}")
+    xs = [p[0] for p in pos.values()]
+    ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
+    ax.set_ylim(-len(levels) + 1 - (1.0 if tree.chords else 0.5), 0.5)   # room for the loop arcs below
     ax.axis("off")
     return fig
 
