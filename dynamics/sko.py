@@ -190,7 +190,7 @@ class SKOTree:
     @cached_property
     def ancestors_list(self) -> tuple[tuple[int, ...], ...]:
         """``ancestors_list[k]``: strict ancestors of k, nearest first."""
-        parent = self.parent.tolist()
+        parent = self.parent_list
         return tuple(tuple(topology.ancestors(parent, k)) for k in range(self.n_nodes))
 
     def ancestors(self, k: int) -> tuple[int, ...]:
@@ -212,7 +212,7 @@ class SKOTree:
 
     def common_ancestor(self, i: int, j: int) -> int:
         """Nearest common ancestor-or-self of nodes i and j, -1 if none."""
-        return topology.lowest_common_ancestor(self.parent.tolist(), (int(i), int(j)))
+        return topology.lowest_common_ancestor(self.parent_list, (int(i), int(j)))
 
     @cached_property
     def depth(self) -> np.ndarray:
