@@ -73,6 +73,9 @@ URDF_JOINT_TYPES = {"revolute": "revolute", "continuous": "continuous", "prismat
 
 GROUND_ROOT_NAMES = ("world", "ground")
 
+#: joint types a mimic can couple (one coordinate each)
+ONE_COORDINATE = ("revolute", "continuous", "prismatic")
+
 def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geometry_density=None,
               massless: str = "check", check_meshes: bool = True, text: str | None = None) -> Assembly:
     """Read a URDF file into an :class:`Assembly`.
@@ -372,6 +375,11 @@ def _couplings(t: _Tree, file) -> list[Coupling]:
         if leader not in t.joints:
             log.warning("%s:%s: joint %r mimics unknown joint %r: coupling dropped (the joint stays "
                         "independent, as in Pinocchio's default parser)", file, m_el.line, jname, leader)
+            continue
+        fixed = [n for n in (jname, leader) if t.joints[n].get("type") not in ONE_COORDINATE]
+        if fixed:
+            log.warning("%s:%s: mimic of joint %r: joint %r is %s, so the mimic has no effect (dropped)",
+                        file, m_el.line, jname, fixed[0], t.joints[fixed[0]].get("type"))
             continue
         couplings.append(Coupling(jname, leader, attr_float(m_el, "multiplier", 1.0),
                                   attr_float(m_el, "offset", 0.0), source=Source(file, m_el.line)))
