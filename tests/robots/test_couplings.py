@@ -191,14 +191,15 @@ def test_coupling_multipliers_are_the_forces_that_hold_the_followers(tmp_path):
     assert np.abs(lam).max() > 1e-3
 
 
-def test_coupling_of_a_fixed_joint_is_refused_with_the_mimic_line(tmp_path):
+def test_mimic_of_a_fixed_joint_has_no_effect_and_is_dropped_with_its_line(tmp_path, caplog):
     text = MIMIC_CHAIN.replace('<joint name="j4" type="revolute">', '<joint name="j4" type="fixed">').replace(
         '<mimic joint="j1" multiplier="2"/>', '<mimic joint="j4" multiplier="2"/>')
-    path = tmp_path / "bad.urdf"
+    path = tmp_path / "fixed.urdf"
     path.write_text(text)
-    with pytest.raises(InputError) as exc:
-        compose(str(path))
-    assert "j4" in str(exc.value) and exc.value.line is not None
+    c = compose(str(path))
+    assert [k.joint for k in c.assembly.couplings] == ["j2", "j3"]
+    assert "mimic of joint 'j5'" in caplog.text and f"{path}:" in caplog.text
+    assert c.model.n_independent == 2                        # j1 and j5 (j4 is fixed)
 
 
 def test_mjcf_export_writes_couplings_back_as_mujoco_equalities(tmp_path):
