@@ -25,8 +25,9 @@ import json, resource, sys
 import mbcompose
 c = mbcompose.compose(sys.argv[1])
 an = c.analysis
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"nv": c.model.nv, "bodies": len(c.model.body_names), "dof": an.dof, "loops": len(an.loops),
-                  "composites": len(an.composites), "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "composites": len(an.composites), "maxrss_mb": peak}))
 """
 
 INSPECT_CHILD = """
