@@ -45,7 +45,13 @@ DENSITY = 1000.0
 
 
 def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Peak resident memory of this process, MB: ``VmHWM`` (Linux; ``ru_maxrss`` would include the
+    parent's peak, carried over through vfork and exec), else ``ru_maxrss``."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def child_links(path: str, with_pinocchio: str) -> dict:
