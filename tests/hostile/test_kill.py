@@ -91,7 +91,7 @@ def test_sigkill_at_ten_moments_leaves_the_previous_set_or_none(case, complete):
         assert _outputs(case / "out") == {}, f"kill {i} left partial outputs"
     out = folder / "out"
     previous = _outputs(out)
-    assert len(previous) == 10 and not _parts(out)
+    assert len(previous) >= 10 and not _parts(out)
     for i in range(6):  # a complete set before: a killed run leaves it complete
         _interrupted(folder, seconds * (0.3 + 0.15 * i), signal.SIGKILL)
         now = _outputs(out)
@@ -108,6 +108,6 @@ def test_sigterm_and_sigint_clean_up_at_once(case, complete, sig):
     out = case / "out"
     status = _interrupted(case, 0.7 * complete[1], sig)
     if status == 0:  # the run finished before the signal came: nothing to clean up
-        assert len(_outputs(out)) == 10
+        assert _outputs(out).keys() == _outputs(complete[0] / "out").keys()
         return
     assert not out.exists(), sorted(os.listdir(out))
