@@ -95,14 +95,10 @@ def _dynamics_at_reference(composition) -> list[tuple[str, str]]:
     from .simulate import coordinate_columns
 
     model = composition.model
-    q = np.asarray(model.neutral(), float)
-    if hasattr(model, "independent_v"):
-        from mbcompose.dynamics import embedding
-
-        q = embedding.complete_configuration(model, q_guess=q)
+    q, _ = dynamics.consistent_state(model, np.asarray(model.neutral(), float), np.zeros(model.nv))
     M = np.atleast_2d(dynamics.mass_matrix(model, q))
     h = np.asarray(dynamics.bias_forces(model, q, np.zeros(model.nv)))
-    independent = list(getattr(model, "independent", ()))
+    independent = list(model.independent) if model.kind == "embedded" else []
     names = independent or list(coordinate_columns(model, rate=True))
     scale = float(np.abs(M).max(initial=0.0))
     rows = [[n] + [format_number(x, scale) for x in row] for n, row in zip(names, M)]

@@ -146,7 +146,7 @@ def build_scene(composition, simulation=None, max_faces: int = 60_000, max_frame
     from mbcompose import dynamics
 
     model = composition.model
-    tree = getattr(model, "tree_model", model)
+    tree = model.tree_model
     names = list(tree.body_names)
     q_ref = np.asarray(model.neutral(), float)
     R_ref, p_ref = dynamics.body_poses(tree, q_ref)
