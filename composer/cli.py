@@ -92,9 +92,9 @@ class _Group(click.Group):
 def main(verbose: bool, quiet: bool, limit_specs):
     """mbcompose: mechanical assemblies to multibody dynamics models.
 
-    Reads an assembly (native YAML, URDF, SDFormat, MJCF), builds its system
-    graph, lumps rigid parts into composite bodies, finds loops, and evaluates
-    the dynamics on the resulting tree.
+    Reads an assembly (a STEP CAD assembly, native YAML, URDF, SDFormat,
+    MJCF), builds its system graph, lumps rigid parts into composite bodies,
+    finds loops, and evaluates the dynamics on the resulting tree.
     """
     limit_overrides(limit_specs)
     _set_level(verbose, quiet)

@@ -37,13 +37,13 @@ LENGTH_UNITS = {
 }
 
 
-def require_ocp():
-    """Import OCP or raise the InputError naming the ``cad`` extra (never an ImportError)."""
+def require_ocp(file=None):
+    """Import OCP or raise the InputError naming ``file`` and the ``cad`` extra (never an ImportError)."""
     try:
         import OCP  # noqa: F401
         from OCP.STEPCAFControl import STEPCAFControl_Reader  # noqa: F401
     except ImportError:
-        raise InputError(CAD_EXTRA_HINT) from None
+        raise InputError(CAD_EXTRA_HINT, file=None if file is None else str(file)) from None
     return OCP
 
 
@@ -89,7 +89,7 @@ def read_document(path) -> tuple[object, float]:
 
     Raises InputError for a file that is not STEP, a truncated one, or an unknown unit.
     """
-    require_ocp()
+    require_ocp(path)
     from OCP.IFSelect import IFSelect_RetDone
     from OCP.STEPCAFControl import STEPCAFControl_Reader
     from OCP.TCollection import TCollection_ExtendedString

@@ -29,7 +29,7 @@ def test_without_ocp_a_step_file_gives_one_line_naming_the_cad_extra(monkeypatch
     with pytest.raises(InputError, match=r"install the 'cad' extra \(pip install 'mbcompose\[cad\]'\)"):
         read_assembly(SEEKER)
     line = _cli_error("inspect", str(SEEKER))
-    assert "mbcompose[cad]" in line
+    assert "mbcompose[cad]" in line and line.startswith(f"error: {SEEKER}: ")
 
 
 def _write(tmp_path, name, text):
