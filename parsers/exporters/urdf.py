@@ -1,5 +1,8 @@
 """URDF writer: an Assembly whose joint graph is a tree (or cut to one) as a URDF robot.
 
+Size: :func:`urdf_element` is over the 80-line function limit: it writes one element per
+URDF tag in document order, which reads like the file it produces.
+
 Layout of the output (read back by :func:`parsers.urdf.read_urdf` into the
 same bodies, joint frames and mass properties):
 
