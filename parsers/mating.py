@@ -136,13 +136,19 @@ def _cylinder_fit(a: Surface, b: Surface, tol: MatingTolerances) -> Contact | No
     if np.linalg.norm(off - np.dot(off, b.direction) * b.direction) > tol.contact_tol:
         return None
     c = b.radius - a.radius
-    if abs(c) <= tol.contact_tol:
-        kind = "press fit"
-    elif tol.contact_tol < c <= tol.max_clearance:
-        kind = "bearing"
-    else:
+    kind = _fit_kind(c, tol, "bearing")
+    if kind is None:
         return None
     return Contact(kind, a.part, b.part, (a.face, b.face), (a.radius, b.radius), c, mid, axis)
+
+
+def _fit_kind(clearance: float, tol: MatingTolerances, loose: str) -> str | None:
+    """'press fit' within ``contact_tol``, ``loose`` up to ``max_clearance``, else None (no fit)."""
+    if abs(clearance) <= tol.contact_tol:
+        return "press fit"
+    if tol.contact_tol < clearance <= tol.max_clearance:
+        return loose
+    return None
 
 
 def _sphere_fit(a: Surface, b: Surface, tol: MatingTolerances) -> Contact | None:
@@ -150,11 +156,8 @@ def _sphere_fit(a: Surface, b: Surface, tol: MatingTolerances) -> Contact | None
     if np.linalg.norm(a.point - b.point) > tol.contact_tol:
         return None
     c = b.radius - a.radius
-    if abs(c) <= tol.contact_tol:
-        kind = "press fit"
-    elif tol.contact_tol < c <= tol.max_clearance:
-        kind = "ball"
-    else:
+    kind = _fit_kind(c, tol, "ball")
+    if kind is None:
         return None
     return Contact(kind, a.part, b.part, (a.face, b.face), (a.radius, b.radius), c, a.point.copy(),
                    np.array([0.0, 0.0, 1.0]))
