@@ -82,16 +82,7 @@ def inverse_dynamics(model, q, v, a, f_ext=None, data=None):
     q (nq,) | (B, nq); v, a (nv,) | (B, nv); f_ext None | (n, 6) | (B, n, 6) (body
     frames, about the body origin, moment first).  Returns (nv,) or (B, nv).
     """
-    flat = flat_model(model)
-    q, v, a = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(a, flat.nv, "a")
-    if _single(q, v, a, f_ext=f_ext):
-        tau = np.empty(flat.nv)
-        ek.rnea(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, v, a, _forces(model, f_ext, None), tau)
-        return tau
-    B, (q, v, a) = _rows([q, v, a], f_ext)
-    tau = np.empty((B, flat.nv))
-    ek.rnea_batch(flat.ints, flat.blocks, flat.extra, q, v, a, _forces(model, f_ext, B), tau, numba.get_num_threads())
-    return tau
+    return _state_kernel(ek.rnea, ek.rnea_batch, model, q, v, a, "a", f_ext, data)
 
 
 def bias_forces(model, q, v, f_ext=None, data=None):
@@ -110,16 +101,22 @@ def forward_dynamics(model, q, v, tau, f_ext=None, data=None):
 
     Shapes as :func:`inverse_dynamics`; returns (nv,) or (B, nv).
     """
+    return _state_kernel(ek.aba, ek.aba_batch, model, q, v, tau, "tau", f_ext, data)
+
+
+def _state_kernel(single, batch, model, q, v, x, x_name: str, f_ext, data):
+    """Run a kernel of (q, v, x, f_ext) -> (nv,) on one state or, compiled over rows, on a batch."""
     flat = flat_model(model)
-    q, v, tau = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(tau, flat.nv, "tau")
-    if _single(q, v, tau, f_ext=f_ext):
-        qdd = np.empty(flat.nv)
-        ek.aba(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, v, tau, _forces(model, f_ext, None), qdd)
-        return qdd
-    B, (q, v, tau) = _rows([q, v, tau], f_ext)
-    qdd = np.empty((B, flat.nv))
-    ek.aba_batch(flat.ints, flat.blocks, flat.extra, q, v, tau, _forces(model, f_ext, B), qdd, numba.get_num_threads())
-    return qdd
+    q, v, x = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(x, flat.nv, x_name)
+    if _single(q, v, x, f_ext=f_ext):
+        out = np.empty(flat.nv)
+        single(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, v, x,
+               _forces(model, f_ext, None), out)
+        return out
+    B, (q, v, x) = _rows([q, v, x], f_ext)
+    out = np.empty((B, flat.nv))
+    batch(flat.ints, flat.blocks, flat.extra, q, v, x, _forces(model, f_ext, B), out, numba.get_num_threads())
+    return out
 
 
 def mass_matrix(model, q, data=None):
