@@ -16,7 +16,6 @@ import io
 import json
 import logging
 import os
-import resource
 import signal
 import stat
 import sys
@@ -79,10 +78,17 @@ def run_case(case: dict, root: Path) -> dict:
     seconds = time.perf_counter() - t0
     after = snapshot(folder), snapshot(root / "outside")
     changed = sorted({k for a, b in zip(before, after) for k in set(a) | set(b) if a.get(k) != b.get(k)})
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = _peak_mib()
     return {"name": case["name"], "status": status, "stderr": err.getvalue(), "seconds": seconds,
             "rss_mib": rss, "changed": changed}
 
+
+
+def _peak_mib() -> float:
+    """This process's peak resident memory (``VmHWM``); ``ru_maxrss`` would carry over the peak of the
+    pytest process that started it (Linux keeps it through vfork and exec)."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
 
 def main(argv: list[str]) -> None:
     root = Path(argv[0]).resolve()
