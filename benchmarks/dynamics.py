@@ -44,6 +44,8 @@ def load_pair(rel_path, floating):
 
     path = os.path.join(ROBOTS, rel_path)
     ours = mbcompose.compose(path, base="floating" if floating else "fixed", package_dirs=[SHARE]).model
+    if ours.kind == "embedded":  # panda's <mimic> fingers: Pinocchio's default parser ignores mimic
+        ours = ours.tree_model
     theirs = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating else pin.buildModelFromUrdf(path)
     return ours, theirs
 

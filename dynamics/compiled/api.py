@@ -82,7 +82,7 @@ def inverse_dynamics(model, q, v, a, f_ext=None, data=None):
     q (nq,) | (B, nq); v, a (nv,) | (B, nv); f_ext None | (n, 6) | (B, n, 6) (body
     frames, about the body origin, moment first).  Returns (nv,) or (B, nv).
     """
-    return _state_kernel(ek.rnea, ek.rnea_batch, model, q, v, a, "a", f_ext, data)
+    return _state_kernel(ek.rnea, ek.RNEA, model, q, v, a, "a", f_ext, data)
 
 
 def bias_forces(model, q, v, f_ext=None, data=None):
@@ -101,10 +101,10 @@ def forward_dynamics(model, q, v, tau, f_ext=None, data=None):
 
     Shapes as :func:`inverse_dynamics`; returns (nv,) or (B, nv).
     """
-    return _state_kernel(ek.aba, ek.aba_batch, model, q, v, tau, "tau", f_ext, data)
+    return _state_kernel(ek.aba, ek.ABA, model, q, v, tau, "tau", f_ext, data)
 
 
-def _state_kernel(single, batch, model, q, v, x, x_name: str, f_ext, data):
+def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
     """Run a kernel of (q, v, x, f_ext) -> (nv,) on one state or, compiled over rows, on a batch."""
     flat = flat_model(model)
     q, v, x = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(x, flat.nv, x_name)
@@ -115,7 +115,8 @@ def _state_kernel(single, batch, model, q, v, x, x_name: str, f_ext, data):
         return out
     B, (q, v, x) = _rows([q, v, x], f_ext)
     out = np.empty((B, flat.nv))
-    batch(flat.ints, flat.blocks, flat.extra, q, v, x, _forces(model, f_ext, B), out, numba.get_num_threads())
+    ek.state_batch(which, flat.ints, flat.blocks, flat.extra, q, v, x, _forces(model, f_ext, B), out,
+                   numba.get_num_threads())
     return out
 
 

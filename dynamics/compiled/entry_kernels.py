@@ -80,9 +80,14 @@ def chunk_bounds(B, n_chunks, c):
     return c * B // n_chunks, (c + 1) * B // n_chunks
 
 
+#: ``state_batch`` kernels: RNEA (x accelerations, out forces) and ABA (x forces, out accelerations)
+RNEA, ABA = 0, 1
+
+
 @njit(cache=True, parallel=True)
-def rnea_batch(ints, blocks, extra, q, v, a, f_ext, tau, n_chunks):
-    """``tau[b] = rnea(q[b], v[b], a[b], f_ext[b])`` for every row b; tau (B, nv)."""
+def state_batch(which, ints, blocks, extra, q, v, x, f_ext, out, n_chunks):
+    """``out[b] = rnea(q[b], v[b], x[b], f_ext[b])`` (``which`` = RNEA) or ``aba(...)`` (ABA) for every
+    row b; out (B, nv)."""
     B = q.shape[0]
     n_chunks = max(1, min(B, n_chunks))
     m = unpack_model(ints, blocks, extra)
@@ -92,7 +97,11 @@ def rnea_batch(ints, blocks, extra, q, v, a, f_ext, tau, n_chunks):
         w = unpack_work(np.zeros((packed_work_size(n), 6, 6)), n)
         lo, hi = chunk_bounds(B, n_chunks, c)
         for b in range(lo, hi):
-            tk.rnea(m, w, q[b], v[b], a[b], f_ext[b] if f_ext.shape[0] > 0 else none, tau[b])
+            fb = f_ext[b] if f_ext.shape[0] > 0 else none
+            if which == RNEA:
+                tk.rnea(m, w, q[b], v[b], x[b], fb, out[b])
+            else:
+                tk.aba(m, w, q[b], v[b], x[b], fb, out[b])
 
 
 @njit(cache=True, parallel=True)
@@ -107,18 +116,3 @@ def crba_batch(ints, blocks, extra, q, M, n_chunks):
         lo, hi = chunk_bounds(B, n_chunks, c)
         for b in range(lo, hi):
             tk.crba(m, w, q[b], M[b])
-
-
-@njit(cache=True, parallel=True)
-def aba_batch(ints, blocks, extra, q, v, tau, f_ext, qdd, n_chunks):
-    """``qdd[b] = aba(q[b], v[b], tau[b], f_ext[b])`` for every row b; qdd (B, nv)."""
-    B = q.shape[0]
-    n_chunks = max(1, min(B, n_chunks))
-    m = unpack_model(ints, blocks, extra)
-    n = ints.shape[1] - 1
-    none = np.zeros((0, 6))
-    for c in prange(n_chunks):
-        w = unpack_work(np.zeros((packed_work_size(n), 6, 6)), n)
-        lo, hi = chunk_bounds(B, n_chunks, c)
-        for b in range(lo, hi):
-            tk.aba(m, w, q[b], v[b], tau[b], f_ext[b] if f_ext.shape[0] > 0 else none, qdd[b])
