@@ -359,19 +359,14 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file, root_lin
 
 
 def _couplings(t: _Tree, file) -> list[Coupling]:
-    """``<mimic>`` elements as couplings (a mimic of an unknown joint, or on a joint without a
-    coordinate such as a fixed one, is dropped with a warning)."""
+    """``<mimic>`` elements as couplings (a mimic of an unknown joint, or between joints that are
+    not both one-coordinate joints, is dropped with a warning)."""
     couplings = []
     for jname in (t.parent_of[n] for n in t.order[1:]):
         m_el = t.joints[jname].find("mimic")
         if m_el is None:
             continue
         leader = required(m_el, "joint")
-        jtype = t.joints[jname].get("type")
-        if jtype not in ("revolute", "continuous", "prismatic"):
-            log.warning("%s:%s: joint %r is %s and has no coordinate to mimic %r: <mimic> ignored",
-                        file, m_el.line, jname, jtype, leader)
-            continue
         if leader not in t.joints:
             log.warning("%s:%s: joint %r mimics unknown joint %r: coupling dropped (the joint stays "
                         "independent, as in Pinocchio's default parser)", file, m_el.line, jname, leader)

@@ -137,23 +137,6 @@ def test_world_root_is_ground_and_mimic_is_kept_as_a_coupling():
     assert c.source.line == 32
 
 
-def test_a_mimic_on_a_fixed_joint_is_ignored_with_a_warning(tmp_path, caplog):
-    """talos_reduced's gripper joints are fixed and carry <mimic>: no coordinate to couple."""
-    inertial = '<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>'
-    path = tmp_path / "fixed_mimic.urdf"
-    path.write_text(f"""<robot name="r">
-  <link name="base">{inertial}</link><link name="a">{inertial}</link><link name="b">{inertial}</link>
-  <joint name="hinge" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/>
-    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
-  <joint name="weld" type="fixed"><parent link="a"/><child link="b"/>
-    <mimic joint="hinge" multiplier="2"/></joint>
-</robot>
-""")
-    a = read_urdf(path)
-    assert a.couplings == () or list(a.couplings) == []
-    assert any("'weld' is fixed" in r.getMessage() and "ignored" in r.getMessage() for r in caplog.records)
-
-
 def test_floating_base_gives_a_free_root_joint():
     a = read_urdf(DATA / "arm.urdf", package_dirs=[DATA], base="floating")
     root = a.joint("root_joint")
