@@ -70,6 +70,7 @@ def _reduced_joint_as_joint(rj, assembly: Assembly) -> Joint:
                  actuated=rj.actuated, loop=bool(original and original.loop),
                  limits=original.limits if original else Limits(),
                  damping=original.damping if original else 0.0,
+                 armature=original.armature if original else 0.0, ref=original.ref if original else 0.0,
                  source=original.source if original else Source())
 
 

@@ -213,10 +213,10 @@ def derived_joint_columns(composition, result: "SimulationResult") -> "Simulatio
     """Add columns for joints removed as redundant (seed 004's co-linear bearings).
 
     A redundant revolute or prismatic joint has the same freedom as the joint
-    kept in its place, so its coordinate is ``s * q_kept`` with ``s = +-1`` from
-    the directions of the two axes and of the two joints (reference and
+    kept in its place, so its coordinate is ``ref + s (q_kept - ref_kept)`` with ``s = +-1``
+    from the directions of the two axes and of the two joints (reference and
     secondary swapped or not).  Joints removed because their pair locked or was
-    already rigid never move: their columns are zero.
+    already rigid never move: their columns hold their ``ref`` (zero unless given).
     """
     analysis, assembly, model = composition.analysis, composition.assembly, composition.model
     names, values = list(result.extra_columns), [result.extra_q] if result.extra_q is not None else []
@@ -231,11 +231,11 @@ def derived_joint_columns(composition, result: "SimulationResult") -> "Simulatio
                 r.reference, r.secondary)
             sign = np.sign(float(np.dot(joint.axis, kept.axis))) * (1.0 if same_way else -1.0)
             col = result.columns.index(r.kept)
-            values.append(sign * result.q[:, col:col + 1])
+            values.append(joint.ref + sign * (result.q[:, col:col + 1] - kept.ref))   # each at its own ref
             names.append(r.name)
         elif r.kind in ("locking", "rigid", "internal"):
             names.extend([r.name] if joint.nq == 1 else [f"{r.name}[{i}]" for i in range(joint.nq)])
-            zero = np.zeros((len(result.t), joint.nq))
+            zero = np.full((len(result.t), joint.nq), joint.ref if joint.nq == 1 else 0.0)
             if joint.type in ("spherical", "free"):
                 zero[:, joint.nq - 4] = 1.0
             values.append(zero)

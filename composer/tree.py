@@ -12,7 +12,9 @@ each tree joint, and so the frame of the body it carries, is placed at the
 joint's origin with the assembly's axes at the reference configuration.  A
 revolute or prismatic joint's coordinate is then the angle or displacement
 about ``Joint.axis`` exactly as declared, which is what URDF, SDF and MJCF
-mean too.
+mean too.  A joint's ``armature`` (rotor inertia) and ``ref`` (the coordinate at the
+reference configuration, MuJoCo's ``qpos0``) go to the model unchanged: a reversed
+one-axis joint negates its axis, so ``q - ref`` keeps its meaning.
 
 Spanning tree: :func:`parsers.topology.tree_edges` (breadth first from
 ground, loop-closure joints last; :func:`dynamics.topology.spanning_tree`).  A one-axis joint traversed backwards has its
@@ -108,6 +110,6 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
             name=e.child, parent=parent, joint_type=e.joint.type, joint_name=e.joint.name,
             placement_rotation=np.eye(3), placement_translation=origin[e.child] - parent_origin,
             mass=mp.mass, com=mp.com - origin[e.child], inertia=np.array(mp.inertia),
-            axis=axis, axis2=axis2))
+            axis=axis, axis2=axis2, armature=e.joint.armature, ref=e.joint.ref))
     model = dynamics.build_model(specs, gravity=np.asarray(gravity, dtype=float))
     return TreeModel(model=model, edges=tuple(edges), chords=tuple(chords), bodies=by_name)

@@ -265,9 +265,28 @@ def aggregated_weights(agg: AggregatedTree, w: SKOWeights, spo: list | None = No
             r = agg.local_ancestors[a][j][0]
             blk[:, pxo[ip]:pxo[ip + 1], xo[j]:xo[j + 1]] = w.phi[mem[r]] @ A[(r, j)]
         phi.append(blk)
-    wa = SKOWeights(t, phi, H, M, B)
+    wa = SKOWeights(t, phi, H, M, B, armature=aggregated_armature(agg, w.armature))
     wa.extras["spo"] = spo
     return wa
+
+
+def aggregated_armature(agg: AggregatedTree, armature: list | None) -> list | None:
+    """Rotor inertia of each aggregated node: the members' blocks on the diagonal (the
+    coordinates of a compound node are its members', in member order), or None."""
+    if armature is None:
+        return None
+    out = []
+    for a, mem in enumerate(agg.members):
+        if len(mem) == 1:
+            out.append(armature[mem[0]])
+            continue
+        vo = agg.member_offsets[a][1]
+        n = int(agg.tree.nv_node[a])
+        Ja = np.zeros((1, n, n))
+        for j, s in enumerate(mem):
+            Ja[:, vo[j]:vo[j + 1], vo[j]:vo[j + 1]] = armature[s]
+        out.append(Ja)
+    return out
 
 
 def aggregated_velocity_terms(agg: AggregatedTree, wa: SKOWeights, a: list, b: list):

@@ -6,7 +6,8 @@ inertia ``R`` solves the forward Lyapunov equation ``M = R - E_A R E_A*``
 Algorithm 4.1 (Eq. 20): ``R(k) = sum_{i in C(k)} A(k, i) R(i) A*(k, i) + M(k)``.
 Then (Eq. 17) ``M(k, k) = H(k) R(k) H*(k)`` and, for j an ancestor of k,
 ``M(j, k) = H(j) A(j, k) R(k) H*(k)``, obtained by carrying ``R(k) H*(k)`` up the
-path to the root (Algorithm 4.2).  O(N d) for depth d.
+path to the root (Algorithm 4.2).  O(N d) for depth d.  Rotor inertia ``J(k)``
+(``SKOWeights.armature``) adds to the diagonal blocks: ``M = H A M A* H* + J``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def composite_inertia(w: SKOWeights) -> list:
 
 
 def mass_matrix_sko(w: SKOWeights, R: list | None = None):
-    """Mass matrix ``H A M A* H*`` (seed 001 Algorithm 4.2), (B, N, N)."""
+    """Mass matrix ``H A M A* H* + J`` (seed 001 Algorithm 4.2; ``J`` the rotor inertia), (B, N, N)."""
     t = w.tree
     if R is None:
         R = composite_inertia(w)
@@ -38,6 +39,8 @@ def mass_matrix_sko(w: SKOWeights, R: list | None = None):
         sk = t.v_slices[k]
         F = R[k] @ np.swapaxes(w.H[k], -1, -2)
         Mm[:, sk, sk] = w.H[k] @ F
+        if w.armature is not None:
+            Mm[:, sk, sk] += w.armature[k]
         j = k
         while t.parent_list[j] >= 0:
             F = w.phi[j] @ F

@@ -4,7 +4,8 @@ The embedded SKO model (:func:`dynamics.embedded_state.embedded_state`) is again
 SKO model -- block-diagonal ``H_e``, SPO ``A_a``, block-diagonal ``M`` -- so the O(N)
 algorithms of seed 001 run on it unchanged: articulated-body forward dynamics
 (Algorithm 6.1), Newton-Euler (Algorithm 3.1) and composite-body inertia
-(Algorithm 4.2) give ``M_e = X^* M X`` and ``C_e = X^* (C + M Xdot theta_dot_i)``.
+(Algorithm 4.2) give ``M_e = X^* M X`` and ``C_e = X^* (C + M Xdot theta_dot_i)``, rotor
+inertia included (:mod:`dynamics.embedded_state`).
 Generalized forces map as ``T_e = X^* T_S``.  Functions take one closed
 configuration; results are full tree vectors (dependent joints included) except
 the mass matrix, which is in the independent coordinates.
@@ -77,7 +78,10 @@ def forward_dynamics(em: "EmbeddedModel", q, v, tau) -> np.ndarray:
     """
     st = embedded_state(em, q, v, adaptive=True)
     _check_state(em, st)
-    th, _ = forward_dynamics_sko(st.we, _embedded_forces(em, st, tau), st.a_e, st.b_e)
+    T_e = _embedded_forces(em, st, tau)
+    if st.armature_bias is not None:
+        T_e = T_e - st.armature_bias
+    th, _ = forward_dynamics_sko(st.we, T_e, st.a_e, st.b_e)
     return _expand(em, st, th)
 
 
@@ -100,6 +104,8 @@ def inverse_dynamics(em: "EmbeddedModel", q, v, a) -> np.ndarray:
     a = np.asarray(a, float)
     th = a[em.e_to_v][None]
     T, _, _ = newton_euler(st.we, th, st.a_e, st.b_e)
+    if st.armature_bias is not None:
+        T = T + st.armature_bias
     tau = np.zeros(em.nv)
     tau[em.e_to_v] = T[0]
     return tau

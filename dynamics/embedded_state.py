@@ -6,7 +6,10 @@ the compound node is ``X = [I; -G_d^-1 G_i]`` (rows in the node's order) and, fo
 a velocity ``v``, ``Xdot theta_dot_i = [0; -G_d^-1 gamma]`` with ``gamma = Gdot v``.
 The embedded SKO weights are those of the aggregated tree with ``H_e = X^* H_a``
 on compound nodes and the Coriolis term ``a_e = A_S^* a_S + H_a^* Xdot theta_dot_i``
-(:func:`embedded_state`).  A dependent block whose reciprocal condition number
+(:func:`embedded_state`).  The tree joints' rotor inertia ``J_a`` (diagonal) maps through the
+embedding like the joint forces, ``T_e = X^* T_S`` with ``T_S = H_a f + J_a (X theta_ddot_i + Xdot
+theta_dot_i)``: the embedded node's rotor inertia is ``X^* J_a X`` and ``X^* J_a Xdot theta_dot_i``
+is a joint-space bias (``EmbeddedState.armature_bias``).  A dependent block whose reciprocal condition number
 falls below :data:`dynamics.tolerances.RCOND_MIN` is singular: a
 :class:`dynamics.closure.ClosureError` naming the loop, never a number.
 """
@@ -127,6 +130,7 @@ class EmbeddedState:
     lu: dict
     terms: object = None
     split: dict | None = None
+    armature_bias: np.ndarray | None = None
 
 
 def embedded_state(em: "EmbeddedModel", q, v=None, adaptive: bool = False) -> EmbeddedState:
@@ -145,6 +149,7 @@ def embedded_state(em: "EmbeddedModel", q, v=None, adaptive: bool = False) -> Em
     terms = constraint_terms(em, kin, qb[0], None if v is None else vb[0])
     wa = aggregated_weights(em.agg, w)
     H = list(wa.H)
+    Je = None if wa.armature is None else list(wa.armature)
     X, c, clos, lus, split = {}, {}, {}, {}, {}
     for lp in em.loops:
         e, G, gamma = loop_closure(terms, lp)
@@ -158,6 +163,8 @@ def embedded_state(em: "EmbeddedModel", q, v=None, adaptive: bool = False) -> Em
             Xl[dep] = -lu.solve(G[:, ind])
         X[lp.node] = Xl
         H[lp.node] = Xl.T[None] @ wa.H[lp.node]
+        if Je is not None:
+            Je[lp.node] = Xl.T[None] @ wa.armature[lp.node] @ Xl[None]
         clos[lp.node] = (e, G)
         lus[lp.node] = lu
         if v is not None:
@@ -165,15 +172,27 @@ def embedded_state(em: "EmbeddedModel", q, v=None, adaptive: bool = False) -> Em
             if lu is not None:
                 cl[dep] = -lu.solve(gamma)
             c[lp.node] = cl
-    we = SKOWeights(em.etree, wa.phi, H, wa.M, 1)
-    a_e = b_e = None
+    we = SKOWeights(em.etree, wa.phi, H, wa.M, 1, armature=Je)
+    a_e = b_e = t_e = None
     if v is not None:
         aa, bb = node_list(ac), node_list(bc)
         a = [aa[k] + ag[k] for k in range(m.n_bodies)]
         a_e, b_e = aggregated_velocity_terms(em.agg, wa, a, list(bb))
         for lp in em.loops:
             a_e[lp.node] = a_e[lp.node] + (c[lp.node] @ wa.H[lp.node][0])[None]
-    return EmbeddedState(we, a_e, b_e, X, c, wa, kin, clos, lus, terms, split)
+        t_e = armature_bias(em, wa, X, c)
+    return EmbeddedState(we, a_e, b_e, X, c, wa, kin, clos, lus, terms, split, t_e)
+
+
+def armature_bias(em, wa: SKOWeights, X: dict, c: dict) -> np.ndarray | None:
+    """``X^* J_a Xdot theta_dot_i`` of each loop node (1, n_e) in the embedded tree's order, None
+    when the tree has no rotor inertia (see the module docstring)."""
+    if wa.armature is None:
+        return None
+    t = np.zeros((1, em.etree.nv))
+    for lp in em.loops:
+        t[0, em.etree.v_slice(lp.node)] = X[lp.node].T @ (wa.armature[lp.node][0] @ c[lp.node])
+    return t
 
 
 def check_closed(em, lp, e):

@@ -17,6 +17,16 @@ acceleration ``alpha(ground) = [0; -g]`` carried to the root bodies
 (``a_gravity``), which is equivalent to applying ``m g`` at every centre of mass.
 
 Fixed joints keep their body as a node with ``n_k = 0`` (not merged).
+
+Rotor inertia (``armature``, MuJoCo's and Pinocchio's name) is a joint-space term:
+each freedom's value adds to the diagonal of the mass matrix, ``T = H f + J theta_ddot``
+with ``J`` diagonal (:class:`dynamics.sko.SKOWeights` ``armature``).  A hinge or slide
+joint's ``ref`` (MuJoCo's ``qpos0``) is the coordinate at which its body sits at the
+given placement: the joint motion is that of ``q - ref``, so the coordinates are
+MuJoCo's ``qpos``.  Rotations (translations) along one axis commute, so the model keeps
+the motion of ``q`` and folds ``-ref`` into the placement once:
+``placement_R Rot(axis, -ref)`` (revolute), ``placement_p - ref placement_R axis``
+(prismatic); ``neutral()`` returns ``ref`` there.
 """
 
 from __future__ import annotations
@@ -28,9 +38,10 @@ import numpy as np
 
 from . import joints as J
 from .sko import SKOTree, SKOWeights, mulT
-from .spatial import force_cross, motion_cross, phi_transform, spatial_inertia
+from .spatial import force_cross, motion_cross, phi_transform, rotation_about_axis, spatial_inertia
 
-__all__ = ["BodySpec", "SKOModel", "build_model", "as_batch", "weights", "velocity_terms"]
+__all__ = ["BodySpec", "SKOModel", "REF_TYPES", "build_model", "as_batch", "weights", "armature_blocks",
+           "velocity_terms"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,10 @@ class BodySpec:
     inertia : (3, 3) kg m^2 -- about the centre of mass, body axes
     axis : (3,) -- joint axis (plane normal for planar) in the joint frame
     axis2 : (3,) or None -- second axis of a universal joint
+    armature : float or (n_k,) -- rotor inertia of each freedom of the joint, kg m^2
+        (rotations) or kg (translations), added to the diagonal of the mass matrix
+    ref : float -- coordinate (rad or m) at which the body is at the given placement
+        (MuJoCo's ``ref``); revolute, continuous and prismatic joints only
     """
 
     name: str
@@ -63,6 +78,12 @@ class BodySpec:
     inertia: np.ndarray
     axis: tuple = (0.0, 0.0, 1.0)
     axis2: tuple | None = None
+    armature: float | tuple = 0.0
+    ref: float = 0.0
+
+
+#: joint types whose coordinate may have a reference value ``ref`` (one coordinate along one axis)
+REF_TYPES = ("revolute", "continuous", "prismatic")
 
 
 class SKOModel:
@@ -78,7 +99,9 @@ class SKOModel:
     body_names, joint_names, joint_types : tuple of str
     nq, nv : int
     q_offset, v_offset : (n+1,) int
-    placement_R : (n, 3, 3); placement_p : (n, 3)
+    placement_R : (n, 3, 3); placement_p : (n, 3) -- joint frame at q = 0 (``ref`` folded in)
+    q_ref : (nq,) -- reference configuration (``ref``, identity quaternions), see ``neutral()``
+    armature : (nv,) -- rotor inertia of each freedom (zeros when none)
     mass : (n,); com : (n, 3); inertia_com : (n, 3, 3); M_body : (n, 6, 6)
     axis, axis2 : (n, 3) unit vectors (zeros where unused)
     H_const : list of (1, n_k, 6) joint maps (universal: value at q2 = 0)
@@ -133,6 +156,11 @@ class SKOModel:
                 if b.axis2 is None:
                     raise ValueError(f"universal joint {b.joint_name!r} needs axis2")
                 self.axis2[k] = unit(b.axis2)
+        self.armature = np.concatenate([np.broadcast_to(np.asarray(b.armature, float), (J.NV[b.joint_type],))
+                                        for b in bodies] + [np.zeros(0)])
+        self.q_ref = np.concatenate([J.neutral(t) for t in self.joint_types] + [np.zeros(0)])
+        for k, b in enumerate(bodies):
+            self._fold_reference(k, b)
         self.H_const = [J.motion_subspace(t, self.axis[k], self.axis2[k])[None]
                         for k, t in enumerate(self.joint_types)]
         self.groups = {}
@@ -149,6 +177,19 @@ class SKOModel:
             self.S_group[t] = Hs[:, 0, :] if vc.shape[1] == 1 else Hs
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._body_index = {name: k for k, name in enumerate(self.body_names)}
+
+    def _fold_reference(self, k: int, b: BodySpec) -> None:
+        """Fold joint k's ``ref`` into its placement (see the module docstring)."""
+        ref = float(b.ref)
+        if ref == 0.0:
+            return
+        if b.joint_type not in REF_TYPES:
+            raise ValueError(f"joint {b.joint_name!r}: ref is defined for {', '.join(REF_TYPES)} joints only")
+        self.q_ref[self.q_offset[k]] = ref
+        if b.joint_type == "prismatic":
+            self.placement_p[k] = self.placement_p[k] - ref * (self.placement_R[k] @ self.axis[k])
+        else:
+            self.placement_R[k] = self.placement_R[k] @ rotation_about_axis(self.axis[k], -ref)
 
     # ---- public helpers -------------------------------------------------
     @property
@@ -177,8 +218,9 @@ class SKOModel:
         return slice(int(self.v_offset[k]), int(self.v_offset[k + 1]))
 
     def neutral(self) -> np.ndarray:
-        """Reference configuration q (nq,): zero angles, identity quaternions."""
-        return np.concatenate([J.neutral(t) for t in self.joint_types] + [np.zeros(0)])
+        """Reference configuration q (nq,): each joint's ``ref`` (zero unless given), identity
+        quaternions; the bodies are at their given placements there."""
+        return self.q_ref.copy()
 
     def create_data(self):
         """Work arrays of the compiled kernels (Pinocchio's ``model.createData()``).
@@ -293,9 +335,17 @@ def weights(model: SKOModel, q) -> SKOWeights:
     phi_all = phi_transform(R, p)
     phi = [None if model.parent[k] < 0 else phi_all[:, k] for k in range(model.n_bodies)]
     M = [model.M_body[k][None] for k in range(model.n_bodies)]
-    w = SKOWeights(model.tree, phi, joint_maps(model, q), M, q.shape[0])
+    w = SKOWeights(model.tree, phi, joint_maps(model, q), M, q.shape[0], armature=armature_blocks(model))
     w.extras.update(phi_all=phi_all, R_rel=R, p_rel=p)
     return w
+
+
+def armature_blocks(model: SKOModel) -> list | None:
+    """Rotor inertia of each joint as (1, n_k, n_k) diagonal blocks, None when the model has none."""
+    arm = np.asarray(model.armature, dtype=float)
+    if not arm.any():
+        return None
+    return [np.diag(arm[s])[None] for s in model.tree.v_slices]
 
 
 def gravity_acceleration(model: SKOModel, w: SKOWeights) -> list:

@@ -5,7 +5,7 @@
 gather of Eq. 33::
 
     P(k)      = sum_{j in C(k)} A(k, j) P+(j) A*(k, j) + M(k)
-    D(k)      = H(k) P(k) H*(k)
+    D(k)      = H(k) P(k) H*(k) + J(k)
     G(k)      = P(k) H*(k) D^-1(k)
     tau(k)    = G(k) H(k),   tau_bar(k) = I - tau(k)
     P+(k)     = tau_bar(k) P(k)
@@ -13,6 +13,10 @@ gather of Eq. 33::
 Lemma 8 (Eqs. 34-35): ``E_psi = E_A tau_bar`` is an SKO operator with weights
 ``psi(parent(k), k) = A(parent(k), k) tau_bar(k)`` and SPO ``psi = (I - E_psi)^-1``.
 ``K = E_A G`` (Eq. 37) has the blocks ``K(parent(k), k) = A(parent(k), k) G(k)``.
+
+``J(k)`` is the joint's rotor inertia (``SKOWeights.armature``, zero when None): the
+joint equation ``T(k) = H(k) f(k) + J(k) theta_ddot(k)`` adds it to ``D`` and nothing else
+(as Pinocchio's ``Dinv`` with ``model.armature``).
 
 Nodes with ``n_k = 0`` get ``G(k) = 0`` and ``tau_bar(k) = I``.
 """
@@ -73,7 +77,7 @@ def articulated_body(w: SKOWeights) -> ArticulatedBody:
             Pp[k] = P[k]
         else:
             PHt = P[k] @ np.swapaxes(Hk, -1, -2)
-            D[k] = Hk @ PHt
+            D[k] = Hk @ PHt if w.armature is None else Hk @ PHt + w.armature[k]
             Dinv[k] = 1.0 / D[k] if nk == 1 else np.linalg.inv(D[k])
             G[k] = PHt @ Dinv[k]
             tb[k] = eyes[mk] - G[k] @ Hk

@@ -5,7 +5,8 @@ a base-to-tips scatter (Lemma 2) for the node accelerations
 ``alpha(k) = A*(parent(k), k) alpha(parent(k)) + H*(k) theta_ddot(k) + a(k)``,
 then a tips-to-base gather (Lemma 1) for the inter-node forces
 ``f(k) = sum_{i in C(k)} A(k, i) f(i) + M(k) alpha(k) + b(k)`` and
-``T(k) = H(k) f(k)``.
+``T(k) = H(k) f(k)``, plus the joint's rotor inertia ``J(k) theta_ddot(k)``
+(``SKOWeights.armature``) when the model has one.
 
 Gravity enters the rigid-body tree as the ground acceleration ``[0; -g]``
 (added to ``a`` of the root bodies); external forces ``f_ext(k)`` (spatial
@@ -49,11 +50,12 @@ def newton_euler(w: SKOWeights, theta_ddot, a, b):
         alpha[k] = x if p < 0 else mulT(phi[k], alpha[p]) + x
     f = [mul(M[k], alpha[k]) + b[k] for k in range(n)]
     T = np.empty((B, t.nv))
+    J = w.armature
     # tips-to-base gather
     for k in range(n - 1, -1, -1):
         p = par[k]
         fk = f[k]
-        T[:, vs[k]] = mul(H[k], fk)
+        T[:, vs[k]] = mul(H[k], fk) if J is None else mul(H[k], fk) + mul(J[k], theta_ddot[:, vs[k]])
         if p >= 0:
             f[p] = f[p] + mul(phi[k], fk)
     return T, alpha, f

@@ -246,6 +246,9 @@ class SKOWeights:
     a : list of (B, m_k) arrays or None -- Coriolis accelerations ``a(k)``
     b : list of (B, m_k) arrays or None -- gyroscopic forces ``b(k)``
     batch : int -- B
+    armature : list of (B|1, n_k, n_k) arrays or None -- joint-space rotor inertia ``J(k)``:
+        ``T(k) = H(k) f(k) + J(k) theta_ddot(k)``, so ``M = H A M A* H* + J`` and
+        ``D(k) = H(k) P(k) H*(k) + J(k)`` (diagonal for a rigid-body tree; None: zero)
     """
 
     tree: SKOTree
@@ -255,6 +258,7 @@ class SKOWeights:
     batch: int
     a: list | None = None
     b: list | None = None
+    armature: list | None = None
     extras: dict = field(default_factory=dict)
 
     def check(self) -> None:

@@ -235,9 +235,11 @@ class Joint:
     motor : the driving motor, if described.
     damping : viscous damping along each freedom, N m s/rad or N s/m.
     armature : rotor (reflected) inertia added to each freedom's diagonal of the
-        mass matrix, kg m^2 or kg (MJCF ``armature``); carried, not yet in the dynamics.
-    ref : the input's own coordinate at the reference configuration (MJCF
-        ``ref``: MuJoCo's ``qpos0``); our coordinate is the input's minus ``ref``.
+        mass matrix, kg m^2 or kg (MJCF ``armature``, YAML ``armature``).
+    ref : the joint's coordinate (rad or m) at the reference configuration, where the
+        bodies are as given (MJCF ``ref``: MuJoCo's ``qpos0``; YAML ``ref``); revolute,
+        continuous and prismatic joints only.  Our coordinate is the input's own (MuJoCo's
+        ``qpos``): the joint moves its body by ``q - ref`` from the given pose.
     loop : True when the input marks the joint as closing a kinematic loop
         (MJCF ``equality``); the graph stage finds loops itself either way.
     implicit : True when the reader added the joint (the base weld or free

@@ -43,8 +43,10 @@ inertias, positions at ``qpos0``):
   is exactly this chain.  Unnamed joints are called ``<body>_joint<k>``, unnamed
   bodies ``body<id>`` with MuJoCo's body id.
 * Reference configuration: MuJoCo's ``qpos0``.  A hinge/slide ``ref`` is carried
-  in ``Joint.ref`` (our coordinate is ``qpos - ref``), ``armature`` in
-  ``Joint.armature`` (not yet in the dynamics).
+  in ``Joint.ref`` (our coordinates are MuJoCo's ``qpos``; the reference configuration
+  ``model.neutral()`` is ``ref``), ``armature`` in ``Joint.armature`` (rotor inertia, in
+  the dynamics; a free joint's translational armature acts on our body-frame velocity, MuJoCo's
+  on the world-frame one: M agrees, the bias forces differ by ``armature omega x v``, warned).
 * ``<equality>`` and fixed ``<tendon>`` (:mod:`parsers.mjcf_equality`): ``connect``
   and ``weld`` (by bodies or by sites) are loop-closing joints (``loop=True``);
   ``joint`` and ``tendon`` (over fixed tendons) are
@@ -67,8 +69,8 @@ from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassPrope
 from .errors import InputError, did_you_mean
 from .massprops import combine, transform_mass_properties
 from .mjcf_compiler import ORIENT_ATTRS, Compiler, bool_attr, floats_attr, orientation
-from .mjcf_equality import (COUPLING_TYPES, LOOP_TYPES, check_coupling_joints, coupling_equality, fixed_tendons,
-                            loop_equality, loop_joint, site_pose)
+from .mjcf_equality import (COUPLING_TYPES, LOOP_TYPES, check_coupling_joints, coupling_equality, coupling_in_qpos,
+                            fixed_tendons, loop_equality, loop_joint, site_pose)
 from .mjcf_mass import compile_masses, geom_record
 from .mjcf_mesh import MESH_INERTIA_MODES
 from .xmlutil import error, parse_floats, parse_xml
@@ -382,6 +384,10 @@ class _Reader:
                                  for key in ("armature", "ref"))
                 if jt == "hinge":
                     ref = float(self.comp.angle(ref))
+                if jt == "free" and armature:
+                    log.warning("%s:%d: armature of free joint %r: MuJoCo applies it to the world-frame translation, "
+                                "ours to the body-frame velocity (bias forces differ by armature * omega x v)",
+                                self.file, jel.line, a.get("name", ""))
                 child = b["name"] if k == len(jl) - 1 else f"{b['name']}__{name}"
                 if child != b["name"]:
                     if child in taken:
@@ -407,6 +413,7 @@ class _Reader:
             uniq(e["name"], e["el"])
             joints.append(loop_joint(e, lambda n: Pose() if n == GROUND else by_name[n]["pose"], self.file))
         check_coupling_joints(couplings, {j.name: j for j in joints}, elements)
+        couplings = [coupling_in_qpos(c, {j.name: j.ref for j in joints}) for c in couplings]
         model = root.get("model", Path(self.file).stem)
         return Assembly(model, tuple(bodies), tuple(joints), gravity=gravity, couplings=tuple(couplings),
                         source_file=self.file)

@@ -10,17 +10,20 @@ As MuJoCo compiles them (XML reference, ``equality``):
 * ``joint``: ``joint1 - joint1_0 = a0 + a1 d + a2 d^2 + a3 d^3 + a4 d^4`` with
   ``d = joint2 - joint2_0`` (``polycoef``, default ``0 1 0 0 0``); without ``joint2``
   the joint is held at ``joint1_0 + a0``.  ``_0`` is MuJoCo's ``qpos0`` (the joint's
-  ``ref``), so in our coordinates (``qpos - ref``) it is a
-  :class:`~parsers.assembly.Coupling` ``q1 = poly(q2)``.
+  ``ref``); our coordinates are ``qpos``, so the polynomial is re-expanded about zero
+  (:func:`coupling_in_qpos`): a :class:`~parsers.assembly.Coupling` ``q1 = p(q2)``.
 * ``tendon`` over fixed tendons (``L = sum coef_k q_k``): the same polynomial between
-  ``L1 - L1_0`` and ``L2 - L2_0`` (``L_0`` at ``qpos0``, so ``L - L_0`` is the sum over
-  our coordinates): a coupling of linear combinations of joint coordinates.
+  ``L1 - L1_0`` and ``L2 - L2_0`` (``L_0 = sum coef_k ref_k``), re-expanded the same way:
+  a coupling of linear combinations of joint coordinates.
 * Inactive constraints (``active="false"``) are skipped.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
+from numpy import polynomial as P
 
 from .assembly import GROUND, Coupling, Joint, Pose, Source
 from .errors import did_you_mean
@@ -174,6 +177,33 @@ def check_coupling_joints(couplings, joints_by_name, elements) -> None:
             if joints_by_name[jn].type not in ("revolute", "prismatic"):
                 raise error(el, f"<{el.tag}> equality: joint {jn!r} is {joints_by_name[jn].type}; "
                                 "only hinge and slide joints can be coupled")
+
+
+def coupling_in_qpos(c: Coupling, refs: dict) -> Coupling:
+    """``c`` read as ``y - y0 = a(x - x0)`` (MuJoCo: offsets at ``qpos0``) rewritten as ``y = b(x)``
+    in the joints' own coordinates, ``b(x) = y0 + a(x - x0)``; ``y0``, ``x0`` are the follower's and
+    leader's sums ``sum coef * ref`` (``refs``: joint name -> ref)."""
+    return _shifted(c, refs, 1.0)
+
+
+def coupling_about_ref(c: Coupling, refs: dict) -> Coupling:
+    """The inverse of :func:`coupling_in_qpos`: ``y = b(x)`` as ``y - y0 = a(x - x0)``,
+    ``a(u) = b(u + x0) - y0`` (what an MJCF ``polycoef`` holds when the joints have ``ref``)."""
+    return _shifted(c, refs, -1.0)
+
+
+def _shifted(c: Coupling, refs: dict, sign: float) -> Coupling:
+    """``c`` with ``b(x) = sign y0 + a(x - sign x0)`` (see :func:`coupling_in_qpos`)."""
+    y0 = sign * sum(coef * refs.get(j, 0.0) for j, coef in c.follower_sum)
+    x0 = sign * sum(coef * refs.get(j, 0.0) for j, coef in c.leader_sum)
+    if y0 == 0.0 and x0 == 0.0:
+        return c
+    if not c.leader_sum:
+        return replace(c, offset=c.offset + y0)
+    b = (P.Polynomial(c.coefficients)(P.Polynomial([-x0, 1.0])) + y0).coef
+    b = np.concatenate([b, np.zeros(max(0, 2 - len(b)))])
+    higher = tuple(float(x) for x in np.trim_zeros(b[2:], "b"))
+    return replace(c, offset=float(b[0]), multiplier=float(b[1]), higher=higher)
 
 
 def site_pose(body_pose: Pose, frame_pose: Pose, R, pos) -> Pose:

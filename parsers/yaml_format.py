@@ -38,8 +38,10 @@ MATERIALS = {
 
 TOP_KEYS = ("format", "name", "units", "gravity", "base", "materials", "bodies", "joints", "frames")
 BODY_KEYS = ("name", "pose", "inertial", "geometry", "density", "material")
+#: joints whose coordinate may have a reference value ``ref`` (one coordinate along one axis)
+REF_JOINTS = ("revolute", "continuous", "prismatic")
 JOINT_KEYS = ("name", "type", "reference", "secondary", "origin", "axis", "axis2", "secondary_origin",
-              "secondary_axis", "limits", "actuated", "motor", "damping")
+              "secondary_axis", "limits", "actuated", "motor", "damping", "armature", "ref")
 SHAPE_KINDS = ("box", "cylinder", "sphere", "capsule", "mesh")
 SHAPE_PARAMS = {"box": ("size",), "cylinder": ("radius", "length"), "sphere": ("radius",),
                 "capsule": ("radius", "length")}
@@ -272,11 +274,21 @@ def _joint(node: Node, units: _Units, body_names: set[str]) -> Joint:
     if jtype == "fixed" and (actuated or motor is not None):
         raise node.error("a fixed joint cannot be actuated")
     damping = node.get("damping").number(nonnegative=True) if node.get("damping") is not None else 0.0
+    armature = node.get("armature").number(nonnegative=True) if node.get("armature") is not None else 0.0
     return Joint(name=name, type=jtype, reference=ends["reference"], secondary=ends["secondary"],
                  origin=origin, axis=axis, axis2=axis2, secondary_origin=secondary_origin,
                  secondary_axis=secondary_axis, limits=_limits(node.get("limits"), jtype, units),
-                 actuated=actuated or motor is not None, motor=motor, damping=damping,
-                 source=_source(node))
+                 actuated=actuated or motor is not None, motor=motor, damping=damping, armature=armature,
+                 ref=_ref(node.get("ref"), jtype, units), source=_source(node))
+
+
+def _ref(node: Node | None, joint_type: str, units: _Units) -> float:
+    """The joint coordinate at the reference configuration (angle or length unit); one-axis joints only."""
+    if node is None:
+        return 0.0
+    if joint_type not in REF_JOINTS:
+        raise node.error(f"a {joint_type} joint has no 'ref' (only {', '.join(REF_JOINTS)} joints)")
+    return node.number() * (units.length if joint_type == "prismatic" else units.angle)
 
 
 def _unique(nodes: list[Node], what: str) -> None:
@@ -445,6 +457,10 @@ def _joint_out(j: Joint) -> dict:
             out["motor"]["max_effort"] = _num(m.max_effort)
     if j.damping:
         out["damping"] = _num(j.damping)
+    if j.armature:
+        out["armature"] = _num(j.armature)
+    if j.ref:
+        out["ref"] = _num(j.ref)
     return out
 
 

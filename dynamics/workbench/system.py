@@ -14,7 +14,9 @@ nodes:
   ``M[j]`` (m_j, m_j), and optional Coriolis/gyroscopic vectors ``a[j]``, ``b[j]``.
 
 The articulated-body (Riccati) quantities are computed once per subgraph by
-:func:`dynamics.riccati.articulated_body` (seed 001 Eq. 33).
+:func:`dynamics.riccati.articulated_body` (seed 001 Eq. 33).  The operators are those of
+the papers' SKO model: a joint's rotor inertia (``SKOModel.armature``, a joint-space term
+``J`` outside ``H A M A* H*``) is not part of them, so ``M`` here is ``H A M A* H*``.
 
 :meth:`Subgraph.similarity` applies a block-diagonal similarity transform
 (seed 003 section 5, Lemma 8): ``E' = X E X^-1``, ``H' = H X^-1``,

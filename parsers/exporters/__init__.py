@@ -21,6 +21,13 @@ first (:func:`export_tree`); a tree joint met from its secondary side is
 flipped (reference and secondary swapped, axes negated so that the coordinate
 keeps its sign).
 
+Joint ``armature`` (rotor inertia) is written to MJCF only; URDF and SDFormat have no
+such field, so it is left out with one logged warning (:func:`warn_dropped`).  Joint ``ref``
+(the coordinate at the reference configuration) is written to MJCF as ``ref``, folded into
+the joint origin in URDF (the child link's frame at ``q = 0`` is its reference pose moved by
+``-ref``, so URDF's coordinate is ours), and left out of SDFormat with a warning (there the
+coordinate is ``q - ref``).
+
 ``export(assembly, path, **options)`` chooses the writer by suffix
 (:data:`EXPORTERS`).
 """
@@ -28,6 +35,7 @@ keeps its sign).
 from __future__ import annotations
 
 import importlib
+import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -37,6 +45,8 @@ from ..assembly import GROUND, Assembly, Joint
 from mbcompose.dynamics import topology
 
 from ..topology import tree_edges
+
+log = logging.getLogger(__name__)
 
 
 class ExportError(ValueError):
@@ -138,6 +148,16 @@ def on_axis(point, origin, axis, tol: float = 1e-12) -> bool:
     return bool(np.linalg.norm(d - n * (d @ n)) <= tol * max(1.0, np.linalg.norm(d)))
 
 
+def warn_dropped(a: Assembly, format_name: str, fields: tuple[str, ...]) -> None:
+    """One warning per joint field in ``fields`` (``armature``, ``ref``) that some joint of ``a``
+    sets and ``format_name`` cannot express, naming those joints."""
+    for name in fields:
+        joints = [j.name for j in a.joints if getattr(j, name)]
+        if joints:
+            log.warning("%s export of %s: %s has no joint %s; left out for %s", format_name, a.name, format_name,
+                        name, ", ".join(joints))
+
+
 #: suffix -> "module:function"; ``f(assembly, path, **options)``.
 EXPORTERS = {
     ".urdf": "mbcompose.parsers.exporters.urdf:write_urdf",
@@ -157,4 +177,4 @@ def export(assembly: Assembly, path, **options) -> Path:
 
 
 __all__ = ["EXPORTERS", "ExportError", "TreeJoint", "export", "flip", "loop_description", "on_axis",
-           "robust_rpy", "export_tree", "tree_path"]
+           "robust_rpy", "export_tree", "tree_path", "warn_dropped"]

@@ -9,7 +9,8 @@ joint frames and mass properties):
   becomes the nested ``<body>`` tree, each body at its pose relative to its
   parent, with an ``<inertial pos mass fullinertia>`` (``diaginertia`` when the inertia
   is diagonal, which admits a point mass; left out when massless);
-* tree joints: revolute, continuous -> ``hinge``; prismatic -> ``slide``;
+* tree joints: revolute, continuous -> ``hinge``; prismatic -> ``slide`` (with the joint's
+  ``ref``, so MuJoCo's ``qpos`` is our coordinate, and ``armature``, on every joint written);
   spherical -> ``ball``; free -> ``freejoint`` (top-level bodies only); fixed ->
   no joint; universal -> two hinges ``NAME_1``, ``NAME_2`` (axis, then axis2);
   cylindrical -> ``NAME_slide`` + ``NAME_hinge``; planar -> two slides and a hinge.
@@ -42,6 +43,7 @@ import numpy as np
 from mbcompose.dynamics.spatial import matrix_to_quat
 
 from ..assembly import GROUND, Assembly, Pose
+from ..mjcf_equality import coupling_about_ref
 from ..xmlutil import fmt, write_xml
 from . import ExportError, export_tree
 from .assets import absolute_reference
@@ -109,14 +111,18 @@ class _JointWriter:
     def __init__(self):
         self.used: set = set()
 
-    def add(self, body_el, jname, jtype, X_world_body: Pose, origin, axis=None):
+    def add(self, body_el, jname, jtype, X_world_body: Pose, origin, axis=None, armature=0.0):
         if jname in self.used:
             raise ExportError(f"joint name {jname!r} used twice in the MJCF export")
         self.used.add(jname)
-        if jtype == "free":
+        if jtype == "free" and not armature:
             ET.SubElement(body_el, "freejoint", name=jname)
             return None
         el = ET.SubElement(body_el, "joint", name=jname, type=jtype)
+        if armature:
+            el.set("armature", fmt(armature))
+        if jtype == "free":
+            return el
         pos = X_world_body.inverse().apply(origin)
         if np.any(pos != 0):
             el.set("pos", fmt(pos))
@@ -128,30 +134,33 @@ class _JointWriter:
         """The MJCF joint(s) of tree joint ``j`` carried by body element ``el``."""
         if j.type == "fixed":
             return
+        arm = j.armature
         if j.type == "free":
             if not top_level:
                 raise ExportError(f"free joint {j.name!r}: MuJoCo allows free joints only in top-level bodies")
-            self.add(el, j.name, "free", X_world_body, j.origin)
+            self.add(el, j.name, "free", X_world_body, j.origin, armature=arm)
         elif j.type in self.TYPES:
             jel = self.add(el, j.name, self.TYPES[j.type], X_world_body, j.origin,
-                           None if j.type == "spherical" else j.axis)
+                           None if j.type == "spherical" else j.axis, arm)
             lim = j.limits
             if j.type in ("revolute", "prismatic") and lim.lower is not None and lim.upper is not None:
                 jel.set("range", fmt([lim.lower, lim.upper]))
             if j.damping:
                 jel.set("damping", fmt(j.damping))
+            if j.ref:
+                jel.set("ref", fmt(j.ref))
         elif j.type == "universal":
-            self.add(el, f"{j.name}_1", "hinge", X_world_body, j.origin, j.axis)
+            self.add(el, f"{j.name}_1", "hinge", X_world_body, j.origin, j.axis, arm)
             self.add(el, f"{j.name}_2", "hinge", X_world_body, j.origin,
-                     j.axis2 if j.axis2 is not None else _perp(j.axis))
+                     j.axis2 if j.axis2 is not None else _perp(j.axis), arm)
         elif j.type == "cylindrical":
-            self.add(el, f"{j.name}_slide", "slide", X_world_body, j.origin, j.axis)
-            self.add(el, f"{j.name}_hinge", "hinge", X_world_body, j.origin, j.axis)
+            self.add(el, f"{j.name}_slide", "slide", X_world_body, j.origin, j.axis, arm)
+            self.add(el, f"{j.name}_hinge", "hinge", X_world_body, j.origin, j.axis, arm)
         elif j.type == "planar":
             u = _perp(j.axis)
-            self.add(el, f"{j.name}_x", "slide", X_world_body, j.origin, u)
-            self.add(el, f"{j.name}_y", "slide", X_world_body, j.origin, np.cross(j.axis, u))
-            self.add(el, f"{j.name}_rz", "hinge", X_world_body, j.origin, j.axis)
+            self.add(el, f"{j.name}_x", "slide", X_world_body, j.origin, u, arm)
+            self.add(el, f"{j.name}_y", "slide", X_world_body, j.origin, np.cross(j.axis, u), arm)
+            self.add(el, f"{j.name}_rz", "hinge", X_world_body, j.origin, j.axis, arm)
         else:
             raise ExportError(f"joint {j.name!r} of type {j.type!r} has no MJCF equivalent")
 
@@ -309,13 +318,14 @@ def _loops(root, a: Assembly, chords, span: float):
 
 def _couplings(root, a: Assembly, written) -> None:
     """Couplings as ``<equality><joint>`` (one joint each side) or ``<equality><tendon>`` over fixed
-    tendons; the exported joints have ``ref = 0``, so MuJoCo's ``qpos0`` terms vanish."""
+    tendons; MuJoCo's polynomial is about ``qpos0`` (the joints' ``ref``): :func:`coupling_about_ref`."""
     if not a.couplings:
         return
     eq = root.find("equality")
     eq = ET.SubElement(root, "equality") if eq is None else eq
+    refs = {j.name: j.ref for j in a.joints}
     for k, c in enumerate(a.couplings):
-        coef = list(c.coefficients)
+        coef = list(coupling_about_ref(c, refs).coefficients)
         if len(coef) > 5:
             raise ExportError(f"coupling of joint {c.joint!r}: MJCF polycoef holds 5 coefficients, got {len(coef)}")
         names = [n for n, _ in c.follower_sum + c.leader_sum]

@@ -17,7 +17,9 @@ frames and mass properties):
   world floats); free joints between bodies, planar and cylindrical joints are
   refused (ExportError);
 * ``frames`` (e.g. the parts of a lumped composite) become ``<frame>``
-  elements attached to their body.
+  elements attached to their body;
+* joint ``armature`` and ``ref`` have no SDFormat field: left out, logged once each (the
+  exported coordinate is then ``q - ref``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np
 
 from ..assembly import GROUND, Assembly
 from ..xmlutil import fmt, write_xml
-from . import ExportError, flip, robust_rpy
+from . import ExportError, flip, robust_rpy, warn_dropped
 from .assets import absolute_reference
 
 SDF_TYPES = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic", "fixed": "fixed",
@@ -72,6 +74,7 @@ def _shape(link, g, role, k, mesh_reference=absolute_reference):
 def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
                 mesh_reference=absolute_reference) -> ET.Element:
     """The ``<sdf>`` element for ``a`` (see :func:`write_sdf`)."""
+    warn_dropped(a, "SDFormat", ("armature", "ref"))
     sdf = ET.Element("sdf", version="1.8")
     world = ET.SubElement(sdf, "world", name=a.name)
     ET.SubElement(world, "gravity").text = fmt(a.gravity)

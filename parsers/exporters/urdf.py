@@ -20,6 +20,9 @@ same bodies, joint frames and mass properties):
 * a joint met from its secondary side is flipped (axis negated), so the
   coordinate keeps its sign; couplings become ``mimic`` with the signs fixed (a
   polynomial, constant or tendon coupling, which mimic cannot express, is an ExportError);
+* a joint's ``ref`` is folded into its origin (the child link frame at ``q = 0`` is the
+  reference pose moved by ``-ref`` along the joint), so URDF's coordinate is ours; its
+  ``armature`` is left out (URDF has none; logged once);
 * actuated joints get a ``<transmission>`` (gear ratio as mechanicalReduction);
 * loops: refused with the loop named, unless ``cut_loops=True``;
 * ``frames`` (e.g. the parts of a lumped composite) become massless links
@@ -36,7 +39,9 @@ import numpy as np
 
 from ..assembly import GROUND, Assembly, Pose
 from ..xmlutil import fmt, write_xml
-from . import ExportError, export_tree, loop_description, on_axis, robust_rpy
+from mbcompose.dynamics.spatial import rotation_about_axis
+
+from . import ExportError, export_tree, loop_description, on_axis, robust_rpy, warn_dropped
 from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
@@ -70,12 +75,23 @@ def _shape(parent: ET.Element, g, X_link_body: Pose, role: str, mesh_reference=a
     return True
 
 
+def _motion_by(j, amount: float, X_world_link: Pose) -> Pose:
+    """The child link's motion by ``amount`` (rad or m) along one-axis joint ``j``, in its link frame."""
+    if not amount:
+        return Pose()
+    axis = X_world_link.rotation.T @ j.axis
+    if j.type == "prismatic":
+        return Pose(np.eye(3), amount * axis)
+    return Pose(rotation_about_axis(axis, amount), np.zeros(3))
+
+
 def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True, frames=None,
                  mesh_reference=absolute_reference) -> ET.Element:
     """The ``<robot>`` element for ``a`` (see :func:`write_urdf`)."""
     if ROOT in a.body_names:
         raise ExportError(f"body name {ROOT!r} is reserved for ground in URDF exports")
     parent, order, chords = export_tree(a)
+    warn_dropped(a, "URDF", ("armature",))
     robot = ET.Element("robot", name=a.name)
     if chords:
         if not cut_loops:
@@ -120,7 +136,7 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
         sign[j.name] = -1.0 if tj.flipped else 1.0
         pname = ROOT if j.reference == GROUND else j.reference
         el = ET.SubElement(robot, "joint", name=j.name, type=URDF_TYPES[j.type])
-        _origin(el, link_pose[pname].inverse().compose(link_pose[name]))
+        _origin(el, link_pose[pname].inverse().compose(link_pose[name]).compose(_motion_by(j, -j.ref, link_pose[name])))
         ET.SubElement(el, "parent", link=pname)
         ET.SubElement(el, "child", link=name)
         if j.type in ("revolute", "continuous", "prismatic", "planar"):

@@ -1,10 +1,11 @@
 """MuJoCo's dynamics of an MJCF file in our coordinates (written once for the robot tests).
 
-Coordinates: hinge and slide ``qpos = q + ref``; a ball joint's quaternion acts in
+Coordinates: hinge and slide ``qpos = q`` (our coordinates carry MuJoCo's ``ref``); a ball joint's quaternion acts in
 MuJoCo's body frame, ours in a frame with the assembly's axes at the reference
 configuration, so ``Q_mj = B^T Q B`` and ``omega_mj = B^T omega`` (``B``: the body's
-world orientation at ``qpos0``); a free joint's ``qpos`` quaternion is the body's
-world orientation ``Q B`` and its ``qvel = [R v; B^T omega]`` for our
+world orientation at ``qpos0``); a free joint's ``qpos`` position is our position from the
+joint's placement plus that placement (MuJoCo's is from the world origin), its quaternion
+the body's world orientation ``Q B`` and its ``qvel = [R v; B^T omega]`` for our
 ``v = [omega; v]`` in our body frame (``R = Q``, world orientation of our frame).
 ``T`` maps our velocities to MuJoCo's (``qvel = T v``, ``qacc = T a + Tdot v`` with
 ``Tdot v = R (omega x v)`` in a free joint's linear rows), so ``M = T^T M_mj T`` and the
@@ -47,7 +48,7 @@ def to_mujoco(m, ours, q, v, B=None):
         qa, va, jt = m.jnt_qposadr[k], m.jnt_dofadr[k], int(m.jnt_type[k])
         Bk = B[m.jnt_bodyid[k]]
         if jt in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
-            qpos[qa] = q[qs][0] + m.qpos0[qa]
+            qpos[qa] = q[qs][0]
             T[va, vs.start] = 1.0
         elif jt == int(mujoco.mjtJoint.mjJNT_BALL):
             Q = quat_to_matrix(q[qs])
@@ -55,7 +56,9 @@ def to_mujoco(m, ours, q, v, B=None):
             T[va:va + 3, vs] = Bk.T
         else:
             Q = quat_to_matrix(q[qs][3:])
-            qpos[qa:qa + 3] = q[qs][:3]
+            tree = getattr(ours, "tree_model", ours)     # our position is from the joint's placement
+            k_body = tree.joint_index(name)
+            qpos[qa:qa + 3] = tree.placement_p[k_body] + tree.placement_R[k_body] @ q[qs][:3]
             qpos[qa + 3:qa + 7] = matrix_to_quat(Q @ Bk)
             T[va:va + 3, vs.start + 3:vs.start + 6] = Q
             T[va + 3:va + 6, vs.start:vs.start + 3] = Bk.T
@@ -72,12 +75,3 @@ def mujoco_dynamics(m, d, qpos, qvel):
     M = np.zeros((m.nv, m.nv))
     mujoco.mj_fullM(m, d, M)
     return M, d.qfrc_bias.copy()
-
-
-def without_armature(m):
-    """The model with joint armature zeroed (our dynamics has no rotor inertia yet); MuJoCo 4
-    needs ``mj_setConst`` after changing it."""
-    m.dof_armature[:] = 0.0
-    d = mujoco.MjData(m)
-    mujoco.mj_setConst(m, d)
-    return m

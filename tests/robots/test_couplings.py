@@ -145,7 +145,7 @@ def test_polycoef_and_tendon_equalities_match_mujocos_constrained_dynamics(tmp_p
     ind = [ours.v_slice(n).start for n in ours.independent]
     dep = [ours.v_slice(n).start for n in ours.dependent]
     mj = {m.joint(k).name: k for k in range(m.njnt)}
-    qpos_of = lambda q: np.array([q[ours.q_slice(m.joint(k).name)][0] + m.qpos0[k] for k in range(m.njnt)])
+    qpos_of = lambda q: np.array([q[ours.q_slice(m.joint(k).name)][0] for k in range(m.njnt)])   # q = qpos
     perm = [mj[n] for n in ours.coordinate_names]                # our v order in MuJoCo's dofs
     rng = np.random.default_rng(5)
     for _ in range(3):
@@ -213,7 +213,8 @@ def test_mjcf_export_writes_couplings_back_as_mujoco_equalities(tmp_path):
     assert sorted(exported.independent) == sorted(original.independent)
     m = mujoco.MjModel.from_xml_path(str(out))
     d = mujoco.MjData(m)
-    assert m.neq == 2 and not np.any(m.qpos0)                    # exported joints have ref = 0
+    m_src = mujoco.MjModel.from_xml_path(str(src))
+    assert m.neq == 2 and m.qpos0[m.jnt_qposadr[m.joint("j1").id]] == m_src.qpos0[m_src.jnt_qposadr[m_src.joint("j1").id]]
     q = embedding.complete_configuration(original, q_ind={n: 0.4 for n in original.independent})
     d.qpos[:] = [q[original.q_slice(m.joint(k).name)][0] for k in range(m.njnt)]
     mujoco.mj_forward(m, d)

@@ -1,5 +1,6 @@
 """MuJoCo model collections: every file MuJoCo loads composes, and M and the bias forces agree
-with MuJoCo's to 1e-9 relative (joint armature zeroed until the dynamics has rotor inertia).
+with MuJoCo's to 1e-9 relative, joint armature (rotor inertia) included, in MuJoCo's own
+coordinates (``qpos``: joint ``ref`` carried).
 
 Corpora (the ``corpus`` extra; each skipped when its package is not installed): gymnasium's
 MuJoCo assets (``gymnasium/envs/mujoco/assets/*.xml``), dm_control's suite
@@ -16,7 +17,7 @@ import pytest
 
 from mbcompose import compose, dynamics
 from mbcompose.parsers import InputError
-from mujoco_refs import mujoco_dynamics, reference_orientations, to_mujoco, without_armature
+from mujoco_refs import mujoco_dynamics, reference_orientations, to_mujoco
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -59,7 +60,7 @@ def _unit(rng):
 
 
 def check_against_mujoco(path, n=3, rtol=1e-9):
-    m = without_armature(mujoco.MjModel.from_xml_path(path))
+    m = mujoco.MjModel.from_xml_path(path)
     d = mujoco.MjData(m)
     if os.path.basename(path) in KNOWN_REFUSALS:
         with pytest.raises(InputError) as exc:
