@@ -65,3 +65,31 @@ def test_ref_on_a_multi_axis_joint_is_refused():
     (b,) = random_bodies(np.random.default_rng(0), 1, ("spherical",))
     with pytest.raises(ValueError, match="ref is defined for"):
         dynamics.build_model([dataclasses.replace(b, ref=0.1)])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_aggregated_tree_keeps_each_members_rotor_inertia(seed):
+    """Compound nodes (seed 000) carry their members' armature on the diagonal: M, inverse and
+    forward dynamics of the aggregated tree equal Pinocchio's with ``model.armature``."""
+    pin = pytest.importorskip("pinocchio")
+    from mbcompose.dynamics import aggregated as ag
+
+    model, plain, rng = with_armature_and_ref(seed + 10)
+    pairs = [frozenset((int(model.parent[k]), k)) for k in range(model.n_bodies) if model.parent[k] >= 0]
+    sets = [S for S in pairs if ag.satisfies_aggregation_condition(model.tree, S)][:1]
+    assert sets
+    am = ag.AggregatedModel(model, sets)
+    pm, _, _ = to_pinocchio(plain)
+    perm = v_perm(plain)
+    pm.armature = model.armature[perm]
+    pd = pm.createData()
+    q = random_q(model, rng)
+    qp = q_to_pin(plain, q - (model.neutral() - plain.neutral()))
+    v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    Mp = pin.crba(pm, pd, qp)
+    Mp = np.triu(Mp) + np.triu(Mp, 1).T
+    np.testing.assert_allclose(ag.mass_matrix(am, q)[np.ix_(perm, perm)], Mp, atol=1e-10 * max(1.0, np.abs(Mp).max()))
+    acc = pin.aba(pm, pd, qp, v[perm], tau[perm])
+    np.testing.assert_allclose(ag.forward_dynamics(am, q, v, tau)[perm], acc, atol=1e-9 * max(1.0, np.abs(acc).max()))
+    t = pin.rnea(pm, pd, qp, v[perm], tau[perm])
+    np.testing.assert_allclose(ag.inverse_dynamics(am, q, v, tau)[perm], t, atol=1e-9 * max(1.0, np.abs(t).max()))
