@@ -16,6 +16,8 @@ of a ``parsers`` or ``composer`` object.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from mbcompose.dynamics.closure import Chord, ClosureError
@@ -26,6 +28,8 @@ from mbcompose.dynamics.spatial import shortest_rotation
 from mbcompose.parsers.errors import InputError
 
 from .tree import TreeModel
+
+log = logging.getLogger(__name__)
 
 __all__ = ["chords_from_tree_model", "couplings_for_tree_model", "embed_tree_model", "closed_chain_model"]
 
@@ -46,6 +50,9 @@ def chords_from_tree_model(tm: TreeModel) -> list[Chord]:
     origin = {e.child: np.asarray(e.joint.origin, float) for e in tm.edges}
     out = []
     for j in tm.chords:
+        if j.armature:
+            log.warning("%s:%s: armature of loop-closing joint %r left out (a loop closure has no coordinate "
+                        "of its own to carry rotor inertia)", j.source.file, j.source.line, j.name)
         a, b = index.get(j.reference, -1), index.get(j.secondary, -1)
         oa = np.asarray(j.origin, float)
         ob = oa if j.secondary_origin is None else np.asarray(j.secondary_origin, float)

@@ -63,14 +63,21 @@ def _joint_or_none(assembly: Assembly, name: str) -> Joint | None:
         return None
 
 
-def _reduced_joint_as_joint(rj, assembly: Assembly) -> Joint:
+def _summed_armature(rj, assembly: Assembly, removed=()) -> float:
+    """Rotor inertia of a reduced joint: its joints' and that of the redundant joints removed in
+    its favour (co-linear joints turn together, so each rotor turns with the kept freedom)."""
+    names = list(rj.joints) + [r.name for r in removed if r.kind == "redundant" and r.kept == rj.name]
+    return float(sum(j.armature for j in (_joint_or_none(assembly, n) for n in names) if j is not None))
+
+
+def _reduced_joint_as_joint(rj, assembly: Assembly, removed=()) -> Joint:
     original = _joint_or_none(assembly, rj.joints[0]) if rj.joints else None
     return Joint(name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
                  origin=rj.origin, axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin,
                  actuated=rj.actuated, loop=bool(original and original.loop),
                  limits=original.limits if original else Limits(),
                  damping=original.damping if original else 0.0,
-                 armature=original.armature if original else 0.0, ref=original.ref if original else 0.0,
+                 armature=_summed_armature(rj, assembly, removed), ref=original.ref if original else 0.0,
                  source=original.source if original else Source())
 
 
@@ -87,7 +94,8 @@ def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,
         return bodies, list(assembly.joints)
     bodies = [RigidBody(c.name, c.mass, tuple(c.members)) for c in analysis.composites]
     reduced = analysis.reduced_joints if redundant_joints == "remove" else analysis.joints_before
-    return bodies, [_reduced_joint_as_joint(rj, assembly) for rj in reduced]
+    removed = analysis.removed_joints if redundant_joints == "remove" else ()
+    return bodies, [_reduced_joint_as_joint(rj, assembly, removed) for rj in reduced]
 
 
 def _raise_analysis_errors(analysis, assembly: Assembly) -> None:

@@ -46,3 +46,24 @@ def test_yaml_writes_armature_and_ref_back(tmp_path):
     again.write_text(write_yaml(a))
     j = read_assembly(again).joint("hinge")
     assert (j.armature, j.ref) == (pytest.approx(0.7), pytest.approx(np.radians(30)))
+
+
+def test_rotors_of_colinear_redundant_joints_add_up(tmp_path, caplog):
+    """Two co-linear bearings of one shaft: the reduced joint turns both rotors, ``I_axis + a1 + a2``;
+    with the bearings kept, the loop-closing one has no coordinate and its rotor is left out, warned."""
+    path = tmp_path / "shaft.yaml"
+    path.write_text("""
+bodies:
+  - name: shaft
+    inertial: {mass: 1.0, inertia: {ixx: 0.3, iyy: 0.2, izz: 0.2}}
+joints:
+  - {name: front, type: revolute, reference: ground, secondary: shaft, origin: [0.2, 0, 0], axis: [1, 0, 0],
+     armature: 0.05, actuated: true}
+  - {name: rear, type: revolute, reference: shaft, secondary: ground, origin: [-0.2, 0, 0], axis: [1, 0, 0],
+     armature: 0.02}
+""")
+    model = compose(str(path)).model
+    assert dynamics.mass_matrix(model, model.neutral()).ravel() == pytest.approx([0.3 + 0.05 + 0.02], rel=1e-10)
+    model = compose(str(path), redundant_joints="keep").model
+    assert dynamics.mass_matrix(model, model.neutral()).ravel() == pytest.approx([0.3 + 0.05], rel=1e-10)
+    assert f"{path}:8: armature of loop-closing joint 'rear' left out" in " ".join(caplog.messages)
