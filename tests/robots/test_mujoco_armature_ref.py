@@ -134,7 +134,8 @@ URDF_ARM = """<mujoco><compiler angle="radian"/><option gravity="0.2 -0.1 -9.81"
 
 
 def test_urdf_export_folds_ref_into_the_joint_origins_and_drops_armature_with_a_warning(tmp_path, caplog):
-    """Pinocchio reads the exported URDF with our coordinates: M agrees at the same q."""
+    """Pinocchio reads the exported URDF in our coordinates: with the armature set on Pinocchio's
+    model (``model.armature``, which URDF cannot hold), M, RNEA and ABA agree at the same state."""
     pin = pytest.importorskip("pinocchio")
     from mbcompose.parsers.exporters.sdf import write_sdf
     from mbcompose.parsers.exporters.urdf import write_urdf
@@ -149,14 +150,19 @@ def test_urdf_export_folds_ref_into_the_joint_origins_and_drops_armature_with_a_
     assert "SDFormat has no joint ref; left out for h1, s1, h2" in caplog.text
     ours = compose(str(src)).model
     pm = pin.buildModelFromUrdf(str(out))
-    pd = pm.createData()
     names = [pm.names[i] for i in range(1, pm.njoints)]
     order = [ours.v_slice(n).start for n in names]
+    pm.armature = ours.armature[order]
+    pm.gravity = pin.Motion(np.concatenate([ours.gravity, np.zeros(3)]))     # URDF carries no gravity
+    pd = pm.createData()
     rng = np.random.default_rng(8)
     for _ in range(3):
         q = ours.neutral() + rng.uniform(-1, 1, ours.nq)
+        v, a = rng.normal(size=ours.nv), rng.normal(size=ours.nv)
         R = pin.crba(pm, pd, q[order])
         R = np.triu(R) + np.triu(R, 1).T
-        M = dynamics.mass_matrix(ours, q)[np.ix_(order, order)]
-        M[0, 0] -= 0.05                                          # armature of h1, which URDF cannot hold
-        np.testing.assert_allclose(M, R, atol=1e-10 * np.abs(R).max())
+        np.testing.assert_allclose(dynamics.mass_matrix(ours, q)[np.ix_(order, order)], R, atol=1e-10 * np.abs(R).max())
+        tau = pin.rnea(pm, pd, q[order], v[order], a[order])
+        np.testing.assert_allclose(dynamics.inverse_dynamics(ours, q, v, a)[order], tau, atol=1e-10 * np.abs(tau).max())
+        acc = pin.aba(pm, pd, q[order], v[order], a[order])
+        np.testing.assert_allclose(dynamics.forward_dynamics(ours, q, v, a)[order], acc, atol=1e-9 * np.abs(acc).max())
