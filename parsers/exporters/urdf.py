@@ -37,10 +37,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..assembly import GROUND, Assembly, Pose
-from ..xmlutil import fmt, write_xml
 from mbcompose.dynamics.spatial import rotation_about_axis
 
+from ..assembly import GROUND, Assembly, Pose
+from ..xmlutil import fmt, write_xml
 from . import ExportError, export_tree, loop_description, on_axis, robust_rpy, warn_dropped
 from .assets import absolute_reference
 
@@ -136,7 +136,8 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
         sign[j.name] = -1.0 if tj.flipped else 1.0
         pname = ROOT if j.reference == GROUND else j.reference
         el = ET.SubElement(robot, "joint", name=j.name, type=URDF_TYPES[j.type])
-        _origin(el, link_pose[pname].inverse().compose(link_pose[name]).compose(_motion_by(j, -j.ref, link_pose[name])))
+        X_parent_child = link_pose[pname].inverse().compose(link_pose[name])
+        _origin(el, X_parent_child.compose(_motion_by(j, -j.ref, link_pose[name])))
         ET.SubElement(el, "parent", link=pname)
         ET.SubElement(el, "child", link=name)
         if j.type in ("revolute", "continuous", "prismatic", "planar"):
