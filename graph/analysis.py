@@ -2,7 +2,7 @@
 
 ``analyse(assembly)`` builds the extended system graph (Fig. 3) and its
 topology matrices (Eqs. 1-4), lumps composites (Table 2), reduces the joints
-(Table 3, redundant joints removed), builds the reduced system graph (Fig. 4)
+(Table 3, redundant joints removed), offers the reduced system graph (Fig. 4, built when first asked for)
 and classifies the loops of the reduced joint graph.
 
 It does not raise for problems of the mechanism; they are
@@ -50,7 +50,7 @@ class Analysis:
     reduced_joints : joints of the reduced graph.
     removed_joints : joints removed, with reasons.
     pairs : pairs left with several partially coupled joints.
-    reduced : reduced system graph (Fig. 4).
+    reduced : reduced system graph (Fig. 4), a property built on first use.
     tree : spanning tree of the reduced joint graph (joint names).
     loops : fundamental loops with their classification.
     dof : degrees of freedom of the mechanism, ``freedoms - closure_rank - couplings``
@@ -68,7 +68,6 @@ class Analysis:
     reduced_joints: tuple[ReducedJoint, ...]
     removed_joints: tuple[RemovedJoint, ...]
     pairs: tuple[PairReport, ...]
-    reduced: SystemGraph
     tree: tuple[str, ...]
     loops: tuple[Loop, ...]
     dof: int
@@ -94,6 +93,11 @@ class Analysis:
             if c.name == name:
                 return c
         raise KeyError(name)
+
+    @cached_property
+    def reduced(self) -> SystemGraph:
+        """The reduced system graph (Fig. 4), built on first use: composing a model does not need it."""
+        return reduced_graph(self.composites, self.reduced_joints)
 
     @cached_property
     def matrices(self) -> TopologyMatrices:
@@ -143,5 +147,5 @@ def analyse(assembly: Assembly, composite_names: Mapping[str, str] | None = None
     issues.extend(red.issues)
     issues.sort(key=lambda i: i.severity != ERROR)
     return Analysis(assembly, ext, red.fixed_composites, red.composites, red.joints_before, red.joints,
-                    red.removed, red.pairs, reduced_graph(red.composites, red.joints), la.tree, la.loops,
+                    red.removed, red.pairs, la.tree, la.loops,
                     la.dof - len(assembly.couplings), tuple(issues), la.dof + la.total_rank, la.total_rank)

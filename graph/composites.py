@@ -90,16 +90,24 @@ def _dfs(adjacency: Mapping[str, Iterable[str]], start: str, allowed: set[str]) 
     return order
 
 
-def order_members(members: Iterable[str], rigid_pairs: Iterable[tuple[str, str]],
-                  distance: Mapping[str, float]) -> tuple[str, ...]:
-    """Members in canonical order: root nearest ground, then depth-first preorder
-    over the rigid connections ``rigid_pairs`` with neighbours sorted by name."""
-    members = set(members)
+def rigid_adjacency(rigid_pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    """Body -> the bodies it is rigidly connected to (both directions of each pair)."""
     adj: dict[str, set[str]] = {}
     for a, b in rigid_pairs:
-        if a in members and b in members:
-            adj.setdefault(a, set()).add(b)
-            adj.setdefault(b, set()).add(a)
+        adj.setdefault(a, set()).add(b)
+        adj.setdefault(b, set()).add(a)
+    return adj
+
+
+def order_members(members: Iterable[str], adjacency: Mapping[str, Iterable[str]],
+                  distance: Mapping[str, float]) -> tuple[str, ...]:
+    """Members in canonical order: root nearest ground, then depth-first preorder
+    over the rigid connections (``adjacency``, :func:`rigid_adjacency`; links to
+    non-members are not followed) with neighbours sorted by name."""
+    members = set(members)
+    if len(members) == 1:
+        return tuple(members)
+    adj = adjacency
     out: list[str] = []
     while len(out) < len(members):
         rest = members - set(out)
@@ -114,22 +122,30 @@ def rigid_components(extended: SystemGraph) -> list[list[str]]:
     Returns lists of body names, one per composite, unordered (see
     :func:`find_composites` for the canonical order).  Ground is not traversed.
     """
-    adj: dict[str, set[str]] = {}
+    adj: dict[str, list[str]] = {}
+    ground_side = "@" + GROUND
     for e in extended.elements:
         rigid = e.kind == "arm" or (e.kind == "joint" and e.joint_type == "fixed")
-        if rigid and GROUND not in (e.tail, e.head) and not e.tail.endswith("@" + GROUND) \
-                and not e.head.endswith("@" + GROUND):
-            adj.setdefault(e.tail, set()).add(e.head)
-            adj.setdefault(e.head, set()).add(e.tail)
+        if rigid and GROUND not in (e.tail, e.head) and not e.tail.endswith(ground_side) \
+                and not e.head.endswith(ground_side):
+            adj.setdefault(e.tail, []).append(e.head)
+            adj.setdefault(e.head, []).append(e.tail)
     seen: set[str] = set()
-    everywhere = set(extended.nodes)
     comps = []
     for n in extended.nodes:
         if not n.startswith("com:") or n in seen:
             continue
-        nodes = _dfs(adj, n, everywhere)
-        seen.update(nodes)
-        comps.append([m[4:] for m in nodes if m.startswith("com:")])
+        seen.add(n)
+        stack, members = [n], []
+        while stack:  # depth first; the visiting order does not matter here
+            m = stack.pop()
+            if m.startswith("com:"):
+                members.append(m[4:])
+            for k in adj.get(m, ()):
+                if k not in seen:
+                    seen.add(k)
+                    stack.append(k)
+        comps.append(members)
     return comps
 
 
@@ -178,7 +194,7 @@ def find_composites(assembly: Assembly, names: Mapping[str, str] | None = None,
     """
     extended = extended_graph(assembly) if extended is None else extended
     dist = distances_to_ground(assembly) if distance is None else distance
-    fixed_pairs = [(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"]
+    fixed_pairs = rigid_adjacency((j.reference, j.secondary) for j in assembly.joints if j.type == "fixed")
     grounded_bodies = {j.secondary if j.reference == GROUND else j.reference
                        for j in assembly.joints if j.type == "fixed" and GROUND in (j.reference, j.secondary)}
     member_lists = [order_members(c, fixed_pairs, dist) for c in rigid_components(extended)]

@@ -31,14 +31,18 @@ log = logging.getLogger(__name__)
 MASSLESS_SHAPES = ("plane", "cdf")
 
 
+#: the pose of an absent ``<origin>`` (a Pose is immutable, so one serves every element)
+IDENTITY = Pose()
+
+
 def origin_pose(el) -> Pose:
     """The ``<origin xyz rpy>`` child of ``el`` as a Pose (identity when absent)."""
     o = el.find("origin")
     if o is None:
-        return Pose()
+        return IDENTITY
     xyz = attr_floats(o, "xyz", 3, (0.0, 0.0, 0.0))
     rpy = attr_floats(o, "rpy", 3, (0.0, 0.0, 0.0))
-    return Pose(rpy_to_matrix(rpy), xyz)
+    return Pose(rpy_to_matrix(rpy) if rpy.any() else IDENTITY.rotation, xyz)
 
 
 def _package_roots(pkg: str, base_dir: str, package_dirs: tuple, ros_path: str):
@@ -71,23 +75,28 @@ def resolve_uri(uri: str, base_dir: Path, package_dirs=()) -> Path | None:
     paths: relative to ``base_dir``.  The package folder found first is
     remembered for the next look-ups.
     """
-    base = os.path.abspath(str(base_dir))
+    found = mesh_file(uri, os.path.abspath(str(base_dir)), package_dirs)
+    return None if found is None else Path(found)
+
+
+def mesh_file(uri: str, base: str, package_dirs=()) -> str | None:
+    """:func:`resolve_uri` as a normalised path string; ``base`` an absolute directory."""
     if uri.startswith("package://"):
         pkg, _, rel = uri[len("package://"):].partition("/")
         key = (pkg, base, tuple(map(str, package_dirs)), os.environ.get("ROS_PACKAGE_PATH", ""))
         hit = _ROOT_CACHE.get(key)
         if hit is not None and os.path.isfile(os.path.join(hit, rel)):
-            return Path(os.path.normpath(os.path.join(hit, rel)))
+            return os.path.normpath(os.path.join(hit, rel))
         for root in _package_roots(*key):
             f = os.path.join(root, rel)
             if os.path.isfile(f):
                 _ROOT_CACHE[key] = root
-                return Path(os.path.normpath(f))
+                return os.path.normpath(f)
         return None
     if uri.startswith("file://"):
         uri = uri[len("file://"):]
     f = os.path.normpath(os.path.join(base, uri))
-    return Path(f) if os.path.isfile(f) else None
+    return f if os.path.isfile(f) else None
 
 
 def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_meshes: bool) -> Geometry | None:
@@ -115,15 +124,16 @@ def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_mesh
     if s.tag == "mesh":
         uri = required(s, "filename")
         scale = _mesh_scale(s)
-        _check_mesh_uri(s, uri, base_dir)
-        path = resolve_uri(uri, base_dir, package_dirs)
+        base = os.path.abspath(str(base_dir))
+        _check_mesh_uri(s, uri, base)
+        path = mesh_file(uri, base, package_dirs)
         if path is None:
             where = f"{s.file}:{s.line}"
             if check_meshes and role == "collision":
                 raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(map(str, package_dirs))})")
             log.warning("%s: %s mesh not found: %r (shape skipped)", where, role, uri)
             return None
-        return Geometry("mesh", {"scale": scale, "uri": uri}, pose, str(path), role)
+        return Geometry("mesh", {"scale": scale, "uri": uri}, pose, path, role)
     if s.tag in MASSLESS_SHAPES:
         log.warning("%s:%s: <%s> %s geometry skipped (it has no volume; Pinocchio ignores it too)",
                     s.file, s.line, s.tag, role)
@@ -131,15 +141,16 @@ def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_mesh
     raise error(s, f"unknown geometry <{s.tag}> (expected box, cylinder, sphere, capsule, mesh, plane or cdf)")
 
 
-def _check_mesh_uri(s, uri: str, base_dir) -> None:
+def _check_mesh_uri(s, uri: str, base_dir: str) -> None:
     """InputError for a mesh URI that is not merely missing: a ``package://`` path climbing out of
-    its package, or a local path to something that is not a regular file (a device, a FIFO)."""
+    its package, or a local path (relative to the absolute directory ``base_dir``) to something
+    that is not a regular file (a device, a FIFO)."""
     if uri.startswith("package://"):
         rel = uri[len("package://"):].partition("/")[2]
         if os.path.normpath(rel).startswith(".."):
             raise error(s, f"mesh URI {uri!r} climbs out of its package")
         return
-    f = os.path.join(os.path.abspath(str(base_dir)), uri[len("file://"):] if uri.startswith("file://") else uri)
+    f = os.path.join(base_dir, uri[len("file://"):] if uri.startswith("file://") else uri)
     if os.path.exists(f) and not os.path.isfile(f):
         raise error(s, f"mesh {uri!r} is not a regular file")
 
@@ -184,4 +195,4 @@ def link_inertial(link_el, name: str) -> MassProperties | None:
         if problem and not np.allclose(J, 0.0):
             log.warning("%s:%s: link %r: %s (kept as written)", link_el.file, i_el.line, name, problem)
     R = pose.rotation
-    return MassProperties(mass, pose.translation, R @ J @ R.T)
+    return MassProperties(mass, pose.translation, J if R is IDENTITY.rotation else R @ J @ R.T)
