@@ -23,7 +23,7 @@ from mbcompose.dynamics.spatial import rpy_to_matrix
 
 from .assembly import Geometry, MassProperties, Pose
 from .massprops import inertia_problem
-from .xmlutil import attr_float, attr_floats, error, parse_floats, required
+from .xmlutil import attr_float, attr_float_list, attr_float_values, attr_floats, error, parse_floats, required
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +41,9 @@ def origin_pose(el) -> Pose:
     if o is None:
         return IDENTITY
     xyz = attr_floats(o, "xyz", 3, (0.0, 0.0, 0.0))
-    rpy = attr_floats(o, "rpy", 3, (0.0, 0.0, 0.0))
-    return Pose(rpy_to_matrix(rpy) if rpy.any() else IDENTITY.rotation, xyz)
+    xyz.setflags(write=False)  # a fresh array: the Pose takes it as it is
+    rpy = attr_float_list(o, "rpy", 3, (0.0, 0.0, 0.0))
+    return Pose(rpy_to_matrix(rpy) if any(rpy) else IDENTITY.rotation, xyz)
 
 
 def _package_roots(pkg: str, base_dir: str, package_dirs: tuple, ros_path: str):
@@ -158,10 +159,13 @@ def _check_mesh_uri(s, uri: str, base_dir: str) -> None:
 def _mesh_scale(s) -> np.ndarray:
     """``<mesh scale>``: one or three numbers; a fourth (seen in the wild) is ignored with a warning."""
     text = s.get("scale")
-    if text is not None and len(text.split()) == 4:
+    if text is None:
+        return np.ones(3)
+    if len(text.split()) == 4:
         log.warning("%s:%s: mesh scale %r has 4 numbers: the 4th is ignored", s.file, s.line, text)
         return parse_floats(text, s, "mesh@scale", 4)[:3].copy()
-    return np.broadcast_to(attr_floats(s, "scale", (1, 3), (1.0, 1.0, 1.0)), (3,)).copy()
+    scale = attr_floats(s, "scale", (1, 3))
+    return scale if len(scale) == 3 else np.repeat(scale, 3)
 
 
 def link_inertial(link_el, name: str) -> MassProperties | None:
@@ -181,18 +185,25 @@ def link_inertial(link_el, name: str) -> MassProperties | None:
     i_el = inl.find("inertia")
     if i_el is None:
         raise error(inl, f"link {name!r}: <inertial> needs <inertia ixx ixy ixz iyy iyz izz>")
-    vals = {}
-    for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
-        v = attr_float(i_el, k)
-        if v is None:
-            raise error(i_el, f"<inertia> needs attribute {k!r}")
-        vals[k] = v
-    J = np.array([[vals["ixx"], vals["ixy"], vals["ixz"]],
-                  [vals["ixy"], vals["iyy"], vals["iyz"]],
-                  [vals["ixz"], vals["iyz"], vals["izz"]]])
+    ixx, ixy, ixz, iyy, iyz, izz = attr_float_values(i_el, INERTIA_KEYS) or _inertia_values(i_el)
+    J = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
     if mass > 0:
         problem = inertia_problem(J)
         if problem and not np.allclose(J, 0.0):
             log.warning("%s:%s: link %r: %s (kept as written)", link_el.file, i_el.line, name, problem)
     R = pose.rotation
     return MassProperties(mass, pose.translation, J if R is IDENTITY.rotation else R @ J @ R.T)
+
+
+INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+
+
+def _inertia_values(i_el) -> list[float]:
+    """The six numbers of ``<inertia>`` one by one: InputError for the first missing or bad one."""
+    vals = []
+    for k in INERTIA_KEYS:
+        v = attr_float(i_el, k)
+        if v is None:
+            raise error(i_el, f"<inertia> needs attribute {k!r}")
+        vals.append(v)
+    return vals

@@ -59,7 +59,9 @@ def parse_xml(path=None, text: str | None = None) -> Element:
     return root if root is not None else _parse_tracked(data, name)
 
 
-#: what the fast path skips (comments, CDATA, processing instructions) or reads (a start tag's name)
+#: what the fast path steps over: comments, CDATA, processing instructions
+_SKIPPED = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>", re.S)
+#: the same, or a start tag (its name in group 1)
 _MARKUP = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<([^\s/>!?][^\s/>]*)", re.S)
 _UTF8_NAMES = (b"utf-8", b"utf8", b"us-ascii", b"ascii")
 _ENCODING = re.compile(rb"^<\?xml[^>]*?encoding\s*=\s*[\"']([^\"']*)[\"']", re.I)
@@ -70,13 +72,17 @@ def _parse_fast(data: bytes, name: str | None) -> Element | None:
 
     Outside comments, CDATA and processing instructions every ``<`` of a
     well-formed document without DOCTYPE opens a start or an end tag, so the
-    n-th start tag of the text is the n-th element in document order; the tag
-    names are compared to make sure.
+    n-th start tag of the text is the n-th element in document order
+    (:func:`_start_tags`); the count and the names are compared with the tree
+    to make sure.
     """
     if b"<!DOCTYPE" in data or data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return None
     enc = _ENCODING.match(data)
     if enc is not None and enc.group(1).lower() not in _UTF8_NAMES:
+        return None
+    lines = _start_tags(data, limits.active().nesting_depth)
+    if lines is None:
         return None
     builder = ET.TreeBuilder(element_factory=Element)
     parser = expat.ParserCreate()
@@ -91,35 +97,50 @@ def _parse_fast(data: bytes, name: str | None) -> Element | None:
             return None
         root = builder.close()
         elements = list(root.iter())
-        found = [(m.start(), m.group(1)) for m in _MARKUP.finditer(data) if m.group(1)]
-        if len(found) != len(elements) or _too_deep(root, limits.active().nesting_depth):
+        tags = b" ".join(t for t in _MARKUP.findall(data) if t)
+        if len(lines) != len(elements) or tags != " ".join([el.tag for el in elements]).encode("utf-8"):
             return None
-        try:
-            if [t.decode("utf-8") for _, t in found] != [el.tag for el in elements]:
-                return None
-        except UnicodeDecodeError:
-            return None
-        for el, line in zip(elements, _lines_at(data, [pos for pos, _ in found])):
+        for el, line in zip(elements, lines):
             el.line = line
             el.file = name
     return root
 
 
-def _lines_at(data: bytes, offsets: list[int]) -> list[int]:
-    """1-based line numbers of the byte ``offsets`` of ``data``."""
-    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-    return (np.searchsorted(newlines, offsets) + 1).tolist()
+def _start_tags(data: bytes, max_depth: int) -> list[int] | None:
+    """1-based line of every start tag in document order, from the positions of ``<`` and ``/>``
+    outside comments, CDATA and processing instructions (numpy, no Python loop per tag).
 
+    None when an element is nested deeper than ``max_depth`` (the root has depth 1),
+    or when the closers do not add up to one per start tag (a ``/>`` inside an
+    attribute value; or not well-formed): the caller then parses the slow way.
+    """
+    text = np.frombuffer(data, dtype=np.uint8)
+    spans = np.array([m.span() for m in _SKIPPED.finditer(data)], dtype=np.int64).reshape(-1, 2)
 
-def _too_deep(root: Element, max_depth: int) -> bool:
-    """True when some element is nested deeper than ``max_depth`` (the root has depth 1)."""
-    level, depth = [root], 1
-    while level:
-        if depth > max_depth:
-            return True
-        level = [c for el in level for c in el]
-        depth += 1
-    return False
+    def outside(pos):
+        if not len(spans):
+            return pos
+        k = np.searchsorted(spans[:, 0], pos, side="right") - 1
+        return pos[(k < 0) | (pos >= spans[np.maximum(k, 0), 1])]
+
+    opens = outside(np.flatnonzero(text[:-1] == ord("<")))
+    after = text[opens + 1]
+    if np.isin(after, (ord("!"), ord("?"))).any():
+        return None
+    starts, ends = opens[after != ord("/")], opens[after == ord("/")]
+    gt = np.flatnonzero(text[1:] == ord(">")) + 1
+    self_closing = outside(gt[text[gt - 1] == ord("/")])
+    if len(self_closing) + len(ends) != len(starts):
+        return None
+    if len(starts) > max_depth:
+        events = np.concatenate([starts, ends, self_closing])
+        steps = np.concatenate([np.ones(len(starts), np.int64), -np.ones(len(events) - len(starts), np.int64)])
+        order = np.argsort(events, kind="stable")
+        depth = np.cumsum(steps[order])
+        if depth[steps[order] > 0].max() > max_depth:
+            return None
+    newlines = np.flatnonzero(text == ord("\n"))
+    return (np.searchsorted(newlines, starts) + 1).tolist()
 
 
 def _parse_tracked(data: bytes, name: str | None) -> Element:
@@ -249,10 +270,19 @@ def _short(text: str, width: int = 40) -> str:
 
 def attr_floats(el: Element, attr: str, n=None, default=None, key: str | None = None):
     """Attribute ``attr`` of ``el`` as a float array (or ``default`` when absent)."""
+    vals = attr_float_list(el, attr, n, default, key)
+    return None if vals is None else np.array(vals, dtype=float)
+
+
+def attr_float_list(el: Element, attr: str, n=None, default=None, key: str | None = None):
+    """:func:`attr_floats` as a list of floats (``default`` as given when absent)."""
     value = el.get(attr)
     if value is None:
-        return None if default is None else np.array(default, dtype=float)
-    return parse_floats(value, el, f"{el.tag}@{attr}", n, key)
+        return default
+    vals = _checked_floats(value, n)
+    if vals is None:
+        raise _floats_error(value, el, f"{el.tag}@{attr}", n, key)
+    return vals
 
 
 def attr_float(el: Element, attr: str, default=None, key: str | None = None):
@@ -264,6 +294,18 @@ def attr_float(el: Element, attr: str, default=None, key: str | None = None):
     if vals is None:
         raise _floats_error(value, el, f"{el.tag}@{attr}", 1, key)
     return vals[0]
+
+
+def attr_float_values(el: Element, attrs) -> list[float] | None:
+    """Attributes ``attrs`` of ``el``, each one finite number within ``magnitude``, as floats;
+    None when one is missing or is not such a number (read them one by one with
+    :func:`attr_float` for the message).  One check for several numbers."""
+    try:
+        vals = [float(el.get(a)) for a in attrs]  # float(None): TypeError; float("1 2"): ValueError
+    except (TypeError, ValueError):
+        return None
+    limit = limits.active().magnitude
+    return vals if all(map(limit.__ge__, map(abs, vals))) else None
 
 
 def text_floats(el: Element, n=None, key: str | None = None) -> np.ndarray:
