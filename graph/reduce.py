@@ -251,10 +251,10 @@ class _Work:
         self.active.remove(j)
 
 
-def _fixed_composites(assembly: Assembly, composite_names, extended, dist):
+def _fixed_composites(assembly: Assembly, composite_names, dist):
     """(fixed, named, active, joints_before): composites of the fixed joints (by root and named),
     the joints between different ones, and those as reduced joints (seed 004 Table 3)."""
-    fixed = find_composites(assembly, names=None, extended=extended, distance=dist)
+    fixed = find_composites(assembly, names=None, distance=dist)
     named = [Composite(n, c.members, c.mass, c.grounded) for n, c in
              zip(name_composites([c.root for c in fixed], [c.members for c in fixed], composite_names), fixed)]
     name_of = composite_of(named)
@@ -405,7 +405,7 @@ def _partial_pairs(work: _Work, kept, comp_of: Mapping[str, str], centre, L: flo
 
 
 def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | None = None,
-                    rtol: float = RANK_RTOL, extended=None) -> Reduction:
+                    rtol: float = RANK_RTOL) -> Reduction:
     """Lump composites and remove redundant joints (see module docstring).
 
     Parameters
@@ -416,11 +416,9 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
         member body; applied to both the fixed and the final composites.
     rtol : float
         Relative tolerance of numerical ranks (:data:`dynamics.tolerances.GRAPH_RANK_RTOL`).
-    extended : SystemGraph, optional
-        The extended graph, if already built.
     """
     dist = distances_to_ground(assembly)
-    fixed, fixed_named, active, joints_before = _fixed_composites(assembly, composite_names, extended, dist)
+    fixed, fixed_named, active, joints_before = _fixed_composites(assembly, composite_names, dist)
     L = characteristic_length(assembly)
     centre = np.mean([j.origin for j in assembly.joints], axis=0) if assembly.joints else np.zeros(3)
     work = _Work(_Groups(fixed), active, LazySubspaces(assembly.joints, centre, L), rtol,
