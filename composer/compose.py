@@ -23,6 +23,7 @@ from mbcompose import graph
 from mbcompose.parsers import read_assembly
 from mbcompose.parsers.assembly import Assembly, Joint, Limits, Source
 from mbcompose.parsers.errors import InputError
+from mbcompose.parsers.gc_pause import paused_gc
 from mbcompose.parsers.massprops import transform_mass_properties
 
 from .config import LOOP_POLICIES, REDUNDANT_POLICIES, StageOptions
@@ -207,9 +208,10 @@ def compose(path, **options) -> Composition:
     stage_options = StageOptions(**{k: v for k, v in options.items() if k in names})
     _validate(stage_options)
     reader_options = {k: v for k, v in options.items() if k not in names}
-    assembly = read_stage(path, stage_options, **reader_options)
-    analysis = analyse_stage(assembly, stage_options)
-    return model_stage(assembly, analysis, stage_options)
+    with paused_gc():
+        assembly = read_stage(path, stage_options, **reader_options)
+        analysis = analyse_stage(assembly, stage_options)
+        return model_stage(assembly, analysis, stage_options)
 
 
 def _validate(options: StageOptions) -> None:

@@ -45,9 +45,13 @@ class JointCoupling:
     coefficients: tuple
 
     def polynomial(self, x: float) -> tuple[float, float, float]:
-        """``(p(x), p'(x), p''(x))``."""
-        c = np.polynomial.Polynomial(np.asarray(self.coefficients, dtype=float))
-        return float(c(x)), float(c.deriv(1)(x)), float(c.deriv(2)(x))
+        """``(p(x), p'(x), p''(x))`` by Horner's scheme (``h = p''/2`` carried along)."""
+        p = dp = h = 0.0
+        for a in reversed(self.coefficients):
+            h = h * x + dp
+            dp = dp * x + p
+            p = p * x + float(a)
+        return p, dp, 2.0 * h
 
 
 def coupling_pairs(couplings) -> list[tuple[int, ...]]:

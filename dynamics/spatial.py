@@ -12,6 +12,8 @@ is one convention for rpy and quaternions in the whole project:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .tolerances import SMALL_ANGLE
@@ -43,7 +45,10 @@ def rpy_to_matrix(rpy) -> np.ndarray:
     r, p, y = (float(v) for v in rpy)
     if r == p == y == 0.0:
         return np.eye(3)
-    return rot_z(y) @ rot_y(p) @ rot_x(r)
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+                     [-sp, cp * sr, cp * cr]])
 
 
 def matrix_to_rpy(R) -> np.ndarray:

@@ -1,9 +1,10 @@
 """The whole graph stage in one call: :func:`analyse` (seed 004, section 4).
 
-``analyse(assembly)`` builds the extended system graph (Fig. 3) and its
-topology matrices (Eqs. 1-4), lumps composites (Table 2), reduces the joints
-(Table 3, redundant joints removed), builds the reduced system graph (Fig. 4)
-and classifies the loops of the reduced joint graph.
+``analyse(assembly)`` lumps composites (Table 2), reduces the joints (Table 3,
+redundant joints removed) and classifies the loops of the reduced joint graph;
+the extended system graph (Fig. 3), its topology matrices (Eqs. 1-4) and the
+reduced system graph (Fig. 4) are properties of the result, built when first
+asked for (composing a model needs none of them).
 
 It does not raise for problems of the mechanism; they are
 :class:`~graph.issues.Issue` entries of the result (see :mod:`graph.issues`
@@ -42,7 +43,7 @@ class Analysis:
     """Everything the graph stage finds about an assembly.
 
     assembly : the input.
-    extended : extended system graph (seed 004 Fig. 3).
+    extended : extended system graph (seed 004 Fig. 3), a property built on first use.
     fixed_composites : composites over fixed joints (Table 2).
     composites : final composites (locked pairs merged); mass properties in
         the assembly frame at the reference configuration.
@@ -50,7 +51,7 @@ class Analysis:
     reduced_joints : joints of the reduced graph.
     removed_joints : joints removed, with reasons.
     pairs : pairs left with several partially coupled joints.
-    reduced : reduced system graph (Fig. 4).
+    reduced : reduced system graph (Fig. 4), a property built on first use.
     tree : spanning tree of the reduced joint graph (joint names).
     loops : fundamental loops with their classification.
     dof : degrees of freedom of the mechanism, ``freedoms - closure_rank - couplings``
@@ -61,14 +62,12 @@ class Analysis:
     """
 
     assembly: Assembly
-    extended: SystemGraph
     fixed_composites: tuple[Composite, ...]
     composites: tuple[Composite, ...]
     joints_before: tuple[ReducedJoint, ...]
     reduced_joints: tuple[ReducedJoint, ...]
     removed_joints: tuple[RemovedJoint, ...]
     pairs: tuple[PairReport, ...]
-    reduced: SystemGraph
     tree: tuple[str, ...]
     loops: tuple[Loop, ...]
     dof: int
@@ -94,6 +93,16 @@ class Analysis:
             if c.name == name:
                 return c
         raise KeyError(name)
+
+    @cached_property
+    def extended(self) -> SystemGraph:
+        """The extended system graph (Fig. 3), built on first use: composing a model does not need it."""
+        return extended_graph(self.assembly)
+
+    @cached_property
+    def reduced(self) -> SystemGraph:
+        """The reduced system graph (Fig. 4), built on first use: composing a model does not need it."""
+        return reduced_graph(self.composites, self.reduced_joints)
 
     @cached_property
     def matrices(self) -> TopologyMatrices:
@@ -128,8 +137,7 @@ def analyse(assembly: Assembly, composite_names: Mapping[str, str] | None = None
     rtol : float
         Relative tolerance of numerical ranks (:data:`graph.subspaces.RANK_RTOL`).
     """
-    ext = extended_graph(assembly)
-    red = reduce_assembly(assembly, composite_names, rtol, extended=ext)
+    red = reduce_assembly(assembly, composite_names, rtol)
     la = analyse_loops([c.name for c in red.composites], red.joints, red.length, rtol)
     members = {c.name: c.members for c in red.composites}
     issues = []
@@ -142,6 +150,6 @@ def analyse(assembly: Assembly, composite_names: Mapping[str, str] | None = None
         issues.append(i)
     issues.extend(red.issues)
     issues.sort(key=lambda i: i.severity != ERROR)
-    return Analysis(assembly, ext, red.fixed_composites, red.composites, red.joints_before, red.joints,
-                    red.removed, red.pairs, reduced_graph(red.composites, red.joints), la.tree, la.loops,
+    return Analysis(assembly, red.fixed_composites, red.composites, red.joints_before, red.joints,
+                    red.removed, red.pairs, la.tree, la.loops,
                     la.dof - len(assembly.couplings), tuple(issues), la.dof + la.total_rank, la.total_rank)

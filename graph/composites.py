@@ -5,7 +5,12 @@ extended system graph (:mod:`graph.system_graph`) starting from the node of a
 body's centre of mass and following only *rigid connections*: arm elements
 and the joint elements of ``fixed`` joints.  Ground is not traversed: two
 bodies each welded to ground stay two composites (each *grounded*), joined to
-ground by their fixed joints in the reduced graph.
+ground by their fixed joints in the reduced graph.  Since every arm ties a
+body's CoM node to its own attachment nodes and a fixed joint's element ties
+two attachment nodes, that traversal reaches exactly the bodies joined by
+chains of fixed joints that do not touch ground; :func:`rigid_components`
+walks those directly, so composing a model does not need the extended graph
+built (:attr:`graph.Analysis.extended` is built when first asked for).
 
 Determinism (independent of input order):
 
@@ -90,16 +95,24 @@ def _dfs(adjacency: Mapping[str, Iterable[str]], start: str, allowed: set[str]) 
     return order
 
 
-def order_members(members: Iterable[str], rigid_pairs: Iterable[tuple[str, str]],
-                  distance: Mapping[str, float]) -> tuple[str, ...]:
-    """Members in canonical order: root nearest ground, then depth-first preorder
-    over the rigid connections ``rigid_pairs`` with neighbours sorted by name."""
-    members = set(members)
+def rigid_adjacency(rigid_pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    """Body -> the bodies it is rigidly connected to (both directions of each pair)."""
     adj: dict[str, set[str]] = {}
     for a, b in rigid_pairs:
-        if a in members and b in members:
-            adj.setdefault(a, set()).add(b)
-            adj.setdefault(b, set()).add(a)
+        adj.setdefault(a, set()).add(b)
+        adj.setdefault(b, set()).add(a)
+    return adj
+
+
+def order_members(members: Iterable[str], adjacency: Mapping[str, Iterable[str]],
+                  distance: Mapping[str, float]) -> tuple[str, ...]:
+    """Members in canonical order: root nearest ground, then depth-first preorder
+    over the rigid connections (``adjacency``, :func:`rigid_adjacency`; links to
+    non-members are not followed) with neighbours sorted by name."""
+    members = set(members)
+    if len(members) == 1:
+        return tuple(members)
+    adj = adjacency
     out: list[str] = []
     while len(out) < len(members):
         rest = members - set(out)
@@ -108,28 +121,36 @@ def order_members(members: Iterable[str], rigid_pairs: Iterable[tuple[str, str]]
     return tuple(out)
 
 
-def rigid_components(extended: SystemGraph) -> list[list[str]]:
-    """Depth-first traversals from CoM nodes over arm and fixed-joint elements.
+def rigid_components(assembly: Assembly) -> list[list[str]]:
+    """Depth-first traversals from each body over the fixed joints not touching ground
+    (the arm and fixed-joint elements of the extended graph, see the module docstring).
 
     Returns lists of body names, one per composite, unordered (see
-    :func:`find_composites` for the canonical order).  Ground is not traversed.
+    :func:`find_composites` for the canonical order).  ValueError for a joint
+    naming a body the assembly does not have.
     """
-    adj: dict[str, set[str]] = {}
-    for e in extended.elements:
-        rigid = e.kind == "arm" or (e.kind == "joint" and e.joint_type == "fixed")
-        if rigid and GROUND not in (e.tail, e.head) and not e.tail.endswith("@" + GROUND) \
-                and not e.head.endswith("@" + GROUND):
-            adj.setdefault(e.tail, set()).add(e.head)
-            adj.setdefault(e.head, set()).add(e.tail)
+    known = set(assembly.body_names) | {GROUND}
+    for j in assembly.joints:
+        for b in (j.reference, j.secondary):
+            if b not in known:
+                raise ValueError(f"joint {j.name!r} refers to unknown body {b!r}")
+    adj = rigid_adjacency((j.reference, j.secondary) for j in assembly.joints
+                          if j.type == "fixed" and GROUND not in (j.reference, j.secondary))
     seen: set[str] = set()
-    everywhere = set(extended.nodes)
     comps = []
-    for n in extended.nodes:
-        if not n.startswith("com:") or n in seen:
+    for b in assembly.body_names:
+        if b in seen:
             continue
-        nodes = _dfs(adj, n, everywhere)
-        seen.update(nodes)
-        comps.append([m[4:] for m in nodes if m.startswith("com:")])
+        seen.add(b)
+        stack, members = [b], []
+        while stack:  # depth first; the visiting order does not matter here
+            m = stack.pop()
+            members.append(m)
+            for k in adj.get(m, ()):
+                if k not in seen:
+                    seen.add(k)
+                    stack.append(k)
+        comps.append(members)
     return comps
 
 
@@ -162,7 +183,6 @@ def name_composites(default_names: list[str], member_lists: list[tuple[str, ...]
 
 
 def find_composites(assembly: Assembly, names: Mapping[str, str] | None = None,
-                    extended: SystemGraph | None = None,
                     distance: Mapping[str, float] | None = None) -> tuple[Composite, ...]:
     """Composite bodies of an assembly (fixed joints only), seed 004 Table 2.
 
@@ -171,17 +191,14 @@ def find_composites(assembly: Assembly, names: Mapping[str, str] | None = None,
     assembly : Assembly
     names : mapping, optional
         Renaming, keyed by default composite name or member name.
-    extended : SystemGraph, optional
-        The extended graph, if already built.
     distance : mapping, optional
         :func:`distances_to_ground` of the assembly, if already computed.
     """
-    extended = extended_graph(assembly) if extended is None else extended
     dist = distances_to_ground(assembly) if distance is None else distance
-    fixed_pairs = [(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"]
+    fixed_pairs = rigid_adjacency((j.reference, j.secondary) for j in assembly.joints if j.type == "fixed")
     grounded_bodies = {j.secondary if j.reference == GROUND else j.reference
                        for j in assembly.joints if j.type == "fixed" and GROUND in (j.reference, j.secondary)}
-    member_lists = [order_members(c, fixed_pairs, dist) for c in rigid_components(extended)]
+    member_lists = [order_members(c, fixed_pairs, dist) for c in rigid_components(assembly)]
     member_lists.sort(key=lambda m: (dist[m[0]], m[0]))
     final = name_composites([m[0] for m in member_lists], member_lists, names)
     return tuple(Composite(n, m, merged_mass(assembly, m), bool(grounded_bodies & set(m)))

@@ -58,7 +58,7 @@ from mbcompose.parsers.assembly import GROUND
 
 from .issues import ERROR, INFO, WARNING, Issue
 from .reduce import ReducedJoint
-from .subspaces import RANK_RTOL, joint_subspace, numerical_rank
+from .subspaces import RANK_RTOL, LazySubspaces, numerical_rank
 
 
 
@@ -149,6 +149,11 @@ def planar_motion(J, rtol: float) -> bool:
 
 def joint_tree(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[str, ...]:
     """Minimum cost spanning forest of the joint graph (weights in the module docstring)."""
+    return _spanning_forest(nodes, joints)[0]
+
+
+def _spanning_forest(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[tuple[str, ...], UnionFind]:
+    """:func:`joint_tree` and the union-find of its components (Kruskal)."""
     def weight(j):
         return TREE_WEIGHT_FIXED if j.type == "fixed" else TREE_WEIGHT_ACTUATED if j.actuated else TREE_WEIGHT_OTHER
     uf = UnionFind(list(nodes))
@@ -157,7 +162,7 @@ def joint_tree(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[st
         if uf[j.reference] != uf[j.secondary]:
             uf.union(j.reference, j.secondary)
             tree.append(j.name)
-    return tuple(sorted(tree))
+    return tuple(sorted(tree)), uf
 
 
 AXIS_TYPES = frozenset({"revolute", "continuous", "prismatic", "cylindrical", "universal", "planar"})
@@ -204,15 +209,17 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
     """
     nodes = [GROUND] + [n for n in nodes if n != GROUND]
     by_name = {j.name: j for j in joints}
-    tree = joint_tree(nodes, joints)
+    tree, components = _spanning_forest(nodes, joints)
     tset = set(tree)
+    chords = sorted(n for n in by_name if n not in tset)
     T = nx.MultiGraph()
-    T.add_nodes_from(nodes)
-    for name in tree:
-        j = by_name[name]
-        T.add_edge(j.reference, j.secondary, key=name)
+    if chords:
+        T.add_nodes_from(nodes)
+        for name in tree:
+            j = by_name[name]
+            T.add_edge(j.reference, j.secondary, key=name)
     centre = np.mean([j.origin for j in joints], axis=0) if joints else np.zeros(3)
-    S = {j.name: joint_subspace(j, centre, length) for j in joints}
+    S = LazySubspaces(joints, centre, length)
     col0, c = {}, 0
     for j in sorted(joints, key=lambda j: j.name):
         col0[j.name] = c
@@ -221,7 +228,6 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
     issues: list[Issue] = []
     loops: list[Loop] = []
     rows = []
-    chords = sorted(n for n in by_name if n not in tset)
     for k, name in enumerate(chords):
         ch = by_name[name]
         path = nx.shortest_path(T, ch.secondary, ch.reference)
@@ -257,8 +263,7 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
             issues.append(Issue(WARNING, "joint-frame-gap",
                                 f"joint {name}: its attachments on its two bodies are {g:.6g} m apart", (name,)))
     total_rank = numerical_rank(np.vstack(rows), rtol) if rows else 0
-    reach = nx.node_connected_component(T, GROUND)
-    disconnected = tuple(sorted(n for n in nodes if n not in reach))
+    disconnected = tuple(sorted(n for n in nodes if components[n] != components[GROUND]))
     if disconnected:
         issues.insert(0, Issue(ERROR, "disconnected",
                                f"not connected to ground by any chain of joints: {', '.join(disconnected)}",

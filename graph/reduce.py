@@ -48,9 +48,9 @@ import numpy as np
 from mbcompose.parsers.assembly import GROUND, JOINT_TYPES, Assembly, Joint
 
 from .composites import (Composite, composite_of, distances_to_ground, find_composites, merged_mass,
-                         name_composites, order_members)
+                         name_composites, order_members, rigid_adjacency)
 from .issues import WARNING, Issue
-from .subspaces import RANK_RTOL, intersection, joint_subspace, same_subspace
+from .subspaces import RANK_RTOL, LazySubspaces, intersection, joint_subspace, same_subspace
 
 
 @dataclass(frozen=True, eq=False)
@@ -251,10 +251,10 @@ class _Work:
         self.active.remove(j)
 
 
-def _fixed_composites(assembly: Assembly, composite_names, extended, dist):
+def _fixed_composites(assembly: Assembly, composite_names, dist):
     """(fixed, named, active, joints_before): composites of the fixed joints (by root and named),
     the joints between different ones, and those as reduced joints (seed 004 Table 3)."""
-    fixed = find_composites(assembly, names=None, extended=extended, distance=dist)
+    fixed = find_composites(assembly, names=None, distance=dist)
     named = [Composite(n, c.members, c.mass, c.grounded) for n, c in
              zip(name_composites([c.root for c in fixed], [c.members for c in fixed], composite_names), fixed)]
     name_of = composite_of(named)
@@ -405,7 +405,7 @@ def _partial_pairs(work: _Work, kept, comp_of: Mapping[str, str], centre, L: flo
 
 
 def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | None = None,
-                    rtol: float = RANK_RTOL, extended=None) -> Reduction:
+                    rtol: float = RANK_RTOL) -> Reduction:
     """Lump composites and remove redundant joints (see module docstring).
 
     Parameters
@@ -416,19 +416,19 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
         member body; applied to both the fixed and the final composites.
     rtol : float
         Relative tolerance of numerical ranks (:data:`dynamics.tolerances.GRAPH_RANK_RTOL`).
-    extended : SystemGraph, optional
-        The extended graph, if already built.
     """
     dist = distances_to_ground(assembly)
-    fixed, fixed_named, active, joints_before = _fixed_composites(assembly, composite_names, extended, dist)
+    fixed, fixed_named, active, joints_before = _fixed_composites(assembly, composite_names, dist)
     L = characteristic_length(assembly)
     centre = np.mean([j.origin for j in assembly.joints], axis=0) if assembly.joints else np.zeros(3)
-    work = _Work(_Groups(fixed), active, {j.name: joint_subspace(j, centre, L) for j in assembly.joints}, rtol,
+    work = _Work(_Groups(fixed), active, LazySubspaces(assembly.joints, centre, L), rtol,
                  rigid_pairs=[(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"])
     _reduce_pairs(work)
-    member_sets = sorted((order_members(m, work.rigid_pairs, dist) for m in work.groups.members.values()),
+    rigid = rigid_adjacency(work.rigid_pairs)
+    member_sets = sorted((order_members(m, rigid, dist) for m in work.groups.members.values()),
                          key=lambda m: (dist[m[0]], m[0]))
-    final = _rename_sets(member_sets, composite_names, assembly, work.groups)
+    known = {c.members: c.mass for c in fixed}
+    final = _rename_sets(member_sets, composite_names, assembly, work.groups, known)
     comp_of = composite_of(final)
     kept = _final_joints(work, comp_of)
     pairs = _partial_pairs(work, kept, comp_of, centre, L)
@@ -438,7 +438,9 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
                      tuple(pairs), tuple(work.issues), L)
 
 
-def _rename_sets(member_sets, names, assembly, groups: _Groups) -> list[Composite]:
+def _rename_sets(member_sets, names, assembly, groups: _Groups, known: Mapping) -> list[Composite]:
+    """The final composites, named; ``known``: member tuple -> merged mass already computed."""
     new = name_composites([m[0] for m in member_sets], member_sets, names)
-    return [Composite(n, m, merged_mass(assembly, m), groups.of[m[0]] in groups.grounded)
+    return [Composite(n, m, known[m] if m in known else merged_mass(assembly, m), groups.of[m[0]] in groups.grounded)
             for n, m in zip(new, member_sets)]
+

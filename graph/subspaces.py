@@ -106,6 +106,21 @@ def joint_subspace(joint, point=None, length: float = 1.0) -> np.ndarray:
     return np.array(cols, dtype=float).T
 
 
+class LazySubspaces(dict):
+    """Joint name -> :func:`joint_subspace` about ``centre`` with length ``L``, computed when
+    first asked (the graph stage needs them only for joints that share a pair of bodies or
+    close a loop, a few of a robot's)."""
+
+    def __init__(self, joints, centre, L: float):
+        super().__init__()
+        self._joints = {j.name: j for j in joints}
+        self._centre, self._L = centre, L
+
+    def __missing__(self, name: str) -> np.ndarray:
+        S = self[name] = joint_subspace(self._joints[name], self._centre, self._L)
+        return S
+
+
 def singular_values(M: np.ndarray) -> np.ndarray:
     M = np.asarray(M, dtype=float)
     if M.size == 0:

@@ -162,17 +162,28 @@ def joint_graph(assembly: Assembly, joints=None) -> nx.MultiGraph:
 
 def distances_to_ground(assembly: Assembly) -> dict[str, float]:
     """Body -> number of joints on a shortest path to ground (inf when not connected)."""
-    d = nx.single_source_shortest_path_length(joint_graph(assembly), GROUND)
-    return {b.name: float(d.get(b.name, np.inf)) for b in assembly.bodies}
+    return _joint_graph_distances(assembly.bodies, assembly.joints)
 
 
 def _joint_graph_distances(bodies, joints) -> dict[str, float]:
-    g = nx.Graph()
-    g.add_node(GROUND)
-    g.add_nodes_from(b.name for b in bodies)
-    g.add_edges_from((j.reference, j.secondary) for j in joints)
-    d = nx.single_source_shortest_path_length(g, GROUND)
-    return {b.name: float(d.get(b.name, np.inf)) for b in bodies}
+    """Body -> joints on a shortest path to ground (inf when none): breadth-first search
+    over the undirected joint graph (plain dicts: this runs for every model composed)."""
+    neighbours: dict[str, list[str]] = {}
+    for j in joints:
+        neighbours.setdefault(j.reference, []).append(j.secondary)
+        neighbours.setdefault(j.secondary, []).append(j.reference)
+    dist = {GROUND: 0}
+    frontier = [GROUND]
+    while frontier:
+        step = []
+        for n in frontier:
+            for m in neighbours.get(n, ()):
+                if m not in dist:
+                    dist[m] = dist[n] + 1
+                    step.append(m)
+        frontier = step
+    inf = float("inf")
+    return {b.name: float(dist.get(b.name, inf)) for b in bodies}
 
 
 def build_system_graph(bodies: Iterable[GraphBody], joints: Iterable[GraphJoint],

@@ -51,7 +51,14 @@ AXIAL_JOINTS = frozenset({"revolute", "continuous", "prismatic", "cylindrical", 
 
 
 def _frozen(a, shape) -> np.ndarray:
-    arr = np.array(a, dtype=float).reshape(shape)
+    """A read-only float copy of ``a`` with ``shape``; ``a`` itself when it already is one
+    (read-only, owning its data: nothing can change it), as the frozen dataclasses share
+    arrays with each other (a pose's translation as a joint origin, ...)."""
+    if type(a) is np.ndarray and a.dtype == np.float64 and a.shape == shape and a.base is None \
+            and not a.flags.writeable:
+        return a
+    arr = np.array(a, dtype=float)
+    arr.shape = shape
     arr.setflags(write=False)
     return arr
 

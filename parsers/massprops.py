@@ -18,6 +18,7 @@ an inertia that is positive definite and satisfies the triangle inequality.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -42,6 +43,8 @@ def inertia_problem(inertia, mass: float | None = None) -> str | None:
     :data:`dynamics.tolerances.INERTIA_RTOL`).
     """
     J = np.asarray(inertia, dtype=float)
+    if J.shape == (3, 3) and _clearly_physical(J.tolist()):
+        return None
     if J.shape != (3, 3) or not np.all(np.isfinite(J)):
         return "inertia must be a finite 3x3 matrix"
     scale = max(np.abs(J).max(), np.finfo(float).tiny)
@@ -54,6 +57,22 @@ def inertia_problem(inertia, mass: float | None = None) -> str | None:
         return ("inertia breaks the triangle inequality: principal moments "
                 f"{eig[0]:.6g} + {eig[1]:.6g} < {eig[2]:.6g}")
     return None
+
+
+def _clearly_physical(rows) -> bool:
+    """True when Gershgorin's discs prove a symmetric, finite 3x3 inertia (a list of rows)
+    positive definite and within the triangle inequality, with :func:`inertia_problem`'s
+    tolerances: every eigenvalue lies in ``[lo, hi]``, ``lo > rtol * scale`` and
+    ``hi <= trace / (2 - rtol)`` (then ``I1 + I2 = trace - I3 >= I3 (1 - rtol)``).
+    Exact for diagonal tensors; False means "not proven", not "unphysical"."""
+    (a, b, c), (d, e, f), (g, h, i) = rows
+    if b != d or c != g or f != h or not math.isfinite(a + b + c + e + f + i):
+        return False
+    ab, ac, af = abs(b), abs(c), abs(f)
+    scale = max(abs(a), ab, ac, abs(e), af, abs(i))
+    lo = min(a - ab - ac, e - ab - af, i - ac - af)
+    hi = max(a + ab + ac, e + ab + af, i + ac + af)
+    return lo > INERTIA_RTOL * scale and hi <= (a + e + i) / (2.0 - INERTIA_RTOL)
 
 
 def transform_mass_properties(mp: MassProperties, pose: Pose) -> MassProperties:
@@ -71,9 +90,12 @@ def combine(parts: Iterable[MassProperties]) -> MassProperties:
     keeps): about any point it is the same tensor.  When the total mass is
     zero the centre of mass is the mean of the parts' ``com``.
     """
-    parts = [p for p in parts if p.mass > 0.0 or np.any(p.inertia != 0.0)]
+    parts = [p for p in parts if p.mass > 0.0 or p.inertia.any()]
     if not parts:
         return MassProperties.zero()
+    if len(parts) == 1:
+        p = parts[0]
+        return MassProperties(p.mass, p.com, 0.5 * (p.inertia + p.inertia.T))
     mass = sum(p.mass for p in parts)
     if mass > 0.0:
         com = sum(p.mass * p.com for p in parts) / mass

@@ -54,6 +54,7 @@ Choices made here (documented behaviour):
 from __future__ import annotations
 
 import logging
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,19 +126,19 @@ class _Tree:
     root: str = ""
     order: list = field(default_factory=list)       # links, breadth first from the root
     link_pose: dict = field(default_factory=dict)   # link -> Pose in the assembly frame
+    end_links: dict = field(default_factory=dict)   # joint name -> (parent link, child link)
 
     def ends(self, jname) -> tuple[str, str]:
-        j_el = self.joints[jname]
-        return j_el.find("parent").get("link"), j_el.find("child").get("link")
+        return self.end_links[jname]
 
 
 def _check_robot(root_el) -> str:
     """The robot's name; InputError for another root, unexpanded xacro or no name."""
     if root_el.tag != "robot":
         raise error(root_el, f"root element is <{root_el.tag}>, expected <robot>")
-    for el in root_el.iter():
-        if el.tag.startswith("xacro:"):
-            raise error(el, f"<{el.tag}>: this is an unexpanded xacro file; run xacro on it first")
+    if any(tag.startswith("xacro:") for tag in {el.tag for el in root_el.iter()}):
+        el = next(el for el in root_el.iter() if el.tag.startswith("xacro:"))
+        raise error(el, f"<{el.tag}>: this is an unexpanded xacro file; run xacro on it first")
     robot_name = root_el.get("name")
     if not robot_name:
         raise error(root_el, "<robot> has no name (attribute 'name' is required)")
@@ -187,6 +188,7 @@ def _read_tree(root_el) -> _Tree:
         t.parent_of[ends["child"]] = name
         t.children[ends["parent"]].append(name)
         t.joints[name] = j_el
+        t.end_links[name] = (ends["parent"], ends["child"])
     return t
 
 
@@ -313,7 +315,7 @@ def _joint_axis(j_el, jname, jtype, pose) -> np.ndarray:
         return np.array([0.0, 0.0, 1.0])
     a_el = j_el.find("axis")
     axis = np.array([1.0, 0.0, 0.0]) if a_el is None else attr_floats(a_el, "xyz", 3, (1.0, 0.0, 0.0))
-    n = np.linalg.norm(axis)
+    n = math.sqrt(axis @ axis)
     if not n > 0:
         raise error(a_el if a_el is not None else j_el, f"joint {jname!r}: axis must be non-zero")
     return pose.rotation @ (axis / n)

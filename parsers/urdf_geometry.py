@@ -23,7 +23,7 @@ from mbcompose.dynamics.spatial import rpy_to_matrix
 
 from .assembly import Geometry, MassProperties, Pose
 from .massprops import inertia_problem
-from .xmlutil import attr_float, attr_floats, error, parse_floats, required
+from .xmlutil import attr_float, attr_float_list, attr_float_values, attr_floats, error, parse_floats, required
 
 log = logging.getLogger(__name__)
 
@@ -31,14 +31,19 @@ log = logging.getLogger(__name__)
 MASSLESS_SHAPES = ("plane", "cdf")
 
 
+#: the pose of an absent ``<origin>`` (a Pose is immutable, so one serves every element)
+IDENTITY = Pose()
+
+
 def origin_pose(el) -> Pose:
     """The ``<origin xyz rpy>`` child of ``el`` as a Pose (identity when absent)."""
     o = el.find("origin")
     if o is None:
-        return Pose()
+        return IDENTITY
     xyz = attr_floats(o, "xyz", 3, (0.0, 0.0, 0.0))
-    rpy = attr_floats(o, "rpy", 3, (0.0, 0.0, 0.0))
-    return Pose(rpy_to_matrix(rpy), xyz)
+    xyz.setflags(write=False)  # a fresh array: the Pose takes it as it is
+    rpy = attr_float_list(o, "rpy", 3, (0.0, 0.0, 0.0))
+    return Pose(rpy_to_matrix(rpy) if any(rpy) else IDENTITY.rotation, xyz)
 
 
 def _package_roots(pkg: str, base_dir: str, package_dirs: tuple, ros_path: str):
@@ -71,23 +76,28 @@ def resolve_uri(uri: str, base_dir: Path, package_dirs=()) -> Path | None:
     paths: relative to ``base_dir``.  The package folder found first is
     remembered for the next look-ups.
     """
-    base = os.path.abspath(str(base_dir))
+    found = mesh_file(uri, os.path.abspath(str(base_dir)), package_dirs)
+    return None if found is None else Path(found)
+
+
+def mesh_file(uri: str, base: str, package_dirs=()) -> str | None:
+    """:func:`resolve_uri` as a normalised path string; ``base`` an absolute directory."""
     if uri.startswith("package://"):
         pkg, _, rel = uri[len("package://"):].partition("/")
         key = (pkg, base, tuple(map(str, package_dirs)), os.environ.get("ROS_PACKAGE_PATH", ""))
         hit = _ROOT_CACHE.get(key)
         if hit is not None and os.path.isfile(os.path.join(hit, rel)):
-            return Path(os.path.normpath(os.path.join(hit, rel)))
+            return os.path.normpath(os.path.join(hit, rel))
         for root in _package_roots(*key):
             f = os.path.join(root, rel)
             if os.path.isfile(f):
                 _ROOT_CACHE[key] = root
-                return Path(os.path.normpath(f))
+                return os.path.normpath(f)
         return None
     if uri.startswith("file://"):
         uri = uri[len("file://"):]
     f = os.path.normpath(os.path.join(base, uri))
-    return Path(f) if os.path.isfile(f) else None
+    return f if os.path.isfile(f) else None
 
 
 def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_meshes: bool) -> Geometry | None:
@@ -115,15 +125,16 @@ def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_mesh
     if s.tag == "mesh":
         uri = required(s, "filename")
         scale = _mesh_scale(s)
-        _check_mesh_uri(s, uri, base_dir)
-        path = resolve_uri(uri, base_dir, package_dirs)
+        base = os.path.abspath(str(base_dir))
+        _check_mesh_uri(s, uri, base)
+        path = mesh_file(uri, base, package_dirs)
         if path is None:
             where = f"{s.file}:{s.line}"
             if check_meshes and role == "collision":
                 raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(map(str, package_dirs))})")
             log.warning("%s: %s mesh not found: %r (shape skipped)", where, role, uri)
             return None
-        return Geometry("mesh", {"scale": scale, "uri": uri}, pose, str(path), role)
+        return Geometry("mesh", {"scale": scale, "uri": uri}, pose, path, role)
     if s.tag in MASSLESS_SHAPES:
         log.warning("%s:%s: <%s> %s geometry skipped (it has no volume; Pinocchio ignores it too)",
                     s.file, s.line, s.tag, role)
@@ -131,15 +142,16 @@ def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_mesh
     raise error(s, f"unknown geometry <{s.tag}> (expected box, cylinder, sphere, capsule, mesh, plane or cdf)")
 
 
-def _check_mesh_uri(s, uri: str, base_dir) -> None:
+def _check_mesh_uri(s, uri: str, base_dir: str) -> None:
     """InputError for a mesh URI that is not merely missing: a ``package://`` path climbing out of
-    its package, or a local path to something that is not a regular file (a device, a FIFO)."""
+    its package, or a local path (relative to the absolute directory ``base_dir``) to something
+    that is not a regular file (a device, a FIFO)."""
     if uri.startswith("package://"):
         rel = uri[len("package://"):].partition("/")[2]
         if os.path.normpath(rel).startswith(".."):
             raise error(s, f"mesh URI {uri!r} climbs out of its package")
         return
-    f = os.path.join(os.path.abspath(str(base_dir)), uri[len("file://"):] if uri.startswith("file://") else uri)
+    f = os.path.join(base_dir, uri[len("file://"):] if uri.startswith("file://") else uri)
     if os.path.exists(f) and not os.path.isfile(f):
         raise error(s, f"mesh {uri!r} is not a regular file")
 
@@ -147,10 +159,13 @@ def _check_mesh_uri(s, uri: str, base_dir) -> None:
 def _mesh_scale(s) -> np.ndarray:
     """``<mesh scale>``: one or three numbers; a fourth (seen in the wild) is ignored with a warning."""
     text = s.get("scale")
-    if text is not None and len(text.split()) == 4:
+    if text is None:
+        return np.ones(3)
+    if len(text.split()) == 4:
         log.warning("%s:%s: mesh scale %r has 4 numbers: the 4th is ignored", s.file, s.line, text)
         return parse_floats(text, s, "mesh@scale", 4)[:3].copy()
-    return np.broadcast_to(attr_floats(s, "scale", (1, 3), (1.0, 1.0, 1.0)), (3,)).copy()
+    scale = attr_floats(s, "scale", (1, 3))
+    return scale if len(scale) == 3 else np.repeat(scale, 3)
 
 
 def link_inertial(link_el, name: str) -> MassProperties | None:
@@ -170,18 +185,25 @@ def link_inertial(link_el, name: str) -> MassProperties | None:
     i_el = inl.find("inertia")
     if i_el is None:
         raise error(inl, f"link {name!r}: <inertial> needs <inertia ixx ixy ixz iyy iyz izz>")
-    vals = {}
-    for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
-        v = attr_float(i_el, k)
-        if v is None:
-            raise error(i_el, f"<inertia> needs attribute {k!r}")
-        vals[k] = v
-    J = np.array([[vals["ixx"], vals["ixy"], vals["ixz"]],
-                  [vals["ixy"], vals["iyy"], vals["iyz"]],
-                  [vals["ixz"], vals["iyz"], vals["izz"]]])
+    ixx, ixy, ixz, iyy, iyz, izz = attr_float_values(i_el, INERTIA_KEYS) or _inertia_values(i_el)
+    J = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
     if mass > 0:
         problem = inertia_problem(J)
         if problem and not np.allclose(J, 0.0):
             log.warning("%s:%s: link %r: %s (kept as written)", link_el.file, i_el.line, name, problem)
     R = pose.rotation
-    return MassProperties(mass, pose.translation, R @ J @ R.T)
+    return MassProperties(mass, pose.translation, J if R is IDENTITY.rotation else R @ J @ R.T)
+
+
+INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+
+
+def _inertia_values(i_el) -> list[float]:
+    """The six numbers of ``<inertia>`` one by one: InputError for the first missing or bad one."""
+    vals = []
+    for k in INERTIA_KEYS:
+        v = attr_float(i_el, k)
+        if v is None:
+            raise error(i_el, f"<inertia> needs attribute {k!r}")
+        vals.append(v)
+    return vals

@@ -17,6 +17,7 @@ file is read only if it is a regular file within ``input_bytes``
 from __future__ import annotations
 
 import math
+import re
 import xml.etree.ElementTree as ET
 from xml.parsers import expat
 
@@ -24,6 +25,7 @@ import numpy as np
 
 from . import limits
 from .errors import InputError
+from .gc_pause import paused_gc
 
 
 class Element(ET.Element):
@@ -36,7 +38,16 @@ class Element(ET.Element):
 def parse_xml(path=None, text: str | None = None) -> Element:
     """Parse an XML file (or ``text``) into a tree of :class:`Element` with line numbers.
 
-    Raises InputError (with the line) for a syntax error or an unreadable file.
+    Raises InputError (with the line) for a syntax error, an element nested deeper
+    than ``nesting_depth`` or an unreadable file.
+
+    Two ways to the same tree: :func:`_parse_fast` lets expat call the C
+    ``TreeBuilder`` directly and takes the lines from a scan of the start tags;
+    :func:`_parse_tracked` reads ``CurrentLineNumber`` in a Python callback per
+    element.  The fast one is tried first; anything it cannot map exactly (a
+    DOCTYPE, whose entities may expand into elements; another encoding than
+    UTF-8; a syntax error; too deep a nesting) is parsed by the tracked one,
+    which also makes the error messages.
     """
     name = None if path is None else str(path)
     if text is None:
@@ -44,6 +55,96 @@ def parse_xml(path=None, text: str | None = None) -> Element:
     else:
         data = text.encode("utf-8") if isinstance(text, str) else text
     data = _declaration_first(data)
+    root = _parse_fast(data, name)
+    return root if root is not None else _parse_tracked(data, name)
+
+
+#: what the fast path steps over: comments, CDATA, processing instructions
+_SKIPPED = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>", re.S)
+#: the same, or a start tag (its name in group 1)
+_MARKUP = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<([^\s/>!?][^\s/>]*)", re.S)
+_UTF8_NAMES = (b"utf-8", b"utf8", b"us-ascii", b"ascii")
+_ENCODING = re.compile(rb"^<\?xml[^>]*?encoding\s*=\s*[\"']([^\"']*)[\"']", re.I)
+
+
+def _parse_fast(data: bytes, name: str | None) -> Element | None:
+    """The tree with lines, or None when this way cannot be sure of them (see :func:`parse_xml`).
+
+    Outside comments, CDATA and processing instructions every ``<`` of a
+    well-formed document without DOCTYPE opens a start or an end tag, so the
+    n-th start tag of the text is the n-th element in document order
+    (:func:`_start_tags`); the count and the names are compared with the tree
+    to make sure.
+    """
+    if b"<!DOCTYPE" in data or data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return None
+    enc = _ENCODING.match(data)
+    if enc is not None and enc.group(1).lower() not in _UTF8_NAMES:
+        return None
+    lines = _start_tags(data, limits.active().nesting_depth)
+    if lines is None:
+        return None
+    builder = ET.TreeBuilder(element_factory=Element)
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    with paused_gc():
+        try:
+            parser.Parse(data, True)
+        except (expat.ExpatError, LookupError, ValueError):
+            return None
+        root = builder.close()
+        elements = list(root.iter())
+        tags = b" ".join(t for t in _MARKUP.findall(data) if t)
+        if len(lines) != len(elements) or tags != " ".join([el.tag for el in elements]).encode("utf-8"):
+            return None
+        for el, line in zip(elements, lines):
+            el.line = line
+            el.file = name
+    return root
+
+
+def _start_tags(data: bytes, max_depth: int) -> list[int] | None:
+    """1-based line of every start tag in document order, from the positions of ``<`` and ``/>``
+    outside comments, CDATA and processing instructions (numpy, no Python loop per tag).
+
+    None when an element is nested deeper than ``max_depth`` (the root has depth 1),
+    or when the closers do not add up to one per start tag (a ``/>`` inside an
+    attribute value; or not well-formed): the caller then parses the slow way.
+    """
+    text = np.frombuffer(data, dtype=np.uint8)
+    spans = np.array([m.span() for m in _SKIPPED.finditer(data)], dtype=np.int64).reshape(-1, 2)
+
+    def outside(pos):
+        if not len(spans):
+            return pos
+        k = np.searchsorted(spans[:, 0], pos, side="right") - 1
+        return pos[(k < 0) | (pos >= spans[np.maximum(k, 0), 1])]
+
+    opens = outside(np.flatnonzero(text[:-1] == ord("<")))
+    after = text[opens + 1]
+    if np.isin(after, (ord("!"), ord("?"))).any():
+        return None
+    starts, ends = opens[after != ord("/")], opens[after == ord("/")]
+    gt = np.flatnonzero(text[1:] == ord(">")) + 1
+    self_closing = outside(gt[text[gt - 1] == ord("/")])
+    if len(self_closing) + len(ends) != len(starts):
+        return None
+    if len(starts) > max_depth:
+        events = np.concatenate([starts, ends, self_closing])
+        steps = np.concatenate([np.ones(len(starts), np.int64), -np.ones(len(events) - len(starts), np.int64)])
+        order = np.argsort(events, kind="stable")
+        depth = np.cumsum(steps[order])
+        if depth[steps[order] > 0].max() > max_depth:
+            return None
+    newlines = np.flatnonzero(text == ord("\n"))
+    return (np.searchsorted(newlines, starts) + 1).tolist()
+
+
+def _parse_tracked(data: bytes, name: str | None) -> Element:
+    """The tree with lines from expat's ``CurrentLineNumber`` (a Python callback per element)."""
     builder = ET.TreeBuilder(element_factory=Element)
     parser = expat.ParserCreate()
     parser.buffer_text = True
@@ -120,22 +221,45 @@ def parse_floats(text: str, el: Element, what: str, n: int | tuple[int, ...] | N
 
     n : the accepted count(s); None accepts any count >= 1.
     """
-    parts = text.split()
-    try:
-        vals = [float(p) for p in parts]
-    except ValueError:
-        raise error(el, f"{what}: expected numbers, got {_short(text)}", key) from None
-    if not all(map(math.isfinite, vals)):
-        raise error(el, f"{what}: values must be finite, got {_short(text)}", key)
-    if vals and limits.check_magnitude(max(map(abs, vals)), what):
-        raise error(el, next(filter(None, (limits.check_magnitude(v, what) for v in vals))), key)
-    counts = (n,) if isinstance(n, int) else n
-    if counts is not None and len(vals) not in counts:
-        want = " or ".join(str(c) for c in counts)
-        raise error(el, f"{what}: expected {want} numbers, got {len(vals)} ({_short(text)})", key)
-    if counts is None and not vals:
-        raise error(el, f"{what}: expected numbers, got nothing", key)
+    vals = _checked_floats(text, n)
+    if vals is None:
+        raise _floats_error(text, el, what, n, key)
     return np.array(vals, dtype=float)
+
+
+def _checked_floats(text: str, n) -> list[float] | None:
+    """The numbers of ``text`` when they are all finite, within ``magnitude`` and as many as
+    ``n`` asks (the common case, checked without building messages); else None."""
+    try:
+        vals = list(map(float, text.split()))
+    except ValueError:
+        return None
+    limit = limits.active().magnitude
+    # limit.__ge__ is False for nan and for |inf|, so one pass checks finite and magnitude
+    if not all(map(limit.__ge__, map(abs, vals))):
+        return None
+    count = len(vals)
+    if (count >= 1) if n is None else (count == n) if type(n) is int else (count in n):
+        return vals
+    return None
+
+
+def _floats_error(text: str, el: Element, what: str, n, key) -> InputError:
+    """The InputError for numbers :func:`_checked_floats` refused, naming the first problem."""
+    try:
+        vals = [float(p) for p in text.split()]
+    except ValueError:
+        return error(el, f"{what}: expected numbers, got {_short(text)}", key)
+    if not all(map(math.isfinite, vals)):
+        return error(el, f"{what}: values must be finite, got {_short(text)}", key)
+    too_big = next(filter(None, (limits.check_magnitude(v, what) for v in vals)), None)
+    if too_big:
+        return error(el, too_big, key)
+    counts = (n,) if isinstance(n, int) else n
+    if counts is not None:
+        want = " or ".join(str(c) for c in counts)
+        return error(el, f"{what}: expected {want} numbers, got {len(vals)} ({_short(text)})", key)
+    return error(el, f"{what}: expected numbers, got nothing", key)
 
 
 def _short(text: str, width: int = 40) -> str:
@@ -146,10 +270,19 @@ def _short(text: str, width: int = 40) -> str:
 
 def attr_floats(el: Element, attr: str, n=None, default=None, key: str | None = None):
     """Attribute ``attr`` of ``el`` as a float array (or ``default`` when absent)."""
+    vals = attr_float_list(el, attr, n, default, key)
+    return None if vals is None else np.array(vals, dtype=float)
+
+
+def attr_float_list(el: Element, attr: str, n=None, default=None, key: str | None = None):
+    """:func:`attr_floats` as a list of floats (``default`` as given when absent)."""
     value = el.get(attr)
     if value is None:
-        return None if default is None else np.array(default, dtype=float)
-    return parse_floats(value, el, f"{el.tag}@{attr}", n, key)
+        return default
+    vals = _checked_floats(value, n)
+    if vals is None:
+        raise _floats_error(value, el, f"{el.tag}@{attr}", n, key)
+    return vals
 
 
 def attr_float(el: Element, attr: str, default=None, key: str | None = None):
@@ -157,7 +290,22 @@ def attr_float(el: Element, attr: str, default=None, key: str | None = None):
     value = el.get(attr)
     if value is None:
         return default
-    return float(parse_floats(value, el, f"{el.tag}@{attr}", 1, key)[0])
+    vals = _checked_floats(value, 1)
+    if vals is None:
+        raise _floats_error(value, el, f"{el.tag}@{attr}", 1, key)
+    return vals[0]
+
+
+def attr_float_values(el: Element, attrs) -> list[float] | None:
+    """Attributes ``attrs`` of ``el``, each one finite number within ``magnitude``, as floats;
+    None when one is missing or is not such a number (read them one by one with
+    :func:`attr_float` for the message).  One check for several numbers."""
+    try:
+        vals = [float(el.get(a)) for a in attrs]  # float(None): TypeError; float("1 2"): ValueError
+    except (TypeError, ValueError):
+        return None
+    limit = limits.active().magnitude
+    return vals if all(map(limit.__ge__, map(abs, vals))) else None
 
 
 def text_floats(el: Element, n=None, key: str | None = None) -> np.ndarray:
