@@ -127,6 +127,7 @@ class _Tree:
     order: list = field(default_factory=list)       # links, breadth first from the root
     link_pose: dict = field(default_factory=dict)   # link -> Pose in the assembly frame
     end_links: dict = field(default_factory=dict)   # joint name -> (parent link, child link)
+    memo: dict = field(default_factory=dict)        # origins and mesh URIs read (urdf_geometry.origin_pose)
 
     def ends(self, jname) -> tuple[str, str]:
         return self.end_links[jname]
@@ -210,7 +211,7 @@ def _place_links(t: _Tree) -> None:
         link = queue.popleft()
         for jname in t.children[link]:
             child = t.ends(jname)[1]
-            t.link_pose[child] = t.link_pose[link].compose(origin_pose(t.joints[jname]))
+            t.link_pose[child] = t.link_pose[link].compose(origin_pose(t.joints[jname], t.memo))
             t.order.append(child)
             queue.append(child)
     if len(t.order) != len(t.links):
@@ -220,14 +221,14 @@ def _place_links(t: _Tree) -> None:
                     f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
 
 
-def _link_geometry(l_el, base_dir, package_dirs, check_meshes) -> tuple[Geometry, ...]:
+def _link_geometry(l_el, base_dir, package_dirs, check_meshes, memo) -> tuple[Geometry, ...]:
     """Visual and collision shapes of a link (a missing collision mesh is an error only when
     ``check_meshes`` and the link has no ``<inertial>``)."""
     out = []
     needed = check_meshes and l_el.find("inertial") is None
     for role in ("visual", "collision"):
         for s_el in l_el.findall(role):
-            g = shape_geometry(s_el, role, base_dir, package_dirs, needed)
+            g = shape_geometry(s_el, role, base_dir, package_dirs, needed, memo)
             if g is not None:
                 out.append(g)
     return tuple(out)
@@ -392,8 +393,9 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
     robot_name = _check_robot(root_el)
     t = _read_tree(root_el)
     _place_links(t)
-    mass_props = {name: link_inertial(l_el, name) for name, l_el in t.links.items()}
-    geoms = {name: _link_geometry(l_el, base_dir, package_dirs, check_meshes) for name, l_el in t.links.items()}
+    mass_props = {name: link_inertial(l_el, name, t.memo) for name, l_el in t.links.items()}
+    geoms = {name: _link_geometry(l_el, base_dir, package_dirs, check_meshes, t.memo)
+             for name, l_el in t.links.items()}
     root_is_ground = (t.root in GROUND_ROOT_NAMES and mass_props[t.root] is None)
     body_name = _body_names(t, root_is_ground, file)
     computed = {}

@@ -30,16 +30,33 @@ log = logging.getLogger(__name__)
 #: collision shapes without volume, skipped with a warning (no inertia effect).
 MASSLESS_SHAPES = ("plane", "cdf")
 
+_UNKNOWN = object()  # a mesh URI not looked up yet
+
 
 #: the pose of an absent ``<origin>`` (a Pose is immutable, so one serves every element)
 IDENTITY = Pose()
 
 
-def origin_pose(el) -> Pose:
-    """The ``<origin xyz rpy>`` child of ``el`` as a Pose (identity when absent)."""
+def origin_pose(el, memo: dict | None = None) -> Pose:
+    """The ``<origin xyz rpy>`` child of ``el`` as a Pose (identity when absent).
+
+    memo : poses already read from the same file, keyed by their ``(xyz, rpy)`` text
+        (half a robot's origins repeat another's); the Pose is immutable, so shared.
+    """
     o = el.find("origin")
     if o is None:
         return IDENTITY
+    if memo is None:
+        return _origin(o)
+    key = (o.get("xyz"), o.get("rpy"))
+    pose = memo.get(key)
+    if pose is None:
+        pose = memo[key] = _origin(o)
+    return pose
+
+
+def _origin(o) -> Pose:
+    """The Pose of an ``<origin>`` element."""
     xyz = attr_floats(o, "xyz", 3, (0.0, 0.0, 0.0))
     xyz.setflags(write=False)  # a fresh array: the Pose takes it as it is
     rpy = attr_float_list(o, "rpy", 3, (0.0, 0.0, 0.0))
@@ -100,8 +117,13 @@ def mesh_file(uri: str, base: str, package_dirs=()) -> str | None:
     return f if os.path.isfile(f) else None
 
 
-def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_meshes: bool) -> Geometry | None:
-    pose = origin_pose(shape_el)
+def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_meshes: bool,
+                   memo: dict | None = None) -> Geometry | None:
+    """The shape of a ``<visual>`` or ``<collision>`` (None when skipped, see :mod:`parsers.urdf`).
+
+    memo : as for :func:`origin_pose`; it also keeps each mesh URI's file (or None).
+    """
+    pose = origin_pose(shape_el, memo)
     g = shape_el.find("geometry")
     if g is None or len(g) == 0:
         raise error(shape_el, f"<{role}> needs a <geometry> with one shape")
@@ -125,9 +147,13 @@ def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_mesh
     if s.tag == "mesh":
         uri = required(s, "filename")
         scale = _mesh_scale(s)
-        base = os.path.abspath(str(base_dir))
-        _check_mesh_uri(s, uri, base)
-        path = mesh_file(uri, base, package_dirs)
+        path = memo.get((uri,), _UNKNOWN) if memo is not None else _UNKNOWN
+        if path is _UNKNOWN:
+            base = os.path.abspath(str(base_dir))
+            _check_mesh_uri(s, uri, base)
+            path = mesh_file(uri, base, package_dirs)
+            if memo is not None:
+                memo[(uri,)] = path
         if path is None:
             where = f"{s.file}:{s.line}"
             if check_meshes and role == "collision":
@@ -168,12 +194,13 @@ def _mesh_scale(s) -> np.ndarray:
     return scale if len(scale) == 3 else np.repeat(scale, 3)
 
 
-def link_inertial(link_el, name: str) -> MassProperties | None:
-    """A link's ``<inertial>`` in the link frame (None without one); values kept as written."""
+def link_inertial(link_el, name: str, memo: dict | None = None) -> MassProperties | None:
+    """A link's ``<inertial>`` in the link frame (None without one); values kept as written.
+    ``memo``: see :func:`origin_pose`."""
     inl = link_el.find("inertial")
     if inl is None:
         return None
-    pose = origin_pose(inl)
+    pose = origin_pose(inl, memo)
     m_el = inl.find("mass")
     if m_el is None:
         raise error(inl, f"link {name!r}: <inertial> needs <mass value=...>")
