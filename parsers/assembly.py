@@ -50,17 +50,24 @@ JOINT_TYPES: Mapping[str, tuple[int, int]] = {
 AXIAL_JOINTS = frozenset({"revolute", "continuous", "prismatic", "cylindrical", "universal", "planar"})
 
 
+_FLOAT = np.dtype(float)
+
+
 def _frozen(a, shape) -> np.ndarray:
     """A read-only float copy of ``a`` with ``shape``; ``a`` itself when it already is one
     (read-only, owning its data: nothing can change it), as the frozen dataclasses share
     arrays with each other (a pose's translation as a joint origin, ...)."""
-    if type(a) is np.ndarray and a.dtype == np.float64 and a.shape == shape and a.base is None \
+    if type(a) is np.ndarray and a.dtype is _FLOAT and a.shape == shape and a.base is None \
             and not a.flags.writeable:
         return a
     arr = np.array(a, dtype=float)
     arr.shape = shape
     arr.setflags(write=False)
     return arr
+
+
+#: the identity rotation every default Pose shares (read-only)
+_EYE = _frozen(np.eye(3), (3, 3))
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,7 @@ class Pose:
     translation : (3,) float, metres.
     """
 
-    rotation: np.ndarray = field(default_factory=lambda: np.eye(3))
+    rotation: np.ndarray = field(default_factory=lambda: _EYE)
     translation: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
     def __post_init__(self):
@@ -101,7 +108,10 @@ class Pose:
 
     def compose(self, inner: "Pose") -> "Pose":
         """The pose of ``inner`` (given relative to this pose) in the outer frame."""
-        return Pose(self.rotation @ inner.rotation, self.rotation @ inner.translation + self.translation)
+        R, Ri = self.rotation, inner.rotation
+        # the shared identity (the default rotation) is skipped: R @ I == R exactly
+        rotation = R if Ri is _EYE else Ri if R is _EYE else R @ Ri
+        return Pose(rotation, (inner.translation if R is _EYE else R @ inner.translation) + self.translation)
 
     def inverse(self) -> "Pose":
         rt = self.rotation.T
