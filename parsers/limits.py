@@ -54,9 +54,9 @@ _read_files: contextvars.ContextVar[set | None] = contextvars.ContextVar("mbcomp
 _current: contextvars.ContextVar[InputLimits] = contextvars.ContextVar("mbcompose_limits", default=InputLimits())
 
 
-def active() -> InputLimits:
-    """The limits in force (the defaults unless :func:`using` changed them)."""
-    return _current.get()
+#: ``active()``: the limits in force (the defaults unless :func:`using` changed them); the
+#: context variable's own getter, one C call, as the readers ask for it per number read
+active = _current.get
 
 
 def checked_limits(values: dict, base: InputLimits | None = None) -> InputLimits:

@@ -97,7 +97,7 @@ def _parse_fast(data: bytes, name: str | None) -> Element | None:
             return None
         root = builder.close()
         elements = list(root.iter())
-        tags = b" ".join(t for t in _MARKUP.findall(data) if t)
+        tags = b" ".join(filter(None, _MARKUP.findall(data)))
         if len(lines) != len(elements) or tags != " ".join([el.tag for el in elements]).encode("utf-8"):
             return None
         for el, line in zip(elements, lines):
