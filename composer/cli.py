@@ -10,6 +10,7 @@ checked in :mod:`cli_values`, the work is done by the stages.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -152,7 +153,8 @@ def inspect(file: str, fmt: str, matrices: bool, base: str):
     """
     from mbcompose.parsers import read_assembly
 
-    assembly = read_assembly(file, **({"base": base} if base != "fixed" else {}))
+    with _mesh_bars():
+        assembly = read_assembly(file, **({"base": base} if base != "fixed" else {}))
     from mbcompose.composer import inspect as render
     from mbcompose.graph import analyse
 
@@ -214,6 +216,16 @@ def _progress_bars(enabled: bool):
     from mbcompose.composer.progress import ProgressBars
 
     return ProgressBars(enabled=enabled)
+
+
+@contextlib.contextmanager
+def _mesh_bars():
+    """A bar over the meshes a reader loads when there are many (:mod:`parsers.mesh_progress`)."""
+    from mbcompose.parsers.mesh_progress import reporting_progress
+
+    quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
+    with _progress_bars(not quiet) as bars, reporting_progress(bars):
+        yield
 
 
 @main.command()
@@ -283,7 +295,7 @@ def _compose_with_inputs(file: str, **options):
     """compose(file) and the resolved paths of every file it read (model, includes, meshes)."""
     from mbcompose.composer import compose
 
-    with input_limits.recording_inputs() as read:
+    with input_limits.recording_inputs() as read, _mesh_bars():
         read.add(Path(file).resolve())
         composition = compose(file, **options)
     return composition, read
