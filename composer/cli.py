@@ -10,7 +10,6 @@ checked in :mod:`cli_values`, the work is done by the stages.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import sys
@@ -218,14 +217,10 @@ def _progress_bars(enabled: bool):
     return ProgressBars(enabled=enabled)
 
 
-@contextlib.contextmanager
 def _mesh_bars():
-    """A bar over the meshes a reader loads when there are many (:mod:`parsers.mesh_progress`)."""
-    from mbcompose.parsers.mesh_progress import reporting_progress
+    from mbcompose.composer.progress import mesh_bars
 
-    quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
-    with _progress_bars(not quiet) as bars, reporting_progress(bars):
-        yield
+    return mesh_bars(enabled=logging.getLogger().getEffectiveLevel() < logging.ERROR)
 
 
 @main.command()

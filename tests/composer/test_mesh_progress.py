@@ -139,3 +139,16 @@ def test_inspect_draws_the_bar_on_a_terminal_and_not_when_piped(tmp_path):
     assert "meshes" in terminal and "%|" in terminal
     piped = subprocess.run([exe, "inspect", str(path), "--format", "json"], capture_output=True, text=True)
     assert piped.returncode == 0 and piped.stdout == out and piped.stderr == ""
+
+
+def test_the_report_3d_view_reports_its_meshes(tmp_path):
+    from mbcompose.composer.scene import _part_meshes
+
+    a = read_mjcf(mjcf_with_meshes(tmp_path, N_MESHES))
+    rec = Recorder()
+    with reporting_progress(rec):
+        parts = _part_meshes(a, max_faces=10**6)
+    assert len(parts) == N_MESHES and rec.calls[-1] == ("3-D view", 1.0)
+    fractions = [f for task, f in rec.calls if task == "3-D view"]
+    assert len(fractions) == 2 * N_MESHES + 1          # each file: loaded (half its share), drawn
+    assert all(b > f for f, b in zip(fractions, fractions[1:]))
