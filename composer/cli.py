@@ -152,7 +152,8 @@ def inspect(file: str, fmt: str, matrices: bool, base: str):
     """
     from mbcompose.parsers import read_assembly
 
-    assembly = read_assembly(file, **({"base": base} if base != "fixed" else {}))
+    with _mesh_bars():
+        assembly = read_assembly(file, **({"base": base} if base != "fixed" else {}))
     from mbcompose.composer import inspect as render
     from mbcompose.graph import analyse
 
@@ -214,6 +215,12 @@ def _progress_bars(enabled: bool):
     from mbcompose.composer.progress import ProgressBars
 
     return ProgressBars(enabled=enabled)
+
+
+def _mesh_bars():
+    from mbcompose.composer.progress import mesh_bars
+
+    return mesh_bars(enabled=logging.getLogger().getEffectiveLevel() < logging.ERROR)
 
 
 @main.command()
@@ -283,7 +290,7 @@ def _compose_with_inputs(file: str, **options):
     """compose(file) and the resolved paths of every file it read (model, includes, meshes)."""
     from mbcompose.composer import compose
 
-    with input_limits.recording_inputs() as read:
+    with input_limits.recording_inputs() as read, _mesh_bars():
         read.add(Path(file).resolve())
         composition = compose(file, **options)
     return composition, read

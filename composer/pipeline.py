@@ -24,6 +24,7 @@ from typing import Callable
 from mbcompose.dynamics.closure import ClosureError
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError
+from mbcompose.parsers.mesh_progress import reporting_progress
 
 from .compose import Composition, analyse_stage, model_stage, read_stage
 from .config import PipelineConfig, SimulationConfig
@@ -165,7 +166,8 @@ def run_input(input_path: Path, config: PipelineConfig, progress: Progress | Non
     """
     result = RunResult(input=input_path)
     try:
-        with input_limits.using(config.limits), input_limits.recording_inputs() as read:
+        with input_limits.using(config.limits), input_limits.recording_inputs() as read, \
+                reporting_progress(progress):
             read.update((input_path, config.source))
             _run_stages(result, input_path, config, progress, after_stage or (lambda name: None), read)
     except InputError as exc:

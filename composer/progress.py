@@ -1,7 +1,8 @@
 """Progress bars for long tasks: tqdm, on stderr, only when stderr is a terminal.
 
 :class:`ProgressBars` is the ``progress(task, fraction)`` callback the pipeline
-and the simulation accept.  Each task gets one bar that only moves forward (an
+and the simulation accept (:func:`mesh_bars` installs one for the mesh work of
+readers, :mod:`parsers.mesh_progress`).  Each task gets one bar that only moves forward (an
 adaptive integrator evaluates trial times before and after the last accepted
 one, so the raw fraction is not monotone) and disappears when the task is done,
 so no stale bar stands in front of the result line.
@@ -9,6 +10,7 @@ so no stale bar stands in front of the result line.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 #: resolution of a bar: fractions are shown in steps of 1/STEPS
@@ -65,3 +67,13 @@ class ProgressBars:
     def __exit__(self, *exc) -> bool:
         self.close()
         return False
+
+
+@contextlib.contextmanager
+def mesh_bars(enabled: bool = True, stream=None):
+    """Bars over the mesh work of the readers called in the block, when it is long
+    (:mod:`parsers.mesh_progress`; drawn only on a terminal, as :class:`ProgressBars`)."""
+    from mbcompose.parsers.mesh_progress import reporting_progress
+
+    with ProgressBars(stream, enabled) as bars, reporting_progress(bars):
+        yield bars

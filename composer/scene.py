@@ -94,16 +94,21 @@ def _part_meshes(assembly, max_faces: int):
 
     Above ``max_faces`` in total the largest meshes are replaced by their convex hulls (logged).
     """
+    from mbcompose.parsers.mesh_progress import MeshWork
+
     out = []
-    for body in assembly.bodies:
-        for g in body.geometry:
-            try:
-                mesh = shape_mesh(g)
-            except Exception as exc:  # a shape the reader accepted but we cannot draw: skip, say so
-                log.info("3-D view: shape of %s not drawn (%s)", body.name, exc)
-                continue
-            mesh.apply_transform(body.pose.matrix())
-            out.append((body.name, mesh))
+    with MeshWork((g.file for b in assembly.bodies for g in b.geometry if g.kind == "mesh"), "3-D view") as work:
+        for body in assembly.bodies:
+            for g in body.geometry:
+                try:
+                    mesh = shape_mesh(g)
+                except Exception as exc:  # a shape the reader accepted but we cannot draw: skip, say so
+                    log.info("3-D view: shape of %s not drawn (%s)", body.name, exc)
+                    continue
+                finally:
+                    work.finished(g.file)
+                mesh.apply_transform(body.pose.matrix())
+                out.append((body.name, mesh))
     total = sum(len(m.faces) for _, m in out)
     if total > max_faces:
         order = sorted(range(len(out)), key=lambda i: -len(out[i][1].faces))

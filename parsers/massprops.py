@@ -30,6 +30,7 @@ from mbcompose.dynamics.tolerances import INERTIA_RTOL
 from . import limits
 from .assembly import Geometry, MassProperties, Pose
 from .errors import InputError
+from .mesh_progress import file_progressed
 
 
 MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf", ".dae")
@@ -191,7 +192,7 @@ def load_mesh(path, scale=1.0) -> trimesh.Trimesh:
     A negative scale factor mirrors the mesh (trimesh keeps the faces oriented
     outwards, so the volume stays positive).  Multi-part files (GLB/GLTF/DAE scenes) are concatenated in their scene frames.
     """
-    path = Path(path)
+    given, path = path, Path(path)
     if not path.exists():
         raise InputError(f"mesh file not found: {path}", file=str(path))
     if path.suffix.lower() not in MESH_SUFFIXES:
@@ -210,6 +211,7 @@ def load_mesh(path, scale=1.0) -> trimesh.Trimesh:
     if np.any(s == 0) or not np.all(np.isfinite(s)):
         raise InputError(f"mesh scale must be finite and non-zero, got {s.tolist()}", file=str(path))
     loaded.apply_transform(np.diag([*s, 1.0]))
+    file_progressed(given, 0.5)
     return loaded
 
 
@@ -242,6 +244,7 @@ def shape_mass_properties(shape: Geometry, density: float) -> MassProperties:
         mesh = load_mesh(shape.file, shape.params.get("scale", 1.0))
         local = mesh_mass_properties(mesh, density, f"mesh {shape.file}",
                                      bool(shape.params.get("convex_hull", False)))
+        file_progressed(shape.file, 1.0)
     else:
         vol, inertia = primitive_unit_density(shape.kind, shape.params)
         local = MassProperties(density * vol, np.zeros(3), density * inertia)

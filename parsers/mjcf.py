@@ -69,8 +69,8 @@ from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassPrope
 from .errors import InputError, did_you_mean
 from .massprops import combine, transform_mass_properties
 from .mjcf_compiler import ORIENT_ATTRS, Compiler, bool_attr, floats_attr, orientation
-from .mjcf_equality import (COUPLING_TYPES, LOOP_TYPES, check_coupling_joints, coupling_equality, coupling_in_qpos,
-                            fixed_tendons, loop_equality, loop_joint, site_pose)
+from .mjcf_equality import (COUPLING_TYPES, LOOP_TYPES, check_coupling_joints, check_joint_references,
+                            coupling_equality, coupling_in_qpos, fixed_tendons, loop_equality, loop_joint, site_pose)
 from .mjcf_mass import compile_masses, geom_record
 from .mjcf_mesh import MESH_INERTIA_MODES
 from .xmlutil import error, parse_floats, parse_xml
@@ -434,6 +434,7 @@ class _Reader:
         return Limits(float(rng[0]), float(rng[1]))
 
     def read_actuators(self, root) -> dict[str, Motor]:
+        check_joint_references(root)
         motors = {}
         for act in root.findall("actuator"):
             for c in act:

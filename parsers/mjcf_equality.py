@@ -209,3 +209,17 @@ def _shifted(c: Coupling, refs: dict, sign: float) -> Coupling:
 def site_pose(body_pose: Pose, frame_pose: Pose, R, pos) -> Pose:
     """World pose of a site given in a body (through a ``<frame>``)."""
     return body_pose.compose(frame_pose.compose(Pose(R, pos)))
+
+
+def check_joint_references(root) -> None:
+    """Actuators and fixed tendons name joints the model has (MuJoCo refuses the file otherwise,
+    e.g. pybullet_data's ``mjcf/ground.xml``, whose motors name joints of a removed humanoid)."""
+    known = sorted({el.get("name") for w in root.findall("worldbody") for el in w.iter()
+                    if el.tag in ("joint", "freejoint") and el.get("name")})
+    users = [c for act in root.findall("actuator") for c in act]
+    users += [j for t in root.findall("tendon") for f in t.findall("fixed") for j in f.findall("joint")]
+    for el in users:
+        name = el.get("joint")
+        if name is not None and name not in known:
+            raise error(el, f"<{el.tag}> names joint {name!r}, which the model does not have"
+                            f"{did_you_mean(name, known)}")

@@ -17,6 +17,7 @@ from .errors import InputError, did_you_mean
 from .massprops import combine, load_mesh, shapes_mass_properties, transform_mass_properties
 from .mjcf_compiler import (ORIENT_ATTRS, bool_attr, bounded_mass, check_principal_moments, floats_attr, integers_attr,
                             orientation, total_mass_scale, zaxis_rotation)
+from .mesh_progress import MeshWork, file_progressed
 from .mjcf_mesh import mesh_unit_properties
 from .xmlutil import error, parse_floats
 
@@ -134,16 +135,21 @@ def mesh_unit_mass(reader, gd) -> MassProperties:
         raise error(gd["el"], f"mesh {g.file}: {exc}") from None
     if note:
         log.warning("%s:%s: mesh %s: %s", reader.file, gd["el"].line, g.file, note)
+    file_progressed(g.file, 1.0)
     return transform_mass_properties(MassProperties(vol, com, J), g.pose)
+
+
+def check_inertial_attributes(el) -> None:
+    """MuJoCo's schema requires ``pos`` and ``mass`` on every ``<inertial>``, used or not."""
+    for key in ("pos", "mass"):
+        if key not in el.attrib:
+            raise error(el, f"<inertial> needs attribute {key!r}")
 
 
 def inertial_mass(reader, el, frame_pose: Pose) -> MassProperties:
     a = el.attrib
+    check_inertial_attributes(el)
     pos = floats_attr(el, a, "pos", 3)
-    if pos is None:
-        raise error(el, "<inertial> needs attribute 'pos'")
-    if "mass" not in a:
-        raise error(el, "<inertial> needs attribute 'mass'")
     mass = float(parse_floats(a["mass"], el, "inertial@mass", 1)[0])
     if mass < 0:
         raise error(el, f"inertial@mass must be >= 0, got {mass:g}")
@@ -171,6 +177,8 @@ def body_mass(reader, b):
     if b["inertial"] is not None and not use_geoms:
         el, fp = b["inertial"]
         return inertial_mass(reader, el, fp), Source(reader.file, el.line)
+    if b["inertial"] is not None:                    # ignored (inertiafromgeom), yet MuJoCo checks it
+        check_inertial_attributes(b["inertial"][0])
     if use_geoms and b["geoms"]:
         mp = combine(geom_mass(reader, gd) for gd in b["geoms"])
         return mp, Source(reader.file, b["el"].line, "computed from geoms")
@@ -179,8 +187,12 @@ def body_mass(reader, b):
 
 def compile_masses(reader):
     """Every body's mass properties, then the compiler's bounds and ``settotalmass``."""
+    meshes = (gd["geom"].file for b in reader.bodies[1:] for gd in b["geoms"] if gd["geom"].kind == "mesh")
+    with MeshWork(meshes):
+        for b in reader.bodies[1:]:
+            b["mass"], b["mass_src"] = body_mass(reader, b)
     for b in reader.bodies[1:]:
-        mp, b["mass_src"] = body_mass(reader, b)
+        mp = b["mass"]
         if mp.mass == 0.0 and reader.comp.boundmass > 0:   # MuJoCo puts the bounded mass at the body's pos
             local = reader.bodies[b["parent"]]["pose"].inverse().compose(b["pose"])
             mp = MassProperties(0.0, local.translation, mp.inertia)

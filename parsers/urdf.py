@@ -15,8 +15,10 @@ Choices made here (documented behaviour):
   Pinocchio's ``buildModelFromUrdf``) or ``free`` (``base='floating'``).  A root
   link named ``world`` (or ``ground``) without ``<inertial>`` *is* the ground:
   no body and no ``root_joint`` are made for it, and its child joints attach to
-  GROUND directly (Gazebo's convention).  Any other link named ``ground`` is
-  renamed ``ground_link`` (logged; ``Body.sources['name']`` keeps the URDF name).
+  GROUND directly (Gazebo's convention), also with ``base='floating'`` (logged:
+  Pinocchio would put its free joint under that massless link).  Any other link
+  named ``ground`` is renamed ``ground_link`` (logged; ``Body.sources['name']``
+  keeps the URDF name).
 * **Joint types.**  revolute, continuous, prismatic, fixed, ``floating`` -> free,
   planar (axis = plane normal).  Anything else is an InputError.
 * **mimic** becomes a :class:`~parsers.assembly.Coupling`
@@ -64,6 +66,7 @@ import numpy as np
 from .assembly import GROUND, Assembly, Body, Coupling, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
 from .errors import InputError, did_you_mean
 from .massprops import shapes_mass_properties
+from .mesh_progress import MeshWork
 from .urdf_geometry import link_inertial, origin_pose, shape_geometry
 from .xmlutil import attr_float, attr_floats, error, parse_floats, parse_xml, required
 
@@ -252,13 +255,16 @@ def _inertia_from_geometry(t: _Tree, mass_props, geoms, rho, root_is_ground, fil
     rho = float(rho)
     if not rho > 0:
         raise InputError(f"inertia_from_geometry_density must be > 0, got {rho}", file=file)
-    computed = {}
+    computed, todo = {}, {}
     for name in t.order:
         if mass_props[name] is not None or (name == t.root and root_is_ground):
             continue
-        shapes = [g for g in geoms[name] if g.role == "collision"] or \
-                 [g for g in geoms[name] if g.role == "visual"]
-        if shapes:
+        todo[name] = [g for g in geoms[name] if g.role == "collision"] or \
+                     [g for g in geoms[name] if g.role == "visual"]
+    with MeshWork(g.file for shapes in todo.values() for g in shapes if g.kind == "mesh"):
+        for name, shapes in todo.items():
+            if not shapes:
+                continue
             try:
                 mass_props[name] = shapes_mass_properties(shapes, rho)
             except InputError as exc:
@@ -397,6 +403,9 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
     geoms = {name: _link_geometry(l_el, base_dir, package_dirs, check_meshes, t.memo)
              for name, l_el in t.links.items()}
     root_is_ground = (t.root in GROUND_ROOT_NAMES and mass_props[t.root] is None)
+    if root_is_ground and base == "floating":
+        log.warning("%s:%s: the root link %r is the fixed world: base='floating' leaves the robot fixed "
+                    "(Pinocchio would float the massless %r link)", file, t.links[t.root].line, t.root, t.root)
     body_name = _body_names(t, root_is_ground, file)
     computed = {}
     if inertia_from_geometry_density is not None:
