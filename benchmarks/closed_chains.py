@@ -1,48 +1,30 @@
-"""Benchmark: closed-chain forward dynamics by constraint embedding.
+"""Benchmark: closed-chain forward dynamics by constraint embedding vs Pinocchio.
 
 Run ``python benchmarks/closed_chains.py`` (``--quick`` for a short run).
 
-For each mechanism, at the same closed states, the time per call (one
-configuration per call, median over repeats) of
+For each mechanism, at the same closed states (positions closing the loops, velocities
+in the constraint null space), the thread CPU time per call (one configuration per
+call; the methods interleaved block by block, the minimum over repeated blocks) of
 
-* ``tree``: the articulated-body algorithm on the spanning tree alone
-  (``dynamics.forward_dynamics``, loops open) -- the baseline;
-* ``embedded``: ``dynamics.embedding.forward_dynamics`` (closure terms, aggregated
-  and embedded SKO weights, articulated-body algorithm on the embedded tree,
-  expansion to all joints);
-* ``lagrange``: a dense Lagrange-multiplier solve on the same model: tree mass
-  matrix (composite inertia) and bias forces (Newton-Euler), closure Jacobian and
-  ``Gdot v`` (``dynamics.closure``), and ``[M G^T; G 0]`` solved by LU,
+* ``ours``: the public ``mbcompose.dynamics.forward_dynamics(embedded_model, q, v, tau)``
+  -- the compiled kernel of :mod:`dynamics.compiled.closed_kernels` (closure terms,
+  tree M and C, null-space projection), wrapper included;
+* ``pin``: ``pinocchio.constraintDynamics`` on the same spanning tree with one 3-D point
+  constraint per revolute chord (``tests/closed_chains/mechanisms.PinTwin(planar=True)``;
+  the loops are planar), after ``initConstraintDynamics``, from Python, coordinates
+  mapped outside the timed calls.  Planar mechanisms with revolute chords only;
+* ``numpy``: the numpy reference ``dynamics.embedding.forward_dynamics`` (articulated-body
+  algorithm on the embedded tree);
+* ``tree``: the compiled articulated-body algorithm on the spanning tree alone (loops open);
+* ``lagrange``: a dense Lagrange-multiplier solve (compiled tree M and C, closure Jacobian
+  and ``Gdot v`` of ``dynamics.closure``, ``[M G^T; G 0]`` by LU),
 
-and the ratios embedded / tree (published constraint-embedding implementations:
-1.6-2.1x) and embedded / lagrange.  The accelerations of the two closed-chain
-methods are compared before timing.
+and the ratios ours / pin (issue 12: <= 3x on fourbar, fivebar and leg_fourbar_knee) and
+ours / tree.  Before timing, the accelerations of ours are compared with the numpy
+reference and with Pinocchio (columns ``vs numpy``, ``vs pin``: max relative difference).
 
 Mechanisms: the closed-chain samples, and a synthetic leg of K stacked four-bar
 knee modules (1 + 3K bodies, K loops) for the scaling in the number of loops.
-
-Measured 2026-11-21 on the shared 2-core development machine (full run, times in
-microseconds per call, one configuration per call; other jobs were running: an
-earlier run of the same code gave ratios 1.5-2.5 and the Lagrange times vary most)::
-
-    mechanism          bodies loops   nv  dof   tree us  embedded us  lagrange us  emb/tree  emb/lagr  max rel diff
-    fourbar                 3     1    3    1     258.5        697.8       1152.8      2.70      0.61       5.5e-15
-    slider_crank            3     1    3    1     243.4        672.9       1225.0      2.77      0.55       5.0e-15
-    fivebar                 4     1    4    2     303.9        750.8       1276.8      2.47      0.59       2.7e-15
-    leg_fourbar_knee        5     1    5    3     313.9        753.6       1243.2      2.40      0.61       2.3e-15
-    rssr                    3     1    5    2     492.0        925.2       1749.9      1.88      0.53       8.5e-14
-    seeker_bearings         9     2    3    2     475.4        912.4       1559.6      1.92      0.59       3.5e-15
-    knees K=1               4     1    4    2     416.8        741.8       1245.0      1.78      0.60       1.7e-15
-    knees K=2               7     2    7    3     581.1       1033.0       1693.0      1.78      0.61       4.6e-15
-    knees K=4              13     4   13    5     837.3       1632.8       2725.5      1.95      0.60       4.0e-14
-    knees K=8              25     8   25    9    1146.0       2099.7       3832.3      1.83      0.55       1.4e-13
-    knees K=16             49    16   49   17    3424.8       5770.3      13533.5      1.68      0.43       1.8e-12
-    knees K=32             97    32   97   33    4880.6       8490.9      96031.3      1.74      0.09       2.2e-11
-
-The embedded articulated-body algorithm costs 1.7-2.8 times the tree's own (the
-published constraint-embedding figure is 1.6-2.1x; here the fixed Python cost of the
-closure terms weighs most on the smallest mechanisms) and 0.1-0.6 times the dense
-Lagrange solve, whose O(N^3) share grows with the number of loops.
 """
 
 from __future__ import annotations
@@ -56,27 +38,21 @@ import numpy as np
 import scipy.linalg as sla
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests" / "closed_chains"), str(ROOT / "tests" / "dynamics")]
 
 from mbcompose import dynamics as dyn  # noqa: E402
 from mbcompose.composer.closed import embed_tree_model  # noqa: E402
 from mbcompose.dynamics import embedding as E  # noqa: E402
 from mbcompose.dynamics.closure import closure_bias, closure_jacobian  # noqa: E402
+from mechanisms import CLOSED, PinTwin, load, random_states  # noqa: E402
 
-SAMPLES = ("fourbar", "slider_crank", "fivebar", "leg_fourbar_knee", "rssr", "seeker_bearings")
-
-
-def sample_model(name):
-    from mbcompose import parsers
-    from mbcompose.composer.tree import RigidBody, build_tree_model
-    from mbcompose.parsers.massprops import transform_mass_properties
-
-    asm = parsers.read_assembly(ROOT / "samples" / name / f"{name}.yaml")
-    bodies = [RigidBody(b.name, transform_mass_properties(b.mass, b.pose)) for b in asm.bodies]
-    return embed_tree_model(build_tree_model(bodies, asm.joints, asm.gravity))
+#: samples whose loops are planar with revolute chords (Pinocchio twin with one point per chord)
+PLANAR = ("fourbar", "fivebar", "leg_fourbar_knee")
 
 
 def stacked_knees(K: int):
-    """A planar leg of K four-bar knee modules (the leg_fourbar_knee sample's knee, repeated)."""
+    """A planar leg of K four-bar knee modules (the leg_fourbar_knee sample's knee, repeated):
+    (tree model, embedded model)."""
     from mbcompose.composer.tree import RigidBody, build_tree_model
     from mbcompose.parsers.assembly import GROUND, Joint, MassProperties
 
@@ -102,7 +78,8 @@ def stacked_knees(K: int):
                    Joint(f"front_lower{i}", "revolute", f"front{i}", nxt, origin=Q1, axis=y),
                    Joint(f"rear_lower{i}", "revolute", f"rear{i}", nxt, origin=Q2, axis=y)]
         O = On
-    return embed_tree_model(build_tree_model(bodies, joints, (0.0, 0.0, -9.81)))
+    tm = build_tree_model(bodies, joints, (0.0, 0.0, -9.81))
+    return tm, embed_tree_model(tm)
 
 
 def kept_rows(em):
@@ -125,62 +102,95 @@ def lagrange_forward_dynamics(em, q, v, tau, keep):
     return sol[:m.nv]
 
 
-def median_time(f, reps):
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
+def pinocchio_call(twin):
+    """``f(qp, vp, taup)``: ``pinocchio.constraintDynamics`` on the twin (constraint data created once)."""
+    import pinocchio as pin
+
+    cms = pin.StdVec_RigidConstraintModel()
+    for c in twin.constraints:
+        cms.append(c)
+    cds = pin.StdVec_RigidConstraintData()
+    for c in cms:
+        cds.append(c.createData())
+    data = twin.pm.createData()
+    pin.initConstraintDynamics(twin.pm, data, cms, cds)
+    prox = pin.ProximalSettings(1e-14, 1e-10, 200)
+    return lambda qp, vp, tp: pin.constraintDynamics(twin.pm, data, qp, vp, tp, cms, cds, prox)
 
 
-def bench(name, em, n_states, reps, rng):
-    from mbcompose.dynamics.kinematics import integrate
+def block_times(calls, blocks, per_block):
+    """Thread CPU seconds per call of each ``calls[name]`` (a list of argument-free callables, one per
+    state): the names interleaved block by block, each block ``per_block`` sweeps over the states;
+    the minimum over ``blocks`` blocks."""
+    best = {k: np.inf for k in calls}
+    for _ in range(blocks):
+        for k, fs in calls.items():
+            t0 = time.thread_time_ns()
+            for _ in range(per_block):
+                for f in fs:
+                    f()
+            best[k] = min(best[k], (time.thread_time_ns() - t0) * 1e-9 / (per_block * len(fs)))
+    return best
 
-    states = []
-    while len(states) < n_states:
-        dv = np.zeros(em.nv)
-        dv[em.independent_v] = rng.uniform(-0.3, 0.3, size=em.n_independent)
-        try:
-            q = E.complete_configuration(em, integrate(em.tree_model, em.neutral(), dv))
-        except E.ClosureError:
-            continue
-        v = E.complete_velocity(em, q, rng.normal(size=em.n_independent))
-        tau = rng.normal(size=em.nv) * float(np.mean(np.diag(dyn.mass_matrix(em.tree_model, q))))
-        states.append((q, v, tau))
+
+def rel(x, ref):
+    return float(np.max(np.abs(x - ref)) / max(1.0, np.max(np.abs(ref))))
+
+
+def bench(name, tm, em, n_states, blocks, per_block, rng, with_pin):
+    states = random_states(em, rng, n_states, spread=0.3)
     keep = kept_rows(em)
-    err = 0.0
-    for q, v, tau in states:
-        a = E.forward_dynamics(em, q, v, tau)
-        a_ref = lagrange_forward_dynamics(em, q, v, tau, keep)
-        err = max(err, np.max(np.abs(a - a_ref)) / max(1.0, np.max(np.abs(a_ref))))
-    t = {"tree": [], "embedded": [], "lagrange": []}
-    for q, v, tau in states:
-        t["tree"].append(median_time(lambda: dyn.forward_dynamics(em.tree_model, q, v, tau), reps))
-        t["embedded"].append(median_time(lambda: E.forward_dynamics(em, q, v, tau), reps))
-        t["lagrange"].append(median_time(lambda: lagrange_forward_dynamics(em, q, v, tau, keep), reps))
-    t = {k: float(np.median(x)) for k, x in t.items()}
-    return dict(name=name, bodies=em.tree_model.n_bodies, loops=len(em.loops), nv=em.nv,
-                dof=em.n_independent, err=err, **t)
+    twin = PinTwin(tm, planar=True) if with_pin else None
+    pin_fd = pinocchio_call(twin) if with_pin else None
+    pin_args = [(twin.qp(q), twin.vpin(v), twin.vpin(tau)) for q, v, tau in states] if with_pin else []
+    err_np = err_pin = 0.0
+    for i, (q, v, tau) in enumerate(states):
+        a = dyn.forward_dynamics(em, q, v, tau)
+        err_np = max(err_np, rel(a, E.forward_dynamics(em, q, v, tau)))
+        if with_pin:
+            err_pin = max(err_pin, rel(a, twin.v_from_pin(pin_fd(*pin_args[i]))))
+    calls = {
+        "ours": [lambda s=s: dyn.forward_dynamics(em, *s) for s in states],
+        "tree": [lambda s=s: dyn.forward_dynamics(em.tree_model, *s) for s in states],
+    }
+    if with_pin:
+        calls["pin"] = [lambda a=a: pin_fd(*a) for a in pin_args]
+    t = block_times(calls, blocks, per_block)
+    slow = {"numpy": [lambda s=s: E.forward_dynamics(em, *s) for s in states],
+            "lagrange": [lambda s=s: lagrange_forward_dynamics(em, *s, keep) for s in states]}
+    t.update(block_times(slow, max(2, blocks // 4), max(1, per_block // 20)))
+    return dict(name=name, bodies=tm.model.n_bodies, loops=len(em.loops), nv=em.nv, dof=em.n_independent,
+                err_np=err_np, err_pin=err_pin if with_pin else np.nan, pin=t.get("pin", np.nan),
+                **{k: v for k, v in t.items() if k != "pin"})
+
+
+HEADER = (f"{'mechanism':18s} {'bodies':>6s} {'loops':>5s} {'nv':>4s} {'dof':>4s} {'ours us':>8s} {'pin us':>7s} "
+          f"{'ours/pin':>8s} {'numpy us':>9s} {'tree us':>8s} {'lagr us':>8s} {'ours/tree':>9s} "
+          f"{'vs numpy':>9s} {'vs pin':>8s}")
+
+
+def row_text(r):
+    us = lambda x: f"{1e6 * x:.1f}"
+    return (f"{r['name']:18s} {r['bodies']:6d} {r['loops']:5d} {r['nv']:4d} {r['dof']:4d} {us(r['ours']):>8s} "
+            f"{us(r['pin']):>7s} {r['ours'] / r['pin']:8.2f} {us(r['numpy']):>9s} {us(r['tree']):>8s} "
+            f"{us(r['lagrange']):>8s} {r['ours'] / r['tree']:9.2f} {r['err_np']:9.1e} {r['err_pin']:8.1e}")
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="fewer states and repeats")
+    ap.add_argument("--quick", action="store_true", help="fewer states and blocks")
     args = ap.parse_args(argv)
-    n_states, reps = (3, 20) if args.quick else (10, 50)
+    n_states, blocks, per_block = (4, 5, 100) if args.quick else (10, 15, 200)
     rng = np.random.default_rng(0)
-    cases = [(s, sample_model(s)) for s in SAMPLES if (ROOT / "samples" / s / f"{s}.yaml").exists()]
-    cases += [(f"knees K={K}", stacked_knees(K)) for K in ((1, 4, 16) if args.quick else (1, 2, 4, 8, 16, 32))]
-    print(f"{'mechanism':18s} {'bodies':>6s} {'loops':>5s} {'nv':>4s} {'dof':>4s} {'tree us':>9s} "
-          f"{'embedded us':>12s} {'lagrange us':>12s} {'emb/tree':>9s} {'emb/lagr':>9s} {'max rel diff':>13s}")
+    cases = [(s, *load(s)[1:], s in PLANAR) for s in CLOSED]
+    for K in ((1, 4, 16) if args.quick else (1, 2, 4, 8, 16, 32)):
+        cases.append((f"knees K={K}", *stacked_knees(K), True))
+    print(HEADER)
     rows = []
-    for name, em in cases:
-        r = bench(name, em, n_states, reps, rng)
+    for name, tm, em, with_pin in cases:
+        r = bench(name, tm, em, n_states, blocks, per_block if em.nv < 20 else per_block // 10, rng, with_pin)
         rows.append(r)
-        print(f"{name:18s} {r['bodies']:6d} {r['loops']:5d} {r['nv']:4d} {r['dof']:4d} {1e6 * r['tree']:9.1f} "
-              f"{1e6 * r['embedded']:12.1f} {1e6 * r['lagrange']:12.1f} {r['embedded'] / r['tree']:9.2f} "
-              f"{r['embedded'] / r['lagrange']:9.2f} {r['err']:13.1e}")
+        print(row_text(r), flush=True)
     return rows
 
 

@@ -20,7 +20,9 @@ probe a model's type.  Every entry has the signature of the public function
 (arguments in the same order, ``f_ext`` by keyword) and accepts one
 configuration or a batch.  The tree row is the compiled backend
 (:mod:`dynamics.compiled`; the numpy modules ``crba``, ``rnea``, ``aba``,
-``innovations``, ``jacobians`` stay the reference).  A backend plugs in by
+``innovations``, ``jacobians`` stay the reference), and so is the embedded
+forward dynamics (:mod:`dynamics.compiled.closed_api`; the numpy reference is
+:func:`dynamics.embedded_dynamics.forward_dynamics`).  A backend plugs in by
 replacing entries of a row; a new model kind adds a row.  A pair missing from
 the table raises ``TypeError`` with the reason in :data:`NOT_DEFINED` when
 there is one.
@@ -65,18 +67,22 @@ def _without_external_forces(func, n_arrays: int, batched: bool = False) -> Call
     return entry
 
 
-def _compiled(name: str) -> Callable:
-    """Entry ``name`` of the compiled backend (:mod:`dynamics.compiled.api`).
+def _compiled(name: str, kind: str = TREE) -> Callable:
+    """Entry ``name`` of the compiled backend for ``kind`` (:mod:`dynamics.compiled.api` for trees,
+    :mod:`dynamics.compiled.closed_api` for embedded closed chains).
 
     numba is imported on the first call, which also puts the compiled function itself
     into the table (later lookups pay no indirection).  The numpy implementation of
     the same name stays the reference the tests compare with.
     """
     def first_call(*args, **kwargs):
-        from .compiled import api
+        if kind == TREE:
+            from .compiled import api
+        else:
+            from .compiled import closed_api as api
 
         impl = getattr(api, name)
-        ALGORITHMS[TREE][name] = impl
+        ALGORITHMS[kind][name] = impl
         return impl(*args, **kwargs)
     first_call.__name__ = first_call.__qualname__ = name
     return first_call
@@ -110,7 +116,7 @@ ALGORITHMS: dict[str, dict[str, Callable]] = {
     EMBEDDED: {
         "mass_matrix": _without_external_forces(embedded_dynamics.mass_matrix, 1),
         "inverse_dynamics": _without_external_forces(embedded_dynamics.inverse_dynamics, 3),
-        "forward_dynamics": _without_external_forces(embedded_dynamics.forward_dynamics, 3),
+        "forward_dynamics": _compiled("forward_dynamics", EMBEDDED),
         "bias_forces": _without_external_forces(embedded_dynamics.bias_forces, 2),
         "jacobian": _without_external_forces(embedded_dynamics.jacobian, 1),
         "operational_space_inertia": _without_external_forces(embedded_dynamics.operational_space_inertia, 1),

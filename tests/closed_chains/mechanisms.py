@@ -58,9 +58,14 @@ def load(name):
 
 
 class PinTwin:
-    """Pinocchio model of the spanning tree plus point constraints for the chords."""
+    """Pinocchio model of the spanning tree plus point constraints for the chords.
 
-    def __init__(self, tm):
+    ``planar=True`` constrains a revolute chord at one point (its origin) instead of two: the
+    same mechanism when the chord's loop is planar with the chord axis normal to the plane (the
+    other points' rows are then redundant), and fewer redundant rows for ``constraintDynamics``.
+    """
+
+    def __init__(self, tm, planar=False):
         import pinocchio as pin
         from trees import q_to_pin, to_pinocchio, v_perm
 
@@ -81,7 +86,7 @@ class PinTwin:
             if j.type == "spherical":
                 pts = [o]
             elif j.type in ("revolute", "continuous"):
-                pts = [o, o + POINT_OFFSET * u]
+                pts = [o] if planar else [o, o + POINT_OFFSET * u]
             elif j.type == "fixed":
                 pts = [o, o + POINT_OFFSET * np.array([1.0, 0, 0]), o + POINT_OFFSET * np.array([0, 1.0, 0])]
             else:

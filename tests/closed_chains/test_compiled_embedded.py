@@ -1,0 +1,141 @@
+"""Compiled closed-chain forward dynamics (``dynamics.compiled.closed_api``, the ``embedded`` row of the
+dispatch table) against the numpy constraint embedding, Pinocchio's ``constraintDynamics`` and a dense
+KKT solve with Pinocchio's M and C."""
+
+import numpy as np
+import pytest
+
+from mbcompose import dynamics as dyn
+from mbcompose import parsers
+from mbcompose.composer.closed import embed_tree_model
+from mbcompose.dynamics import embedding as E
+from mbcompose.dynamics.closure import ClosureError
+from mbcompose.dynamics.compiled import closed_api
+from mbcompose.dynamics.dispatch import algorithm
+from mbcompose.dynamics.kinematics import integrate
+from mechanisms import PinTwin, available, load, random_states, tree_of
+from test_planar_chord import MECHANISM
+from test_random_closed_chains import closed_chain, kkt_accelerations
+from trees import to_pinocchio
+
+PLANAR_SAMPLES = ("fourbar", "fivebar", "leg_fourbar_knee")
+
+
+def rel(x, ref):
+    return np.max(np.abs(x - ref)) / max(1.0, np.max(np.abs(ref)))
+
+
+def pin_constraint_dynamics(twin):
+    """``a(q, v, tau)`` by ``pinocchio.constraintDynamics`` on ``twin``'s spanning tree and constraints."""
+    import pinocchio as pin
+
+    cms = pin.StdVec_RigidConstraintModel()
+    for c in twin.constraints:
+        cms.append(c)
+    cds = pin.StdVec_RigidConstraintData()
+    for c in cms:
+        cds.append(c.createData())
+    data = twin.pm.createData()
+    pin.initConstraintDynamics(twin.pm, data, cms, cds)
+    prox = pin.ProximalSettings(1e-14, 1e-10, 200)
+    return lambda q, v, tau: twin.v_from_pin(pin.constraintDynamics(twin.pm, data, twin.qp(q), twin.vpin(v),
+                                                                     twin.vpin(tau), cms, cds, prox))
+
+
+def test_the_embedded_row_of_the_dispatch_table_is_the_compiled_kernel():
+    asm, tm, em = load("fourbar")
+    q, v, tau = random_states(em, np.random.default_rng(0), 1)[0]
+    dyn.forward_dynamics(em, q, v, tau)
+    assert algorithm(em, "forward_dynamics") is closed_api.forward_dynamics
+
+
+@pytest.mark.parametrize("name", available())
+def test_compiled_accelerations_equal_the_numpy_embedding_on_every_closed_sample(name):
+    asm, tm, em = load(name)
+    for q, v, tau in random_states(em, np.random.default_rng(5), 8):
+        a = dyn.forward_dynamics(em, q, v, tau)
+        assert rel(a, E.forward_dynamics(em, q, v, tau)) < 1e-10, name
+
+
+@pytest.mark.parametrize("name", PLANAR_SAMPLES)
+def test_compiled_accelerations_equal_pinocchio_constraint_dynamics(name):
+    asm, tm, em = load(name)
+    pin_fd = pin_constraint_dynamics(PinTwin(tm, planar=True))
+    for q, v, tau in random_states(em, np.random.default_rng(13), 8):
+        a_pin = pin_fd(q, v, tau)
+        assert rel(dyn.forward_dynamics(em, q, v, tau), a_pin) < 1e-10, name
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_compiled_accelerations_equal_kkt_on_random_closed_chains_with_every_chord_type(seed):
+    model, chords, q0, rng = closed_chain(seed)
+    em = E.embed(model, chords, q_ref=q0)
+    pm, _, _ = to_pinocchio(model)
+    pd = pm.createData()
+    n_ok = 0
+    for _ in range(4):
+        dv = np.zeros(model.nv)
+        dv[em.independent_v] = rng.uniform(-0.1, 0.1, size=em.n_independent)
+        try:
+            q = E.complete_configuration(em, integrate(model, em.neutral(), dv))
+        except ClosureError:
+            continue
+        v = E.complete_velocity(em, q, rng.normal(size=em.n_independent))
+        tau = rng.normal(size=model.nv)
+        a = dyn.forward_dynamics(em, q, v, tau)
+        assert rel(a, E.forward_dynamics(em, q, v, tau)) < 1e-10
+        assert rel(a, kkt_accelerations(model, pm, pd, chords, q, v, tau)) < 1e-7
+        n_ok += 1
+    assert n_ok >= 2
+
+
+def test_loop_through_a_planar_joint(tmp_path):
+    """The planar joint is a tree joint of the loop here; planar chords are among the random chains'."""
+    path = tmp_path / "planar_chord.yaml"
+    path.write_text(MECHANISM)
+    em = embed_tree_model(tree_of(parsers.read_assembly(path)))
+    assert "planar" in em.tree_model.joint_types and len(em.loops) == 1
+    for q, v, tau in random_states(em, np.random.default_rng(4), 6):
+        assert rel(dyn.forward_dynamics(em, q, v, tau), E.forward_dynamics(em, q, v, tau)) < 1e-10
+
+
+def test_batches_give_the_accelerations_of_each_state():
+    asm, tm, em = load("leg_fourbar_knee")
+    states = random_states(em, np.random.default_rng(6), 5)
+    Q, V, T = (np.array(x) for x in zip(*states))
+    A = dyn.forward_dynamics(em, Q, V, T)
+    assert A.shape == (5, em.nv)
+    for a, (q, v, tau) in zip(A, states):
+        assert rel(a, E.forward_dynamics(em, q, v, tau)) < 1e-10
+    A0 = dyn.forward_dynamics(em, Q[0], V[0], T)        # one state broadcast against a batch of forces
+    for a, tau in zip(A0, T):
+        assert rel(a, E.forward_dynamics(em, Q[0], V[0], tau)) < 1e-10
+
+
+def test_open_configurations_raise_the_closure_error_of_the_reference():
+    asm, tm, em = load("fourbar")
+    q = em.neutral()
+    q[em.q_slice("crank_pivot")] += 0.3
+    with pytest.raises(ClosureError, match="not closed"):
+        dyn.forward_dynamics(em, q, np.zeros(3), np.zeros(3))
+    with pytest.raises(TypeError, match="external forces"):
+        dyn.forward_dynamics(em, em.neutral(), np.zeros(3), np.zeros(3), f_ext=np.zeros((3, 6)))
+
+
+def test_dead_centre_of_the_default_dependent_set_gives_the_accelerations_of_the_lagrange_solution():
+    """Crank and coupler in line with the rocker independent: the default dependent block is singular,
+    the kernel declines, and the reference re-picks the dependent set."""
+    asm, tm, em0 = load("fourbar")
+    em = E.embed(tm.model, em0.chords, independent=["rocker_pivot"])
+    r1, r2 = 0.34, 0.26
+    x = (r1 ** 2 - r2 ** 2 + 0.3 ** 2) / (2 * 0.3)
+    Cp = np.array([x, np.sqrt(r1 ** 2 - x ** 2)])
+    q = np.zeros(3)
+    q[em.q_slice("crank_pivot")] = -(np.arctan2(Cp[1], Cp[0]) - np.pi / 2)
+    q[em.q_slice("crank_coupler")] = -(0.0 - (np.arctan2(0.15, 0.2) - np.pi / 2))
+    q[em.q_slice("rocker_pivot")] = -(np.arctan2(Cp[1], Cp[0] - 0.3) - np.arctan2(0.24, -0.1))
+    v = E.complete_velocity(em0, q, [1.3])
+    tau = np.random.default_rng(2).normal(size=3) * 0.01
+    a_ref, _ = PinTwin(tm).lagrange_accelerations(q, v, tau)
+    a = dyn.forward_dynamics(em, q, v, tau)
+    assert np.allclose(a, a_ref, atol=1e-9 * max(1.0, np.abs(a_ref).max()))
