@@ -44,6 +44,16 @@ def crba(ints, blocks, extra, work, q, M):
 
 
 @njit(cache=True)
+def mass_matrix_and_bias(ints, blocks, extra, work, q, v, zero, M, C):
+    """M (nv, nv) = mass matrix and C (nv,) = bias forces at (q, v) (``zero``: (nv,) zeros); returns the
+    model and work views, the work holding the Newton-Euler pass (poses, twists, accelerations)."""
+    m, w = unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1)
+    tk.crba(m, w, q, M)
+    tk.rnea(m, w, q, v, zero, np.zeros((0, 6)), C)
+    return m, w
+
+
+@njit(cache=True)
 def mass_matrix_inverse(ints, blocks, extra, work, q, Minv):
     """Minv (nv, nv) = M(q)^-1."""
     fk.mass_matrix_inverse(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q, Minv)

@@ -139,3 +139,16 @@ def test_dead_centre_of_the_default_dependent_set_gives_the_accelerations_of_the
     a_ref, _ = PinTwin(tm).lagrange_accelerations(q, v, tau)
     a = dyn.forward_dynamics(em, q, v, tau)
     assert np.allclose(a, a_ref, atol=1e-9 * max(1.0, np.abs(a_ref).max()))
+
+
+def test_lists_other_dtypes_and_readonly_arrays_take_the_general_path_to_the_same_accelerations():
+    asm, tm, em = load("fivebar")
+    q, v, tau = random_states(em, np.random.default_rng(8), 1)[0]
+    tau = tau.astype(np.float32).astype(np.float64)         # exact in single precision
+    a_ref = E.forward_dynamics(em, q, v, tau)
+    ro = np.broadcast_to(q, q.shape)
+    for args in ((list(q), list(v), list(tau)), (ro, v, tau.astype(np.float32)), (q, v[None], tau)):
+        a = dyn.forward_dynamics(em, *args)
+        assert rel(np.reshape(a, -1), a_ref) < 1e-10
+    with pytest.raises(ValueError, match="shape"):
+        dyn.forward_dynamics(em, q[:-1], v, tau)
