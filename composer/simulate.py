@@ -131,9 +131,9 @@ def _closed_chain_rhs(em, torque, duration, progress, tol):
 
     The state is ``[q, v_ind]``; on every call the dependent coordinates of q are
     re-solved by Newton's method (keeping the independent ones), the full v
-    follows from the null-space map, and the articulated-body forward dynamics
-    of the embedded tree gives the accelerations.  So the dependent coordinates
-    never leave the constraint manifold, whatever the integrator does.
+    follows from the null-space map, and the embedded forward dynamics
+    (``dynamics.forward_dynamics``, compiled) gives the accelerations.  So the
+    dependent coordinates never leave the constraint manifold, whatever the integrator does.
     """
     from mbcompose.dynamics import embedding as E
 
@@ -150,7 +150,7 @@ def _closed_chain_rhs(em, torque, duration, progress, tol):
         q = close(y[:em.nq])
         v = E.complete_velocity(em, q, y[em.nq:])
         tau = zero if torque is None else torque(t, q, v)
-        a = E.forward_dynamics(em, q, v, tau)
+        a = dynamics.forward_dynamics(em, q, v, tau)
         if progress is not None:
             progress(min(t / duration, 1.0))
         return np.concatenate([configuration_rate(tree, q, v, stabilise=QUATERNION_GAIN), a[em.independent_v]])
