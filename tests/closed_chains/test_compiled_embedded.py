@@ -16,7 +16,7 @@ from mbcompose.dynamics.kinematics import integrate
 from mechanisms import PinTwin, available, load, random_states, tree_of
 from test_planar_chord import MECHANISM
 from test_random_closed_chains import closed_chain, kkt_accelerations
-from trees import to_pinocchio
+from trees import to_pinocchio, v_perm
 
 PLANAR_SAMPLES = ("fourbar", "fivebar", "leg_fourbar_knee")
 
@@ -152,3 +152,17 @@ def test_lists_other_dtypes_and_readonly_arrays_take_the_general_path_to_the_sam
         assert rel(np.reshape(a, -1), a_ref) < 1e-10
     with pytest.raises(ValueError, match="shape"):
         dyn.forward_dynamics(em, q[:-1], v, tau)
+
+
+@pytest.mark.parametrize("seed", (1, 5))
+def test_rotor_inertia_of_the_tree_joints_enters_like_in_the_numpy_embedding_and_pinocchio(seed):
+    model, chords, q0, rng = closed_chain(seed)
+    model.armature = rng.uniform(0.0, 0.5, size=model.nv)
+    em = E.embed(model, chords, q_ref=q0)
+    pm, _, _ = to_pinocchio(model)
+    pm.armature = model.armature[v_perm(model)]
+    pd = pm.createData()
+    for q, v, tau in random_states(em, rng, 3, spread=0.1):
+        a = dyn.forward_dynamics(em, q, v, tau)
+        assert rel(a, E.forward_dynamics(em, q, v, tau)) < 1e-10
+        assert rel(a, kkt_accelerations(model, pm, pd, chords, q, v, tau)) < 1e-7
