@@ -16,7 +16,7 @@ from mbcompose.dynamics.kinematics import integrate
 from mechanisms import PinTwin, available, load, random_states, tree_of
 from test_planar_chord import MECHANISM
 from test_random_closed_chains import closed_chain, kkt_accelerations
-from trees import to_pinocchio, v_perm
+from trees import random_model, random_q, to_pinocchio, v_perm
 
 PLANAR_SAMPLES = ("fourbar", "fivebar", "leg_fourbar_knee")
 
@@ -166,3 +166,12 @@ def test_rotor_inertia_of_the_tree_joints_enters_like_in_the_numpy_embedding_and
         a = dyn.forward_dynamics(em, q, v, tau)
         assert rel(a, E.forward_dynamics(em, q, v, tau)) < 1e-10
         assert rel(a, kkt_accelerations(model, pm, pd, chords, q, v, tau)) < 1e-7
+
+
+def test_embedding_without_chords_gives_the_tree_accelerations():
+    model, rng = random_model(4, n=8)
+    em = E.embed(model, [])
+    q = random_q(model, rng)
+    v, tau = rng.normal(size=(2, model.nv))
+    a_ref = dyn.forward_dynamics(model, q, v, tau)
+    assert np.allclose(dyn.forward_dynamics(em, q, v, tau), a_ref, atol=1e-10 * max(1.0, np.abs(a_ref).max()))
