@@ -44,7 +44,8 @@ microseconds of thread CPU time per call)::
     knees K=32             97    32   97   33    240.8   359.8     0.67    6286.9     66.1  41149.8      3.64   1.9e-11  2.7e-11
 
 On the issue-12 samples ours is 3.1-3.2x ``constraintDynamics`` (target <= 3x): half of it is the
-compiled tree CRBA + RNEA; with more loops the ratio falls below 1.  The dense mass matrix and
+compiled tree CRBA + RNEA (with the ``speed`` branch's tree kernels, on a trial merge: 2.0-2.2x);
+with more loops the ratio falls below 1.  The dense mass matrix and
 projection make ours/tree grow with the number of loops (the numpy compound-node sweep is O(N)).
 """
 
