@@ -116,7 +116,8 @@ def _implicit_note(an: Analysis) -> str:
 def _joint_rows(joints):
     return [{"name": j.name, "type": j.type, "reference": j.reference, "secondary": j.secondary,
              "actuated": bool(j.actuated), "origin": j.origin.tolist(),
-             "axis": j.axis.tolist() if j.type not in ("fixed", "spherical", "free") else None}
+             "axis": j.axis.tolist() if j.type not in ("fixed", "spherical", "free") else None,
+             "gear_ratio": j.motor.gear_ratio if j.motor is not None else None}
             for j in joints]
 
 

@@ -52,10 +52,13 @@ inertias, positions at ``qpos0``):
   ``joint`` and ``tendon`` (over fixed tendons) are
   :class:`~parsers.assembly.Coupling` s.  Inactive constraints are skipped; flex
   equalities are refused.
-* ``<actuator>`` entries that name a joint mark it ``actuated`` with a
-  :class:`~parsers.assembly.Motor` (gear, force range).
-* ``<include file>`` is expanded in place; ``<replicate>``, ``<composite>``,
-  ``<flexcomp>`` and ``<attach>`` are refused.
+* ``<actuator>`` entries that name a joint (``joint`` or ``jointinparent``) mark it
+  ``actuated`` with a :class:`~parsers.assembly.Motor` (the first actuator's gear, force
+  range); all actuator kinds share one slot of a default class, as in MuJoCo.
+* ``<include file>`` is expanded in place, ``<attach>`` (:mod:`parsers.mjcf_attach`) and
+  ``<replicate>`` (:mod:`parsers.mjcf_replicate`) written out as frames; mesh assets, inline
+  and ``.msh`` ones included, by :mod:`parsers.mjcf_assets`; primitive geoms with a ``mesh``
+  are fitted to it (:mod:`parsers.mjcf_fit`); ``<composite>`` and ``<flexcomp>`` are refused.
 """
 
 from __future__ import annotations
@@ -72,13 +75,18 @@ from .mjcf_compiler import ORIENT_ATTRS, Compiler, bool_attr, floats_attr, orien
 from .mjcf_equality import (COUPLING_TYPES, LOOP_TYPES, check_coupling_joints, check_joint_references,
                             coupling_equality, coupling_in_qpos, fixed_tendons, loop_equality, loop_joint, site_pose)
 from .mjcf_mass import compile_masses, geom_record
-from .mjcf_mesh import MESH_INERTIA_MODES
+from .mjcf_assets import read_mesh_assets
+from .mjcf_attach import expand_attachments
+from .mjcf_replicate import expand_replicates
 from .xmlutil import error, parse_floats, parse_xml
 
 log = logging.getLogger(__name__)
 
 JOINT_MAP = {"hinge": "revolute", "slide": "prismatic", "ball": "spherical", "free": "free"}
-UNSUPPORTED = ("replicate", "composite", "flexcomp", "attach", "flex")
+#: actuator elements: one default slot for all of them, as in MuJoCo's <default>
+ACTUATOR_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle",
+                 "adhesion", "dcmotor")
+UNSUPPORTED = ("composite", "flexcomp", "flex")
 
 
 class _Reader:
@@ -89,7 +97,7 @@ class _Reader:
         self.comp = Compiler()
         self.defaults: dict[str, dict[str, dict[str, str]]] = {}
         self.default_parent: dict[str, str | None] = {}
-        self.meshes: dict[str, tuple[str, np.ndarray]] = {}
+        self.meshes: dict[str, dict] = {}
         self.bodies: list[dict] = []
         self.sites: dict[str, tuple[int, Pose]] = {}
         self.options = options
@@ -132,7 +140,7 @@ class _Reader:
         for c in el:
             if c.tag == "default":
                 continue
-            mine.setdefault(c.tag, {}).update(c.attrib)
+            mine.setdefault(default_key(c.tag), {}).update(c.attrib)
         self.defaults[name] = mine
         for c in el:
             if c.tag == "default":
@@ -144,7 +152,7 @@ class _Reader:
             if cls == "main":
                 return dict(el.attrib)
             raise error(el, f"unknown default class {cls!r}{did_you_mean(cls, self.defaults)}")
-        tag = "joint" if el.tag == "freejoint" else el.tag
+        tag = default_key(el.tag)
         out = dict(self.defaults[cls].get(tag, {}))
         if el.tag == "freejoint":
             out = {}
@@ -153,34 +161,6 @@ class _Reader:
         out.update(el.attrib)
         out.pop("class", None)
         return out
-
-    def read_assets(self, root):
-        meshdir = self.comp.meshdir or self.comp.assetdir
-        for asset in root.findall("asset"):
-            for m in asset.findall("mesh"):
-                a = self.attrs(m, "main")
-                fname = a.get("file")
-                if fname is None:
-                    name = a.get("name")
-                    if name:
-                        self.meshes[name] = (None, m, "legacy")
-                        continue
-                    raise error(m, "<mesh> needs attribute 'file'")
-                name = a.get("name", Path(fname).stem)
-                p = Path(fname)
-                if not p.is_absolute():
-                    p = (self.dir / meshdir / p) if meshdir else (self.dir / p)
-                if not p.is_file():
-                    raise error(m, f"mesh file not found: {str(p)!r}")
-                scale = floats_attr(m, a, "scale", 3)
-                if scale is None:
-                    scale = np.ones(3)
-                if name in self.meshes:
-                    raise error(m, f"mesh {name!r} defined twice")
-                mode = a.get("inertia", "legacy")
-                if mode not in MESH_INERTIA_MODES:
-                    raise error(m, f"mesh@inertia must be legacy, exact, convex or shell, got {mode!r}")
-                self.meshes[name] = (str(p.resolve()), scale, mode)
 
     # ----------------------------------------------------------------- tree
     def walk(self, el, parent_idx, X_parent_frame: Pose, childclass, frame_pose: Pose, out_geoms, static_ok):
@@ -234,7 +214,8 @@ class _Reader:
         self.walk(el, idx, world, cc, Pose(), rec["geoms"], False)
 
     # ----------------------------------------------------------------- run
-    def read(self, root) -> Assembly:
+    def prepare(self, root, loading=frozenset()):
+        """The document's part before the tree: includes, compiler, defaults, assets, attachments, replicates."""
         if root.tag != "mujoco":
             raise error(root, f"root element is <{root.tag}>, expected <mujoco>")
         self.expand_includes(root)
@@ -247,7 +228,22 @@ class _Reader:
                 raise error(d, "the top-level <default> class must be 'main'")
             self.defaults.pop("main", None)
             self.read_defaults(d, None)
-        self.read_assets(root)
+        self.meshes = read_mesh_assets(self, root)
+        loading = loading | {self.path.resolve()}
+
+        def make_reader(p):
+            if p.resolve() in loading:
+                raise error(root, f"model asset {str(p)!r} attaches itself (a cycle)")
+            child = _Reader(p, self.options)
+            child_root = parse_xml(p)
+            child.prepare(child_root, loading)
+            return child, child_root
+
+        expand_attachments(self, root, make_reader)
+        expand_replicates(root, root, self.comp)
+
+    def read(self, root) -> Assembly:
+        self.prepare(root)
         gravity = np.array([0.0, 0.0, -9.81])
         for o in root.findall("option"):
             g = floats_attr(o, o.attrib, "gravity", 3)
@@ -402,7 +398,7 @@ class _Reader:
                                     ref=ref if jt in ("hinge", "slide") else 0.0,
                                     source=Source(self.file, jel.line)))
                 prev = child
-            geoms = tuple(gd["geom"] for gd in b["geoms"])
+            geoms = tuple(gd["geom"] for gd in b["geoms"] if gd["geom"].kind != "mesh" or gd["geom"].file)
             bodies.append(Body(b["name"], pose, b["mass"], geoms,
                                {"pose": Source(self.file, el.line), "mass": b["mass_src"]}))
         by_name = {self.bodies[i]["name"]: self.bodies[i] for i in live}
@@ -439,8 +435,12 @@ class _Reader:
         for act in root.findall("actuator"):
             for c in act:
                 a = self.attrs(c, "main")
-                j = a.get("joint")
+                j = a.get("joint", a.get("jointinparent"))
                 if j is None:
+                    continue
+                if j in motors:
+                    log.info("%s:%s: joint %r has several actuators; the first one's gear is reported",
+                             self.file, c.line, j)
                     continue
                 gear = floats_attr(c, a, "gear", None)
                 g = 1.0 if gear is None else float(gear[0])
@@ -448,6 +448,13 @@ class _Reader:
                 eff = None if fr is None else float(max(abs(fr[0]), abs(fr[1])))
                 motors[j] = Motor(a.get("name") or f"{c.tag}_{j}", eff, g if g != 0 else 1.0, 0.0)
         return motors
+
+
+def default_key(tag: str) -> str:
+    """The slot of a default class that an element of ``tag`` reads (joint for freejoint, one for actuators)."""
+    if tag == "freejoint":
+        return "joint"
+    return "actuator" if tag in ACTUATOR_TAGS else tag
 
 
 def read_mjcf(path, *, text: str | None = None, mesh_inertia: str = "mujoco") -> Assembly:

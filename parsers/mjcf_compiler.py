@@ -40,6 +40,7 @@ class Compiler:
         self.boundinertia = 0.0
         self.balanceinertia = False
         self.settotalmass = -1.0
+        self.fitaabb = False
 
     def update(self, el):
         a = el.attrib
@@ -72,6 +73,8 @@ class Compiler:
         for k in ("boundmass", "boundinertia", "settotalmass"):
             if k in a:
                 setattr(self, k, float(parse_floats(a[k], el, f"compiler@{k}", 1)[0]))
+        if "fitaabb" in a:
+            self.fitaabb = bool_attr(el, "fitaabb", a["fitaabb"])
         if "balanceinertia" in a:
             self.balanceinertia = bool_attr(el, "balanceinertia", a["balanceinertia"])
 

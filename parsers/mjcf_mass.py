@@ -14,10 +14,12 @@ import numpy as np
 
 from .assembly import Geometry, MassProperties, Pose, Source
 from .errors import InputError, did_you_mean
-from .massprops import combine, load_mesh, shapes_mass_properties, transform_mass_properties
+from .massprops import combine, shapes_mass_properties, transform_mass_properties
+from .mjcf_assets import mesh_data
 from .mjcf_compiler import (ORIENT_ATTRS, bool_attr, bounded_mass, check_principal_moments, floats_attr, integers_attr,
                             orientation, total_mass_scale, zaxis_rotation)
 from .mesh_progress import MeshWork, file_progressed
+from .mjcf_fit import FIT_TYPES, fitted_primitive
 from .mjcf_mesh import mesh_unit_properties
 from .xmlutil import error, parse_floats
 
@@ -56,6 +58,8 @@ def geom_record(reader, el, childclass, frame_pose: Pose):
             if gtype == "ellipsoid" and size[1] == 0:
                 size[1] = size[0]
     pose = frame_pose.compose(Pose(R, pos))
+    if gtype in FIT_TYPES and a.get("mesh") is not None:
+        size, pose = fit_to_mesh(reader, el, a, gtype, pose)
     need = {"sphere": 1, "capsule": 2, "cylinder": 2, "box": 3, "ellipsoid": 3}.get(gtype, 0)
     if need and not np.all(size[:need] > 0):
         raise error(el, f"geom type {gtype!r} needs {need} positive size value(s), got {size[:need].tolist()}")
@@ -71,15 +75,11 @@ def geom_record(reader, el, childclass, frame_pose: Pose):
         mname = a.get("mesh")
         if mname is None:
             raise error(el, "geom of type 'mesh' needs attribute 'mesh'")
-        if mname not in reader.meshes:
-            raise error(el, f"unknown mesh {mname!r}{did_you_mean(mname, reader.meshes)}")
-        file, scale, mode = reader.meshes[mname]
-        if file is None:
-            raise error(el, f"mesh {mname!r} has no file (inline vertex meshes are not supported)")
-        params = {"scale": scale, "inertia": mode}
-        if mode == "convex":
+        rec = mesh_record(reader, el, mname)
+        params = {"scale": rec["scale"], "inertia": rec["inertia"]}
+        if rec["inertia"] == "convex":
             params["convex_hull"] = True
-        g = Geometry("mesh", params, pose, file, "collision")
+        g = Geometry("mesh", params, pose, rec["file"], "collision")
     else:
         g = Geometry(gtype, {}, pose, None, "collision")
     mass = a.get("mass")
@@ -96,7 +96,27 @@ def geom_record(reader, el, childclass, frame_pose: Pose):
                             "asset (<mesh inertia='shell'>), as MuJoCo requires")
         raise error(el, "geom@shellinertia on primitive geoms is not supported (shells of meshes are)")
     group = integers_attr(el, a.get("group", "0"), "geom@group", 1)[0]
-    return {"el": el, "geom": g, "mass": m, "density": rho, "group": group, "type": gtype}
+    return {"el": el, "geom": g, "mass": m, "density": rho, "group": group, "type": gtype,
+            "mesh": reader.meshes[a["mesh"]] if gtype == "mesh" else None}
+
+def fit_to_mesh(reader, el, a, gtype, pose):
+    """Half sizes (3,) and pose of a primitive geom fitted to its ``mesh`` (:mod:`parsers.mjcf_fit`)."""
+    rec = mesh_record(reader, el, a["mesh"])
+    fitscale = float(parse_floats(a.get("fitscale", "1"), el, "geom@fitscale", 1)[0])
+    try:
+        size, frame = fitted_primitive(gtype, mesh_data(rec), rec["scale"], rec["inertia"], reader.comp.fitaabb,
+                                       fitscale)
+    except ValueError as exc:
+        raise error(el, f"geom fitted to mesh {a['mesh']!r}: {exc}") from None
+    return size, pose.compose(frame)
+
+
+def mesh_record(reader, el, name):
+    """The mesh asset ``name`` (InputError with a suggestion when unknown)."""
+    if name not in reader.meshes:
+        raise error(el, f"unknown mesh {name!r}{did_you_mean(name, reader.meshes)}")
+    return reader.meshes[name]
+
 
 # ---------------------------------------------------------- mass props
 def geom_mass(reader, gd) -> MassProperties:
@@ -127,15 +147,16 @@ def mesh_unit_mass(reader, gd) -> MassProperties:
     """A mesh geom's mass properties at unit density by MuJoCo's rule for its mode
     (:mod:`parsers.mjcf_mesh`), or the exact solid with ``mesh_inertia='exact'``."""
     g = gd["geom"]
-    mesh = load_mesh(g.file)
+    name = g.file or f"{gd['el'].get('mesh')!r} (inline)"
     try:
-        (vol, com, J), note = mesh_unit_properties(mesh, g.params["scale"], g.params["inertia"], g.file,
-                                                   exact=reader.options.get("mesh_inertia") == "exact")
+        (vol, com, J), note = mesh_unit_properties(mesh_data(gd["mesh"]), g.params["scale"], g.params["inertia"],
+                                                   name, exact=reader.options.get("mesh_inertia") == "exact")
     except ValueError as exc:
-        raise error(gd["el"], f"mesh {g.file}: {exc}") from None
+        raise error(gd["el"], f"mesh {name}: {exc}") from None
     if note:
-        log.warning("%s:%s: mesh %s: %s", reader.file, gd["el"].line, g.file, note)
-    file_progressed(g.file, 1.0)
+        log.warning("%s:%s: mesh %s: %s", reader.file, gd["el"].line, name, note)
+    if g.file:
+        file_progressed(g.file, 1.0)
     return transform_mass_properties(MassProperties(vol, com, J), g.pose)
 
 
@@ -187,7 +208,8 @@ def body_mass(reader, b):
 
 def compile_masses(reader):
     """Every body's mass properties, then the compiler's bounds and ``settotalmass``."""
-    meshes = (gd["geom"].file for b in reader.bodies[1:] for gd in b["geoms"] if gd["geom"].kind == "mesh")
+    meshes = (gd["geom"].file for b in reader.bodies[1:] for gd in b["geoms"]
+              if gd["geom"].kind == "mesh" and gd["geom"].file)       # inline meshes have no file
     with MeshWork(meshes):
         for b in reader.bodies[1:]:
             b["mass"], b["mass_src"] = body_mass(reader, b)

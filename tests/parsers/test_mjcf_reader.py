@@ -180,10 +180,10 @@ def test_include_is_expanded_in_place_and_matches_mujoco(tmp_path):
 
 
 def test_unsupported_elements_are_refused_with_their_line():
-    text = "<mujoco>\n<worldbody>\n<replicate count='2'/>\n</worldbody></mujoco>"
+    text = "<mujoco>\n<worldbody>\n<composite type='particle' count='2 2 2'/>\n</worldbody></mujoco>"
     with pytest.raises(InputError) as exc:
         read_mjcf("r.xml", text=text)
-    assert exc.value.line == 3 and "replicate" in str(exc.value)
+    assert exc.value.line == 3 and "composite" in str(exc.value)
 
 
 @pytest.mark.parametrize("mode", ["exact", "convex", "legacy", "shell"])
