@@ -68,24 +68,22 @@ from pathlib import Path
 
 import numpy as np
 
-from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
+from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
 from .errors import InputError, did_you_mean
 from .massprops import combine, transform_mass_properties
+from .mjcf_actuators import default_key, read_actuators
+from .mjcf_assets import read_mesh_assets
+from .mjcf_attach import expand_attachments
 from .mjcf_compiler import ORIENT_ATTRS, Compiler, bool_attr, floats_attr, orientation
 from .mjcf_equality import (COUPLING_TYPES, LOOP_TYPES, check_coupling_joints, check_joint_references,
                             coupling_equality, coupling_in_qpos, fixed_tendons, loop_equality, loop_joint, site_pose)
 from .mjcf_mass import compile_masses, geom_record
-from .mjcf_assets import read_mesh_assets
-from .mjcf_attach import expand_attachments
 from .mjcf_replicate import expand_replicates
 from .xmlutil import error, parse_floats, parse_xml
 
 log = logging.getLogger(__name__)
 
 JOINT_MAP = {"hinge": "revolute", "slide": "prismatic", "ball": "spherical", "free": "free"}
-#: actuator elements: one default slot for all of them, as in MuJoCo's <default>
-ACTUATOR_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle",
-                 "adhesion", "dcmotor")
 UNSUPPORTED = ("composite", "flexcomp", "flex")
 
 
@@ -313,7 +311,8 @@ class _Reader:
         return loops, couplings, elements
 
     def assemble(self, root, gravity, equalities) -> Assembly:
-        motors = self.read_actuators(root)
+        check_joint_references(root)
+        motors = read_actuators(self, root)
         live = [i for i in range(1, len(self.bodies)) if not self.bodies[i].get("fused")]
         order = []
         stack = list(reversed(self.bodies[0]["children"]))
@@ -428,33 +427,6 @@ class _Reader:
         if rng[0] > rng[1]:
             raise error(jel, f"joint@range: lower {rng[0]:g} > upper {rng[1]:g}")
         return Limits(float(rng[0]), float(rng[1]))
-
-    def read_actuators(self, root) -> dict[str, Motor]:
-        check_joint_references(root)
-        motors = {}
-        for act in root.findall("actuator"):
-            for c in act:
-                a = self.attrs(c, "main")
-                j = a.get("joint", a.get("jointinparent"))
-                if j is None:
-                    continue
-                if j in motors:
-                    log.info("%s:%s: joint %r has several actuators; the first one's gear is reported",
-                             self.file, c.line, j)
-                    continue
-                gear = floats_attr(c, a, "gear", None)
-                g = 1.0 if gear is None else float(gear[0])
-                fr = floats_attr(c, a, "forcerange", 2)
-                eff = None if fr is None else float(max(abs(fr[0]), abs(fr[1])))
-                motors[j] = Motor(a.get("name") or f"{c.tag}_{j}", eff, g if g != 0 else 1.0, 0.0)
-        return motors
-
-
-def default_key(tag: str) -> str:
-    """The slot of a default class that an element of ``tag`` reads (joint for freejoint, one for actuators)."""
-    if tag == "freejoint":
-        return "joint"
-    return "actuator" if tag in ACTUATOR_TAGS else tag
 
 
 def read_mjcf(path, *, text: str | None = None, mesh_inertia: str = "mujoco") -> Assembly:

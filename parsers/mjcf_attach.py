@@ -36,9 +36,11 @@ from .xmlutil import error
 ATTACHED_CLASS = "mbcompose:attached"
 #: elements whose attributes a default class gives
 DEFAULTED = ("joint", "freejoint", "geom", "site", "camera", "light")
-#: compiler settings that change an attached model's masses: they must be this file's
-MASS_SETTINGS = ("inertiafromgeom", "groups", "boundmass", "boundinertia", "balanceinertia", "settotalmass",
-                 "fitaabb", "autolimits", "fusestatic")
+#: compiler settings that change an attached model's masses or joints (Compiler attribute: XML name):
+#: they must be this file's
+MASS_SETTINGS = {"inertiafromgeom": "inertiafromgeom", "groups": "inertiagrouprange", "boundmass": "boundmass",
+                 "boundinertia": "boundinertia", "balanceinertia": "balanceinertia", "settotalmass": "settotalmass",
+                 "fitaabb": "fitaabb", "autolimits": "autolimits", "fusestatic": "fusestatic"}
 
 
 def model_assets(reader, root, make_reader) -> dict:
@@ -53,10 +55,10 @@ def model_assets(reader, root, make_reader) -> dict:
             if not p.is_file():
                 raise error(m, f"model file not found: {fname!r}")
             child, child_root = make_reader(p)
-            for key in MASS_SETTINGS:
+            for key, xml_name in MASS_SETTINGS.items():
                 if getattr(child.comp, key) != getattr(reader.comp, key):
-                    raise error(m, f"attached model {name!r}: its compiler setting {key!r} differs from this "
-                                   "file's (not supported)")
+                    raise error(m, f"model asset {name!r}: its compiler setting {xml_name!r} differs from this "
+                                   "file's (attaching it is not supported)")
             models[name] = (child, child_root)
     return models
 
