@@ -3,7 +3,8 @@ model assets, inline and ``.msh`` meshes, primitive geoms fitted to a mesh, actu
 
 Every reference is MuJoCo's compiled model of the same file (``mujoco.MjModel``): names, masses,
 geom sizes, ``mj_fullM`` and ``qfrc_bias`` through :func:`check_against_mujoco`.  The small models
-live in ``tests/data/mjcf/`` (each says in a comment what it exercises).
+live in ``tests/data/mjcf/`` (each says in a comment what it exercises; ``mujoco_*.xml`` are MuJoCo's
+own ``<replicate>`` examples).
 """
 
 import glob
@@ -26,7 +27,8 @@ MODELS = sorted(glob.glob(str(DATA / "*.xml")))
 
 def test_feature_models_are_found():
     assert {Path(p).stem for p in MODELS} >= {"replicate_arms", "inline_meshes", "fitted_geoms", "fitted_geoms_aabb",
-                                              "attach_parent", "attach_child"}
+                                              "attach_parent", "attach_child", "mujoco_newton_cradle",
+                                              "mujoco_replicate_tendon"}
 
 
 @pytest.mark.parametrize("path", MODELS, ids=os.path.basename)
@@ -84,6 +86,16 @@ def test_malformed_attach_names_file_and_line(snippet, words):
     with pytest.raises(InputError) as exc:
         read_mjcf("bad.xml", text=text)
     assert exc.value.line == 3 and words in str(exc.value)
+
+
+def test_attached_model_with_other_mass_settings_is_refused(tmp_path):
+    (tmp_path / "child.xml").write_text('<mujoco><compiler inertiafromgeom="true"/><worldbody><body name="l">'
+                                        '<joint/><geom size="0.1"/></body></worldbody></mujoco>')
+    (tmp_path / "parent.xml").write_text('<mujoco>\n<asset>\n<model name="c" file="child.xml"/></asset><worldbody>'
+                                         '<attach model="c" body="l" prefix="x_"/></worldbody></mujoco>')
+    with pytest.raises(InputError) as exc:
+        read_mjcf(tmp_path / "parent.xml")
+    assert exc.value.line == 3 and "'inertiafromgeom' differs" in str(exc.value)
 
 
 def _mujoco_fitted_sizes(path):
