@@ -73,6 +73,15 @@ def test_attach_names_followers_and_units_are_mujocos():
             np.testing.assert_allclose([j.limits.lower, j.limits.upper], m.jnt_range[k], atol=1e-15)
 
 
+def test_inspect_json_reports_each_joints_gear_ratio():
+    from mbcompose import compose
+    from mbcompose.composer.inspect import render_json
+
+    rows = {j["name"]: j for j in render_json(compose(DATA / "attach_parent.xml").analysis)["joints"]}
+    assert (rows["a_j"]["actuated"], rows["a_j"]["gear_ratio"]) == (True, 4.0)
+    assert (rows["a_k"]["actuated"], rows["a_k"]["gear_ratio"]) == (False, None)
+
+
 @pytest.mark.parametrize("snippet, words", [
     ('<attach model="nope" body="link" prefix="x_"/>', "unknown model asset 'nope'"),
     ('<attach model="arm" body="lnk" prefix="x_"/>', "no body 'lnk' in model asset 'arm'"),
