@@ -12,6 +12,8 @@ name                      default         bounds
 ``nesting_depth``         200             nesting of YAML collections and XML elements
 ``yaml_nodes``            2000000         YAML values after alias expansion (alias bombs)
 ``mesh_faces``            2000000         triangles of one mesh file
+``xml_elements``          2000000         elements of an MJCF model after ``<replicate>`` and
+                                          ``<attach>`` are written out (replicate bombs)
 ``magnitude``             1e12            absolute value of any number read from a model
                                           (SI: m, kg, kg m^2, N, ...) or given as a
                                           joint value, so products and squares stay finite
@@ -44,6 +46,7 @@ class InputLimits:
     nesting_depth: int = 200
     yaml_nodes: int = 2_000_000
     mesh_faces: int = 2_000_000
+    xml_elements: int = 2_000_000
     magnitude: float = 1e12
     samples: int = 100_000
     duration: float = 1000.0

@@ -29,7 +29,7 @@ import numpy as np
 from mbcompose.dynamics.spatial import matrix_to_quat
 
 from .mjcf_compiler import ORIENT_ATTRS, orientation
-from .mjcf_replicate import REFERENCE_ATTRS, copy_element, referring
+from .mjcf_replicate import REFERENCE_ATTRS, check_element_count, copy_element, referring
 from .xmlutil import error
 
 #: the default class of attached elements: empty, so this file's defaults do not reach them
@@ -166,6 +166,7 @@ def expand_attachments(reader, root, make_reader) -> None:
                 raise error(el, f"<attach>: unknown model asset {name!r}")
             child, child_root = models[name] if name is not None else (reader, root)
             sources, childclass = _source(el, child, child_root)
+            check_element_count(root, el, sum(1 for s in sources for _ in s.iter()))
             frame = type(el)("frame", {"childclass": ATTACHED_CLASS} if child is not reader else {})
             frame.line, frame.file = el.line, el.file
             for s in sources:

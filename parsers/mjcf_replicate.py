@@ -25,6 +25,7 @@ import numpy as np
 
 from mbcompose.dynamics.spatial import matrix_to_quat
 
+from . import limits
 from .mjcf_compiler import Compiler, floats_attr, orientation
 from .xmlutil import error
 
@@ -52,6 +53,13 @@ def replica_frames(el, comp: Compiler) -> list[tuple[np.ndarray, np.ndarray]]:
         frames.append((pos.copy(), matrix_to_quat(R)))
         pos = pos + R @ offset
     return frames
+
+
+def check_element_count(root, el, extra: int) -> None:
+    """InputError at ``el`` when ``extra`` more elements would take the document past ``xml_elements``."""
+    total = sum(1 for _ in root.iter()) + extra
+    if total > limits.active().xml_elements:
+        raise error(el, limits.exceeded(f"<{el.tag}>: model elements once written out", total, "xml_elements"))
 
 
 def copy_element(el):
@@ -101,6 +109,7 @@ def expand_replicates(root, el, comp: Compiler) -> None:
             i += 1
             continue
         frames = replica_frames(c, comp)
+        check_element_count(root, c, (len(frames) - 1) * sum(1 for _ in c.iter()))
         names = {e.get("name") for e in c.iter() if e.get("name") and e is not c}
         followers = referring(root, names)
         width = len(str(len(frames)))

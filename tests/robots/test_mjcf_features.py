@@ -160,6 +160,20 @@ def test_malformed_features_name_file_and_line(snippet, line, words):
     assert exc.value.line == line and words in str(exc.value) and exc.value.file == "bad.xml"
 
 
+def test_replicate_bomb_is_refused_before_it_is_written_out():
+    from mbcompose.parsers import limits
+
+    inner = '<body><joint/><geom size="0.1"/></body>'
+    for _ in range(6):                                       # 100^6 bodies if written out
+        inner = f'<replicate count="100">{inner}</replicate>'
+    with pytest.raises(InputError) as exc:
+        read_mjcf("bomb.xml", text=f"<mujoco><worldbody>\n{inner}</worldbody></mujoco>")
+    assert "xml_elements" in str(exc.value) and exc.value.line == 2
+    with limits.using(limits.checked_limits({"xml_elements": 50})):
+        with pytest.raises(InputError, match="xml_elements"):
+            read_mjcf(DATA / "replicate_arms.xml")
+
+
 def test_actuator_defaults_are_shared_by_all_actuator_kinds():
     """MuJoCo's <default> has one actuator slot: a <general gear> default applies to a <motor>."""
     text = """<mujoco><default><general gear="7"/><default class="x"><motor gear="5"/></default></default>
