@@ -63,12 +63,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .assembly import GROUND, Assembly, Body, Coupling, Geometry, Joint, Limits, MassProperties, Motor, Pose, Source
+from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
 from .errors import InputError, did_you_mean
 from .massprops import shapes_mass_properties
 from .mesh_progress import MeshWork
+from .urdf_actuation import mimic_couplings, transmissions
 from .urdf_geometry import link_inertial, origin_pose, shape_geometry
-from .xmlutil import attr_float, attr_floats, error, parse_floats, parse_xml, required
+from .xmlutil import attr_float, attr_floats, error, parse_xml, required
 
 log = logging.getLogger(__name__)
 
@@ -76,9 +77,6 @@ URDF_JOINT_TYPES = {"revolute": "revolute", "continuous": "continuous", "prismat
                     "fixed": "fixed", "floating": "free", "planar": "planar"}
 
 GROUND_ROOT_NAMES = ("world", "ground")
-
-#: joint types a mimic can couple (one coordinate each)
-ONE_COORDINATE = ("revolute", "continuous", "prismatic")
 
 def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geometry_density=None,
               massless: str = "check", check_meshes: bool = True, text: str | None = None) -> Assembly:
@@ -367,30 +365,6 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file, root_lin
     return out
 
 
-def _couplings(t: _Tree, file) -> list[Coupling]:
-    """``<mimic>`` elements as couplings (a mimic of an unknown joint, or between joints that are
-    not both one-coordinate joints, is dropped with a warning)."""
-    couplings = []
-    for jname in (t.parent_of[n] for n in t.order[1:]):
-        m_el = t.joints[jname].find("mimic")
-        if m_el is None:
-            continue
-        leader = required(m_el, "joint")
-        if leader not in t.joints:
-            log.warning("%s:%s: joint %r mimics unknown joint %r: coupling dropped (the joint stays "
-                        "independent, as in Pinocchio's default parser)", file, m_el.line, jname, leader)
-            continue
-        fixed = [n for n in (jname, leader) if t.joints[n].get("type") not in ONE_COORDINATE]
-        if fixed:
-            log.warning("%s:%s: mimic of joint %r: joint %r is %s, so the mimic has no effect (dropped)",
-                        file, m_el.line, jname, fixed[0], t.joints[fixed[0]].get("type"))
-            continue
-        couplings.append(Coupling(jname, leader, attr_float(m_el, "multiplier", 1.0),
-                                  attr_float(m_el, "offset", 0.0), source=Source(file, m_el.line)))
-        log.info("%s:%s: joint %r mimics %r (kept as a coupling)", file, m_el.line, jname, leader)
-    return couplings
-
-
 def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", inertia_from_geometry_density=None,
                       massless="check", check_meshes=True) -> Assembly:
     """Build the Assembly from a parsed ``<robot>`` element (see :func:`read_urdf`)."""
@@ -413,8 +387,8 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
     if massless == "check":
         _check_massless(t, mass_props, file)
     bodies = _bodies(t, mass_props, geoms, computed, body_name, root_is_ground, file)
-    joints = _joints(t, body_name, root_is_ground, base, _transmissions(root_el, t.joints), file, root_el.line)
-    return Assembly(robot_name, tuple(bodies), tuple(joints), couplings=tuple(_couplings(t, file)),
+    joints = _joints(t, body_name, root_is_ground, base, transmissions(root_el, t.joints), file, root_el.line)
+    return Assembly(robot_name, tuple(bodies), tuple(joints), couplings=tuple(mimic_couplings(t, file)),
                     source_file=file)
 
 
@@ -429,24 +403,3 @@ def _cycle_from(jname, ends_of, parent_of):
         link = ends_of(parent_of[link])[0]
     cyc = seen[seen.index(link):]
     return list(reversed(cyc)) + [cyc[-1]]
-
-
-def _transmissions(root_el, joints) -> dict[str, Motor]:
-    motors = {}
-    for t_el in root_el.findall("transmission"):
-        act = t_el.find("actuator")
-        act_name = act.get("name") if act is not None else t_el.get("name", "motor")
-        ratio = 1.0
-        if act is not None:
-            r_el = act.find("mechanicalReduction")
-            if r_el is not None and r_el.text and r_el.text.strip():
-                try:
-                    ratio = float(parse_floats(r_el.text, r_el, "<mechanicalReduction>", 1)[0])
-                except InputError as exc:
-                    log.warning("%s:%s: %s: reduction 1 used (a transmission is not dynamics; Pinocchio "
-                                "ignores it)", r_el.file, r_el.line, exc.message)
-        for j in t_el.findall("joint"):
-            jn = j.get("name")
-            if jn in joints and joints[jn].get("type") != "fixed":
-                motors[jn] = Motor(act_name or jn, None, ratio if ratio != 0 else 1.0, 0.0)
-    return motors
