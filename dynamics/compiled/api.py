@@ -25,6 +25,9 @@ __all__ = ["create_data", "inverse_dynamics", "bias_forces", "gravity_forces", "
 INTEGRATORS = {"semi-implicit-euler": 0, "rk4": 1}
 
 _NO_FORCES = np.zeros((0, 6))
+_F64 = np.dtype(np.float64)
+_NO_STATE = object()
+_ND = np.ndarray
 _NO_FORCES_BATCH = np.zeros((0, 0, 6))
 
 
@@ -41,7 +44,9 @@ def _own_data(model) -> Data:
 
 
 def _array(x, width: int, name: str):
-    x = np.ascontiguousarray(x, dtype=np.float64)
+    """x as a C-contiguous writeable float64 array (one compiled type per kernel) of shape (width,)
+    or (B, width)."""
+    x = np.require(x, dtype=np.float64, requirements="CAW")
     if x.ndim not in (1, 2) or x.shape[-1] != width:
         raise ValueError(f"{name} must have shape ({width},) or (B, {width}), got {x.shape}")
     return x
@@ -82,6 +87,11 @@ def inverse_dynamics(model, q, v, a, f_ext=None, data=None):
     q (nq,) | (B, nq); v, a (nv,) | (B, nv); f_ext None | (n, 6) | (B, n, 6) (body
     frames, about the body origin, moment first).  Returns (nv,) or (B, nv).
     """
+    b = model.__dict__.get("_compiled_bound") or _bound(model)
+    if f_ext is None and _plain(b, q, v, a):
+        tau = np.empty(b.nv)
+        ek.rnea(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, a, _NO_FORCES, tau)
+        return tau
     return _state_kernel(ek.rnea, ek.RNEA, model, q, v, a, "a", f_ext, data)
 
 
@@ -101,7 +111,44 @@ def forward_dynamics(model, q, v, tau, f_ext=None, data=None):
 
     Shapes as :func:`inverse_dynamics`; returns (nv,) or (B, nv).
     """
+    b = model.__dict__.get("_compiled_bound") or _bound(model)
+    if f_ext is None and _plain(b, q, v, tau):
+        qdd = np.empty(b.nv)
+        ek.aba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, tau, _NO_FORCES, qdd)
+        return qdd
     return _state_kernel(ek.aba, ek.ABA, model, q, v, tau, "tau", f_ext, data)
+
+
+class _Bound:
+    """What a single-configuration call of one model passes to its kernel, looked up once: the
+    :class:`layout.FlatModel` arrays, the work array of the model's own :class:`Data` and the
+    shapes of q and v."""
+
+    __slots__ = ("ints", "blocks", "extra", "work", "q_shape", "v_shape", "nv")
+
+    def __init__(self, model):
+        flat = flat_model(model)
+        self.ints, self.blocks, self.extra = flat.ints, flat.blocks, flat.extra
+        self.work = _own_data(model).work
+        self.q_shape, self.v_shape, self.nv = (flat.nq,), (flat.nv,), flat.nv
+
+
+def _bound(model) -> _Bound:
+    b = model.__dict__.get("_compiled_bound")
+    if b is None:
+        b = model.__dict__["_compiled_bound"] = _Bound(model)
+    return b
+
+
+def _plain(b: _Bound, q, v=_NO_STATE, x=_NO_STATE) -> bool:
+    """True when q is an (nq,) and v, x are (nv,) C-contiguous writeable float64 ndarrays (v, x left
+    out: not checked): the fast path of one configuration, the one argument type the kernels are
+    compiled for (anything else goes through :func:`_array`)."""
+    return (q.__class__ is _ND and q.dtype is _F64 and q.shape == b.q_shape and q.flags.carray
+            and (v is _NO_STATE or v.__class__ is _ND and v.dtype is _F64 and v.shape == b.v_shape
+                 and v.flags.carray)
+            and (x is _NO_STATE or x.__class__ is _ND and x.dtype is _F64 and x.shape == b.v_shape
+                 and x.flags.carray))
 
 
 def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
@@ -122,6 +169,11 @@ def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
 
 def mass_matrix(model, q, data=None):
     """Mass matrix M(q) (nv, nv) or (B, nv, nv) by the compiled CRBA (seed 001 Algorithms 4.1-4.2)."""
+    b = model.__dict__.get("_compiled_bound") or _bound(model)
+    if _plain(b, q):
+        M = np.empty((b.nv, b.nv))
+        ek.crba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, M)
+        return M
     flat = flat_model(model)
     q = _array(q, flat.nq, "q")
     if q.ndim == 1:

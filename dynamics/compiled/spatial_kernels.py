@@ -220,20 +220,20 @@ def set_rigid_inertia(M_body, k, P):
 
 
 @njit(cache=True, _nrt=False)
-def add_rigid_inertia_to_parent(R, p, k, P, j, Y):
-    """``P[j] += phi(parent, k) P[k] phi*(parent, k)`` for rigid inertias in 3+3 form
-    (:func:`set_rigid_inertia`); Y (6, 6) scratch.
+def add_rigid_inertia_moved(R, p, k, X, P, j, Y):
+    """``P[j] += T I T*`` for the rigid inertia I = ``X[k]`` and the transform ``T = [[R, ~p R], [0, R]]``
+    of ``(R[k], p[k])``; inertias in 3+3 form (:func:`set_rigid_inertia`); Y (6, 6) scratch.
 
     With ``hr = R h``: ``h' = hr + m p`` and
     ``I' = R I R^T - (hr p^T + p hr^T) + 2 (p . hr) 1 + m (|p|^2 1 - p p^T)`` (parallel axes).
     """
-    m = P[k, 4, 0]
-    h0, h1, h2 = P[k, 3, 0], P[k, 3, 1], P[k, 3, 2]
+    m = X[k, 4, 0]
+    h0, h1, h2 = X[k, 3, 0], X[k, 3, 1], X[k, 3, 2]
     p0, p1, p2 = p[k, 0], p[k, 1], p[k, 2]
     Y[0, 3] = R[k, 0, 0] * h0 + R[k, 0, 1] * h1 + R[k, 0, 2] * h2
     Y[1, 3] = R[k, 1, 0] * h0 + R[k, 1, 1] * h1 + R[k, 1, 2] * h2
     Y[2, 3] = R[k, 2, 0] * h0 + R[k, 2, 1] * h1 + R[k, 2, 2] * h2
-    set_rotated_block(R, k, P[k], 0, 0, Y, 0, 0)
+    set_rotated_block(R, k, X[k], 0, 0, Y, 0, 0)
     diag = 2.0 * (p0 * Y[0, 3] + p1 * Y[1, 3] + p2 * Y[2, 3]) + m * (p0 * p0 + p1 * p1 + p2 * p2)
     for r in range(3):
         for c in range(3):
@@ -244,14 +244,10 @@ def add_rigid_inertia_to_parent(R, p, k, P, j, Y):
 
 
 @njit(cache=True, _nrt=False)
-def set_rigid_inertia_times(P, k, kind, S, S_const, r, out):
-    """``out[:, r] = I(k) H(k)[r]*`` (a force) for the rigid inertia ``P[k]`` in 3+3 form and the
-    motion ``H(k)[r] = [w; v]`` (see :func:`subspace`): ``[I_o w + h x v; m v - h x w]``."""
-    w0, w1, w2 = subspace(kind, S, S_const, k, r, 0), subspace(kind, S, S_const, k, r, 1), \
-        subspace(kind, S, S_const, k, r, 2)
-    v0, v1, v2 = subspace(kind, S, S_const, k, r, 3), subspace(kind, S, S_const, k, r, 4), \
-        subspace(kind, S, S_const, k, r, 5)
-    c = r
+def set_rigid_inertia_times(P, k, X, i, c, out):
+    """``out[:, c] = I(k) X[i, c]`` (a force) for the rigid inertia ``P[k]`` in 3+3 form and the
+    motion ``X[i, c] = [w; v]``: ``[I_o w + h x v; m v - h x w]``."""
+    w0, w1, w2, v0, v1, v2 = X[i, c, 0], X[i, c, 1], X[i, c, 2], X[i, c, 3], X[i, c, 4], X[i, c, 5]
     h0, h1, h2, m = P[k, 3, 0], P[k, 3, 1], P[k, 3, 2], P[k, 4, 0]
     for i in range(3):
         out[i, c] = P[k, i, 0] * w0 + P[k, i, 1] * w1 + P[k, i, 2] * w2

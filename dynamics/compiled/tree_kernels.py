@@ -14,8 +14,8 @@ The kernels are the numpy algorithms of :mod:`dynamics.rnea`, :mod:`dynamics.crb
   ``f(k) = M(k) alpha(k) + b(k)``, tips-to-base gather ``T(k) = H(k) f(k)``;
 * ``crba`` -- seed 001 Algorithms 4.1-4.2: composite inertias
   ``R(k) = sum phi(k, i) R(i) phi*(k, i) + M(k)`` (rigid, so kept in 3+3 form: mass,
-  first moment, rotational inertia) and ``M(j, k) = H(j) phi(j, k) R(k) H*(k)``, the
-  lower triangle filled and mirrored;
+  first moment, rotational inertia) and ``M(j, k) = H(j) phi(j, k) R(k) H*(k)``, both
+  in the ground frame, the lower triangle filled and mirrored;
 * ``aba`` -- seed 001 Algorithm 6.1 (Eqs. 33, 58a-g): the Riccati gather of
   ``P, D, G`` with the residual forces ``z``, ``eps``, ``nu``, then the scatter of
   ``theta_ddot``.
@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from .spatial_kernels import (UNIVERSAL, add_force_cross, add_force_to_parent, add_inertia_to_parent,
-                              set_rigid_inertia_times, add_rigid_inertia_to_parent, add_universal_bias,
+                              set_rigid_inertia_times, add_rigid_inertia_moved, add_universal_bias,
                               force_columns_to_parent, invert_spd, joint_pose, motion_to_child,
                               set_inertia_times, set_motion_cross, set_rigid_inertia, subspace)
 
@@ -126,14 +126,25 @@ def rnea(m, w, q, v, a, f_ext, tau):
 
 @njit(cache=True, _nrt=False)
 def crba(m, w, q, M):
-    """Mass matrix M(q) (nv, nv) by composite inertias (seed 001 Algorithms 4.1-4.2)."""
+    """Mass matrix M(q) (nv, nv) by composite inertias (seed 001 Algorithms 4.1-4.2), in the ground frame.
+
+    Composite inertias and motion subspaces taken to the ground frame (as Pinocchio's
+    ``crba``) make the gather a sum of 3+3 inertias and each entry of the lower
+    triangle ``M(j, k) = H(j) R(k) H*(k)`` a dot product of (6,) vectors, with no
+    transform along the path from k to the root.
+    """
     parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
-    R, p, S, P = w[0], w[1], w[2], w[7]
-    F, Y = w[15], w[17]
+    R, p, S, oR, op, P, J, body, F, Y = w[0], w[1], w[2], w[13], w[14], w[7], w[9], w[11], w[15], w[17]
     n = parent.shape[0]
     for k in range(n):
         joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S)
-        set_rigid_inertia(M_body, k, P)
+        set_ground_pose(R, p, parent, k, oR, op)
+        set_ground_subspace(kind, S, S_const, v_off, oR, op, k, J)
+        set_rigid_inertia(M_body, k, body)
+        for r in range(5):
+            for c in range(3):
+                P[k, r, c] = 0.0
+        add_rigid_inertia_moved(oR, op, k, body, P, k, Y)
     for r in range(M.shape[0]):
         for c in range(r + 1):
             M[r, c] = 0.0
@@ -142,31 +153,58 @@ def crba(m, w, q, M):
         o = v_off[k]
         nk = v_off[k + 1] - o
         for r in range(nk):
-            set_rigid_inertia_times(P, k, kind, S, S_const, r, F)
-        set_subspace_block(kind, S, S_const, k, o, nk, F, nk, M, o)
+            set_rigid_inertia_times(P, k, J, k, r, F)
+        j = k
+        while j >= 0 and nk > 0:
+            oj = v_off[j]
+            for c in range(nk):
+                for r in range(v_off[j + 1] - oj):
+                    s = 0.0
+                    for i in range(6):
+                        s += J[j, r, i] * F[i, c]
+                    M[o + c, oj + r] = s
+            j = parent[j]
         for r in range(nk):
             M[o + r, o + r] += arm[o + r]
-        j = k
-        while parent[j] >= 0 and nk > 0:
-            force_columns_to_parent(R, p, j, F, nk)
-            j = parent[j]
-            set_subspace_block(kind, S, S_const, j, v_off[j], v_off[j + 1] - v_off[j], F, nk, M, o)
         if parent[k] >= 0:
-            add_rigid_inertia_to_parent(R, p, k, P, parent[k], Y)
+            for r in range(5):
+                for c in range(3):
+                    P[parent[k], r, c] += P[k, r, c]
     for r in range(M.shape[0]):
         for c in range(r + 1, M.shape[0]):
             M[r, c] = M[c, r]
 
 
 @njit(cache=True, _nrt=False)
-def set_subspace_block(kind, S, S_const, j, oj, nj, F, nk, M, ok):
-    """Lower-triangle block ``M[ok:ok+n_k, oj:oj+n_j] = (H(j) F[:, :n_k])^T`` (``oj <= ok``)."""
-    for c in range(nk):
-        for r in range(nj):
-            s = 0.0
-            for i in range(6):
-                s += subspace(kind, S, S_const, j, r, i) * F[i, c]
-            M[ok + c, oj + r] = s
+def set_ground_pose(R, p, parent, k, oR, op):
+    """Ground-frame pose ``oR[k] = oR[parent] R[k]``, ``op[k] = op[parent] + oR[parent] p[k]`` of body k."""
+    pk = parent[k]
+    if pk < 0:
+        for i in range(3):
+            for j in range(3):
+                oR[k, i, j] = R[k, i, j]
+            op[k, i] = p[k, i]
+        return
+    for i in range(3):
+        for j in range(3):
+            oR[k, i, j] = oR[pk, i, 0] * R[k, 0, j] + oR[pk, i, 1] * R[k, 1, j] + oR[pk, i, 2] * R[k, 2, j]
+        op[k, i] = op[pk, i] + oR[pk, i, 0] * p[k, 0] + oR[pk, i, 1] * p[k, 1] + oR[pk, i, 2] * p[k, 2]
+
+
+@njit(cache=True, _nrt=False)
+def set_ground_subspace(kind, S, S_const, v_off, oR, op, k, J):
+    """Rows ``J[k, r]`` = H(k)[r] in the ground frame, about the ground origin: ``[oR w; oR v + op x oR w]``."""
+    for r in range(v_off[k + 1] - v_off[k]):
+        for i in range(3):
+            a, b = 0.0, 0.0
+            for j in range(3):
+                a += oR[k, i, j] * subspace(kind, S, S_const, k, r, j)
+                b += oR[k, i, j] * subspace(kind, S, S_const, k, r, 3 + j)
+            J[k, r, i], J[k, r, 3 + i] = a, b
+        w0, w1, w2 = J[k, r, 0], J[k, r, 1], J[k, r, 2]
+        J[k, r, 3] += op[k, 1] * w2 - op[k, 2] * w1
+        J[k, r, 4] += op[k, 2] * w0 - op[k, 0] * w2
+        J[k, r, 5] += op[k, 0] * w1 - op[k, 1] * w0
 
 
 @njit(cache=True, _nrt=False)
