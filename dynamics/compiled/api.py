@@ -25,9 +25,6 @@ __all__ = ["create_data", "inverse_dynamics", "bias_forces", "gravity_forces", "
 INTEGRATORS = {"semi-implicit-euler": 0, "rk4": 1}
 
 _NO_FORCES = np.zeros((0, 6))
-_F64 = np.dtype(np.float64)
-_NO_STATE = object()
-_ND = np.ndarray
 _NO_FORCES_BATCH = np.zeros((0, 0, 6))
 
 
@@ -73,7 +70,7 @@ def _forces(model, f_ext, batch):
     """f_ext None | (n, 6) | (B, n, 6) -> kernel argument ((0, 6) / (n, 6) / (B, n, 6))."""
     if f_ext is None:
         return _NO_FORCES if batch is None else _NO_FORCES_BATCH
-    f = np.ascontiguousarray(f_ext, dtype=np.float64)
+    f = np.require(f_ext, dtype=np.float64, requirements="CAW")
     if f.shape[-2:] != (model.n_bodies, 6) or f.ndim not in (2, 3):
         raise ValueError(f"f_ext must have shape (n_bodies, 6) or (B, n_bodies, 6), got {f.shape}")
     if batch is None:
@@ -88,10 +85,13 @@ def inverse_dynamics(model, q, v, a, f_ext=None, data=None):
     frames, about the body origin, moment first).  Returns (nv,) or (B, nv).
     """
     b = model.__dict__.get("_compiled_bound") or _bound(model)
-    if f_ext is None and _plain(b, q, v, a):
+    if f_ext is None:
         tau = np.empty(b.nv)
-        ek.rnea(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, a, _NO_FORCES, tau)
-        return tau
+        try:
+            if ek.rnea(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, a, _NO_FORCES, tau):
+                return tau
+        except TypeError:  # not the compiled argument type (see _seal): converted below
+            pass
     return _state_kernel(ek.rnea, ek.RNEA, model, q, v, a, "a", f_ext, data)
 
 
@@ -112,43 +112,53 @@ def forward_dynamics(model, q, v, tau, f_ext=None, data=None):
     Shapes as :func:`inverse_dynamics`; returns (nv,) or (B, nv).
     """
     b = model.__dict__.get("_compiled_bound") or _bound(model)
-    if f_ext is None and _plain(b, q, v, tau):
+    if f_ext is None:
         qdd = np.empty(b.nv)
-        ek.aba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, tau, _NO_FORCES, qdd)
-        return qdd
+        try:
+            if ek.aba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, tau, _NO_FORCES, qdd):
+                return qdd
+        except TypeError:  # not the compiled argument type (see _seal): converted below
+            pass
     return _state_kernel(ek.aba, ek.ABA, model, q, v, tau, "tau", f_ext, data)
 
 
 class _Bound:
     """What a single-configuration call of one model passes to its kernel, looked up once: the
-    :class:`layout.FlatModel` arrays, the work array of the model's own :class:`Data` and the
-    shapes of q and v."""
+    :class:`layout.FlatModel` arrays, the work array of the model's own :class:`Data` and nv."""
 
-    __slots__ = ("ints", "blocks", "extra", "work", "q_shape", "v_shape", "nv")
+    __slots__ = ("ints", "blocks", "extra", "work", "nv")
 
     def __init__(self, model):
         flat = flat_model(model)
         self.ints, self.blocks, self.extra = flat.ints, flat.blocks, flat.extra
         self.work = _own_data(model).work
-        self.q_shape, self.v_shape, self.nv = (flat.nq,), (flat.nv,), flat.nv
+        self.nv = flat.nv
 
 
 def _bound(model) -> _Bound:
     b = model.__dict__.get("_compiled_bound")
     if b is None:
         b = model.__dict__["_compiled_bound"] = _Bound(model)
+        _seal(b)
     return b
 
 
-def _plain(b: _Bound, q, v=_NO_STATE, x=_NO_STATE) -> bool:
-    """True when q is an (nq,) and v, x are (nv,) C-contiguous writeable float64 ndarrays (v, x left
-    out: not checked): the fast path of one configuration, the one argument type the kernels are
-    compiled for (anything else goes through :func:`_array`)."""
-    return (q.__class__ is _ND and q.dtype is _F64 and q.shape == b.q_shape and q.flags.carray
-            and (v is _NO_STATE or v.__class__ is _ND and v.dtype is _F64 and v.shape == b.v_shape
-                 and v.flags.carray)
-            and (x is _NO_STATE or x.__class__ is _ND and x.dtype is _F64 and x.shape == b.v_shape
-                 and x.flags.carray))
+def _seal(b: _Bound):
+    """Compile (or load from numba's cache) the one-configuration RNEA, CRBA and ABA kernels for
+    the one argument type this module passes them (C-contiguous writeable float64 arrays), then
+    forbid numba to compile others: any other argument (a list, a strided or read-only array,
+    another dtype or a batch) raises ``TypeError`` at the call, and the public functions then
+    convert it (:func:`_array`).  The kernels check the sizes (``entry_kernels.fits``), so the
+    fast path of one configuration checks nothing in Python.
+    """
+    if ek.aba.signatures:
+        return
+    none, no_coordinates = np.zeros((0, 6)), np.zeros(0)   # sizes that do not fit: nothing runs
+    ek.rnea(b.ints, b.blocks, b.extra, b.work, no_coordinates, no_coordinates, no_coordinates, none, no_coordinates)
+    ek.aba(b.ints, b.blocks, b.extra, b.work, no_coordinates, no_coordinates, no_coordinates, none, no_coordinates)
+    ek.crba(b.ints, b.blocks, b.extra, b.work, no_coordinates, np.zeros((0, 0)))
+    for kernel in (ek.rnea, ek.aba, ek.crba):
+        kernel.disable_compile()
 
 
 def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
@@ -157,8 +167,9 @@ def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
     q, v, x = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(x, flat.nv, x_name)
     if _single(q, v, x, f_ext=f_ext):
         out = np.empty(flat.nv)
-        single(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, v, x,
-               _forces(model, f_ext, None), out)
+        if not single(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, v, x,
+                      _forces(model, f_ext, None), out):
+            raise ValueError("data is not a Data of this model (create it with model.create_data())")
         return out
     B, (q, v, x) = _rows([q, v, x], f_ext)
     out = np.empty((B, flat.nv))
@@ -170,15 +181,18 @@ def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
 def mass_matrix(model, q, data=None):
     """Mass matrix M(q) (nv, nv) or (B, nv, nv) by the compiled CRBA (seed 001 Algorithms 4.1-4.2)."""
     b = model.__dict__.get("_compiled_bound") or _bound(model)
-    if _plain(b, q):
-        M = np.empty((b.nv, b.nv))
-        ek.crba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, M)
-        return M
+    M = np.empty((b.nv, b.nv))
+    try:
+        if ek.crba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, M):
+            return M
+    except TypeError:  # not the compiled argument type (see _seal): converted below
+        pass
     flat = flat_model(model)
     q = _array(q, flat.nq, "q")
     if q.ndim == 1:
         M = np.empty((flat.nv, flat.nv))
-        ek.crba(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, M)
+        if not ek.crba(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, M):
+            raise ValueError("data is not a Data of this model (create it with model.create_data())")
         return M
     M = np.empty((q.shape[0], flat.nv, flat.nv))
     ek.crba_batch(flat.ints, flat.blocks, flat.extra, q, M, numba.get_num_threads())

@@ -35,21 +35,38 @@ borrow_work = njit(_nrt=False)(work_views)
 
 
 @njit(cache=True, _nrt=False)
+def fits(ints, work, nq, nv1, nv2):
+    """True when the sizes nq and nv1, nv2 are the model's nq and nv and ``work`` is a work array of
+    this model: the size checks of the public fast path (numba's dispatcher checks the types)."""
+    n = ints.shape[1] - 1
+    return nq == ints[2, n] and nv1 == ints[3, n] and nv2 == ints[3, n] and work.shape[0] == 7 * n + 4
+
+
+@njit(cache=True, _nrt=False)
 def rnea(ints, blocks, extra, work, q, v, a, f_ext, tau):
-    """tau (nv,) = inverse dynamics at (q, v, a)."""
+    """tau (nv,) = inverse dynamics at (q, v, a); False (nothing computed) when the sizes do not fit."""
+    if not fits(ints, work, q.shape[0], v.shape[0], a.shape[0]):
+        return False
     tk.rnea(borrow_model(ints, blocks, extra), borrow_work(work, ints.shape[1] - 1), q, v, a, f_ext, tau)
+    return True
 
 
 @njit(cache=True, _nrt=False)
 def aba(ints, blocks, extra, work, q, v, tau, f_ext, qdd):
-    """qdd (nv,) = forward dynamics at (q, v, tau)."""
+    """qdd (nv,) = forward dynamics at (q, v, tau); False (nothing computed) when the sizes do not fit."""
+    if not fits(ints, work, q.shape[0], v.shape[0], tau.shape[0]):
+        return False
     tk.aba(borrow_model(ints, blocks, extra), borrow_work(work, ints.shape[1] - 1), q, v, tau, f_ext, qdd)
+    return True
 
 
 @njit(cache=True, _nrt=False)
 def crba(ints, blocks, extra, work, q, M):
-    """M (nv, nv) = mass matrix at q."""
+    """M (nv, nv) = mass matrix at q; False (nothing computed) when the sizes do not fit."""
+    if not fits(ints, work, q.shape[0], M.shape[0], M.shape[1]):
+        return False
     tk.crba(borrow_model(ints, blocks, extra), borrow_work(work, ints.shape[1] - 1), q, M)
+    return True
 
 
 @njit(cache=True)

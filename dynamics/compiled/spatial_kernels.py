@@ -17,7 +17,7 @@ from numba import njit
 FIXED, REVOLUTE, PRISMATIC, CYLINDRICAL, UNIVERSAL, SPHERICAL, PLANAR, FREE = range(8)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def rotation_about(ax, k, angle, out, row):
     """Rodrigues: ``out[row:row+3, :3] = cos I + sin ~a + (1 - cos) a a^T`` for the unit axis a = ax[k]."""
     c, s = np.cos(angle), np.sin(angle)
@@ -28,7 +28,7 @@ def rotation_about(ax, k, angle, out, row):
     out[row + 2, 0], out[row + 2, 1], out[row + 2, 2] = t * x * z - s * y, t * y * z + s * x, c + t * z * z
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def rotation_of_quaternion(q, o, out):
     """``out[:3, :3]`` = rotation of the quaternion ``q[o:o+4] = [w, x, y, z]`` (normalised first)."""
     w, x, y, z = q[o], q[o + 1], q[o + 2], q[o + 3]
@@ -39,7 +39,7 @@ def rotation_of_quaternion(q, o, out):
     out[2, 0], out[2, 1], out[2, 2] = 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S):
     """Pose ``(R[k], p[k])`` of body k in its parent at q, and ``S[k]`` (H(k) at q) for a universal joint.
 
@@ -104,14 +104,14 @@ def universal_pose(ax, ax2, k, q1, q2, F, S):
         F[3, i] = 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def subspace(kind, S, S_const, k, r, j):
     """Entry ``H(k)[r, j]`` at the current q: ``S`` (filled by :func:`joint_pose`) for a universal
     joint, ``S_const`` for every other kind."""
     return S[k, r, j] if kind[k] == UNIVERSAL else S_const[k, r, j]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def add_universal_bias(ax2, S, k, v1, v2, out, j):
     """``out[j] += S_dot v = [-(v1 v2) a2 x h1; 0]`` with ``h1 = S[k, 0, :3] = R2^T a1`` (see ``joints.universal_cJ``)."""
     s = -v1 * v2
@@ -121,7 +121,7 @@ def add_universal_bias(ax2, S, k, v1, v2, out, j):
     out[j, 2] += s * (ax2[k, 0] * h1 - ax2[k, 1] * h0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def motion_to_child(R, p, k, X, i, out, j):
     """``out[j] = phi*(parent, k) X[i] = [R^T w; R^T (v + w x p)]`` for X[i] = [w; v] in the parent frame."""
     w0, w1, w2 = X[i, 0], X[i, 1], X[i, 2]
@@ -133,7 +133,7 @@ def motion_to_child(R, p, k, X, i, out, j):
         out[j, 3 + r] = R[k, 0, r] * u0 + R[k, 1, r] * u1 + R[k, 2, r] * u2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def add_force_to_parent(R, p, k, f, i, out, j):
     """``out[j] += phi(parent, k) f[i] = [R n + p x (R F); R F]`` for f[i] = [n; F] in the frame of k."""
     n0 = R[k, 0, 0] * f[i, 0] + R[k, 0, 1] * f[i, 1] + R[k, 0, 2] * f[i, 2]
@@ -150,7 +150,7 @@ def add_force_to_parent(R, p, k, f, i, out, j):
     out[j, 5] += g2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def force_columns_to_parent(R, p, k, X, ncol):
     """Columns ``X[:, :ncol]`` (forces in the frame of k) replaced by ``phi(parent, k) X``."""
     for c in range(ncol):
@@ -164,7 +164,7 @@ def force_columns_to_parent(R, p, k, X, ncol):
         X[3, c], X[4, c], X[5, c] = g0, g1, g2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def set_rotated_block(R, k, X, r0, c0, Y, y0, x0):
     """``Y[y0:y0+3, x0:x0+3] = R[k] X[r0:r0+3, c0:c0+3] R[k]^T``."""
     for j in range(3):
@@ -175,7 +175,7 @@ def set_rotated_block(R, k, X, r0, c0, Y, y0, x0):
             Y[y0 + a, x0 + j] = R[k, a, 0] * t0 + R[k, a, 1] * t1 + R[k, a, 2] * t2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def add_inertia_to_parent(R, p, k, I, out, j, Y):
     """``out[j] += phi(parent, k) I phi*(parent, k)`` for a symmetric (6, 6) I; Y (6, 6) scratch.
 
@@ -207,7 +207,7 @@ def add_inertia_to_parent(R, p, k, I, out, j, Y):
             out[j, 3 + r, 3 + c] += Y[3 + r, 3 + c]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def set_rigid_inertia(M_body, k, P):
     """Rigid-body inertia of body k in 3+3 form: ``P[k, :3, :3]`` rotational inertia about the
     origin (kg m^2), ``P[k, 3, :3] = h = m c`` (kg m), ``P[k, 4, 0] = m`` (kg), from the spatial
@@ -219,7 +219,7 @@ def set_rigid_inertia(M_body, k, P):
     P[k, 4, 0] = M_body[k, 3, 3]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def add_rigid_inertia_moved(R, p, k, X, P, j, Y):
     """``P[j] += T I T*`` for the rigid inertia I = ``X[k]`` and the transform ``T = [[R, ~p R], [0, R]]``
     of ``(R[k], p[k])``; inertias in 3+3 form (:func:`set_rigid_inertia`); Y (6, 6) scratch.
@@ -243,7 +243,7 @@ def add_rigid_inertia_moved(R, p, k, X, P, j, Y):
     P[j, 4, 0] += m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def set_rigid_inertia_times(P, k, X, i, c, out):
     """``out[:, c] = I(k) X[i, c]`` (a force) for the rigid inertia ``P[k]`` in 3+3 form and the
     motion ``X[i, c] = [w; v]``: ``[I_o w + h x v; m v - h x w]``."""
@@ -259,7 +259,7 @@ def set_rigid_inertia_times(P, k, X, i, c, out):
     out[5, c] = m * v2 - (h0 * w1 - h1 * w0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def set_motion_cross(V, i, U, j, out, l):
     """``out[l] = V[i] x U[j] = [w x u_w; v x u_w + w x u_v]`` (crm(V) U)."""
     w0, w1, w2, v0, v1, v2 = V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5]
@@ -272,7 +272,7 @@ def set_motion_cross(V, i, U, j, out, l):
     out[l, 5] = v0 * u1 - v1 * u0 + w0 * u4 - w1 * u3
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def add_force_cross(V, i, f, j, out, l):
     """``out[l] += crf(V[i]) f[j] = [w x n + v x F; w x F]``."""
     w0, w1, w2, v0, v1, v2 = V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5]
@@ -285,7 +285,7 @@ def add_force_cross(V, i, f, j, out, l):
     out[l, 5] += w0 * f4 - w1 * f3
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def set_inertia_times(I, k, X, i, out, j):
     """``out[j] = I[k] X[i]`` for (6, 6) matrices ``I[k]`` and rows ``X[i]`` (6,)."""
     x0, x1, x2, x3, x4, x5 = X[i, 0], X[i, 1], X[i, 2], X[i, 3], X[i, 4], X[i, 5]

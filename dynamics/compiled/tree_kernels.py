@@ -75,7 +75,7 @@ def velocity_pass(m, w, q, v, f_ext):
         add_force_cross(V, k, vec, 1, z, k)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def set_ground_acceleration(grav, out):
     """``out[0] = [0; -g]``: gravity as the ground's spatial acceleration (ground frame)."""
     for i in range(3):
@@ -83,7 +83,7 @@ def set_ground_acceleration(grav, out):
         out[0, 3 + i] = -grav[i]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def set_acceleration(R, p, k, parent, A, g0, c, out):
     """``out[k] = phi*(parent, k) A(parent) + c[k]`` (the ground's ``g0[0]`` for a root)."""
     if parent[k] < 0:
@@ -175,7 +175,7 @@ def crba(m, w, q, M):
             M[r, c] = M[c, r]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def set_ground_pose(R, p, parent, k, oR, op):
     """Ground-frame pose ``oR[k] = oR[parent] R[k]``, ``op[k] = op[parent] + oR[parent] p[k]`` of body k."""
     pk = parent[k]
@@ -191,7 +191,7 @@ def set_ground_pose(R, p, parent, k, oR, op):
         op[k, i] = op[pk, i] + oR[pk, i, 0] * p[k, 0] + oR[pk, i, 1] * p[k, 1] + oR[pk, i, 2] * p[k, 2]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def set_ground_subspace(kind, S, S_const, v_off, oR, op, k, J):
     """Rows ``J[k, r]`` = H(k)[r] in the ground frame, about the ground origin: ``[oR w; oR v + op x oR w]``."""
     for r in range(v_off[k + 1] - v_off[k]):
@@ -207,7 +207,7 @@ def set_ground_subspace(kind, S, S_const, v_off, oR, op, k, J):
         J[k, r, 5] += op[k, 0] * w1 - op[k, 1] * w0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def articulated_inertia(kind, v_off, arm, S, S_const, P, PH, Dinv, G, k):
     """``PH = P H*``, ``D = H P H* + armature`` inverted in place, ``G = P H* D^-1`` of node k.
 
@@ -245,7 +245,7 @@ def articulated_inertia(kind, v_off, arm, S, S_const, P, PH, Dinv, G, k):
     return logdet
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def set_projected_inertia(P, PH, G, k, nk, out):
     """``out = P[k] - G[k] (P H*)[k]^T = tau_bar P`` (P+ of seed 001 Eq. 33), symmetric."""
     for i in range(6):
