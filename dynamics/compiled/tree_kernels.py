@@ -55,10 +55,8 @@ def velocity_pass(m, w, q, v, f_ext):
         joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S)
         o = v_off[k]
         for i in range(6):
-            s = 0.0
-            for r in range(v_off[k + 1] - o):
-                s += v[o + r] * subspace(kind, S, S_const, k, r, i)
-            vec[0, i] = s                                   # vJ = H* theta_dot
+            vec[0, i] = 0.0
+        add_subspace_motion(kind, S, S_const, v_off, k, v, vec, 0)     # vJ = H* theta_dot
         if parent[k] < 0:
             for i in range(6):
                 V[k, i] = vec[0, i]
@@ -73,6 +71,23 @@ def velocity_pass(m, w, q, v, f_ext):
         for i in range(6):
             z[k, i] = -f_ext[k, i] if has_fext else 0.0
         add_force_cross(V, k, vec, 1, z, k)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def add_subspace_motion(kind, S, S_const, v_off, k, x, out, j):
+    """``out[j] += H*(k) x[o:o+n_k]`` (o, n_k: the velocity offset and count of joint k); one
+    coordinate: ``x[o] s`` with s the constant row of H(k)."""
+    o = v_off[k]
+    nk = v_off[k + 1] - o
+    if nk == 1:
+        xo = x[o]
+        for i in range(6):
+            out[j, i] += xo * S_const[k, 0, i]
+        return
+    for r in range(nk):
+        xr = x[o + r]
+        for i in range(6):
+            out[j, i] += xr * subspace(kind, S, S_const, k, r, i)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -105,10 +120,7 @@ def rnea(m, w, q, v, a, f_ext, tau):
     # base-to-tips scatter
     for k in range(n):
         set_acceleration(R, p, k, parent, A, g0, c, A)
-        o = v_off[k]
-        for r in range(v_off[k + 1] - o):
-            for i in range(6):
-                A[k, i] += a[o + r] * subspace(kind, S, S_const, k, r, i)
+        add_subspace_motion(kind, S, S_const, v_off, k, a, A, k)
         set_inertia_times(M_body, k, A, k, f, k)
         for i in range(6):
             f[k, i] += z[k, i]
@@ -215,20 +227,24 @@ def articulated_inertia(kind, v_off, arm, S, S_const, P, PH, Dinv, G, k):
     """
     o = v_off[k]
     nk = v_off[k + 1] - o
+    if nk == 1:
+        d = arm[o]
+        for i in range(6):
+            s = 0.0
+            for j in range(6):
+                s += P[k, i, j] * S_const[k, 0, j]
+            PH[k, i, 0] = s
+            d += S_const[k, 0, i] * s
+        Dinv[k, 0, 0] = 1.0 / d
+        for i in range(6):
+            G[k, i, 0] = PH[k, i, 0] / d
+        return np.log(d)
     for c in range(nk):
         for i in range(6):
             s = 0.0
             for j in range(6):
                 s += P[k, i, j] * subspace(kind, S, S_const, k, c, j)
             PH[k, i, c] = s
-    if nk == 1:
-        d = arm[o]
-        for i in range(6):
-            d += S_const[k, 0, i] * PH[k, i, 0]
-        Dinv[k, 0, 0] = 1.0 / d
-        for i in range(6):
-            G[k, i, 0] = PH[k, i, 0] / d
-        return np.log(d)
     for r in range(nk):
         for c in range(nk):
             s = arm[o + r] if r == c else 0.0
@@ -307,6 +323,4 @@ def aba(m, w, q, v, tau, f_ext, qdd):
             for j in range(nk):
                 s += Dinv[k, r, j] * vec[4, j]
             qdd[o + r] = s
-        for r in range(nk):
-            for i in range(6):
-                A[k, i] += subspace(kind, S, S_const, k, r, i) * qdd[o + r]
+        add_subspace_motion(kind, S, S_const, v_off, k, qdd, A, k)
