@@ -4,9 +4,14 @@ Every function takes an :class:`dynamics.model.SKOModel` and, like the numpy fun
 it replaces, a single configuration (``q`` (nq,)) or a batch (``q`` (B, nq); arguments
 without a batch axis are broadcast).  A single configuration runs the one-configuration
 kernel on ``data`` (default: the model's own :class:`Data`, see ``SKOModel.create_data``);
-a batch runs the ``prange`` kernel of :mod:`dynamics.compiled.batch_kernels`.  Importing
+a batch runs the ``prange`` kernel of :mod:`dynamics.compiled.entry_kernels`.  Importing
 this module compiles nothing: numba compiles each kernel on its first call and keeps it
 in its on-disk cache for later processes.
+
+One configuration of RNEA, CRBA or ABA with float64 (n,) arrays is passed to its kernel
+as given (the kernel checks the sizes; numba's dispatcher the types, see :func:`_seal`):
+the public call costs a few tenths of a microsecond over the kernel.  Other arguments
+(lists, other dtypes, strided or read-only arrays, batches) are converted first.
 """
 
 from __future__ import annotations
