@@ -105,19 +105,20 @@ def one_configuration(label, model, pm, repeats, number):
     from mbcompose.dynamics.compiled.layout import flat_model
 
     flat, data = flat_model(model), model.create_data()
-    qdd, nf = np.empty(model.nv), np.zeros((0, 6))
+    out, M, nf = np.empty(model.nv), np.empty((model.nv, model.nv)), np.zeros((0, 6))
     t = best_of({
         "RNEA": lambda: dyn.inverse_dynamics(model, q, v, a), "pin RNEA": lambda: pin.rnea(pm, pd, qp, vp, ap),
         "CRBA": lambda: dyn.mass_matrix(model, q), "pin CRBA": lambda: pin.crba(pm, pd, qp),
         "ABA": lambda: dyn.forward_dynamics(model, q, v, a), "pin ABA": lambda: pin.aba(pm, pd, qp, vp, ap),
-        "ABA kernel": lambda: ek.aba(flat.ints, flat.blocks, flat.extra, data.work, q, v, a, nf, qdd),
+        "RNEA kernel": lambda: ek.rnea(flat.ints, flat.blocks, flat.extra, data.work, q, v, a, nf, out),
+        "CRBA kernel": lambda: ek.crba(flat.ints, flat.blocks, flat.extra, data.work, q, M),
+        "ABA kernel": lambda: ek.aba(flat.ints, flat.blocks, flat.extra, data.work, q, v, a, nf, out),
     }, repeats, number)
-    print("  one configuration (microseconds per call)")
+    print("  one configuration (microseconds per call; kernel: the compiled entry called directly)")
     for alg in ("RNEA", "CRBA", "ABA"):
         print(f"    {alg:5s} ours {t[alg] * 1e6:8.2f}  pinocchio {t['pin ' + alg] * 1e6:8.2f}  "
-              f"ratio {t[alg] / t['pin ' + alg]:6.2f}")
-    print(f"    wrapper overhead of dynamics.forward_dynamics over its compiled kernel: "
-          f"{(t['ABA'] - t['ABA kernel']) * 1e6:.2f} us")
+              f"ratio {t[alg] / t['pin ' + alg]:6.2f}  kernel {t[alg + ' kernel'] * 1e6:8.2f}  "
+              f"wrapper overhead {(t[alg] - t[alg + ' kernel']) * 1e6:5.2f}")
     return {alg: t[alg] / t["pin " + alg] for alg in ("RNEA", "CRBA", "ABA")}
 
 

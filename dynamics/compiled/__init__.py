@@ -2,8 +2,8 @@
 
 ``layout`` flattens an ``SKOModel`` into arrays once and holds the ``Data`` work
 arrays; ``spatial_kernels``, ``tree_kernels`` (RNEA, CRBA, ABA), ``factor_kernels``
-(innovations factors, M^-1, log det M, kinematics, Jacobians) and ``batch_kernels``
-(``prange`` batches) are the kernels; ``api`` checks arguments and dispatches single
+(innovations factors, M^-1, log det M, kinematics, Jacobians) and ``entry_kernels``
+(the entry points, ``prange`` batches) are the kernels; ``api`` checks arguments and dispatches single
 configurations and batches.  The public functions of :mod:`mbcompose.dynamics` call
 ``api``; the numpy modules (:mod:`dynamics.rnea` ...) stay the reference.
 

@@ -4,9 +4,14 @@ Every function takes an :class:`dynamics.model.SKOModel` and, like the numpy fun
 it replaces, a single configuration (``q`` (nq,)) or a batch (``q`` (B, nq); arguments
 without a batch axis are broadcast).  A single configuration runs the one-configuration
 kernel on ``data`` (default: the model's own :class:`Data`, see ``SKOModel.create_data``);
-a batch runs the ``prange`` kernel of :mod:`dynamics.compiled.batch_kernels`.  Importing
+a batch runs the ``prange`` kernel of :mod:`dynamics.compiled.entry_kernels`.  Importing
 this module compiles nothing: numba compiles each kernel on its first call and keeps it
 in its on-disk cache for later processes.
+
+One configuration of RNEA, CRBA or ABA with float64 (n,) arrays is passed to its kernel
+as given (the kernel checks the sizes; numba's dispatcher the types, see :func:`_seal`):
+the public call costs a few tenths of a microsecond over the kernel.  Other arguments
+(lists, other dtypes, strided or read-only arrays, batches) are converted first.
 """
 
 from __future__ import annotations
@@ -41,7 +46,9 @@ def _own_data(model) -> Data:
 
 
 def _array(x, width: int, name: str):
-    x = np.ascontiguousarray(x, dtype=np.float64)
+    """x as a C-contiguous writeable float64 array (one compiled type per kernel) of shape (width,)
+    or (B, width)."""
+    x = np.require(x, dtype=np.float64, requirements="CAW")
     if x.ndim not in (1, 2) or x.shape[-1] != width:
         raise ValueError(f"{name} must have shape ({width},) or (B, {width}), got {x.shape}")
     return x
@@ -68,7 +75,7 @@ def _forces(model, f_ext, batch):
     """f_ext None | (n, 6) | (B, n, 6) -> kernel argument ((0, 6) / (n, 6) / (B, n, 6))."""
     if f_ext is None:
         return _NO_FORCES if batch is None else _NO_FORCES_BATCH
-    f = np.ascontiguousarray(f_ext, dtype=np.float64)
+    f = np.require(f_ext, dtype=np.float64, requirements="CAW")
     if f.shape[-2:] != (model.n_bodies, 6) or f.ndim not in (2, 3):
         raise ValueError(f"f_ext must have shape (n_bodies, 6) or (B, n_bodies, 6), got {f.shape}")
     if batch is None:
@@ -82,6 +89,14 @@ def inverse_dynamics(model, q, v, a, f_ext=None, data=None):
     q (nq,) | (B, nq); v, a (nv,) | (B, nv); f_ext None | (n, 6) | (B, n, 6) (body
     frames, about the body origin, moment first).  Returns (nv,) or (B, nv).
     """
+    b = model.__dict__.get("_compiled_bound") or _bound(model)
+    if f_ext is None:
+        tau = np.empty(b.nv)
+        try:
+            if ek.rnea(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, a, _NO_FORCES, tau):
+                return tau
+        except TypeError:  # not the compiled argument type (see _seal): converted below
+            pass
     return _state_kernel(ek.rnea, ek.RNEA, model, q, v, a, "a", f_ext, data)
 
 
@@ -101,7 +116,54 @@ def forward_dynamics(model, q, v, tau, f_ext=None, data=None):
 
     Shapes as :func:`inverse_dynamics`; returns (nv,) or (B, nv).
     """
+    b = model.__dict__.get("_compiled_bound") or _bound(model)
+    if f_ext is None:
+        qdd = np.empty(b.nv)
+        try:
+            if ek.aba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, tau, _NO_FORCES, qdd):
+                return qdd
+        except TypeError:  # not the compiled argument type (see _seal): converted below
+            pass
     return _state_kernel(ek.aba, ek.ABA, model, q, v, tau, "tau", f_ext, data)
+
+
+class _Bound:
+    """What a single-configuration call of one model passes to its kernel, looked up once: the
+    :class:`layout.FlatModel` arrays, the work array of the model's own :class:`Data` and nv."""
+
+    __slots__ = ("ints", "blocks", "extra", "work", "nv")
+
+    def __init__(self, model):
+        flat = flat_model(model)
+        self.ints, self.blocks, self.extra = flat.ints, flat.blocks, flat.extra
+        self.work = _own_data(model).work
+        self.nv = flat.nv
+
+
+def _bound(model) -> _Bound:
+    b = model.__dict__.get("_compiled_bound")
+    if b is None:
+        b = model.__dict__["_compiled_bound"] = _Bound(model)
+        _seal(b)
+    return b
+
+
+def _seal(b: _Bound):
+    """Compile (or load from numba's cache) the one-configuration RNEA, CRBA and ABA kernels for
+    the one argument type this module passes them (C-contiguous writeable float64 arrays), then
+    forbid numba to compile others: any other argument (a list, a strided or read-only array,
+    another dtype or a batch) raises ``TypeError`` at the call, and the public functions then
+    convert it (:func:`_array`).  The kernels check the sizes (``entry_kernels.fits``), so the
+    fast path of one configuration checks nothing in Python.
+    """
+    if ek.aba.signatures:
+        return
+    none, no_coordinates = np.zeros((0, 6)), np.zeros(0)   # sizes that do not fit: nothing runs
+    ek.rnea(b.ints, b.blocks, b.extra, b.work, no_coordinates, no_coordinates, no_coordinates, none, no_coordinates)
+    ek.aba(b.ints, b.blocks, b.extra, b.work, no_coordinates, no_coordinates, no_coordinates, none, no_coordinates)
+    ek.crba(b.ints, b.blocks, b.extra, b.work, no_coordinates, np.zeros((0, 0)))
+    for kernel in (ek.rnea, ek.aba, ek.crba):
+        kernel.disable_compile()
 
 
 def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
@@ -110,8 +172,9 @@ def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
     q, v, x = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(x, flat.nv, x_name)
     if _single(q, v, x, f_ext=f_ext):
         out = np.empty(flat.nv)
-        single(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, v, x,
-               _forces(model, f_ext, None), out)
+        if not single(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, v, x,
+                      _forces(model, f_ext, None), out):
+            raise ValueError("data is not a Data of this model (create it with model.create_data())")
         return out
     B, (q, v, x) = _rows([q, v, x], f_ext)
     out = np.empty((B, flat.nv))
@@ -122,11 +185,19 @@ def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
 
 def mass_matrix(model, q, data=None):
     """Mass matrix M(q) (nv, nv) or (B, nv, nv) by the compiled CRBA (seed 001 Algorithms 4.1-4.2)."""
+    b = model.__dict__.get("_compiled_bound") or _bound(model)
+    M = np.empty((b.nv, b.nv))
+    try:
+        if ek.crba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, M):
+            return M
+    except TypeError:  # not the compiled argument type (see _seal): converted below
+        pass
     flat = flat_model(model)
     q = _array(q, flat.nq, "q")
     if q.ndim == 1:
         M = np.empty((flat.nv, flat.nv))
-        ek.crba(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, M)
+        if not ek.crba(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, M):
+            raise ValueError("data is not a Data of this model (create it with model.create_data())")
         return M
     M = np.empty((q.shape[0], flat.nv, flat.nv))
     ek.crba_batch(flat.ints, flat.blocks, flat.extra, q, M, numba.get_num_threads())

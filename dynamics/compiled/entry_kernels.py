@@ -7,7 +7,10 @@ or :mod:`dynamics.compiled.factor_kernels`.  The ``*_batch`` entries cut the bat
 ``n_chunks`` contiguous chunks run in parallel threads (``numba.prange``); each chunk
 allocates its work array once.  ``n_chunks`` is read in Python
 (``numba.get_num_threads()``): calling that inside a kernel keeps numba from caching it.
-``f_ext`` is (n, 6) / (B, n, 6), or an empty (0, 6) / (0, 0, 6) array for none.
+``f_ext`` is (n, 6) / (B, n, 6), or an empty (0, 6) / (0, 0, 6) array for none.  The
+one-configuration entries of RNEA, CRBA and ABA are compiled without reference counting
+(``_nrt=False``, see :mod:`dynamics.compiled.tree_kernels`): each array view costs an
+atomic reference count update otherwise.
 """
 
 from __future__ import annotations
@@ -23,24 +26,47 @@ from .layout import model_views, work_size, work_views
 unpack_model = njit(cache=True)(model_views)
 unpack_work = njit(cache=True)(work_views)
 packed_work_size = njit(cache=True)(work_size)
+#: the same views for the entries compiled without reference counting (``_nrt=False``: they
+#: neither allocate nor return arrays, and the views live only during the call).  Not cached
+#: on their own: numba's cache index does not tell ``_nrt`` variants of one function apart
+#: (a reference-counted caller would load the borrowing code); their callers' cache holds them.
+borrow_model = njit(_nrt=False)(model_views)
+borrow_work = njit(_nrt=False)(work_views)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def fits(ints, work, nq, nv1, nv2):
+    """True when the sizes nq and nv1, nv2 are the model's nq and nv and ``work`` is a work array of
+    this model: the size checks of the public fast path (numba's dispatcher checks the types)."""
+    n = ints.shape[1] - 1
+    return nq == ints[2, n] and nv1 == ints[3, n] and nv2 == ints[3, n] and work.shape[0] == 7 * n + 4
+
+
+@njit(cache=True, _nrt=False)
 def rnea(ints, blocks, extra, work, q, v, a, f_ext, tau):
-    """tau (nv,) = inverse dynamics at (q, v, a)."""
-    tk.rnea(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q, v, a, f_ext, tau)
+    """tau (nv,) = inverse dynamics at (q, v, a); False (nothing computed) when the sizes do not fit."""
+    if not fits(ints, work, q.shape[0], v.shape[0], a.shape[0]):
+        return False
+    tk.rnea(borrow_model(ints, blocks, extra), borrow_work(work, ints.shape[1] - 1), q, v, a, f_ext, tau)
+    return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def aba(ints, blocks, extra, work, q, v, tau, f_ext, qdd):
-    """qdd (nv,) = forward dynamics at (q, v, tau)."""
-    tk.aba(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q, v, tau, f_ext, qdd)
+    """qdd (nv,) = forward dynamics at (q, v, tau); False (nothing computed) when the sizes do not fit."""
+    if not fits(ints, work, q.shape[0], v.shape[0], tau.shape[0]):
+        return False
+    tk.aba(borrow_model(ints, blocks, extra), borrow_work(work, ints.shape[1] - 1), q, v, tau, f_ext, qdd)
+    return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def crba(ints, blocks, extra, work, q, M):
-    """M (nv, nv) = mass matrix at q."""
-    tk.crba(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q, M)
+    """M (nv, nv) = mass matrix at q; False (nothing computed) when the sizes do not fit."""
+    if not fits(ints, work, q.shape[0], M.shape[0], M.shape[1]):
+        return False
+    tk.crba(borrow_model(ints, blocks, extra), borrow_work(work, ints.shape[1] - 1), q, M)
+    return True
 
 
 @njit(cache=True)

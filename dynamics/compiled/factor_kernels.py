@@ -29,16 +29,17 @@ def riccati(m, w, q):
     F, Y = w[15], w[17]
     n = parent.shape[0]
     for k in range(n):
-        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, S_const, k, q, F, R, p, S)
-        P[k, :, :] = M_body[k]
+        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S)
+        for i in range(6):
+            for j in range(6):
+                P[k, i, j] = M_body[k, i, j]
     logdet = 0.0
     # tips-to-base gather
     for k in range(n - 1, -1, -1):
-        Sk = S[k] if kind[k] == UNIVERSAL else S_const[k]
-        logdet += articulated_inertia(v_off, arm, P, PH, w[10], G, k, Sk)
+        logdet += articulated_inertia(kind, v_off, arm, S, S_const, P, PH, w[10], G, k)
         if parent[k] >= 0:
-            set_projected_inertia(P[k], PH[k], G[k], v_off[k + 1] - v_off[k], F)
-            add_inertia_to_parent(R[k], p[k], F, P[parent[k]], Y)
+            set_projected_inertia(P, PH, G, k, v_off[k + 1] - v_off[k], F)
+            add_inertia_to_parent(R, p, k, F, P, parent[k], Y)
     return logdet
 
 
@@ -59,7 +60,7 @@ def innovations_inverse(m, w, Linv):
         F[:, :nk] = G[k, :, :nk]
         j = k
         while parent[j] >= 0:
-            force_columns_to_parent(R[j], p[j], F, nk)
+            force_columns_to_parent(R, p, j, F, nk)
             j = parent[j]
             oj = v_off[j]
             nj = v_off[j + 1] - oj
@@ -113,7 +114,7 @@ def forward_kinematics(m, w, q):
     parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
     R, p, S, oR, op, F = w[0], w[1], w[2], w[13], w[14], w[15]
     for k in range(parent.shape[0]):
-        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, S_const, k, q, F, R, p, S)
+        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S)
         pk = parent[k]
         if pk < 0:
             oR[k, :, :] = R[k]

@@ -5,14 +5,28 @@ The kernels are the numpy algorithms of :mod:`dynamics.rnea`, :mod:`dynamics.crb
 :class:`dynamics.compiled.layout.FlatModel` (``m``) and the work arrays of
 :class:`dynamics.compiled.layout.Data` (``w``), one configuration per call:
 
+* ``velocity_pass`` -- the base-to-tips pass RNEA and ABA share: poses, velocities
+  ``V(k) = phi*(parent, k) V(parent) + H*(k) theta_dot(k)``, velocity-product
+  accelerations ``a(k) = V(k) x H*(k) theta_dot(k)`` and bias forces
+  ``b(k) = V(k) x* M(k) V(k) - f_ext(k)``;
 * ``rnea`` -- seed 001 Algorithm 3.1 (Eq. 10): base-to-tips scatter
   ``alpha(k) = phi*(parent, k) alpha(parent) + H*(k) theta_ddot(k) + a(k)``,
   ``f(k) = M(k) alpha(k) + b(k)``, tips-to-base gather ``T(k) = H(k) f(k)``;
 * ``crba`` -- seed 001 Algorithms 4.1-4.2: composite inertias
-  ``R(k) = sum phi(k, i) R(i) phi*(k, i) + M(k)`` and ``M(j, k) = H(j) phi(j, k) R(k) H*(k)``;
+  ``R(k) = sum phi(k, i) R(i) phi*(k, i) + M(k)`` (rigid, so kept in 3+3 form: mass,
+  first moment, rotational inertia) and ``M(j, k) = H(j) phi(j, k) R(k) H*(k)``, both
+  in the ground frame, the lower triangle filled and mirrored;
 * ``aba`` -- seed 001 Algorithm 6.1 (Eqs. 33, 58a-g): the Riccati gather of
   ``P, D, G`` with the residual forces ``z``, ``eps``, ``nu``, then the scatter of
   ``theta_ddot``.
+
+One-coordinate joints (revolute, continuous, prismatic: ``H(k)`` one row ``s``) take
+a specialised path: ``U = P s*`` a (6,) column, ``D = s U + armature`` a scalar, no
+matrix inverse.  Every per-body helper takes whole arrays and row indices rather than
+row views.  The kernels here and in :mod:`dynamics.compiled.spatial_kernels` neither
+allocate nor return arrays, so they are compiled without numba's reference counting
+(``_nrt=False``): the atomic reference count updates of the arrays a function receives
+and the views it takes were half of the time of ``crba`` (``perf record``).
 
 Gravity is the ground acceleration ``[0; -g]`` carried to the roots; external forces
 ``f_ext`` (n, 6) (body frames, about the body origin, moment first; an empty (0, 6)
@@ -21,152 +35,223 @@ array for none) are subtracted from ``b``; ``armature`` adds to the diagonal of 
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .spatial_kernels import (UNIVERSAL, add_force_cross, add_force_to_parent, add_inertia_to_parent,
-                              add_motion_cross, add_universal_bias, force_columns_to_parent, invert_spd,
-                              joint_pose, motion_to_child, set_product, set_subspace_motion)
+                              set_rigid_inertia_times, add_rigid_inertia_moved, add_universal_bias,
+                              force_columns_to_parent, invert_spd, joint_pose, motion_to_child,
+                              set_inertia_times, set_motion_cross, set_rigid_inertia, subspace)
 
 
-@njit(cache=True)
-def velocity_pass(m, k, q, v, vJ, F, R, p, S, V):
-    """Pose of body k, ``V(k) = phi*(parent, k) V(parent) + H*(k) v_k`` and ``vJ = H*(k) v_k``.
-
-    Returns H(k) (rows 0..n_k-1 of a (6, 6) array).
-    """
+@njit(cache=True, _nrt=False)
+def velocity_pass(m, w, q, v, f_ext):
+    """Poses ``(R, p)``, velocities ``V``, velocity-product accelerations ``c`` and bias forces
+    ``z = V x* M V - f_ext`` of every body (body frames) into the work arrays."""
     parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
-    Sk = joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, S_const, k, q, F, R, p, S)
+    R, p, S, V, c, z, F, vec = w[0], w[1], w[2], w[3], w[6], w[8], w[15], w[18]
+    has_fext = f_ext.shape[0] > 0
+    for k in range(parent.shape[0]):
+        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S)
+        o = v_off[k]
+        for i in range(6):
+            vec[0, i] = 0.0
+        add_subspace_motion(kind, S, S_const, v_off, k, v, vec, 0)     # vJ = H* theta_dot
+        if parent[k] < 0:
+            for i in range(6):
+                V[k, i] = vec[0, i]
+        else:
+            motion_to_child(R, p, k, V, parent[k], V, k)
+            for i in range(6):
+                V[k, i] += vec[0, i]
+        set_motion_cross(V, k, vec, 0, c, k)
+        if kind[k] == UNIVERSAL:
+            add_universal_bias(ax2, S, k, v[o], v[o + 1], c, k)
+        set_inertia_times(M_body, k, V, k, vec, 1)
+        for i in range(6):
+            z[k, i] = -f_ext[k, i] if has_fext else 0.0
+        add_force_cross(V, k, vec, 1, z, k)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def add_subspace_motion(kind, S, S_const, v_off, k, x, out, j):
+    """``out[j] += H*(k) x[o:o+n_k]`` (o, n_k: the velocity offset and count of joint k); one
+    coordinate: ``x[o] s`` with s the constant row of H(k)."""
     o = v_off[k]
-    set_subspace_motion(Sk, v_off[k + 1] - o, v, o, vJ)
-    pk = parent[k]
-    if pk < 0:
+    nk = v_off[k + 1] - o
+    if nk == 1:
+        xo = x[o]
         for i in range(6):
-            V[k, i] = vJ[i]
-    else:
-        motion_to_child(R[k], p[k], V[pk], V[k])
+            out[j, i] += xo * S_const[k, 0, i]
+        return
+    for r in range(nk):
+        xr = x[o + r]
         for i in range(6):
-            V[k, i] += vJ[i]
-    return Sk
+            out[j, i] += xr * subspace(kind, S, S_const, k, r, i)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def set_ground_acceleration(grav, out):
-    """``out = [0; -g]``: gravity as the ground's spatial acceleration (ground frame)."""
+    """``out[0] = [0; -g]``: gravity as the ground's spatial acceleration (ground frame)."""
     for i in range(3):
-        out[i] = 0.0
-        out[3 + i] = -grav[i]
+        out[0, i] = 0.0
+        out[0, 3 + i] = -grav[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def set_acceleration(R, p, k, parent, A, g0, c, out):
+    """``out[k] = phi*(parent, k) A(parent) + c[k]`` (the ground's ``g0[0]`` for a root)."""
+    if parent[k] < 0:
+        motion_to_child(R, p, k, g0, 0, out, k)
+    else:
+        motion_to_child(R, p, k, A, parent[k], out, k)
+    for i in range(6):
+        out[k, i] += c[k, i]
+
+
+@njit(cache=True, _nrt=False)
 def rnea(m, w, q, v, a, f_ext, tau):
     """Inverse dynamics ``tau = M(q) a + C(q, v) - sum J^T f_ext`` into tau (nv,)."""
     parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
-    R, p, S, V, A, f = w[0], w[1], w[2], w[3], w[4], w[5]
-    vec = w[18]
-    vJ, aJ, MV, g0 = vec[0], vec[1], vec[2], vec[3]
+    R, p, S, A, f, c, z, g0 = w[0], w[1], w[2], w[4], w[5], w[6], w[8], w[18][3:4]
+    velocity_pass(m, w, q, v, f_ext)
     set_ground_acceleration(grav, g0)
     n = parent.shape[0]
-    has_fext = f_ext.shape[0] > 0
     # base-to-tips scatter
     for k in range(n):
-        Sk = velocity_pass(m, k, q, v, vJ, w[15], R, p, S, V)
-        o = v_off[k]
-        set_subspace_motion(Sk, v_off[k + 1] - o, a, o, aJ)
-        pk = parent[k]
-        motion_to_child(R[k], p[k], g0 if pk < 0 else A[pk], A[k])
+        set_acceleration(R, p, k, parent, A, g0, c, A)
+        add_subspace_motion(kind, S, S_const, v_off, k, a, A, k)
+        set_inertia_times(M_body, k, A, k, f, k)
         for i in range(6):
-            A[k, i] += aJ[i]
-        add_motion_cross(V[k], vJ, A[k])
-        if kind[k] == UNIVERSAL:
-            add_universal_bias(ax2[k], Sk, v[o], v[o + 1], A[k])
-        set_product(M_body[k], V[k], MV)
-        set_product(M_body[k], A[k], f[k])
-        add_force_cross(V[k], MV, f[k])
-        if has_fext:
-            for i in range(6):
-                f[k, i] -= f_ext[k, i]
+            f[k, i] += z[k, i]
     # tips-to-base gather
     for k in range(n - 1, -1, -1):
-        Sk = S[k] if kind[k] == UNIVERSAL else S_const[k]
         o = v_off[k]
-        for i in range(v_off[k + 1] - o):
-            s = arm[o + i] * a[o + i]
-            for j in range(6):
-                s += Sk[i, j] * f[k, j]
-            tau[o + i] = s
+        for r in range(v_off[k + 1] - o):
+            s = arm[o + r] * a[o + r]
+            for i in range(6):
+                s += subspace(kind, S, S_const, k, r, i) * f[k, i]
+            tau[o + r] = s
         if parent[k] >= 0:
-            add_force_to_parent(R[k], p[k], f[k], f[parent[k]])
+            add_force_to_parent(R, p, k, f, k, f, parent[k])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def crba(m, w, q, M):
-    """Mass matrix M(q) (nv, nv) by composite inertias (seed 001 Algorithms 4.1-4.2)."""
+    """Mass matrix M(q) (nv, nv) by composite inertias (seed 001 Algorithms 4.1-4.2), in the ground frame.
+
+    Composite inertias and motion subspaces taken to the ground frame (as Pinocchio's
+    ``crba``) make the gather a sum of 3+3 inertias and each entry of the lower
+    triangle ``M(j, k) = H(j) R(k) H*(k)`` a dot product of (6,) vectors, with no
+    transform along the path from k to the root.
+    """
     parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
-    R, p, P = w[0], w[1], w[7]
-    F, Y = w[15], w[17]
+    R, p, S, oR, op, P, J, body, F, Y = w[0], w[1], w[2], w[13], w[14], w[7], w[9], w[11], w[15], w[17]
     n = parent.shape[0]
     for k in range(n):
-        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, S_const, k, q, F, R, p, w[2])
-        P[k, :, :] = M_body[k]
-    M[:, :] = 0.0
-    # tips-to-base gather
+        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S)
+        set_ground_pose(R, p, parent, k, oR, op)
+        set_ground_subspace(kind, S, S_const, v_off, oR, op, k, J)
+        set_rigid_inertia(M_body, k, body)
+        for r in range(5):
+            for c in range(3):
+                P[k, r, c] = 0.0
+        add_rigid_inertia_moved(oR, op, k, body, P, k, Y)
+    for r in range(M.shape[0]):
+        for c in range(r + 1):
+            M[r, c] = 0.0
+    # tips-to-base gather: column block k of the lower triangle, from its diagonal block up the path
     for k in range(n - 1, -1, -1):
-        Sk = w[2][k] if kind[k] == UNIVERSAL else S_const[k]
         o = v_off[k]
         nk = v_off[k + 1] - o
-        for c in range(nk):
-            for i in range(6):
-                s = 0.0
-                for j in range(6):
-                    s += P[k, i, j] * Sk[c, j]
-                F[i, c] = s
-        add_subspace_block(M, Sk, o, nk, o, F, nk, False)
-        for i in range(nk):
-            M[o + i, o + i] += arm[o + i]
+        for r in range(nk):
+            set_rigid_inertia_times(P, k, J, k, r, F)
         j = k
-        while parent[j] >= 0 and nk > 0:
-            force_columns_to_parent(R[j], p[j], F, nk)
+        while j >= 0 and nk > 0:
+            oj = v_off[j]
+            for c in range(nk):
+                for r in range(v_off[j + 1] - oj):
+                    s = 0.0
+                    for i in range(6):
+                        s += J[j, r, i] * F[i, c]
+                    M[o + c, oj + r] = s
             j = parent[j]
-            Sj = w[2][j] if kind[j] == UNIVERSAL else S_const[j]
-            add_subspace_block(M, Sj, v_off[j], v_off[j + 1] - v_off[j], o, F, nk, True)
+        for r in range(nk):
+            M[o + r, o + r] += arm[o + r]
         if parent[k] >= 0:
-            add_inertia_to_parent(R[k], p[k], P[k], P[parent[k]], Y)
+            for r in range(5):
+                for c in range(3):
+                    P[parent[k], r, c] += P[k, r, c]
+    for r in range(M.shape[0]):
+        for c in range(r + 1, M.shape[0]):
+            M[r, c] = M[c, r]
 
 
-@njit(cache=True)
-def add_subspace_block(M, Sj, oj, nj, ok, F, nk, mirror):
-    """``M[oj:oj+n_j, ok:ok+n_k] = H(j) F[:, :n_k]`` (and its transpose when mirror)."""
-    for r in range(nj):
-        for c in range(nk):
-            s = 0.0
-            for i in range(6):
-                s += Sj[r, i] * F[i, c]
-            M[oj + r, ok + c] = s
-            if mirror:
-                M[ok + c, oj + r] = s
+@njit(cache=True, _nrt=False, inline="always")
+def set_ground_pose(R, p, parent, k, oR, op):
+    """Ground-frame pose ``oR[k] = oR[parent] R[k]``, ``op[k] = op[parent] + oR[parent] p[k]`` of body k."""
+    pk = parent[k]
+    if pk < 0:
+        for i in range(3):
+            for j in range(3):
+                oR[k, i, j] = R[k, i, j]
+            op[k, i] = p[k, i]
+        return
+    for i in range(3):
+        for j in range(3):
+            oR[k, i, j] = oR[pk, i, 0] * R[k, 0, j] + oR[pk, i, 1] * R[k, 1, j] + oR[pk, i, 2] * R[k, 2, j]
+        op[k, i] = op[pk, i] + oR[pk, i, 0] * p[k, 0] + oR[pk, i, 1] * p[k, 1] + oR[pk, i, 2] * p[k, 2]
 
 
-@njit(cache=True)
-def articulated_inertia(v_off, arm, P, PH, Dinv, G, k, Sk):
+@njit(cache=True, _nrt=False, inline="always")
+def set_ground_subspace(kind, S, S_const, v_off, oR, op, k, J):
+    """Rows ``J[k, r]`` = H(k)[r] in the ground frame, about the ground origin: ``[oR w; oR v + op x oR w]``."""
+    for r in range(v_off[k + 1] - v_off[k]):
+        for i in range(3):
+            a, b = 0.0, 0.0
+            for j in range(3):
+                a += oR[k, i, j] * subspace(kind, S, S_const, k, r, j)
+                b += oR[k, i, j] * subspace(kind, S, S_const, k, r, 3 + j)
+            J[k, r, i], J[k, r, 3 + i] = a, b
+        w0, w1, w2 = J[k, r, 0], J[k, r, 1], J[k, r, 2]
+        J[k, r, 3] += op[k, 1] * w2 - op[k, 2] * w1
+        J[k, r, 4] += op[k, 2] * w0 - op[k, 0] * w2
+        J[k, r, 5] += op[k, 0] * w1 - op[k, 1] * w0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def articulated_inertia(kind, v_off, arm, S, S_const, P, PH, Dinv, G, k):
     """``PH = P H*``, ``D = H P H* + armature`` inverted in place, ``G = P H* D^-1`` of node k.
 
-    Seed 001 Eq. 33; returns ``log det D(k)``.
+    Seed 001 Eq. 33; returns ``log det D(k)``.  One coordinate: ``D`` is a scalar.
     """
     o = v_off[k]
     nk = v_off[k + 1] - o
+    if nk == 1:
+        d = arm[o]
+        for i in range(6):
+            s = 0.0
+            for j in range(6):
+                s += P[k, i, j] * S_const[k, 0, j]
+            PH[k, i, 0] = s
+            d += S_const[k, 0, i] * s
+        Dinv[k, 0, 0] = 1.0 / d
+        for i in range(6):
+            G[k, i, 0] = PH[k, i, 0] / d
+        return np.log(d)
     for c in range(nk):
         for i in range(6):
             s = 0.0
             for j in range(6):
-                s += P[k, i, j] * Sk[c, j]
+                s += P[k, i, j] * subspace(kind, S, S_const, k, c, j)
             PH[k, i, c] = s
     for r in range(nk):
         for c in range(nk):
             s = arm[o + r] if r == c else 0.0
             for i in range(6):
-                s += Sk[r, i] * PH[k, i, c]
+                s += subspace(kind, S, S_const, k, r, i) * PH[k, i, c]
             Dinv[k, r, c] = s
-    logdet = invert_spd(Dinv[k], nk)
+    logdet = invert_spd(Dinv, k, nk)
     for i in range(6):
         for c in range(nk):
             s = 0.0
@@ -176,80 +261,66 @@ def articulated_inertia(v_off, arm, P, PH, Dinv, G, k, Sk):
     return logdet
 
 
-@njit(cache=True)
-def set_projected_inertia(P, PH, G, nk, out):
-    """``out = P - G (P H*)^T = tau_bar P`` (P+ of seed 001 Eq. 33)."""
+@njit(cache=True, _nrt=False, inline="always")
+def set_projected_inertia(P, PH, G, k, nk, out):
+    """``out = P[k] - G[k] (P H*)[k]^T = tau_bar P`` (P+ of seed 001 Eq. 33), symmetric."""
     for i in range(6):
-        for j in range(6):
-            s = P[i, j]
+        for j in range(i + 1):
+            s = P[k, i, j]
             for c in range(nk):
-                s -= G[i, c] * PH[j, c]
+                s -= G[k, i, c] * PH[k, j, c]
             out[i, j] = s
+            out[j, i] = s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def aba(m, w, q, v, tau, f_ext, qdd):
     """Forward dynamics ``qdd = M^-1 (tau - C(q, v))`` (seed 001 Algorithm 6.1) into qdd (nv,)."""
     parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
-    R, p, S, V, A, c, P, z, G, eps = w[0], w[1], w[2], w[3], w[4], w[6], w[7], w[8], w[11], w[12]
+    R, p, S, A, c, P, z, PH, Dinv, G, eps = w[0], w[1], w[2], w[4], w[6], w[7], w[8], w[9], w[10], w[11], w[12]
     F, Y, vec = w[15], w[17], w[18]
-    vJ, MV, zp, g0 = vec[0], vec[1], vec[2], vec[3]
-    set_ground_acceleration(grav, g0)
+    velocity_pass(m, w, q, v, f_ext)
     n = parent.shape[0]
-    has_fext = f_ext.shape[0] > 0
     for k in range(n):
-        Sk = velocity_pass(m, k, q, v, vJ, w[15], R, p, S, V)
-        c[k, :] = 0.0
-        add_motion_cross(V[k], vJ, c[k])
-        if kind[k] == UNIVERSAL:
-            add_universal_bias(ax2[k], Sk, v[v_off[k]], v[v_off[k] + 1], c[k])
-        P[k, :, :] = M_body[k]
-        set_product(M_body[k], V[k], MV)
-        z[k, :] = 0.0
-        add_force_cross(V[k], MV, z[k])
-        if has_fext:
-            for i in range(6):
-                z[k, i] -= f_ext[k, i]
+        for i in range(6):
+            for j in range(6):
+                P[k, i, j] = M_body[k, i, j]
     # tips-to-base gather (Eqs. 58a-d)
     for k in range(n - 1, -1, -1):
-        Sk = S[k] if kind[k] == UNIVERSAL else S_const[k]
         o = v_off[k]
         nk = v_off[k + 1] - o
-        articulated_inertia(v_off, arm, P, w[9], w[10], G, k, Sk)
+        articulated_inertia(kind, v_off, arm, S, S_const, P, PH, Dinv, G, k)
         for r in range(nk):
             s = tau[o + r]
             for i in range(6):
-                s -= Sk[r, i] * z[k, i]
+                s -= subspace(kind, S, S_const, k, r, i) * z[k, i]
             eps[k, r] = s
-        pk = parent[k]
-        if pk >= 0:
-            set_projected_inertia(P[k], w[9][k], G[k], nk, F)
-            set_product(F, c[k], zp)
+        if parent[k] >= 0:
+            set_projected_inertia(P, PH, G, k, nk, F)
             for i in range(6):
-                s = z[k, i] + zp[i]
+                s = z[k, i]
+                for j in range(6):
+                    s += F[i, j] * c[k, j]
                 for r in range(nk):
                     s += G[k, i, r] * eps[k, r]
-                zp[i] = s
-            add_force_to_parent(R[k], p[k], zp, z[pk])
-            add_inertia_to_parent(R[k], p[k], F, P[pk], Y)
+                vec[2, i] = s
+            add_force_to_parent(R, p, k, vec, 2, z, parent[k])
+            add_inertia_to_parent(R, p, k, F, P, parent[k], Y)
     # base-to-tips scatter (Eqs. 58e-g)
-    Dinv = w[10]
+    g0 = vec[3:4]
+    set_ground_acceleration(grav, g0)
     for k in range(n):
-        Sk = S[k] if kind[k] == UNIVERSAL else S_const[k]
-        pk = parent[k]
-        motion_to_child(R[k], p[k], g0 if pk < 0 else A[pk], A[k])
-        for i in range(6):
-            A[k, i] += c[k, i]
+        set_acceleration(R, p, k, parent, A, g0, c, A)
         o = v_off[k]
         nk = v_off[k + 1] - o
+        for j in range(nk):
+            t = eps[k, j]
+            for i in range(6):
+                t -= PH[k, i, j] * A[k, i]
+            vec[4, j] = t
         for r in range(nk):
             s = 0.0
             for j in range(nk):
-                t = eps[k, j]
-                for i in range(6):
-                    t -= w[9][k, i, j] * A[k, i]
-                s += Dinv[k, r, j] * t
+                s += Dinv[k, r, j] * vec[4, j]
             qdd[o + r] = s
-        for r in range(nk):
-            for i in range(6):
-                A[k, i] += Sk[r, i] * qdd[o + r]
+        add_subspace_motion(kind, S, S_const, v_off, k, qdd, A, k)

@@ -155,3 +155,31 @@ def test_fixed_step_simulation_converges_at_the_integrators_order_to_a_tight_ref
     assert final["rk4"][1] < 1e-8 and final["semi-implicit-euler"][1] < 0.1
     with pytest.raises(ValueError):
         api.simulate_fixed_step(model, q0, v0, 0.01, 10, "euler")
+
+
+def test_single_configuration_fast_path_and_converted_inputs_agree_with_the_reference():
+    """float64 (n,) arrays take the wrapper's fast path; lists, float32, strided and read-only
+    arrays, and a separate Data, are converted or checked and give the reference's numbers."""
+    model, rng = make(9)
+    q, v, a = (x[0] for x in states(model, rng, 1))
+    ref_tau, ref_qdd = rnea.inverse_dynamics(model, q, v, a), aba.forward_dynamics(model, q, v, a)
+    ref_M = crba.mass_matrix(model, q)
+    strided = np.zeros((model.nq, 2))
+    strided[:, 0] = q
+    frozen = q.copy()
+    frozen.flags.writeable = False
+    for qi in (q, list(q), strided[:, 0], frozen):
+        assert rel_err(api.inverse_dynamics(model, qi, v, a), ref_tau) < 1e-11
+        assert rel_err(api.forward_dynamics(model, qi, list(v), a), ref_qdd) < 1e-10
+        assert rel_err(api.mass_matrix(model, qi), ref_M) < 1e-12
+    q32 = q.astype(np.float32)
+    assert rel_err(api.forward_dynamics(model, q32, v, a), aba.forward_dynamics(model, q32.astype(float), v, a)) < 1e-10
+    data = model.create_data()
+    assert rel_err(api.forward_dynamics(model, q, v, a, data=data), ref_qdd) < 1e-10
+    for bad in (q[:-1], np.append(q, 0.0), q.reshape(1, -1, 1)):
+        with pytest.raises(ValueError):
+            api.forward_dynamics(model, bad, v, a)
+        with pytest.raises(ValueError):
+            api.mass_matrix(model, bad)
+    with pytest.raises(ValueError):
+        api.inverse_dynamics(model, q, v[:-1], a)
