@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from mbcompose.dynamics.closure import ClosureError
+from mbcompose.dynamics.singular import SingularMassMatrix
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 
@@ -70,7 +71,7 @@ class _Group(click.Group):
         except InputError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
-        except ClosureError as exc:
+        except (ClosureError, SingularMassMatrix) as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):

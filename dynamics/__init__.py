@@ -94,6 +94,7 @@ from .kinematics import (body_poses, body_velocities, center_of_mass, difference
                          random_configuration)
 from .model import BodySpec, SKOModel, build_model
 from .opspace import RankDeficientTask, operational_space_compliance, task_rows
+from .singular import SingularMassMatrix
 from .riccati import ArticulatedBody, articulated_body
 from .rnea import newton_euler
 from .sensitivity import articulated_body_sensitivity, innovations_factors_sensitivity, mass_matrix_sensitivity
@@ -216,7 +217,7 @@ __all__ = [
     "composite_inertia", "articulated_body_quantities", "ArticulatedBody",
     "innovations_factors", "InnovationsFactors", "mass_matrix_inverse", "mass_matrix_det", "mass_matrix_logdet",
     "jacobian", "pick_off", "frame_acceleration", "operational_space_compliance", "operational_space_inertia",
-    "RankDeficientTask", "task_rows",
+    "RankDeficientTask", "SingularMassMatrix", "task_rows",
     "mass_matrix_sensitivity", "articulated_body_sensitivity", "innovations_factors_sensitivity",
     "fixman_potential", "fixman_gradient", "christoffel_symbols", "coriolis_matrix",
     "integrate", "difference", "normalize", "random_configuration", "body_poses", "body_velocities", "center_of_mass",

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import entry_kernels as ek
 from .layout import Data, flat_model
+from ..singular import SingularMassMatrix, singular_mass_matrix
 
 __all__ = ["create_data", "inverse_dynamics", "bias_forces", "gravity_forces", "mass_matrix",
            "forward_dynamics", "mass_matrix_inverse", "mass_matrix_logdet", "mass_matrix_det",
@@ -124,7 +125,24 @@ def forward_dynamics(model, q, v, tau, f_ext=None, data=None):
                 return qdd
         except TypeError:  # not the compiled argument type (see _seal): converted below
             pass
-    return _state_kernel(ek.aba, ek.ABA, model, q, v, tau, "tau", f_ext, data)
+        except ZeroDivisionError:  # a zero articulated inertia D(k)
+            raise _singular(model, q) from None
+    try:
+        return _state_kernel(ek.aba, ek.ABA, model, q, v, tau, "tau", f_ext, data)
+    except ZeroDivisionError:
+        raise _singular(model, q) from None
+    except SystemError as exc:  # numba's parallel batch wraps the ZeroDivisionError of a row
+        if isinstance(exc.__cause__, ZeroDivisionError):
+            raise _singular(model, q) from None
+        raise
+
+
+def _singular(model, q) -> SingularMassMatrix:
+    """The error for a mass matrix that is singular at q (one configuration, or the first singular one of a batch)."""
+    Ms = mass_matrix(model, q)
+    Ms = Ms.reshape(-1, model.nv, model.nv)
+    worst = int(np.argmin([np.linalg.eigvalsh(0.5 * (M + M.T))[0] for M in Ms]))
+    return singular_mass_matrix(model.joint_names, model.v_offset, Ms[worst])
 
 
 class _Bound:
@@ -215,7 +233,10 @@ def mass_matrix_inverse(model, q, data=None):
 
     def one(qi):
         Minv = np.empty((flat.nv, flat.nv))
-        ek.mass_matrix_inverse(flat.ints, flat.blocks, flat.extra, w, qi, Minv)
+        try:
+            ek.mass_matrix_inverse(flat.ints, flat.blocks, flat.extra, w, qi, Minv)
+        except ZeroDivisionError:  # a zero articulated inertia D(k)
+            raise _singular(model, qi) from None
         return Minv
     return _each_row(_array(q, flat.nq, "q"), one)
 
