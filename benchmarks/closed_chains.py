@@ -130,15 +130,7 @@ def pinocchio_call(twin):
     a ``functools.partial`` of the binding (no Python frame in the timed call)."""
     import pinocchio as pin
 
-    cms = pin.StdVec_RigidConstraintModel()
-    for c in twin.constraints:
-        cms.append(c)
-    cds = pin.StdVec_RigidConstraintData()
-    for c in cms:
-        cds.append(c.createData())
-    data = twin.pm.createData()
-    pin.initConstraintDynamics(twin.pm, data, cms, cds)
-    prox = pin.ProximalSettings(1e-14, 1e-10, 200)
+    data, cms, cds, prox = twin.constraint_solver(mu=1e-10)
     return lambda qp, vp, tp: partial(pin.constraintDynamics, twin.pm, data, qp, vp, tp, cms, cds, prox)
 
 

@@ -169,7 +169,9 @@ class PinTwin:
         a = sol[:self.pm.nv]
         return self.v_from_pin(a), self.v_from_pin(-(G.T @ sol[self.pm.nv:]))
 
-    def constraint_dynamics(self, q, v, tau, iters=200):
+    def constraint_solver(self, mu=1e-8, iters=200):
+        """``(data, constraint models, constraint data, proximal settings)`` for
+        ``pinocchio.constraintDynamics`` on this twin, initialised once."""
         pin = self.pin
         cms = pin.StdVec_RigidConstraintModel()
         for c in self.constraints:
@@ -179,8 +181,11 @@ class PinTwin:
             cds.append(c.createData())
         data = self.pm.createData()
         pin.initConstraintDynamics(self.pm, data, cms, cds)
-        prox = pin.ProximalSettings(1e-14, 1e-8, iters)
-        a = pin.constraintDynamics(self.pm, data, self.qp(q), self.vpin(v), self.vpin(tau), cms, cds, prox)
+        return data, cms, cds, pin.ProximalSettings(1e-14, mu, iters)
+
+    def constraint_dynamics(self, q, v, tau, iters=200):
+        data, cms, cds, prox = self.constraint_solver(iters=iters)
+        a = self.pin.constraintDynamics(self.pm, data, self.qp(q), self.vpin(v), self.vpin(tau), cms, cds, prox)
         return self.v_from_pin(a)
 
 

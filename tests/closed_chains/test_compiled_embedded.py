@@ -29,15 +29,7 @@ def pin_constraint_dynamics(twin):
     """``a(q, v, tau)`` by ``pinocchio.constraintDynamics`` on ``twin``'s spanning tree and constraints."""
     import pinocchio as pin
 
-    cms = pin.StdVec_RigidConstraintModel()
-    for c in twin.constraints:
-        cms.append(c)
-    cds = pin.StdVec_RigidConstraintData()
-    for c in cms:
-        cds.append(c.createData())
-    data = twin.pm.createData()
-    pin.initConstraintDynamics(twin.pm, data, cms, cds)
-    prox = pin.ProximalSettings(1e-14, 1e-10, 200)
+    data, cms, cds, prox = twin.constraint_solver(mu=1e-10)
     return lambda q, v, tau: twin.v_from_pin(pin.constraintDynamics(twin.pm, data, twin.qp(q), twin.vpin(v),
                                                                      twin.vpin(tau), cms, cds, prox))
 
