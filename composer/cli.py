@@ -131,9 +131,41 @@ def _verbosity_options(command):
 
 
 def _base_option(command):
+    command = _sdf_options(command)
     return click.option("--base", type=click.Choice(["fixed", "floating"]), default="fixed", show_default=True,
                         help="URDF/MJCF root body: welded to ground (fixed) or free to move in space "
                              "(floating, a 6-dof free joint).")(command)
+
+
+_SDF_META = "mbcompose.sdf_reader_options"
+
+
+def _sdf_options(command):
+    """``--model NAME`` and ``--model-path DIR`` (repeatable), kept for :func:`_reader_options`."""
+    def keep(key):
+        def store(ctx, param, value):
+            if value:
+                ctx.meta.setdefault(_SDF_META, {})[key] = value
+        return store
+
+    command = click.option("--model-path", multiple=True, type=click.Path(file_okay=False), expose_value=False,
+                           callback=keep("model_paths"), metavar="DIR",
+                           help="SDFormat: a folder searched first for <include> model://NAME (repeatable; "
+                                "then $GZ_SIM_RESOURCE_PATH, $IGN_GAZEBO_RESOURCE_PATH, $SDF_PATH).")(command)
+    return click.option("--model", expose_value=False, callback=keep("model"), metavar="NAME",
+                        help="SDFormat: the model of a world to read.")(command)
+
+
+def _reader_options(file: str) -> dict:
+    """The SDFormat reader's options given on the command line; a usage error for other formats."""
+    options = dict(click.get_current_context().meta.get(_SDF_META, {}))
+    if options:
+        from mbcompose.parsers.xmlutil import xml_root_tag
+
+        suffix = Path(file).suffix.lower()
+        if not (suffix in (".sdf", ".world") or (suffix == ".xml" and xml_root_tag(file)[0] == "sdf")):
+            raise click.BadParameter("applies to SDFormat files only", param_hint="--model / --model-path")
+    return options
 
 
 @main.command()
@@ -154,7 +186,7 @@ def inspect(file: str, fmt: str, matrices: bool, base: str):
     from mbcompose.parsers import read_assembly
 
     with _mesh_bars():
-        assembly = read_assembly(file, **({"base": base} if base != "fixed" else {}))
+        assembly = read_assembly(file, **({"base": base} if base != "fixed" else {}), **_reader_options(file))
     from mbcompose.composer import inspect as render
     from mbcompose.graph import analyse
 
@@ -293,7 +325,7 @@ def _compose_with_inputs(file: str, **options):
 
     with input_limits.recording_inputs() as read, _mesh_bars():
         read.add(Path(file).resolve())
-        composition = compose(file, **options)
+        composition = compose(file, **options, **_reader_options(file))
     return composition, read
 
 

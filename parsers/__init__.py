@@ -21,6 +21,7 @@ READERS: dict[str, str] = {
     ".xml": "mbcompose.parsers.xmlutil:read_xml",
     ".mjcf": "mbcompose.parsers.mjcf:read_mjcf",
     ".sdf": "mbcompose.parsers.sdf:read_sdf",
+    ".world": "mbcompose.parsers.sdf:read_sdf",
     ".step": "mbcompose.parsers.step:read_step",
     ".stp": "mbcompose.parsers.step:read_step",
 }

@@ -19,7 +19,12 @@ frames and mass properties):
 * ``frames`` (e.g. the parts of a lumped composite) become ``<frame>``
   elements attached to their body;
 * joint ``armature`` and ``ref`` have no SDFormat field: left out, logged once each (the
-  exported coordinate is then ``q - ref``).
+  exported coordinate is then ``q - ref``);
+* couplings (URDF mimic, MJCF equality/joint, SDFormat screw/gearbox/mimic) become
+  ``<mimic joint="LEADER">`` in the follower's ``<axis>`` (SDFormat 1.11; the file is then
+  version 1.11): ``q = multiplier q[LEADER] + offset``.  A polynomial, constant or
+  tendon coupling, which ``<mimic>`` cannot express, is refused (ExportError).  A screw
+  read from SDFormat is written as its parts (prismatic, massless carriage, revolute, mimic).
 """
 
 from __future__ import annotations
@@ -71,11 +76,29 @@ def _shape(link, g, role, k, mesh_reference=absolute_reference):
         ET.SubElement(s, "scale").text = fmt(np.broadcast_to(p.get("scale", 1.0), (3,)))
 
 
+def _mimics(a: Assembly, written: dict) -> dict:
+    """follower joint name -> (leader, multiplier, offset) of each coupling (module docstring)."""
+    out = {}
+    for c in a.couplings:
+        if c.higher or c.joint_terms or c.leader_terms or c.leader is None:
+            raise ExportError(f"coupling of joint {c.joint!r} ({c.source}) is not linear in one leader joint: "
+                              "SDFormat <mimic> cannot express it (export to MJCF)")
+        for name in (c.joint, c.leader):
+            if written.get(name) not in ("revolute", "continuous", "prismatic"):
+                raise ExportError(f"coupling of joint {c.joint!r}: joint {name!r} is not a one-axis joint of the "
+                                  "SDFormat export")
+        if c.joint in out:
+            raise ExportError(f"joint {c.joint!r} follows two couplings; SDFormat has one <mimic> per axis")
+        out[c.joint] = (c.leader, c.multiplier, c.offset)
+    return out
+
+
 def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
                 mesh_reference=absolute_reference) -> ET.Element:
     """The ``<sdf>`` element for ``a`` (see :func:`write_sdf`)."""
     warn_dropped(a, "SDFormat", ("armature", "ref"))
-    sdf = ET.Element("sdf", version="1.8")
+    mimics = _mimics(a, {j.name: j.type for j in a.joints})
+    sdf = ET.Element("sdf", version="1.11" if mimics else "1.8")
     world = ET.SubElement(sdf, "world", name=a.name)
     ET.SubElement(world, "gravity").text = fmt(a.gravity)
     model = ET.SubElement(world, "model", name=a.name)
@@ -133,6 +156,11 @@ def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
                             ET.SubElement(le, key).text = fmt(v)
                 if j.damping:
                     ET.SubElement(ET.SubElement(ax, "dynamics"), "damping").text = fmt(j.damping)
+                if j.name in mimics:
+                    leader, k, off = mimics[j.name]
+                    mim = ET.SubElement(ax, "mimic", joint=leader, axis="axis")
+                    for key, val in (("multiplier", k), ("offset", off), ("reference", 0.0)):
+                        ET.SubElement(mim, key).text = fmt(val)
     return sdf
 
 

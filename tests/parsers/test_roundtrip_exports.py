@@ -227,9 +227,11 @@ def test_mjcf_export_of_example_robots_loads_in_mujoco_with_our_masses_and_poses
 
 # ------------------------------------------------------------------ SDFormat
 
-@pytest.mark.parametrize("src", ["fourbar.sdf", "sdf16_features.sdf", "mjcf_features.xml", "arm.urdf"])
+@pytest.mark.parametrize("src", ["fourbar.sdf", "sdf16_features.sdf:m16", "sdf16_features.sdf:box", "mjcf_features.xml",
+                                 "arm.urdf"])
 def test_sdf_export_reads_back_the_same_assembly_loops_included(src, tmp_path):
-    opts = {"package_dirs": [DATA]} if src.endswith(".urdf") else {}
+    src, _, model = src.partition(":")        # a world with two articulated models: one is read
+    opts = {"package_dirs": [DATA]} if src.endswith(".urdf") else {"model": model} if model else {}
     a = parsers.read_assembly(DATA / src, **opts)
     out = write_sdf(a, tmp_path / "export.sdf")
     b = parsers.read_assembly(out)
@@ -345,24 +347,25 @@ def test_mass_matrices_of_our_exports_match_pinocchio_and_mujoco(path, tmp_path)
 
 
 def test_mjcf_export_of_universal_ball_and_flipped_joints_matches_the_assembly_in_mujoco(tmp_path):
-    a = parsers.read_assembly(DATA / "sdf16_features.sdf")
+    a = parsers.read_assembly(DATA / "sdf16_features.sdf", model="m16")
     m, d = _mj(write_mjcf(a, tmp_path / "sdf16.xml"))
     for b in a.bodies:
         k = m.body(b.name).id
         assert m.body_mass[k] == pytest.approx(b.mass.mass, rel=1e-12)
         np.testing.assert_allclose(d.xpos[k], b.pose.translation, atol=1e-12)
         np.testing.assert_allclose(d.xmat[k].reshape(3, 3), b.pose.rotation, atol=1e-12)
-    jb = a.joint("m16::jb")                          # universal: two hinges, axis then axis2
+    jb = a.joint("jb")                               # universal: two hinges, axis then axis2
     for suffix, axis in (("_1", jb.axis), ("_2", jb.axis2)):
-        k = m.joint("m16::jb" + suffix).id
+        k = m.joint("jb" + suffix).id
         np.testing.assert_allclose(d.xaxis[k], axis, atol=1e-12)
         np.testing.assert_allclose(d.xanchor[k], jb.origin, atol=1e-12)
-    jca = a.joint("m16::jca")                        # tree reaches c through a: flipped, axis negated
-    k = m.joint("m16::jca").id
-    assert m.body(m.jnt_bodyid[k]).name == "m16::c"
+    jca = a.joint("jca")                             # tree reaches c through a: flipped, axis negated
+    k = m.joint("jca").id
+    assert m.body(m.jnt_bodyid[k]).name == "c"
     np.testing.assert_allclose(d.xaxis[k], -jca.axis, atol=1e-12)
     assert m.neq == 1 and m.eq_type[0] == _mujoco().mjtEq.mjEQ_CONNECT     # the ball joint jc closes the loop
-    assert m.jnt_type[m.joint("box::lid_free").id] == _mujoco().mjtJoint.mjJNT_FREE
+    m, d = _mj(write_mjcf(parsers.read_assembly(DATA / "sdf16_features.sdf", model="box"), tmp_path / "box.xml"))
+    assert m.jnt_type[m.joint("lid_free").id] == _mujoco().mjtJoint.mjJNT_FREE
 
 
 def _tree(model):

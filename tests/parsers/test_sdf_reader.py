@@ -21,9 +21,9 @@ RX90 = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])
 
 
 def test_sdf16_poses_are_relative_to_the_model_and_joints_to_their_child():
-    a = read_sdf(DATA / "sdf16_features.sdf")
+    a = read_sdf(DATA / "sdf16_features.sdf", model="m16")
     np.testing.assert_allclose(a.gravity, [0, 0, -3.7])
-    A, B, C = (a.body(f"m16::{n}") for n in "abc")
+    A, B, C = (a.body(n) for n in "abc")
     np.testing.assert_allclose(A.pose.translation, [1, 0, 1], atol=1e-15)
     np.testing.assert_allclose(A.pose.rotation, RZ90, atol=1e-15)
     np.testing.assert_allclose(B.pose.translation, [0, 0, 1], atol=1e-15)
@@ -31,47 +31,47 @@ def test_sdf16_poses_are_relative_to_the_model_and_joints_to_their_child():
     np.testing.assert_allclose(C.pose.translation, [-1, 0, 1], atol=1e-15)
     np.testing.assert_allclose(A.mass.com, [0.1, 0, 0])
     np.testing.assert_allclose(A.mass.inertia, np.diag([0.2, 0.1, 0.3]), atol=1e-15)
-    ja = a.joint("m16::ja")
-    assert (ja.type, ja.reference, ja.secondary) == ("revolute", GROUND, "m16::a")
+    ja = a.joint("ja")
+    assert (ja.type, ja.reference, ja.secondary) == ("revolute", GROUND, "a")
     np.testing.assert_allclose(ja.origin, [1, 0, 1], atol=1e-15)
     np.testing.assert_allclose(ja.axis, [0, 1, 0], atol=1e-15)
     assert (ja.limits.lower, ja.limits.upper, ja.limits.effort, ja.limits.velocity, ja.damping) == (-1, 1, 3, 2, 0.5)
-    jb = a.joint("m16::jb")
-    assert (jb.type, jb.reference, jb.secondary) == ("universal", "m16::a", "m16::b")
+    jb = a.joint("jb")
+    assert (jb.type, jb.reference, jb.secondary) == ("universal", "a", "b")
     np.testing.assert_allclose(jb.origin, [0.5, 0, 1], atol=1e-15)
     np.testing.assert_allclose(jb.axis, [1, 0, 0], atol=1e-15)
     np.testing.assert_allclose(jb.axis2, [0, 1, 0], atol=1e-15)
-    jc = a.joint("m16::jc")
+    jc = a.joint("jc")
     assert jc.type == "spherical" and jc.nq == 4
     np.testing.assert_allclose(jc.origin, [-1, 0, 1], atol=1e-15)
-    jca = a.joint("m16::jca")            # use_parent_model_frame: y of the model = -x of the world
+    jca = a.joint("jca")            # use_parent_model_frame: y of the model = -x of the world
     np.testing.assert_allclose(jca.axis, [-1, 0, 0], atol=1e-15)
 
 
 def test_joint_graph_with_a_cycle_is_kept_as_a_loop_not_an_error():
-    a = read_sdf(DATA / "sdf16_features.sdf")
+    a = read_sdf(DATA / "sdf16_features.sdf", model="m16")
     names = {j.name for j in a.joints}
-    assert {"m16::ja", "m16::jb", "m16::jc", "m16::jca"} <= names
-    assert not any(j.name.startswith("m16::") and j.type == "free" for j in a.joints)
+    assert {"ja", "jb", "jc", "jca"} <= names
+    assert not any(j.type == "free" for j in a.joints)
 
 
 def test_model_not_joined_to_the_world_floats_and_defaults_apply():
-    a = read_sdf(DATA / "sdf16_features.sdf")
-    free = a.joint("box::lid_free")
-    assert (free.type, free.reference, free.secondary) == ("free", GROUND, "box::lid")
-    h = a.joint("box::hinge")
+    a = read_sdf(DATA / "sdf16_features.sdf", model="box")
+    free = a.joint("lid_free")
+    assert (free.type, free.reference, free.secondary) == ("free", GROUND, "lid")
+    h = a.joint("hinge")
     assert h.type == "continuous" and h.limits.lower is None
-    lid = a.body("box::lid")
+    lid = a.body("lid")
     assert lid.mass.mass == 1.0
     np.testing.assert_array_equal(lid.mass.inertia, np.eye(3))     # SDFormat's default inertia
-    np.testing.assert_allclose(a.body("box::body").pose.translation, [5, 5, 1])
+    np.testing.assert_allclose(a.body("body").pose.translation, [5, 5, 1])
 
 
 def test_static_model_welds_every_link():
     text = (DATA / "sdf16_features.sdf").read_text().replace('<model name="box">', '<model name="box"><static>true</static>')
-    a = read_sdf(DATA / "x.sdf", text=text)
-    assert a.joint("box::lid_static").type == "fixed" and a.joint("box::body_static").reference == GROUND
-    assert "box::lid_free" not in a.joint_names
+    a = read_sdf(DATA / "x.sdf", text=text, model="box")
+    assert a.joint("lid_static").type == "fixed" and a.joint("body_static").reference == GROUND
+    assert "lid_free" not in a.joint_names
 
 
 def fourbar_yaml():
