@@ -109,8 +109,8 @@ def read_sdf(path, *, package_dirs=(), model_paths=(), model: str | None = None,
         log.warning("%s: SDFormat %d.%d read with 1.6 semantics", path, *version)
     base_dir = path.resolve().parent
     holder, gravity = _world(root)
-    specs = [inline_spec(m, version, base_dir) for m in holder.findall("model")]
-    specs += [include_spec(inc, base_dir, model_paths) for inc in holder.findall("include")]
+    specs = [inline_spec(el, version, base_dir) if el.tag == "model" else include_spec(el, base_dir, model_paths)
+             for el in holder if el.tag in ("model", "include")]
     if not specs:
         raise error(root, "no <model> found")
     specs = _chosen(specs, model, holder)
@@ -217,8 +217,9 @@ def _collect(spec: ModelSpec, scope: str, frames: FrameGraph, model_paths, stati
         rel, pose, pel = s.relative(l_el, here)
         frames.add(scope + name, FrameEntry(l_el, "link", rel, pose, pel, scope=scope))
         s.links[scope + name] = l_el
-    nested = [inline_spec(m, spec.version, spec.base_dir) for m in spec.el.findall("model")]
-    nested += [include_spec(i, spec.base_dir, model_paths, spec.stack) for i in spec.el.findall("include")]
+    nested = [inline_spec(el, spec.version, spec.base_dir) if el.tag == "model"
+              else include_spec(el, spec.base_dir, model_paths, spec.stack)
+              for el in spec.el if el.tag in ("model", "include")]
     canon = []
     for ns in nested:
         inner = scope + _checked_name(ns.name, ns.el, "model")
