@@ -160,10 +160,9 @@ def _reader_options(file: str) -> dict:
     """The SDFormat reader's options given on the command line; a usage error for other formats."""
     options = dict(click.get_current_context().meta.get(_SDF_META, {}))
     if options:
-        from mbcompose.parsers.xmlutil import xml_root_tag
+        from mbcompose.parsers.sdf import is_sdformat
 
-        suffix = Path(file).suffix.lower()
-        if not (suffix in (".sdf", ".world") or (suffix == ".xml" and xml_root_tag(file)[0] == "sdf")):
+        if not is_sdformat(file):
             raise click.BadParameter("applies to SDFormat files only", param_hint="--model / --model-path")
     return options
 

@@ -139,6 +139,12 @@ def read_stage(path, options: StageOptions, **reader_options) -> Assembly:
         reader_options = {"base": options.base, **reader_options}
     if options.mating and str(path).lower().endswith((".step", ".stp")):
         reader_options = {**options.mating, **reader_options}
+    if options.sdf:
+        from mbcompose.parsers.sdf import is_sdformat
+
+        if not is_sdformat(path):
+            raise InputError("options.sdf applies to SDFormat inputs only", file=str(path))
+        reader_options = {**options.sdf, **reader_options}
     return read_assembly(path, **reader_options)
 
 

@@ -15,6 +15,7 @@ Example::
       base: fixed                      # fixed | floating (URDF/MJCF roots)
       tolerances: {rank: 1.0e-6, closure: 1.0e-12}
       mating: {contact_tol: 0.01, angle_tol: 0.001, max_clearance: 0.5}   # STEP inputs (file's unit)
+      sdf: {model: robot, model_path: [models]}   # SDFormat inputs: a world's model, include folders
     outputs:
       directory: out/seeker            # relative to this file
       model: true                      # native model file (YAML assembly, lumped)
@@ -77,6 +78,9 @@ class StageOptions:
     #: CAD (STEP) inputs: the mating rules' tolerances (contact_tol, angle_tol, max_clearance,
     #: planar_contacts), handed to the STEP reader
     mating: Mapping[str, object] = field(default_factory=dict)
+    #: SDFormat inputs: ``model`` (the model of a world to read) and ``model_paths`` (absolute folders
+    #: searched first for ``<include>`` ``model://NAME``), handed to the SDFormat reader
+    sdf: Mapping[str, object] = field(default_factory=dict)
 
 
 MATING_OPTIONS = ("contact_tol", "angle_tol", "max_clearance", "planar_contacts")
@@ -191,10 +195,11 @@ def _limits(node: Node | None) -> InputLimits:
         raise node.error(str(exc)) from None
 
 
-def _options(node: Node | None) -> StageOptions:
+def _options(node: Node | None, base_dir: Path) -> StageOptions:
     if node is None:
         return StageOptions()
-    node.check_keys(("lumping", "composite_names", "redundant_joints", "loops", "base", "tolerances", "mating"))
+    node.check_keys(("lumping", "composite_names", "redundant_joints", "loops", "base", "tolerances", "mating",
+                     "sdf"))
     get = node.get
     tol = Tolerances()
     if get("tolerances") is not None:
@@ -215,7 +220,22 @@ def _options(node: Node | None) -> StageOptions:
         base=_choice(get("base"), ("fixed", "floating")) if get("base") is not None else "fixed",
         tolerances=tol,
         mating=_mating(get("mating")),
+        sdf=_sdf(get("sdf"), base_dir),
     )
+
+
+def _sdf(node: Node | None, base_dir: Path) -> dict[str, object]:
+    """The SDFormat reader's ``model`` and ``model_paths`` (folders relative to the config file)."""
+    if node is None:
+        return {}
+    node.check_keys(("model", "model_path"))
+    out: dict[str, object] = {}
+    if node.get("model") is not None:
+        out["model"] = node.get("model").string()
+    if node.get("model_path") is not None:
+        out["model_paths"] = tuple(str(base_dir / item.string())
+                                   for item in node.get("model_path").sequence("a list of folders"))
+    return out
 
 
 def _mating(node: Node | None) -> dict[str, object]:
@@ -273,6 +293,7 @@ def _pipeline(path: Path, root: Node, active: InputLimits) -> PipelineConfig:
     sweep = None
     if root.get("sweep") is not None:
         sweep = parse_sweep(root.get("sweep"), inputs, outputs.simulation is not None)
-    return PipelineConfig(source=path, inputs=tuple(inputs), options=_options(root.get("options")),
+    return PipelineConfig(source=path, inputs=tuple(inputs),
+                          options=_options(root.get("options"), path.parent.resolve()),
                           outputs=outputs, limits=active, sweep=sweep,
                           executor=parse_executor(root.get("executor")))

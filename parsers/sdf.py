@@ -109,8 +109,10 @@ def read_sdf(path, *, package_dirs=(), model_paths=(), model: str | None = None,
         log.warning("%s: SDFormat %d.%d read with 1.6 semantics", path, *version)
     base_dir = path.resolve().parent
     holder, gravity = _world(root)
-    specs = [inline_spec(el, version, base_dir) if el.tag == "model" else include_spec(el, base_dir, model_paths)
+    specs = [inline_spec(el, version, base_dir) if el.tag == "model"
+             else include_spec(el, base_dir, model_paths, in_world=holder is not root)
              for el in holder if el.tag in ("model", "include")]
+    specs = [s for s in specs if s is not None]
     if not specs:
         raise error(root, "no <model> found")
     specs = _chosen(specs, model, holder)
@@ -132,6 +134,14 @@ def read_sdf(path, *, package_dirs=(), model_paths=(), model: str | None = None,
                     source_file=str(path))
 
 
+def is_sdformat(path) -> bool:
+    """True for a file the SDFormat reader reads: ``.sdf``, ``.world``, or ``.xml`` with root ``<sdf>``."""
+    from .xmlutil import xml_root_tag
+
+    suffix = Path(path).suffix.lower()
+    return suffix in (".sdf", ".world") or (suffix == ".xml" and xml_root_tag(path)[0] == "sdf")
+
+
 def _world(root):
     """(the element holding the models: the ``<world>`` or ``<sdf>``, gravity (3,))."""
     gravity = np.array([0.0, 0.0, -9.81])
@@ -148,7 +158,8 @@ def _world(root):
 
 
 def _articulated(spec: ModelSpec) -> bool:
-    return any(True for _ in spec.el.iter("joint")) or any(True for _ in spec.el.iter("include"))
+    """Has joints (a nested include counts: it may bring some)."""
+    return any(el.tag in ("joint", "include") for el in spec.el.iter())
 
 
 def _chosen(specs: list[ModelSpec], model: str | None, holder) -> list[ModelSpec]:

@@ -16,16 +16,20 @@ fetched: an InputError says so.
 
 The include's ``<name>``, ``<pose>``, ``<static>`` and ``<placement_frame>``
 override the included model's.  ``<include merge="true">`` (SDFormat 1.9) is
-refused.  The included file's ``<sdf version>`` governs its own frame semantics.
+refused.  A world's include of a light or an actor (``model://sun``) brings no
+body.  The included file's ``<sdf version>`` governs its own frame semantics.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from .xmlutil import attr_bool, child_text, error, parse_xml, text_bool
+
+log = logging.getLogger(__name__)
 
 ENV_PATHS = ("GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "SDF_PATH", "GAZEBO_MODEL_PATH")
 
@@ -82,8 +86,12 @@ def inline_spec(el, version, base_dir) -> ModelSpec:
     return ModelSpec(el, name, el, st is not None and text_bool(st), el.get("placement_frame"), version, base_dir)
 
 
-def include_spec(inc, base_dir: Path, model_paths, stack=()) -> ModelSpec:
-    """The model an ``<include>`` brings in, with the include's overrides applied."""
+def include_spec(inc, base_dir: Path, model_paths, stack=(), in_world=False) -> ModelSpec | None:
+    """The model an ``<include>`` brings in, with the include's overrides applied.
+
+    In a ``<world>`` (``in_world``), a file with no ``<model>`` but a ``<light>`` or an
+    ``<actor>`` (``model://sun``) brings no body: None.
+    """
     if attr_bool(inc, "merge", False):
         raise error(inc, "<include merge='true'> (SDFormat 1.9) is not supported; include without merge")
     uri = child_text(inc, "uri")
@@ -97,6 +105,9 @@ def include_spec(inc, base_dir: Path, model_paths, stack=()) -> ModelSpec:
     if root.tag != "sdf":
         raise error(root, f"included file's root element is <{root.tag}>, expected <sdf>")
     models = root.findall("model")
+    if in_world and not models and (root.find("light") is not None or root.find("actor") is not None):
+        log.info("%s:%s: <include> of %r brings a light or an actor, no body", inc.file, inc.line, uri)
+        return None
     if len(models) != 1:
         raise error(root, f"an included file must hold exactly one <model>, found {len(models)}")
     spec = inline_spec(models[0], sdf_version(root), path.resolve().parent)

@@ -7,7 +7,6 @@ M(q), Newton-Euler and forward dynamics at random states.
 """
 
 import os
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -82,22 +81,24 @@ def test_a_world_with_two_robots_needs_a_model_name(tmp_path):
     assert "rover, robot" in exc.value.message and "--model" in exc.value.message and exc.value.line == 3   # <world>
     with pytest.raises(InputError, match=r"no model 'robt'.*did you mean 'robot'"):
         read_sdf(path, model="robt", model_paths=[MODELS])
-    a = read_sdf(path, model="rover")
+    a = read_sdf(path, model="rover", model_paths=[MODELS])
     assert a.name == "rover" and a.joint("body_free").type == "free" and a.joint("axle").secondary == "wheel"
 
 
 def test_model_path_from_the_environment_and_model_config(tmp_path, monkeypatch):
     with pytest.raises(InputError) as exc:
         read_sdf(WORKSHOP, model="robot")
-    assert exc.value.line == 44 and "two_link_arm" in exc.value.message and "--model-path" in exc.value.message
+    assert exc.value.line == 5 and "'sun'" in exc.value.message and "--model-path" in exc.value.message
     for var in ("GZ_SIM_RESOURCE_PATH", "SDF_PATH", "IGN_GAZEBO_RESOURCE_PATH"):
         monkeypatch.setenv(var, os.pathsep.join([str(tmp_path), str(MODELS)]))
         assert read_sdf(WORKSHOP, model="robot").body("arm::tool").mass.mass == 0.3
         monkeypatch.delenv(var)
-    # a folder without model.config uses model.sdf
-    shutil.copy(MODELS / "two_link_arm" / "arm.sdf", (tmp_path / "two_link_arm").mkdir() or
-                tmp_path / "two_link_arm" / "model.sdf")
-    assert read_sdf(WORKSHOP, model="robot", model_paths=[tmp_path]).body("arm::lower").mass.mass == 0.8
+    # a folder without model.config uses model.sdf; the first folder of the search path wins
+    (tmp_path / "two_link_arm").mkdir()
+    (tmp_path / "two_link_arm" / "model.sdf").write_text(
+        (MODELS / "two_link_arm" / "arm.sdf").read_text().replace("<mass>0.8</mass>", "<mass>0.81</mass>"))
+    assert read_sdf(WORKSHOP, model="robot", model_paths=[tmp_path, MODELS]).body("arm::lower").mass.mass == 0.81
+    assert read_sdf(WORKSHOP, model="robot", model_paths=[MODELS, tmp_path]).body("arm::lower").mass.mass == 0.8
 
 
 def test_include_overrides_name_pose_and_static(tmp_path):
@@ -171,5 +172,26 @@ def test_cli_model_and_model_path_options(tmp_path):
                      "--format", "json"])
     assert out.exit_code == 0, out.output
     assert '"arm::elbow"' in out.output
-    out = run(main, ["inspect", str(two_robots(tmp_path))])
+    out = run(main, ["inspect", str(two_robots(tmp_path)), "--model-path", str(MODELS)])
     assert out.exit_code == 2 and "choose one with --model NAME" in out.output
+
+
+def test_pipeline_options_sdf_choose_the_model_and_the_include_folders(tmp_path):
+    from mbcompose.composer.compose import read_stage
+    from mbcompose.composer.config import load_pipeline
+
+    world = two_robots(tmp_path)
+    (tmp_path / "models").symlink_to(MODELS)
+    cfg = tmp_path / "pipeline.yaml"
+    cfg.write_text(f"input: {world.name}\noptions:\n  sdf: {{model: robot, model_path: [models]}}\n")
+    config = load_pipeline(cfg)
+    assert config.options.sdf == {"model": "robot", "model_paths": (str(tmp_path / "models"),)}
+    assert "arm::elbow" in read_stage(config.inputs[0], config.options).joint_names
+    cfg.write_text("input: other.urdf\noptions:\n  sdf: {model: robot}\n")
+    (tmp_path / "other.urdf").write_text((SDF.parent.parent / "parsers" / "data" / "arm.urdf").read_text())
+    config = load_pipeline(cfg)
+    with pytest.raises(InputError, match="options.sdf applies to SDFormat inputs only"):
+        read_stage(config.inputs[0], config.options)
+    cfg.write_text(f"input: {world.name}\noptions:\n  sdf: {{modle: robot}}\n")
+    with pytest.raises(InputError, match="modle"):
+        load_pipeline(cfg)
