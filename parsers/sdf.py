@@ -39,7 +39,7 @@ Choices (documented behaviour):
   link (the model's canonical link when it belongs to the set).  The links of a
   ``<static>`` model (nested or not) are welded: a ``fixed`` joint ``<link>_static`` each.
 * A link without ``<inertial>`` takes SDFormat's default inertial (mass 1 kg,
-  unit inertia), with a logged warning; ``<inertial auto="true">`` (SDFormat
+  unit inertia), with a logged warning (a link of a static model: massless, welded); ``<inertial auto="true">`` (SDFormat
   1.11) computes mass properties from the link's collisions at their
   ``<density>`` (default 1000 kg/m^3) through :mod:`parsers.massprops`.
 * Mesh URIs: ``model://NAME/rel`` and ``package://NAME/rel`` are looked up in

@@ -92,12 +92,12 @@ class FrameGraph:
         return full
 
     def validate(self) -> None:
-        """Every ``relative_to``, ``attached_to`` and ``placement_frame`` names a frame of its scope."""
+        """Every ``relative_to`` and ``attached_to`` names a frame of its scope."""
         for name, e in list(self.entries.items()):
             at = e.pose_el if e.pose_el is not None else e.el
             for ref in (e.relative_to, e.attached_to if e.kind == "frame" else None):
                 if ref is not None:
-                    self.check(ref[len(e.scope):] if ref.startswith(e.scope) else MODEL, e.scope, at)
+                    self.check(_local(ref, e.scope), e.scope, at)
 
     def pose(self, name: str, at=None) -> Pose:
         """Pose of frame ``name`` (scoped) in the top model frame."""
@@ -145,4 +145,10 @@ class FrameGraph:
             return name
         if name in stack:
             raise error(e.el, f"attached_to forms a cycle: {' -> '.join(stack + (name,))}")
+        self.check(_local(e.attached_to, e.scope), e.scope, e.el)
         return self.attached_link(e.attached_to, e.el, stack + (name,))
+
+
+def _local(full: str, scope: str) -> str:
+    """A scoped name as written in ``scope`` (the scope's own frame is ``__model__``)."""
+    return full[len(scope):] if full.startswith(scope) and full != model_frame(scope) else MODEL

@@ -1,6 +1,7 @@
 """SDFormat links: ``<inertial>`` (or SDFormat's default, or ``auto`` from collisions) and shapes.
 
-Rules: :mod:`parsers.sdf` (Choices).  Poses of inertials, visuals and collisions
+Rules: :mod:`parsers.sdf` (Choices).  A link of a static model without ``<inertial>`` is
+massless (it is welded to the world: its mass would only add to the total).  Poses of inertials, visuals and collisions
 are relative to their link unless ``relative_to`` names another frame.
 """
 
@@ -68,6 +69,8 @@ def link_contents(l_el, fm, lname, file, base_dir, package_dirs):
                 d = s_el.find("density")
                 dens.append((g, 1000.0 if d is None else text_float(d), s_el))
     inl = l_el.find("inertial")
+    if inl is None and getattr(fm, "static", False):
+        return MassProperties.zero(), Source(file, l_el.line, "static model, no <inertial>"), tuple(geoms)
     if inl is None:
         log.warning("%s:%s: link %r has no <inertial>: SDFormat's default (1 kg, unit inertia) is used",
                     file, l_el.line, lname)

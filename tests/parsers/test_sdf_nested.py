@@ -57,6 +57,7 @@ def test_world_models_are_scoped_and_a_static_model_is_welded():
     assert a.name == "workshop"
     weld = a.joint("ground_plane::plane_static")
     assert (weld.type, weld.reference, weld.secondary) == ("fixed", GROUND, "ground_plane::plane")
+    assert a.body("ground_plane::plane").mass.mass == 0          # static, no <inertial>: massless
     j = a.joint("robot::arm::elbow")
     assert (j.reference, j.secondary) == ("robot::arm::upper", "robot::arm::lower")
     assert a.joint("robot::arm::tool_weld").reference == "robot::arm::lower"      # parent given as frame 'tip'
@@ -195,3 +196,12 @@ def test_pipeline_options_sdf_choose_the_model_and_the_include_folders(tmp_path)
     cfg.write_text(f"input: {world.name}\noptions:\n  sdf: {{modle: robot}}\n")
     with pytest.raises(InputError, match="modle"):
         load_pipeline(cfg)
+
+
+def test_joint_parent_frame_attached_to_an_unknown_frame_is_named(tmp_path):
+    text = WORKSHOP.read_text().replace('<frame name="mount" attached_to="base">', '<frame name="mount" attached_to="bse">')
+    path = tmp_path / "w.sdf"
+    path.write_text(text.replace("<parent>base</parent>", "<parent>mount</parent>"))
+    with pytest.raises(InputError, match=r"unknown frame 'bse' in the model \(did you mean 'base'\?\)") as exc:
+        read_sdf(path, model="robot", model_paths=[MODELS])
+    assert 'attached_to="bse"' in path.read_text().splitlines()[exc.value.line - 1]
