@@ -93,8 +93,12 @@ def _ours_state(ours, names, q, v, a):
     lambda t: t.replace("<name>arm</name>", "<name>arm</name><placement_frame>tip</placement_frame>"),
     lambda t: t.replace('<pose relative_to="mount"/>', '<pose relative_to="mount" rotation_format="quat_xyzw">'
                         '0.01 0.02 0.03 0.5 0.5 0.5 0.5</pose>'),
-], ids=["as_written", "placement_frame", "quaternion"])
+    lambda t: t.replace("<child>shoulder::housing</child>", "<child>shoulder</child>"),
+], ids=["as_written", "placement_frame", "quaternion", "child_is_a_model_frame"])
 def test_nested_and_included_models_match_drake(edit, tmp_path):
+    """As written, with the included arm placed by its frame 'tip', with the shoulder placed by a
+    quaternion, and with the yaw joint's child given as the shoulder model (its canonical link, the
+    joint frame at the model frame)."""
     path, text = workshop(tmp_path, edit)
     plant = drake_plant(text)
     ctx = plant.CreateDefaultContext()
@@ -108,6 +112,9 @@ def test_nested_and_included_models_match_drake(edit, tmp_path):
         np.testing.assert_allclose(a.body(name).pose.translation, X.translation(), atol=1e-12, err_msg=name)
         np.testing.assert_allclose(a.body(name).pose.rotation, X.rotation().matrix(), atol=1e-12, err_msg=name)
         assert a.body(name).mass.mass == pytest.approx(body.default_mass(), rel=1e-15)
+    for name in ("yaw", "pitch", "arm::elbow", "arm::tool_weld"):
+        X = drake_joint(plant, name).frame_on_child().CalcPoseInWorld(ctx)
+        np.testing.assert_allclose(a.joint(name).origin, X.translation(), atol=1e-12, err_msg=name)
     ours = compose(path, model="robot", model_paths=[str(MODELS)]).model
     assert_same_dynamics(plant, ours, ["yaw", "pitch", "arm::elbow"], np.random.default_rng(3))
 
