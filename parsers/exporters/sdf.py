@@ -23,8 +23,10 @@ frames and mass properties):
 * couplings (URDF mimic, MJCF equality/joint, SDFormat screw/gearbox/mimic) become
   ``<mimic joint="LEADER">`` in the follower's ``<axis>`` (SDFormat 1.11; the file is then
   version 1.11): ``q = multiplier q[LEADER] + offset``.  A polynomial, constant or
-  tendon coupling, which ``<mimic>`` cannot express, is refused (ExportError).  A screw
-  read from SDFormat is written as its parts (prismatic, massless carriage, revolute, mimic).
+  tendon coupling, which ``<mimic>`` cannot express, is refused (ExportError);
+* a screw as the SDFormat reader builds it (``NAME_translation``, massless
+  ``NAME_carriage``, ``NAME``, their coupling) is written back as one ``screw`` joint
+  with ``<screw_thread_pitch>`` (SDFormat 1.10).
 """
 
 from __future__ import annotations
@@ -76,10 +78,40 @@ def _shape(link, g, role, k, mesh_reference=absolute_reference):
         ET.SubElement(s, "scale").text = fmt(np.broadcast_to(p.get("scale", 1.0), (3,)))
 
 
-def _mimics(a: Assembly, written: dict) -> dict:
+def _screws(a: Assembly, frames) -> dict:
+    """revolute joint name -> (its prismatic joint, screw_thread_pitch m/rev) of each screw as the SDFormat
+    reader builds it (``NAME_translation`` to a massless, shapeless ``NAME_carriage`` held by no other joint
+    or frame, then ``NAME`` at the same origin along the same axis, ``q[NAME_translation] = k q[NAME]``)."""
+    joints = {j.name: j for j in a.joints}
+    held = {}
+    for j in a.joints:
+        for b in (j.reference, j.secondary):
+            held[b] = held.get(b, 0) + 1
+    out = {}
+    for c in a.couplings:
+        turn, slide = joints.get(c.leader), joints.get(c.joint)
+        if (turn is None or slide is None or c.joint != f"{c.leader}_translation" or c.offset or c.higher
+                or c.joint_terms or c.leader_terms or slide.type != "prismatic"
+                or turn.type not in ("revolute", "continuous") or slide.secondary != f"{c.leader}_carriage"
+                or turn.reference != slide.secondary or held.get(slide.secondary) != 2
+                or slide.secondary in (frames or {}) or turn.secondary == GROUND):
+            continue
+        carriage = a.body(slide.secondary)
+        lim = slide.limits
+        if (carriage.mass.mass != 0 or carriage.geometry or abs(float(slide.axis @ turn.axis) - 1) > 1e-12
+                or not np.allclose(slide.origin, turn.origin, rtol=0, atol=1e-12) or slide.damping
+                or any(x is not None for x in (lim.lower, lim.upper, lim.velocity, lim.effort))):
+            continue
+        out[turn.name] = (slide, 2 * np.pi * c.multiplier)
+    return out
+
+
+def _mimics(a: Assembly, written: dict, screws: dict) -> dict:
     """follower joint name -> (leader, multiplier, offset) of each coupling (module docstring)."""
     out = {}
     for c in a.couplings:
+        if c.leader in screws and c.joint == screws[c.leader][0].name:
+            continue
         if c.higher or c.joint_terms or c.leader_terms or c.leader is None:
             raise ExportError(f"coupling of joint {c.joint!r} ({c.source}) is not linear in one leader joint: "
                               "SDFormat <mimic> cannot express it (export to MJCF)")
@@ -97,34 +129,23 @@ def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
                 mesh_reference=absolute_reference) -> ET.Element:
     """The ``<sdf>`` element for ``a`` (see :func:`write_sdf`)."""
     warn_dropped(a, "SDFormat", ("armature", "ref"))
-    mimics = _mimics(a, {j.name: j.type for j in a.joints})
-    sdf = ET.Element("sdf", version="1.11" if mimics else "1.8")
+    screws = _screws(a, frames)
+    mimics = _mimics(a, {j.name: j.type for j in a.joints}, screws)
+    sdf = ET.Element("sdf", version="1.11" if mimics else "1.10" if screws else "1.8")
     world = ET.SubElement(sdf, "world", name=a.name)
     ET.SubElement(world, "gravity").text = fmt(a.gravity)
     model = ET.SubElement(world, "model", name=a.name)
+    carriages = {slide.secondary for slide, _ in screws.values()}
     for b in a.bodies:
-        if b.name in ("world", "__model__"):
-            raise ExportError(f"body name {b.name!r} is reserved in SDFormat")
-        link = ET.SubElement(model, "link", name=b.name)
-        _pose(link, b.pose, relative_to="__model__")
-        inl = ET.SubElement(link, "inertial")
-        mp = b.mass
-        _pose(inl, translation=mp.com)
-        ET.SubElement(inl, "mass").text = fmt(mp.mass)
-        it = ET.SubElement(inl, "inertia")
-        J = mp.inertia
-        for key, (r, c) in {"ixx": (0, 0), "ixy": (0, 1), "ixz": (0, 2), "iyy": (1, 1), "iyz": (1, 2),
-                            "izz": (2, 2)}.items():
-            ET.SubElement(it, key).text = fmt(J[r, c])
-        if geometry:
-            for k, g in enumerate(b.geometry):
-                _shape(link, g, "visual" if g.role == "visual" else "collision", k, mesh_reference)
+        if b.name not in carriages:
+            _link(model, b, geometry, mesh_reference)
     for body, named in (frames or {}).items():
         if body not in a.body_names:
             raise ExportError(f"frames: unknown body {body!r}")
         for fname, pose in named:
             fel = ET.SubElement(model, "frame", name=fname, attached_to=body)
             _pose(fel, pose, relative_to="__model__")
+    slides = {slide.name for slide, _ in screws.values()}
     for j in a.joints:
         if j.type == "free":
             if GROUND in (j.reference, j.secondary):
@@ -132,36 +153,68 @@ def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
             raise ExportError(f"free joint {j.name!r} between two bodies has no SDFormat equivalent")
         if j.type not in SDF_TYPES:
             raise ExportError(f"joint {j.name!r} of type {j.type!r} has no SDFormat equivalent")
-        if j.secondary == GROUND:
-            j = flip(j)
-        el = ET.SubElement(model, "joint", name=j.name, type=SDF_TYPES[j.type])
-        ET.SubElement(el, "parent").text = "world" if j.reference == GROUND else j.reference
-        ET.SubElement(el, "child").text = j.secondary
-        _pose(el, translation=j.origin, relative_to="__model__")
-        axes = []
-        if j.type in ("revolute", "continuous", "prismatic", "universal"):
-            axes.append(("axis", j.axis))
-        if j.type == "universal":
-            axes.append(("axis2", j.axis2 if j.axis2 is not None else np.cross(j.axis, [0, 0, 1.0])))
-        for tag, v in axes:
-            ax = ET.SubElement(el, tag)
-            ET.SubElement(ax, "xyz", expressed_in="__model__").text = fmt(v)
-            if tag == "axis":
-                lim = j.limits
-                if any(x is not None for x in (lim.lower, lim.upper, lim.effort, lim.velocity)):
-                    le = ET.SubElement(ax, "limit")
-                    for key, v in (("lower", lim.lower), ("upper", lim.upper), ("effort", lim.effort),
-                                   ("velocity", lim.velocity)):
-                        if v is not None:
-                            ET.SubElement(le, key).text = fmt(v)
-                if j.damping:
-                    ET.SubElement(ET.SubElement(ax, "dynamics"), "damping").text = fmt(j.damping)
-                if j.name in mimics:
-                    leader, k, off = mimics[j.name]
-                    mim = ET.SubElement(ax, "mimic", joint=leader, axis="axis")
-                    for key, val in (("multiplier", k), ("offset", off), ("reference", 0.0)):
-                        ET.SubElement(mim, key).text = fmt(val)
+        if j.name not in slides:
+            _joint(model, flip(j) if j.secondary == GROUND else j, mimics, screws.get(j.name))
     return sdf
+
+
+def _link(model, b, geometry, mesh_reference) -> None:
+    """A body as a ``<link>`` placed relative to the model frame, its inertial always written."""
+    if b.name in ("world", "__model__"):
+        raise ExportError(f"body name {b.name!r} is reserved in SDFormat")
+    link = ET.SubElement(model, "link", name=b.name)
+    _pose(link, b.pose, relative_to="__model__")
+    inl = ET.SubElement(link, "inertial")
+    mp = b.mass
+    _pose(inl, translation=mp.com)
+    ET.SubElement(inl, "mass").text = fmt(mp.mass)
+    it = ET.SubElement(inl, "inertia")
+    J = mp.inertia
+    for key, (r, c) in {"ixx": (0, 0), "ixy": (0, 1), "ixz": (0, 2), "iyy": (1, 1), "iyz": (1, 2),
+                        "izz": (2, 2)}.items():
+        ET.SubElement(it, key).text = fmt(J[r, c])
+    if geometry:
+        for k, g in enumerate(b.geometry):
+            _shape(link, g, "visual" if g.role == "visual" else "collision", k, mesh_reference)
+
+
+def _joint(model, j, mimics, screw) -> None:
+    """A joint (a screw's revolute part as the whole ``screw``: ``screw`` = (prismatic part, pitch))."""
+    el = ET.SubElement(model, "joint", name=j.name, type="screw" if screw else SDF_TYPES[j.type])
+    parent = screw[0].reference if screw else j.reference
+    ET.SubElement(el, "parent").text = "world" if parent == GROUND else parent
+    ET.SubElement(el, "child").text = j.secondary
+    _pose(el, translation=j.origin, relative_to="__model__")
+    if screw:
+        ET.SubElement(el, "screw_thread_pitch").text = fmt(screw[1])
+    axes = []
+    if j.type in ("revolute", "continuous", "prismatic", "universal"):
+        axes.append(("axis", j.axis))
+    if j.type == "universal":
+        axes.append(("axis2", j.axis2 if j.axis2 is not None else np.cross(j.axis, [0, 0, 1.0])))
+    for tag, v in axes:
+        ax = ET.SubElement(el, tag)
+        ET.SubElement(ax, "xyz", expressed_in="__model__").text = fmt(v)
+        if tag == "axis":
+            _axis_details(ax, j, mimics.get(j.name))
+
+
+def _axis_details(ax, j, mimic) -> None:
+    """Limits, damping and the ``<mimic>`` of a joint's first axis."""
+    lim = j.limits
+    if any(x is not None for x in (lim.lower, lim.upper, lim.effort, lim.velocity)):
+        le = ET.SubElement(ax, "limit")
+        for key, v in (("lower", lim.lower), ("upper", lim.upper), ("effort", lim.effort),
+                       ("velocity", lim.velocity)):
+            if v is not None:
+                ET.SubElement(le, key).text = fmt(v)
+    if j.damping:
+        ET.SubElement(ET.SubElement(ax, "dynamics"), "damping").text = fmt(j.damping)
+    if mimic is not None:
+        leader, k, off = mimic
+        mim = ET.SubElement(ax, "mimic", joint=leader, axis="axis")
+        for key, val in (("multiplier", k), ("offset", off), ("reference", 0.0)):
+            ET.SubElement(mim, key).text = fmt(val)
 
 
 def write_sdf(a: Assembly, path, *, geometry: bool = True, frames=None,

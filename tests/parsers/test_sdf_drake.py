@@ -150,3 +150,8 @@ def test_screw_joint_matches_drakes_screw_joint(pitch, tmp_path):
         ao[ours.v_slice("lead_translation")] = pitch / (2 * np.pi) * a
         return qo, vo, ao, [ours.v_slice("lead").start]
     assert_same_dynamics(plant, ours, ["lead"], np.random.default_rng(11), reduce)
+    # our SDF export writes the screw back whole: Drake reads it to the same dynamics
+    from mbcompose.parsers.exporters.sdf import write_sdf
+
+    out = write_sdf(read_sdf(path), tmp_path / "back.sdf")
+    assert_same_dynamics(drake_plant(out.read_text()), ours, ["lead"], np.random.default_rng(12), reduce)
