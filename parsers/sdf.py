@@ -175,8 +175,9 @@ def _chosen(specs: list[ModelSpec], model: str | None, holder) -> list[ModelSpec
         return [specs[names.index(model)]]
     moving = [s.name for s in specs if _articulated(s)]
     if len(moving) > 1:
-        raise error(holder, f"the world holds several models with joints ({', '.join(moving)}): choose one with "
-                            "--model NAME")
+        where = "world" if holder.tag == "world" else "file"
+        raise error(holder, f"the {where} holds several models with joints ({', '.join(moving)}): choose one "
+                            "with --model NAME")
     return specs
 
 
