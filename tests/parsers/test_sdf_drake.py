@@ -88,13 +88,25 @@ def _ours_state(ours, names, q, v, a):
     return qo, vo, ao, perm
 
 
+SENSOR = """      <frame name="pitch_frame" attached_to="pitch"><pose degrees="true">0 0.01 0.02 0 30 0</pose></frame>
+      <link name="sensor">
+        <pose relative_to="pitch_frame">0.01 0 0 0 0 0</pose>
+        <inertial><pose>0 0 0.01 0 0 0</pose><mass>0.1</mass>
+          <inertia><ixx>0.0001</ixx><iyy>0.0002</iyy><izz>0.0003</izz><ixy>0</ixy><ixz>0</ixz><iyz>0</iyz></inertia>
+        </inertial>
+      </link>
+      <joint name="sensor_mount" type="fixed"><parent>pitch_frame</parent><child>sensor</child></joint>
+"""
+
+
 @pytest.mark.parametrize("edit", [
     lambda t: t,
     lambda t: t.replace("<name>arm</name>", "<name>arm</name><placement_frame>tip</placement_frame>"),
     lambda t: t.replace('<pose relative_to="mount"/>', '<pose relative_to="mount" rotation_format="quat_xyzw">'
                         '0.01 0.02 0.03 0.5 0.5 0.5 0.5</pose>'),
     lambda t: t.replace("<child>shoulder::housing</child>", "<child>shoulder</child>"),
-], ids=["as_written", "placement_frame", "quaternion", "child_is_a_model_frame"])
+    lambda t: t.replace("    </model>\n  </world>", SENSOR + "    </model>\n  </world>"),
+], ids=["as_written", "placement_frame", "quaternion", "child_is_a_model_frame", "frame_attached_to_a_joint"])
 def test_nested_and_included_models_match_drake(edit, tmp_path):
     """As written, with the included arm placed by its frame 'tip', with the shoulder placed by a
     quaternion, and with the yaw joint's child given as the shoulder model (its canonical link, the
