@@ -117,14 +117,15 @@ def _geometry(s_el, role, pose, base_dir, package_dirs):
         raise error(s_el, f"<{role}> needs a <geometry> with one shape")
     s = g[0]
     if s.tag == "box":
-        return Geometry("box", {"size": text_floats(_need(s, "size"), 3)}, pose, None, role)
+        return Geometry("box", {"size": _positive(s, "size", 3)}, pose, None, role)
     if s.tag in ("cylinder", "capsule"):
-        return Geometry(s.tag, {"radius": text_float(_need(s, "radius")),
-                                "length": text_float(_need(s, "length"))}, pose, None, role)
+        return Geometry(s.tag, {"radius": float(_positive(s, "radius", 1)[0]),
+                                "length": float(_positive(s, "length", 1, zero=s.tag == "capsule")[0])},
+                        pose, None, role)
     if s.tag == "sphere":
-        return Geometry("sphere", {"radius": text_float(_need(s, "radius"))}, pose, None, role)
+        return Geometry("sphere", {"radius": float(_positive(s, "radius", 1)[0])}, pose, None, role)
     if s.tag == "ellipsoid":
-        return Geometry("ellipsoid", {"radii": text_floats(_need(s, "radii"), 3)}, pose, None, role)
+        return Geometry("ellipsoid", {"radii": _positive(s, "radii", 3)}, pose, None, role)
     if s.tag in ("plane", "heightmap"):
         return None
     if s.tag == "mesh":
@@ -142,6 +143,17 @@ def _geometry(s_el, role, pose, base_dir, package_dirs):
             return None
         return Geometry("mesh", {"scale": scale, "uri": uri}, pose, str(p), role)
     raise error(s, f"geometry <{s.tag}> is not supported")
+
+
+def _positive(shape_el, tag, n, zero=False):
+    """The ``n`` numbers of ``<tag>`` in a shape: each > 0 (>= 0 where ``zero``): a shape without
+    volume has no mass properties, and its density would give NaN."""
+    el = _need(shape_el, tag)
+    values = text_floats(el, n)
+    if np.any(values < 0) or (not zero and np.any(values == 0)):
+        raise error(el, f"<{shape_el.tag}> <{tag}> must be {'>= 0' if zero else 'positive'}, "
+                        f"got {' '.join(f'{v:g}' for v in values)}")
+    return values
 
 
 def _need(el, tag):

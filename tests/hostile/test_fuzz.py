@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted(p for p in (ROOT / "samples").glob("*/*.yaml") if p.name != "pipeline.yaml") + [
     ROOT / "tests/parsers/data" / name for name in
     ("arm.urdf", "planar_floating.urdf", "mimic_world.urdf", "fourbar.sdf", "sdf16_features.sdf",
-     "fourbar_mjcf.xml", "mjcf_features.xml")]
+     "fourbar_mjcf.xml", "mjcf_features.xml")] + [ROOT / "tests/data/sdf/couplings.sdf"]
 MUTANTS = 2000
 
 

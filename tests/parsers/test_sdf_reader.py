@@ -168,3 +168,20 @@ def test_fourbar_loop_structure_is_the_same_in_yaml_sdformat_and_mjcf():
         results[name] = (sorted(loop.joints), sorted(set(loop.bodies)), loop.mobility)
     assert results["yaml"] == results["sdf"] == results["mjcf"]
     assert results["yaml"][0] == ["coupler_rocker", "crank_coupler", "crank_pivot", "rocker_pivot"]
+
+
+@pytest.mark.parametrize("shape, message", [
+    ("<box><size>0.25 -0.0 0.02</size></box>", "<box> <size> must be positive"),
+    ("<cylinder><radius>0</radius><length>1</length></cylinder>", "<cylinder> <radius> must be positive"),
+    ("<sphere><radius>-1</radius></sphere>", "<sphere> <radius> must be positive")])
+def test_a_shape_without_volume_is_an_error_at_its_line(tmp_path, shape, message):
+    # found by the fuzz test: a zero box side with a <density> gave a body of NaN inertia
+    path = tmp_path / "flat.sdf"
+    path.write_text(f"""<sdf version="1.9"><model name="m"><link name="l">
+<collision name="c"><density>1000</density><geometry>
+{shape}
+</geometry></collision></link></model></sdf>
+""")
+    with pytest.raises(InputError, match=message) as info:
+        read_sdf(path)
+    assert info.value.line == 3
