@@ -121,11 +121,8 @@ def add_bracket(kind, o, x, y, scale, out):
 
 
 @njit(cache=True)
-def set_dexp_inverse(kind, v_off, theta, xi, scale, out):
-    """``out = scale (xi + [theta, xi] / 2 + [theta, [theta, xi]] / 12)`` joint by joint."""
-    x = np.zeros(6)
-    y = np.zeros(6)
-    z = np.zeros(6)
+def set_dexp_inverse(kind, v_off, theta, xi, scale, out, x, y, z):
+    """``out = scale (xi + [theta, xi] / 2 + [theta, [theta, xi]] / 12)`` joint by joint; x, y, z (6,) scratch."""
     for k in range(kind.shape[0]):
         o, n, kd = v_off[k], v_off[k + 1] - v_off[k], kind[k]
         for i in range(n):
@@ -149,9 +146,9 @@ def acceleration(m, w, q, v, tau, damping, forces, f_ext, out):
 
 
 @njit(cache=True)
-def inverse_inertia_column(m, w, q, j, zero, unit, a0, out):
-    """``out = M(q)^-1 e_j`` as ``aba(q, 0, e_j) - aba(q, 0, 0)`` (gravity cancels); a0 = aba(q, 0, 0)."""
-    none = np.zeros((0, 6))
+def inverse_inertia_column(m, w, q, j, zero, unit, a0, none, out):
+    """``out = M(q)^-1 e_j`` as ``aba(q, 0, e_j) - aba(q, 0, 0)`` (gravity cancels); a0 = aba(q, 0, 0);
+    none: an empty (0, 6) array of external forces."""
     unit[:] = 0.0
     unit[j] = 1.0
     tk.aba(m, w, q, zero, unit, none, out)
@@ -160,14 +157,14 @@ def inverse_inertia_column(m, w, q, j, zero, unit, a0, out):
 
 
 @njit(cache=True)
-def enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, scratch):
+def enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, scratch, none):
     """Hard joint stops after a step: returns the number of new contacts with a limit.
 
     A coordinate beyond its limit is put back on it; if its velocity points out of the
     range, a perfectly inelastic impulse ``dv = M^-1 e_j p`` with ``p = -v_j / (M^-1)_jj``
     stops it (the least kinetic energy change that zeroes v_j; Moreau's time stepping).
     Several coordinates on their limits are resolved by projected Gauss-Seidel sweeps
-    (each impulse pushes only into the range).  scratch (4, nv).
+    (each impulse pushes only into the range).  scratch (4, nv); none: empty (0, 6) external forces.
     """
     zero, unit, a0, col = scratch[0], scratch[1], scratch[2], scratch[3]
     zero[:] = 0.0
@@ -189,9 +186,9 @@ def enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, scratch
             if not ((on_lower and v[j] < 0.0) or (not on_lower and q[i] >= upper[l] and v[j] > 0.0)):
                 continue
             if not have_a0:
-                tk.aba(m, w, q, zero, zero, np.zeros((0, 6)), a0)
+                tk.aba(m, w, q, zero, zero, none, a0)
                 have_a0 = True
-            inverse_inertia_column(m, w, q, j, zero, unit, a0, col)
+            inverse_inertia_column(m, w, q, j, zero, unit, a0, none, col)
             p = -v[j] / col[j]
             for k in range(v.shape[0]):
                 v[k] += p * col[k]
@@ -206,14 +203,14 @@ def enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, scratch
 
 
 @njit(cache=True)
-def step(m, w, q, v, tau, damping, dt, method, qn, vn, scratch):
-    """One step ``(q, v) -> (qn, vn)`` of the integrator ``method``; scratch ((14, nv), (nq,))."""
+def step(m, w, q, v, tau, damping, dt, method, qn, vn, scratch, none):
+    """One step ``(q, v) -> (qn, vn)`` of the integrator ``method``; scratch ((14, nv), (nq,), (3, 6)),
+    none: empty (0, 6) external forces."""
     kind, q_off, v_off = m[1], m[2], m[3]
     nv = v.shape[0]
-    none = np.zeros((0, 6))
     forces, theta, a, vs, ks = scratch[0][0], scratch[0][1], scratch[0][2:6], scratch[0][6:10], \
         scratch[0][10:14]
-    qs = scratch[1]
+    qs, xyz = scratch[1], scratch[2]
     if method == SEMI_IMPLICIT_EULER:
         acceleration(m, w, q, v, tau, damping, forces, none, a[0])
         for i in range(nv):
@@ -230,7 +227,7 @@ def step(m, w, q, v, tau, damping, dt, method, qn, vn, scratch):
             theta[i] = c * ks[stage - 1, i]
         integrate(kind, q_off, v_off, q, theta, 1.0, qs)
         acceleration(m, w, qs, vs[stage], tau, damping, forces, none, a[stage])
-        set_dexp_inverse(kind, v_off, theta, vs[stage], dt, ks[stage])
+        set_dexp_inverse(kind, v_off, theta, vs[stage], dt, ks[stage], xyz[0], xyz[1], xyz[2])
     for i in range(nv):
         theta[i] = (ks[0, i] + 2.0 * ks[1, i] + 2.0 * ks[2, i] + ks[3, i]) / 6.0
         vn[i] = v[i] + dt * (a[0, i] + 2.0 * a[1, i] + 2.0 * a[2, i] + a[3, i]) / 6.0
@@ -246,17 +243,18 @@ def simulate(m, w, q0, v0, tau, damping, limit_q, limit_v, lower, upper, dt, ste
     Q (steps // stride + 1, nq) and V (steps // stride + 1, nv).
     """
     nq, nv = q0.shape[0], v0.shape[0]
-    scratch = (np.empty((14, nv)), np.empty(nq))
+    scratch = (np.empty((14, nv)), np.empty(nq), np.zeros((3, 6)))
     limit_scratch = np.empty((4, nv))
+    none = np.zeros((0, 6))
     at_limit = np.zeros(limit_q.shape[0], dtype=np.bool_)
     q, v, qn, vn = q0.copy(), v0.copy(), np.empty(nq), np.empty(nv)
-    events = enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, limit_scratch)
+    events = enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, limit_scratch, none)
     Q[0], V[0] = q, v
     for s in range(steps):
-        step(m, w, q, v, tau, damping, dt, method, qn, vn, scratch)
+        step(m, w, q, v, tau, damping, dt, method, qn, vn, scratch, none)
         q, qn, v, vn = qn, q, vn, v
         if limit_q.shape[0] > 0:
-            events += enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, limit_scratch)
+            events += enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, limit_scratch, none)
         if (s + 1) % stride == 0:
             Q[(s + 1) // stride], V[(s + 1) // stride] = q, v
     return events
