@@ -56,12 +56,13 @@ class JointProperties:
         return bool(np.any(self.damping != 0.0))
 
 
-def oriented_limits(joint, reversed_edge: bool) -> tuple[float, float]:
-    """(lower, upper) of a joint's coordinate as the tree uses it (negated when the tree
-    traverses the joint from its secondary body, see :mod:`composer.tree`)."""
+def coordinate_limits(joint) -> tuple[float, float]:
+    """(lower, upper) of a joint's coordinate, -inf / +inf where not given.  The tree keeps the
+    coordinate's meaning when it traverses a joint backwards (:mod:`composer.tree`), so the
+    file's limits apply as they are."""
     lo = -np.inf if joint.limits.lower is None else float(joint.limits.lower)
     hi = np.inf if joint.limits.upper is None else float(joint.limits.upper)
-    return (-hi, -lo) if reversed_edge else (lo, hi)
+    return lo, hi
 
 
 def joint_properties(composition) -> JointProperties:
@@ -73,7 +74,7 @@ def joint_properties(composition) -> JointProperties:
         sl = tree.v_slice(joint.name)
         props.damping[sl] = joint.damping
         if joint.type in LIMITED_TYPES:
-            props.lower[sl], props.upper[sl] = oriented_limits(joint, edge.reversed)
+            props.lower[sl], props.upper[sl] = coordinate_limits(joint)
     closed = composition.model.kind != "tree"
     if closed and props.has_limits:
         log.warning("joint limits are not enforced in closed-chain simulations (joints: %s)",

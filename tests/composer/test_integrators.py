@@ -164,3 +164,32 @@ def test_joint_friction_is_reported_as_not_modelled_once_per_reader(tmp_path, ca
         composer.compose(path)
     messages = [r.getMessage() for r in caplog.records if "friction" in r.getMessage()]
     assert len(messages) == 2 and all("not modelled" in m for m in messages)
+
+
+REVERSED_PENDULUM = """format: mbcompose-assembly/1
+name: reversed
+units: {length: m, mass: kg, angle: rad}
+gravity: [0, 0, -9.81]
+bodies:
+  - name: link
+    pose: {xyz: [0, 0, 0]}
+    inertial: {mass: 1.0, com: [0, 0, -0.5], inertia: {ixx: 0.02, iyy: 0.02, izz: 0.001, ixy: 0, ixz: 0, iyz: 0}}
+joints:
+  - name: hinge
+    type: revolute
+    reference: link          # declared from the link to ground: the tree traverses it backwards
+    secondary: ground
+    origin: [0, 0, 0]
+    axis: [0, 1, 0]
+    limits: {lower: -0.3, upper: 2.0}
+"""
+
+
+def test_limits_of_a_joint_the_tree_traverses_backwards_bound_the_same_coordinate(tmp_path):
+    (tmp_path / "reversed.yaml").write_text(REVERSED_PENDULUM)
+    c = composer.compose(tmp_path / "reversed.yaml")
+    assert c.tree.edges[0].reversed
+    joints = joint_properties(c)
+    assert (joints.lower[0], joints.upper[0]) == (-0.3, 2.0)
+    r = simulate(c.model, np.array([0.6]), np.zeros(1), 1.0, 1001, method="rk4", dt=1e-3, joints=joints)
+    assert r.q[:, 0].min() == -0.3 and r.limit_contacts == 1
