@@ -106,10 +106,10 @@ def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, meth
     """Fixed-step simulation of a constraint-embedded closed chain; returns a SimulationResult."""
     from mbcompose.dynamics import embedding as E
 
-    from .simulate import QUATERNION_GAIN, _closed_chain_rhs, closed_chain_result, damped
+    from .simulate import QUATERNION_GAIN, closed_chain_rhs, closed_chain_result, damped
 
     tree = em.tree_model
-    rhs, close = _closed_chain_rhs(em, damped(torque, joints.damping, tree.nv), duration, None, closure_tol)
+    rhs, close = closed_chain_rhs(em, damped(torque, joints.damping, tree.nv), duration, None, closure_tol)
 
     def rate(q, v_ind):
         return configuration_rate(tree, q, E.complete_velocity(em, q, v_ind), stabilise=QUATERNION_GAIN)

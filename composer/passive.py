@@ -79,7 +79,8 @@ def joint_properties(composition) -> JointProperties:
     if closed and props.has_limits:
         log.warning("joint limits are not enforced in closed-chain simulations (joints: %s)",
                     ", ".join(n for n in tree.joint_names if _limited(props, tree, n)))
-        props = JointProperties(props.damping, JointProperties.none(tree.nv).lower, JointProperties.none(tree.nv).upper)
+        unlimited = JointProperties.none(tree.nv)
+        props = JointProperties(props.damping, unlimited.lower, unlimited.upper)
     damped_chords = [j.name for j in composition.tree.chords if j.damping]
     if damped_chords:
         log.warning("damping of loop-closing joints is not applied: %s", ", ".join(damped_chords))

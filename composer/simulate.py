@@ -145,7 +145,7 @@ def damped(torque, damping, nv: int):
     return lambda t, q, v: torque - damping * v
 
 
-def _closed_chain_rhs(em, torque, duration, progress, tol):
+def closed_chain_rhs(em, torque, duration, progress, tol):
     """Right-hand side for a constraint-embedded closed chain.
 
     The state is ``[q, v_ind]``; on every call the dependent coordinates of q are
@@ -181,14 +181,14 @@ def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torqu
                           rtol: float = 1e-10, atol: float = 1e-10, progress=None,
                           closure_tol: float = SIMULATION_CLOSURE_TOL,
                           joints: JointProperties | None = None) -> SimulationResult:
-    """Integrate a constraint-embedded closed chain (see :func:`_closed_chain_rhs`).
+    """Integrate a constraint-embedded closed chain (see :func:`closed_chain_rhs`).
 
     q0 is closed first (its independent coordinates kept); v0's independent
     entries set the initial velocity.  joints : damping of the tree joints (limits are
     not enforced on closed chains, see :mod:`composer.passive`).
     """
     damping = None if joints is None else joints.damping
-    rhs, close = _closed_chain_rhs(em, damped(torque, damping, em.nv), duration, progress, closure_tol)
+    rhs, close = closed_chain_rhs(em, damped(torque, damping, em.nv), duration, progress, closure_tol)
     q_start = close(np.asarray(q0, dtype=float))
     y0 = np.concatenate([q_start, np.asarray(v0, dtype=float)[em.independent_v]])
     sol = solve_ivp(rhs, (0.0, duration), y0, method=method, t_eval=np.linspace(0.0, duration, samples),

@@ -125,7 +125,12 @@ class StopSet:
 
 
 def simulate_tree_with_stops(model, y0, t_eval, torque, method, rtol, atol, progress, limits):
-    """Adaptive integration of a tree with joint stops: (t (T,), y (T, nq + nv), contacts)."""
+    """Adaptive integration of a tree with joint stops: (t (T,), y (T, nq + nv), contacts).
+
+    limits : the (q index, v index, lower, upper) arrays of :func:`simulate_api.limited_coordinates`.
+    """
+    from .simulate import QUATERNION_GAIN
+
     nq, nv = model.nq, model.nv
     zero = np.zeros(nv)
     stops = StopSet(*limits)
@@ -141,7 +146,7 @@ def simulate_tree_with_stops(model, y0, t_eval, torque, method, rtol, atol, prog
         a = _constrained_acceleration(model, q, a, [int(stops.v_index[r]) for r in stops.held])
         if progress is not None:
             progress(min(t / duration, 1.0))
-        return np.concatenate([configuration_rate(model, q, v, stabilise=10.0), a])
+        return np.concatenate([configuration_rate(model, q, v, stabilise=QUATERNION_GAIN), a])
 
     y, t, released, hit = np.array(y0, dtype=float), 0.0, set(), None
     ts, ys = [], []

@@ -193,3 +193,18 @@ def test_limits_of_a_joint_the_tree_traverses_backwards_bound_the_same_coordinat
     assert (joints.lower[0], joints.upper[0]) == (-0.3, 2.0)
     r = simulate(c.model, np.array([0.6]), np.zeros(1), 1.0, 1001, method="rk4", dt=1e-3, joints=joints)
     assert r.q[:, 0].min() == -0.3 and r.limit_contacts == 1
+
+
+def test_adaptive_stop_events_and_the_compiled_stops_agree_on_a_double_pendulum_with_an_elbow_stop():
+    """Two independent resolutions of the same stops (events with a held set vs impulses after
+    each fixed step) converge to one trajectory: the elbow hits its stops, is held, released."""
+    from mbcompose.composer.passive import JointProperties
+
+    c = composer.compose(ROOT / "samples/double_pendulum/double_pendulum.yaml")
+    joints = JointProperties(np.zeros(2), np.array([-np.inf, -0.2]), np.array([np.inf, 0.2]))
+    q0, v0 = np.array([1.0, 0.0]), np.zeros(2)
+    events = simulate(c.model, q0, v0, 1.5, 16, joints=joints)
+    stepped = [simulate(c.model, q0, v0, 1.5, 16, method="rk4", dt=dt, joints=joints) for dt in (1e-3, 2.5e-4)]
+    assert events.limit_contacts >= 2 and np.ptp(events.q[:, 1]) == pytest.approx(0.4)
+    errors = [np.abs(s.q - events.q).max() for s in stepped]
+    assert errors[1] < 2e-3 and errors[1] < errors[0] / 2, errors
