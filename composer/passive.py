@@ -13,7 +13,8 @@ What the simulator models (docs/pipeline-format.md says the same):
   pushes into the stop.  MuJoCo's default limit is a soft constraint (time constant
   0.02 s, critically damped) that behaves the same within its small penetration.
   Closed chains do not enforce limits (reported once);
-* Coulomb friction (URDF ``friction``, MJCF ``frictionloss``) is not modelled.
+* Coulomb friction is not modelled (MJCF ``frictionloss``: one warning; URDF ``friction`` and
+  SDF ``friction``: ignored).
 
 Armature (rotor inertia) is part of the dynamics model itself, not of this module.
 """

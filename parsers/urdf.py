@@ -360,8 +360,6 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file, root_lin
         pose = t.link_pose[child]
         d_el = j_el.find("dynamics")
         damping = attr_float(d_el, "damping", 0.0) if d_el is not None else 0.0
-        if d_el is not None and attr_float(d_el, "friction", 0.0):
-            log.warning("%s: joint '%s': Coulomb friction is not modelled (ignored)", file, jname)
         motor = actuators.get(jname)
         out.append(Joint(jname, jtype, ground_of(parent), body_name[child], origin=pose.translation,
                          axis=_joint_axis(j_el, jname, jtype, pose), limits=_joint_limits(j_el, jname, jtype),
