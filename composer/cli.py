@@ -23,8 +23,10 @@ from mbcompose.dynamics.singular import SingularMassMatrix
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 
-from .cli_values import (FiniteFloat, check_output_folder, check_simulation_options, checked_values,
-                         limit_overrides, point_value, suggest_choices, terminate_cleanly_on_sigterm)
+from .cli_values import (FiniteFloat, SuggestingChoice, check_output_folder, check_simulation_options,
+                         checked_values, limit_overrides, point_value, suggest_choices,
+                         terminate_cleanly_on_sigterm)
+from .config import INTEGRATORS as SIMULATION_INTEGRATORS
 from .formatting import format_matrix, plural
 
 log = logging.getLogger("mbcompose")
@@ -387,14 +389,17 @@ def _vector(model, values, rate: bool, what: str):
 @click.option("--v0", help="Initial joint velocities (default: at rest).")
 @click.option("--torque", help="Constant joint forces, e.g. 'pitch_a=0.01' (default: zero).")
 @click.option("--samples", type=click.IntRange(min=2), default=201, show_default=True)
-@click.option("--integrator", type=click.Choice(["RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA"]),
-              default="DOP853", show_default=True, help="scipy.integrate.solve_ivp method.")
+@click.option("--integrator", type=SuggestingChoice(SIMULATION_INTEGRATORS), default="adaptive", show_default=True,
+              help="adaptive: DOP853 to --rtol/--atol, the accurate one; rk4 or euler (semi-implicit): "
+                   "fixed step --dt, compiled for trees; or a scipy solve_ivp method.")
+@click.option("--dt", type=FiniteFloat(positive=True), default=None,
+              help="Step of rk4/euler in seconds, rounded down to divide the sample interval [default: 0.001].")
 @click.option("--rtol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
 @click.option("--atol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
 @click.option("--no-plot", is_flag=True, help="Do not write the plot PNG.")
 @_base_option
 @_verbosity_options
-def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, atol, no_plot, base):
+def simulate(file, duration, output, q0, v0, torque, samples, integrator, dt, rtol, atol, no_plot, base):
     """Simulate FILE from an initial state and write the trajectory.
 
     Columns: ``time``, one per joint coordinate (``name`` or ``name[i]``), the
@@ -412,13 +417,13 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
     if fmt not in ("csv", "npz"):
         raise click.BadParameter(f"unsupported trajectory format {out.suffix!r} (use .csv or .npz)",
                                  param_hint="--output")
-    check_simulation_options(duration, samples)
+    check_simulation_options(duration, samples, dt)
     check_output_folder(out)
     composition, read = _compose_with_inputs(file, base=base)
     values = {hint: _parse_values(spec, hint) for hint, spec in (("--q0", q0), ("--v0", v0), ("--torque", torque))}
     for hint, rate in (("--q0", False), ("--v0", True), ("--torque", True)):
         _vector(composition.model, values[hint], rate, hint)
-    cfg = SimulationConfig(duration=duration, samples=samples, integrator=integrator, rtol=rtol, atol=atol,
+    cfg = SimulationConfig(duration=duration, samples=samples, integrator=integrator, dt=dt, rtol=rtol, atol=atol,
                            initial_q=values["--q0"], initial_v=values["--v0"], torques=values["--torque"],
                            format=fmt)
     quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
@@ -430,7 +435,8 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, rtol, 
             png = png_bytes(simulation_figure(result, composition.assembly.name))
             staged.add(out.with_suffix(".png"), lambda p: p.write_bytes(png))
     click.echo(f"{output}: {plural(len(result.t), 'sample')}, {plural(len(result.columns), 'coordinate')}, "
-               f"relative energy drift {result.energy_drift():.2e}")
+               f"relative energy drift {result.energy_drift():.2e}"
+               + (f", {plural(result.limit_contacts, 'joint limit contact')}" if result.limit_contacts else ""))
 
 
 @main.command("eval")

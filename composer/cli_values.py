@@ -74,7 +74,8 @@ def limit_overrides(specs) -> None:
         raise click.BadParameter(str(exc), param_hint="--limit") from None
 
 
-def check_simulation_options(duration: float, samples: int) -> None:
+def check_simulation_options(duration: float, samples: int, dt: float | None = None) -> None:
+    from mbcompose.composer.fixed_step import check_steps
     from mbcompose.composer.simulate import check_simulation_size
 
     try:
@@ -85,6 +86,10 @@ def check_simulation_options(duration: float, samples: int) -> None:
         check_simulation_size(1.0, samples)
     except InputError as exc:
         raise click.BadParameter(exc.message, param_hint="--samples") from None
+    try:
+        check_steps(duration, samples, dt)
+    except InputError as exc:
+        raise click.BadParameter(exc.message, param_hint="--dt") from None
 
 
 def check_output_folder(out: Path) -> None:

@@ -25,7 +25,8 @@ Example::
       simulation:
         duration: 1.0
         samples: 201
-        integrator: DOP853             # any scipy.integrate.solve_ivp method
+        integrator: adaptive           # adaptive | rk4 | euler | a scipy.integrate.solve_ivp method
+        dt: 1.0e-3                     # step of rk4 / euler, s
         rtol: 1.0e-10
         atol: 1.0e-10
         initial: {q: {pitch_a: 0.1}, v: {}}
@@ -54,7 +55,8 @@ EXPORT_FORMATS = ("urdf", "mjcf", "sdf")
 GRAPH_STAGES = ("extended", "reduced", "sko", "sparsity")
 LOOP_POLICIES = ("embed", "lagrange", "error")
 REDUNDANT_POLICIES = ("remove", "keep")
-INTEGRATORS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
+#: adaptive (DOP853) or a named scipy solve_ivp method; rk4 / euler: fixed step (composer.fixed_step)
+INTEGRATORS = ("adaptive", "rk4", "euler", "RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,9 @@ MATING_OPTIONS = ("contact_tol", "angle_tol", "max_clearance", "planar_contacts"
 class SimulationConfig:
     duration: float = 1.0
     samples: int = 201
-    integrator: str = "DOP853"
+    integrator: str = "adaptive"
+    #: step of the fixed-step integrators, s (None: composer.fixed_step.DEFAULT_DT)
+    dt: float | None = None
     rtol: float = 1e-10
     atol: float = 1e-10
     initial_q: Mapping[str, object] = field(default_factory=dict)
@@ -144,7 +148,7 @@ def _joint_values(node: Node | None, key: str, locations: dict) -> dict[str, obj
 
 
 def _simulation(node: Node) -> SimulationConfig:
-    node.check_keys(("duration", "samples", "integrator", "rtol", "atol", "initial", "torques", "format"))
+    node.check_keys(("duration", "samples", "integrator", "dt", "rtol", "atol", "initial", "torques", "format"))
     get = node.get
     initial = get("initial")
     q0, v0, locations = {}, {}, {}
@@ -160,10 +164,14 @@ def _simulation(node: Node) -> SimulationConfig:
         raise get("samples").error("samples must be an integer >= 2")
     duration = get("duration").number(positive=True) if get("duration") is not None else 1.0
     _check_size(node, duration, int(samples))
+    dt = get("dt").number(positive=True) if get("dt") is not None else None
+    if dt is not None:
+        _check_steps(get("dt"), duration, int(samples), dt)
     return SimulationConfig(
         duration=duration,
         samples=int(samples),
-        integrator=_choice(get("integrator"), INTEGRATORS) if get("integrator") is not None else "DOP853",
+        integrator=_choice(get("integrator"), INTEGRATORS) if get("integrator") is not None else "adaptive",
+        dt=dt,
         rtol=get("rtol").number(positive=True) if get("rtol") is not None else 1e-10,
         atol=get("atol").number(positive=True) if get("atol") is not None else 1e-10,
         initial_q=q0, initial_v=v0, torques=torques,
@@ -181,6 +189,16 @@ def _check_size(node: Node, duration: float, samples: int) -> None:
             check_simulation_size(*args)
         except InputError as exc:
             raise (node.get(key) or node).error(exc.message) from None
+
+
+def _check_steps(node: Node, duration: float, samples: int, dt: float) -> None:
+    """The number of fixed steps within the limit (error at the ``dt`` line)."""
+    from .fixed_step import check_steps
+
+    try:
+        check_steps(duration, samples, dt)
+    except InputError as exc:
+        raise node.error(exc.message) from None
 
 
 def _limits(node: Node | None) -> InputLimits:

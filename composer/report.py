@@ -66,7 +66,8 @@ def _stage_rows(result):
 
 def _simulation_rows(sim, cfg):
     rows = [["duration [s]", f"{cfg.duration:g}"], ["samples", str(cfg.samples)],
-            ["integrator", f"{cfg.integrator} (rtol {cfg.rtol:g}, atol {cfg.atol:g})"],
+            ["integrator", sim.status],
+            ["joint limit contacts", str(sim.limit_contacts)],
             ["initial q", ", ".join(f"{k}={v}" for k, v in cfg.initial_q.items()) or "reference configuration"],
             ["initial v", ", ".join(f"{k}={v}" for k, v in cfg.initial_v.items()) or "at rest"],
             ["joint forces", ", ".join(f"{k}={v}" for k, v in cfg.torques.items()) or "zero"],

@@ -1,10 +1,13 @@
-"""Simulation in state-space form over (q, v) with scipy's integrators.
+"""Simulation in state-space form over (q, v): scipy's adaptive integrators here, the
+fixed-step ones (RK4, semi-implicit Euler) in :mod:`composer.fixed_step`.
 
 The state is ``y = [q, v]``; ``q_dot`` comes from :func:`dynamics.rates.configuration_rate`
 (quaternion kinematics for spherical and free joints) and ``v_dot`` from the
 O(N) articulated-body forward dynamics.  Unit quaternions are kept on the unit
 sphere by a stabilising term ``k (1 - |q|^2) q`` in their rate, which is zero on
 the sphere, and are normalised in the output.
+
+Joint damping and limits from the input file enter as :mod:`composer.passive` says.
 
 Columns are named after joints: ``name`` for one-coordinate joints and
 ``name[i]`` otherwise (the public contract in DESIGN.md).
@@ -24,6 +27,8 @@ from mbcompose.dynamics.kinematics import normalize
 from mbcompose.dynamics.rates import configuration_rate
 from mbcompose.dynamics.tolerances import SIMULATION_CLOSURE_TOL
 
+from .passive import JointProperties, joint_properties
+
 log = logging.getLogger(__name__)
 
 QUATERNION_GAIN = 10.0
@@ -34,8 +39,9 @@ class SimulationResult:
     """Sampled trajectory.
 
     t : (T,) s.  q : (T, nq).  v : (T, nv).  energy : (T,) kinetic + potential, J.
-    columns : coordinate column names (len nq).  status : solver message.
+    columns : coordinate column names (len nq).  status : the integrator and its settings.
     closure : (T,) loop closure error norm for closed chains, else None.
+    limit_contacts : number of times a joint reached one of its limits.
     extra_columns, extra_q : joints that are not coordinates of the model (the
         chords that close loops, joints removed as redundant), named like the
         others, and their coordinates (T, k); see :func:`derived_joint_columns`.
@@ -51,6 +57,7 @@ class SimulationResult:
     closure: np.ndarray | None = None
     extra_columns: tuple[str, ...] = ()
     extra_q: np.ndarray | None = None
+    limit_contacts: int = 0
 
     def with_extra(self, columns, values) -> "SimulationResult":
         from dataclasses import replace
@@ -126,7 +133,19 @@ def total_energy(model, q, v) -> float:
     return float(dynamics.kinetic_energy(model, q, v) + dynamics.potential_energy(model, q))
 
 
-def _closed_chain_rhs(em, torque, duration, progress, tol):
+def damped(torque, damping, nv: int):
+    """``torque`` plus viscous joint damping ``-damping * v`` as f(t, q, v) (None when both are zero)."""
+    damping = np.zeros(nv) if damping is None else np.asarray(damping, dtype=float)
+    if not np.any(damping):
+        return torque if torque is None or callable(torque) else (lambda t, q, v: torque)
+    if torque is None:
+        return lambda t, q, v: -damping * v
+    if callable(torque):
+        return lambda t, q, v: torque(t, q, v) - damping * v
+    return lambda t, q, v: torque - damping * v
+
+
+def closed_chain_rhs(em, torque, duration, progress, tol):
     """Right-hand side for a constraint-embedded closed chain.
 
     The state is ``[q, v_ind]``; on every call the dependent coordinates of q are
@@ -160,31 +179,40 @@ def _closed_chain_rhs(em, torque, duration, progress, tol):
 
 def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torque=None, method: str = "DOP853",
                           rtol: float = 1e-10, atol: float = 1e-10, progress=None,
-                          closure_tol: float = SIMULATION_CLOSURE_TOL) -> SimulationResult:
-    """Integrate a constraint-embedded closed chain (see :func:`_closed_chain_rhs`).
+                          closure_tol: float = SIMULATION_CLOSURE_TOL,
+                          joints: JointProperties | None = None) -> SimulationResult:
+    """Integrate a constraint-embedded closed chain (see :func:`closed_chain_rhs`).
 
     q0 is closed first (its independent coordinates kept); v0's independent
-    entries set the initial velocity.  Every output sample is closed to
-    ``closure_tol`` and reports its loop closure error.
+    entries set the initial velocity.  joints : damping of the tree joints (limits are
+    not enforced on closed chains, see :mod:`composer.passive`).
     """
-    from mbcompose.dynamics import embedding as E
-    from mbcompose.dynamics.closure import closure_error
-
-    rhs, close = _closed_chain_rhs(em, torque, duration, progress, closure_tol)
+    damping = None if joints is None else joints.damping
+    rhs, close = closed_chain_rhs(em, damped(torque, damping, em.nv), duration, progress, closure_tol)
     q_start = close(np.asarray(q0, dtype=float))
     y0 = np.concatenate([q_start, np.asarray(v0, dtype=float)[em.independent_v]])
     sol = solve_ivp(rhs, (0.0, duration), y0, method=method, t_eval=np.linspace(0.0, duration, samples),
                     rtol=rtol, atol=atol)
     if not sol.success:
         raise RuntimeError(f"integration failed: {sol.message}")
+    return closed_chain_result(em, sol.t, sol.y[:em.nq].T, sol.y[em.nq:].T, f"{method}, rtol {rtol:g}, atol {atol:g}",
+                               closure_tol)
+
+
+def closed_chain_result(em, t, q, v_ind, status: str, closure_tol) -> SimulationResult:
+    """The result of a closed-chain run: every sample closed to ``closure_tol`` (its loop closure
+    error reported), full velocities, energy and the loop-closing joints' columns."""
+    from mbcompose.dynamics import embedding as E
+    from mbcompose.dynamics.closure import closure_error
+
     tree = em.tree_model
-    qs = np.array([close(y) for y in sol.y[:em.nq].T])
-    vs = np.array([E.complete_velocity(em, q, vi) for q, vi in zip(qs, sol.y[em.nq:].T)])
-    energy = np.array([total_energy(tree, q, v) for q, v in zip(qs, vs)])
-    closure = np.array([np.max(np.abs(closure_error(tree, em.chords, q)), initial=0.0) for q in qs])
-    result = SimulationResult(t=sol.t, q=qs, v=vs, energy=energy, columns=coordinate_columns(tree),
-                              velocity_columns=coordinate_columns(tree, rate=True), status=sol.message,
-                              closure=closure)
+    tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
+    qs = np.array([E.complete_configuration(em, q_guess=qi, tol=tol) for qi in q])
+    vs = np.array([E.complete_velocity(em, qi, vi) for qi, vi in zip(qs, v_ind)])
+    energy = np.array([total_energy(tree, qi, vi) for qi, vi in zip(qs, vs)])
+    closure = np.array([np.max(np.abs(closure_error(tree, em.chords, qi)), initial=0.0) for qi in qs])
+    result = SimulationResult(t=np.asarray(t), q=qs, v=vs, energy=energy, columns=coordinate_columns(tree),
+                              velocity_columns=coordinate_columns(tree, rate=True), status=status, closure=closure)
     names, values = chord_columns(em, qs, vs)
     return result.with_extra(names, values)
 
@@ -246,50 +274,66 @@ def derived_joint_columns(composition, result: "SimulationResult") -> "Simulatio
 
 def simulate(model, q0, v0, duration: float, samples: int = 201,
              torque: Callable[[float, np.ndarray, np.ndarray], np.ndarray] | None = None,
-             method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10,
+             method: str = "adaptive", rtol: float = 1e-10, atol: float = 1e-10,
              progress: Callable[[float], None] | None = None,
-             closure_tol: float = SIMULATION_CLOSURE_TOL) -> SimulationResult:
+             closure_tol: float = SIMULATION_CLOSURE_TOL, dt: float | None = None,
+             joints: JointProperties | None = None) -> SimulationResult:
     """Integrate a model from (q0, v0) for ``duration`` seconds.
 
-    torque : f(t, q, v) -> (nv,) joint forces; zero when None.
+    torque : f(t, q, v) -> (nv,) joint forces (the fixed-step tree simulator takes a
+        constant (nv,) array instead); zero when None.
+    method : "rk4" or "euler" (fixed step ``dt``, :mod:`composer.fixed_step`), "adaptive"
+        (DOP853 at rtol, atol) or any other ``scipy.integrate.solve_ivp`` method.
+    joints : damping and limits of the tree joints (:mod:`composer.passive`); none when None.
     progress : called with the fraction of simulated time done.
 
-    A constraint-embedded closed chain goes to :func:`simulate_closed_chain` (:data:`SIMULATORS`).
+    The integrator of each model kind is in :data:`SIMULATORS` (adaptive) and
+    :data:`fixed_step.FIXED_STEP_SIMULATORS`.
     """
+    from .fixed_step import FIXED_STEP, FIXED_STEP_SIMULATORS
+
     if model.kind not in SIMULATORS:
         raise TypeError(f"{model.kind} models are not simulated (kinds: {', '.join(SIMULATORS)})")
+    joints = joints or JointProperties.none(model.tree_model.nv)
+    if method in FIXED_STEP:
+        return FIXED_STEP_SIMULATORS[model.kind](model, q0, v0, duration, samples, torque, method, dt, joints,
+                                                 progress, closure_tol)
+    method = ADAPTIVE_METHOD if method == "adaptive" else method
     return SIMULATORS[model.kind](model, q0, v0, duration, samples, torque, method, rtol, atol, progress,
-                                  closure_tol)
+                                  closure_tol, joints)
 
 
 def simulate_tree(model, q0, v0, duration: float, samples: int = 201, torque=None, method: str = "DOP853",
-                  rtol: float = 1e-10, atol: float = 1e-10, progress=None, closure_tol=None) -> SimulationResult:
-    """Integrate a rigid-body tree (``closure_tol`` is unused: a tree has no loops)."""
+                  rtol: float = 1e-10, atol: float = 1e-10, progress=None, closure_tol=None,
+                  joints: JointProperties | None = None) -> SimulationResult:
+    """Integrate a rigid-body tree (``closure_tol`` is unused: a tree has no loops).
+
+    Joint limits in ``joints`` are stops resolved by events (:mod:`composer.stops`).
+    """
+    from mbcompose.dynamics.compiled.simulate_api import limited_coordinates
+
+    from .stops import simulate_tree_with_stops
+
     nq, nv = model.nq, model.nv
-    zero = np.zeros(nv)
-
-    def rhs(t, y):
-        q, v = y[:nq], y[nq:]
-        tau = zero if torque is None else torque(t, q, v)
-        qd = configuration_rate(model, q, v, stabilise=QUATERNION_GAIN)
-        vd = dynamics.forward_dynamics(model, q, v, tau)
-        if progress is not None:
-            progress(min(t / duration, 1.0))
-        return np.concatenate([qd, vd])
-
+    joints = joints or JointProperties.none(nv)
+    torque = damped(torque, joints.damping, nv)
     t_eval = np.linspace(0.0, duration, samples)
-    sol = solve_ivp(rhs, (0.0, duration), np.concatenate([q0, v0]), method=method, t_eval=t_eval,
-                    rtol=rtol, atol=atol)
-    if not sol.success:
-        raise RuntimeError(f"integration failed: {sol.message}")
-    q = normalize(model, sol.y[:nq].T)
-    v = sol.y[nq:].T
+    y0 = np.concatenate([q0, v0])
+    limits = limited_coordinates(model, joints.lower, joints.upper)
+    t, y, contacts = simulate_tree_with_stops(model, y0, t_eval, torque, method, rtol, atol, progress, limits)
+    q = normalize(model, y[:, :nq])
+    v = y[:, nq:]
     energy = np.array([total_energy(model, qi, vi) for qi, vi in zip(q, v)])
-    return SimulationResult(t=sol.t, q=q, v=v, energy=energy, columns=coordinate_columns(model),
-                            velocity_columns=coordinate_columns(model, rate=True), status=sol.message)
+    status = f"{method}, rtol {rtol:g}, atol {atol:g}" + (f", {contacts} joint limit contacts" if contacts else "")
+    return SimulationResult(t=t, q=q, v=v, energy=energy, columns=coordinate_columns(model),
+                            velocity_columns=coordinate_columns(model, rate=True), status=status,
+                            limit_contacts=contacts)
 
 
-#: model kind -> integrator of that kind (:mod:`dynamics.dispatch` names the kinds).
+#: the adaptive integrator's scipy method
+ADAPTIVE_METHOD = "DOP853"
+
+#: model kind -> adaptive integrator of that kind (:mod:`dynamics.dispatch` names the kinds).
 SIMULATORS = {"tree": simulate_tree, "embedded": simulate_closed_chain}
 
 
@@ -308,10 +352,10 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
     q0, v0, tau = (_config_vector(model, cfg, key, values, rate) for key, values, rate in
                    (("initial.q", cfg.initial_q, False), ("initial.v", cfg.initial_v, True),
                     ("torques", cfg.torques, True)))
-    torque = (lambda t, q, v: tau) if cfg.torques else None
-    result = simulate(model, q0, v0, cfg.duration, cfg.samples, torque=torque, method=cfg.integrator,
-                      rtol=cfg.rtol, atol=cfg.atol, progress=progress,
-                      closure_tol=composition.options.tolerances.closure)
+    result = simulate(model, q0, v0, cfg.duration, cfg.samples, torque=tau if cfg.torques else None,
+                      method=cfg.integrator, rtol=cfg.rtol, atol=cfg.atol, progress=progress,
+                      closure_tol=composition.options.tolerances.closure, dt=cfg.dt,
+                      joints=joint_properties(composition))
     return derived_joint_columns(composition, result)
 
 

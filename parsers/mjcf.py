@@ -375,6 +375,8 @@ class _Reader:
                     origin = pose.translation
                 limits = self.limits(jel, a, jt)
                 damping = float(parse_floats(a.get("damping", "0"), jel, "joint@damping", 1)[0])
+                if float(parse_floats(a.get("frictionloss", "0"), jel, "joint@frictionloss", 1)[0]):
+                    log.warning("joint '%s': frictionloss (dry friction) is not modelled (ignored)", name)
                 armature, ref = (float(parse_floats(a.get(key, "0"), jel, f"joint@{key}", 1)[0])
                                  for key in ("armature", "ref"))
                 if jt == "hinge":

@@ -25,10 +25,7 @@ from ..singular import SingularMassMatrix, singular_mass_matrix
 
 __all__ = ["create_data", "inverse_dynamics", "bias_forces", "gravity_forces", "mass_matrix",
            "forward_dynamics", "mass_matrix_inverse", "mass_matrix_logdet", "mass_matrix_det",
-           "jacobian", "body_poses", "simulate_fixed_step", "INTEGRATORS"]
-
-#: fixed-step integrators of :func:`simulate_fixed_step` (codes of :mod:`simulate_kernels`)
-INTEGRATORS = {"semi-implicit-euler": 0, "rk4": 1}
+           "jacobian", "body_poses"]
 
 _NO_FORCES = np.zeros((0, 6))
 _NO_FORCES_BATCH = np.zeros((0, 0, 6))
@@ -287,35 +284,3 @@ def body_poses(model, q, data=None):
     poses = [one(qi) for qi in q]
     return np.stack([r for r, _ in poses]), np.stack([p for _, p in poses])
 
-
-def simulate_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = "rk4", tau=None, damping=None,
-                        data=None):
-    """Fixed-step simulation compiled end to end (:mod:`dynamics.compiled.simulate_kernels`).
-
-    Parameters
-    ----------
-    q0 (nq,), v0 (nv,) : initial state
-    dt : step, s;  steps : number of steps
-    integrator : "rk4" or "semi-implicit-euler"
-    tau : (nv,) constant joint forces (default 0);  damping : (nv,) viscous damping per
-        velocity coordinate, N m s/rad or N s/m (default 0)
-
-    Returns
-    -------
-    t (steps+1,) s, Q (steps+1, nq), V (steps+1, nv)
-    """
-    if integrator not in INTEGRATORS:
-        raise ValueError(f"integrator must be one of {sorted(INTEGRATORS)}, got {integrator!r}")
-    if not (np.isfinite(dt) and dt > 0) or int(steps) < 0:
-        raise ValueError(f"need dt > 0 and steps >= 0, got dt={dt}, steps={steps}")
-    flat = flat_model(model)
-    q0, v0 = _array(q0, flat.nq, "q0"), _array(v0, flat.nv, "v0")
-    tau = np.zeros(flat.nv) if tau is None else _array(tau, flat.nv, "tau")
-    damping = np.zeros(flat.nv) if damping is None else _array(damping, flat.nv, "damping")
-    if q0.ndim != 1 or v0.ndim != 1 or tau.ndim != 1 or damping.ndim != 1:
-        raise ValueError("simulate_fixed_step takes one state (q0 (nq,), v0 (nv,)), tau and damping (nv,)")
-    steps = int(steps)
-    Q, V = np.empty((steps + 1, flat.nq)), np.empty((steps + 1, flat.nv))
-    ek.simulate(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q0, v0, tau, damping,
-                float(dt), steps, INTEGRATORS[integrator], Q, V)
-    return dt * np.arange(steps + 1), Q, V

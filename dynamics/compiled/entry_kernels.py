@@ -104,10 +104,11 @@ def forward_kinematics(ints, blocks, extra, work, q):
 
 
 @njit(cache=True)
-def simulate(ints, blocks, extra, work, q0, v0, tau, damping, dt, steps, method, Q, V):
-    """Fixed-step trajectory into Q (steps+1, nq), V (steps+1, nv)."""
-    sim.simulate(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q0, v0, tau, damping,
-                 dt, steps, method, Q, V)
+def simulate(ints, blocks, extra, work, q0, v0, tau, damping, limit_q, limit_v, lower, upper, dt, steps, stride,
+             method, Q, V):
+    """Fixed-step trajectory, every stride-th state into Q, V; returns the number of limit contacts."""
+    return sim.simulate(unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1), q0, v0, tau,
+                        damping, limit_q, limit_v, lower, upper, dt, steps, stride, method, Q, V)
 
 
 @njit(cache=True)

@@ -14,6 +14,11 @@ Integrators (``method``):
   ``dexp^-1_{-theta}(xi) = xi + [theta, xi] / 2 + [theta, [theta, xi]] / 12`` (the
   brackets of so(3), se(2), se(3); zero for the other joints), so that it is fourth
   order on the groups as well (Munthe-Kaas, BIT 38, 1998).
+
+Joint limits are hard stops applied after every step (:func:`enforce_limits`): a
+coordinate past its limit is put back on it and a perfectly inelastic impulse through
+``M^-1`` stops its outward velocity.  An impact inside a step costs that step its
+order (the error of an impact is O(dt), as for every time-stepping scheme).
 """
 
 from __future__ import annotations
@@ -116,11 +121,8 @@ def add_bracket(kind, o, x, y, scale, out):
 
 
 @njit(cache=True)
-def set_dexp_inverse(kind, v_off, theta, xi, scale, out):
-    """``out = scale (xi + [theta, xi] / 2 + [theta, [theta, xi]] / 12)`` joint by joint."""
-    x = np.zeros(6)
-    y = np.zeros(6)
-    z = np.zeros(6)
+def set_dexp_inverse(kind, v_off, theta, xi, scale, out, x, y, z):
+    """``out = scale (xi + [theta, xi] / 2 + [theta, [theta, xi]] / 12)`` joint by joint; x, y, z (6,) scratch."""
     for k in range(kind.shape[0]):
         o, n, kd = v_off[k], v_off[k + 1] - v_off[k], kind[k]
         for i in range(n):
@@ -144,38 +146,115 @@ def acceleration(m, w, q, v, tau, damping, forces, f_ext, out):
 
 
 @njit(cache=True)
-def simulate(m, w, q0, v0, tau, damping, dt, steps, method, Q, V):
-    """Fixed-step trajectory: Q (steps+1, nq), V (steps+1, nv) from (q0, v0); tau, damping (nv,)."""
+def inverse_inertia_column(m, w, q, j, zero, unit, a0, none, out):
+    """``out = M(q)^-1 e_j`` as ``aba(q, 0, e_j) - aba(q, 0, 0)`` (gravity cancels); a0 = aba(q, 0, 0);
+    none: an empty (0, 6) array of external forces."""
+    unit[:] = 0.0
+    unit[j] = 1.0
+    tk.aba(m, w, q, zero, unit, none, out)
+    for i in range(out.shape[0]):
+        out[i] -= a0[i]
+
+
+@njit(cache=True)
+def enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, scratch, none):
+    """Hard joint stops after a step: returns the number of new contacts with a limit.
+
+    A coordinate beyond its limit is put back on it; if its velocity points out of the
+    range, a perfectly inelastic impulse ``dv = M^-1 e_j p`` with ``p = -v_j / (M^-1)_jj``
+    stops it (the least kinetic energy change that zeroes v_j; Moreau's time stepping).
+    Several coordinates on their limits are resolved by projected Gauss-Seidel sweeps
+    (each impulse pushes only into the range).  scratch (4, nv); none: empty (0, 6) external forces.
+    """
+    zero, unit, a0, col = scratch[0], scratch[1], scratch[2], scratch[3]
+    zero[:] = 0.0
+    events, have_a0 = 0, False
+    for sweep in range(20):
+        moved = False
+        for l in range(limit_q.shape[0]):
+            i, j = limit_q[l], limit_v[l]
+            below, above = q[i] < lower[l], q[i] > upper[l]
+            if not (below or above or at_limit[l]):
+                continue
+            if below or above:
+                q[i] = lower[l] if below else upper[l]
+                if not at_limit[l]:
+                    events += 1
+                at_limit[l] = True
+                have_a0 = False
+            on_lower = q[i] <= lower[l]
+            if not ((on_lower and v[j] < 0.0) or (not on_lower and q[i] >= upper[l] and v[j] > 0.0)):
+                continue
+            if not have_a0:
+                tk.aba(m, w, q, zero, zero, none, a0)
+                have_a0 = True
+            inverse_inertia_column(m, w, q, j, zero, unit, a0, none, col)
+            p = -v[j] / col[j]
+            for k in range(v.shape[0]):
+                v[k] += p * col[k]
+            v[j] = 0.0
+            moved = True
+        if not moved:
+            break
+    for l in range(limit_q.shape[0]):
+        if lower[l] < q[limit_q[l]] < upper[l]:
+            at_limit[l] = False
+    return events
+
+
+@njit(cache=True)
+def step(m, w, q, v, tau, damping, dt, method, qn, vn, scratch, none):
+    """One step ``(q, v) -> (qn, vn)`` of the integrator ``method``; scratch ((14, nv), (nq,), (3, 6)),
+    none: empty (0, 6) external forces."""
     kind, q_off, v_off = m[1], m[2], m[3]
-    nq, nv = q0.shape[0], v0.shape[0]
-    none = np.zeros((0, 6))
-    forces = np.empty(nv)
-    a = np.empty((4, nv))
-    vs = np.empty((4, nv))
-    ks = np.empty((4, nv))
-    theta = np.empty(nv)
-    qs = np.empty(nq)
-    Q[0], V[0] = q0, v0
-    for s in range(steps):
-        q, v = Q[s], V[s]
-        if method == SEMI_IMPLICIT_EULER:
-            acceleration(m, w, q, v, tau, damping, forces, none, a[0])
-            for i in range(nv):
-                V[s + 1, i] = v[i] + dt * a[0, i]
-            integrate(kind, q_off, v_off, q, V[s + 1], dt, Q[s + 1])
-            continue
+    nv = v.shape[0]
+    forces, theta, a, vs, ks = scratch[0][0], scratch[0][1], scratch[0][2:6], scratch[0][6:10], \
+        scratch[0][10:14]
+    qs, xyz = scratch[1], scratch[2]
+    if method == SEMI_IMPLICIT_EULER:
         acceleration(m, w, q, v, tau, damping, forces, none, a[0])
         for i in range(nv):
-            ks[0, i] = dt * v[i]
-        for stage in range(1, 4):
-            c = 1.0 if stage == 3 else 0.5
-            for i in range(nv):
-                vs[stage, i] = v[i] + c * dt * a[stage - 1, i]
-                theta[i] = c * ks[stage - 1, i]
-            integrate(kind, q_off, v_off, q, theta, 1.0, qs)
-            acceleration(m, w, qs, vs[stage], tau, damping, forces, none, a[stage])
-            set_dexp_inverse(kind, v_off, theta, vs[stage], dt, ks[stage])
+            vn[i] = v[i] + dt * a[0, i]
+        integrate(kind, q_off, v_off, q, vn, dt, qn)
+        return
+    acceleration(m, w, q, v, tau, damping, forces, none, a[0])
+    for i in range(nv):
+        ks[0, i] = dt * v[i]
+    for stage in range(1, 4):
+        c = 1.0 if stage == 3 else 0.5
         for i in range(nv):
-            theta[i] = (ks[0, i] + 2.0 * ks[1, i] + 2.0 * ks[2, i] + ks[3, i]) / 6.0
-            V[s + 1, i] = v[i] + dt * (a[0, i] + 2.0 * a[1, i] + 2.0 * a[2, i] + a[3, i]) / 6.0
-        integrate(kind, q_off, v_off, q, theta, 1.0, Q[s + 1])
+            vs[stage, i] = v[i] + c * dt * a[stage - 1, i]
+            theta[i] = c * ks[stage - 1, i]
+        integrate(kind, q_off, v_off, q, theta, 1.0, qs)
+        acceleration(m, w, qs, vs[stage], tau, damping, forces, none, a[stage])
+        set_dexp_inverse(kind, v_off, theta, vs[stage], dt, ks[stage], xyz[0], xyz[1], xyz[2])
+    for i in range(nv):
+        theta[i] = (ks[0, i] + 2.0 * ks[1, i] + 2.0 * ks[2, i] + ks[3, i]) / 6.0
+        vn[i] = v[i] + dt * (a[0, i] + 2.0 * a[1, i] + 2.0 * a[2, i] + a[3, i]) / 6.0
+    integrate(kind, q_off, v_off, q, theta, 1.0, qn)
+
+
+@njit(cache=True)
+def simulate(m, w, q0, v0, tau, damping, limit_q, limit_v, lower, upper, dt, steps, stride, method, Q, V):
+    """Fixed-step trajectory from (q0, v0); returns the number of limit contacts.
+
+    tau, damping (nv,); limits (L,): q and v index of each limited coordinate and its
+    range (see :func:`enforce_limits`).  Every ``stride``-th state is written to
+    Q (steps // stride + 1, nq) and V (steps // stride + 1, nv).
+    """
+    nq, nv = q0.shape[0], v0.shape[0]
+    scratch = (np.empty((14, nv)), np.empty(nq), np.zeros((3, 6)))
+    limit_scratch = np.empty((4, nv))
+    none = np.zeros((0, 6))
+    at_limit = np.zeros(limit_q.shape[0], dtype=np.bool_)
+    q, v, qn, vn = q0.copy(), v0.copy(), np.empty(nq), np.empty(nv)
+    events = enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, limit_scratch, none)
+    Q[0], V[0] = q, v
+    for s in range(steps):
+        step(m, w, q, v, tau, damping, dt, method, qn, vn, scratch, none)
+        q, qn, v, vn = qn, q, vn, v
+        if limit_q.shape[0] > 0:
+            events += enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, limit_scratch, none)
+        if (s + 1) % stride == 0:
+            Q[(s + 1) // stride], V[(s + 1) // stride] = q, v
+    return events

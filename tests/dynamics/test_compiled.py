@@ -120,43 +120,6 @@ def test_importing_the_package_loads_no_numba_and_compiles_no_kernel():
     assert out.strip() == "False []"
 
 
-def _reference_final_state(model, q0, v0, tau, damping, T):
-    """(q, v) at T by scipy's DOP853 at 1e-12 on the numpy reference dynamics."""
-    from scipy.integrate import solve_ivp
-
-    from mbcompose.dynamics import rates
-
-    def f(t, y):
-        q, v = y[:model.nq], y[model.nq:]
-        return np.concatenate([rates.configuration_rate(model, q, v, stabilise=10.0),
-                               aba.forward_dynamics(model, q, v, tau - damping * v)])
-    y = solve_ivp(f, (0, T), np.concatenate([q0, v0]), method="DOP853", rtol=1e-12, atol=1e-12).y[:, -1]
-    return y[:model.nq], y[model.nq:]
-
-
-@pytest.mark.parametrize("types", [("revolute", "prismatic", "cylindrical", "universal"),
-                                   ("free", "spherical", "revolute", "planar")])
-def test_fixed_step_simulation_converges_at_the_integrators_order_to_a_tight_reference(types):
-    from trees import random_model
-
-    model, rng = random_model(4, n=6, types=types)
-    q0, v0 = random_q(model, rng), rng.normal(size=model.nv) * 0.5
-    damping, tau = rng.uniform(0, 0.3, size=model.nv), rng.normal(size=model.nv)
-    T = 0.4
-    q_ref, v_ref = _reference_final_state(model, q0, v0, tau, damping, T)
-    final = {}
-    for integrator, order in (("rk4", 4), ("semi-implicit-euler", 1)):
-        errs = final[integrator] = []
-        for n in (100, 200):
-            t, Q, V = api.simulate_fixed_step(model, q0, v0, T / n, n, integrator, tau, damping)
-            assert t[-1] == pytest.approx(T) and Q.shape == (n + 1, model.nq)
-            errs.append(max(np.abs(kinematics.difference(model, q_ref, Q[-1])).max(), np.abs(V[-1] - v_ref).max()))
-        assert np.log2(errs[0] / errs[1]) == pytest.approx(order, abs=0.1)
-    assert final["rk4"][1] < 1e-8 and final["semi-implicit-euler"][1] < 0.1
-    with pytest.raises(ValueError):
-        api.simulate_fixed_step(model, q0, v0, 0.01, 10, "euler")
-
-
 def test_single_configuration_fast_path_and_converted_inputs_agree_with_the_reference():
     """float64 (n,) arrays take the wrapper's fast path; lists, float32, strided and read-only
     arrays, and a separate Data, are converted or checked and give the reference's numbers."""

@@ -1,0 +1,198 @@
+"""Benchmark: our fixed-step simulator against MuJoCo stepping our MJCF export (issue 12 point 5).
+
+Run ``python benchmarks/simulate.py`` (``--quick``: fewer repeats).
+
+For the seeker (samples/seeker, a 2-dof tree) and the four-bar (samples/fourbar, one
+closed loop), both simulated for 2 s from a moving state:
+
+* ``ours``: :func:`mbcompose.composer.simulate.simulate` with ``method="rk4"`` at the step
+  ``dt`` -- for the seeker the compiled kernel (the whole loop in machine code), for the
+  four-bar the constraint-embedded model with the loops closed by Newton's method after
+  every step;
+* ``mujoco``: our MJCF export (``parsers.exporters.mjcf``, no geometry) loaded by MuJoCo,
+  ``opt.integrator = RK4``, the same ``dt``, contacts and joint limits disabled, stepped
+  from Python (``mj_step`` in a loop) and, for the seeker, by ``mujoco.rollout`` (the loop in
+  C++);
+* the reference: our adaptive integrator (DOP853, rtol = atol = 1e-12).
+
+It prints the final-state error of each against the reference (max over coordinates of
+|q| and |v|), the time (the thread's CPU time, interleaved runs, minimum of repeats) and the ratios
+ours / MuJoCo, and the largest loop closure error of the four-bar over the run (ours:
+Newton-closed; MuJoCo's equality constraints are soft).  A model check first runs MuJoCo
+at dt = 1e-5 against the reference, so that a difference in the final state is the
+integrators' and not the models'.
+
+Measured 2026-11-23 on the shared 2-core development machine (other agents running;
+numbers in the README's benchmark section).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+import mujoco  # noqa: E402
+
+import mbcompose  # noqa: E402
+from mbcompose.composer.simulate import simulate  # noqa: E402
+from mbcompose.dynamics.compiled.simulate_api import simulate_fixed_step  # noqa: E402
+from mbcompose.parsers.exporters.mjcf import mjcf_element  # noqa: E402
+
+DURATION = 2.0
+
+
+def mujoco_model(composition, dt: float):
+    """MuJoCo's model of our MJCF export: RK4 at dt, no contacts, no joint limits."""
+    xml = ET.tostring(mjcf_element(composition.lumped, geometry=False), encoding="unicode")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.xml"
+        path.write_text(xml)
+        mj = mujoco.MjModel.from_xml_path(str(path))
+    mj.opt.timestep = dt
+    mj.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    mj.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_LIMIT
+    return mj
+
+
+def joint_addresses(mj, tree):
+    """MuJoCo's qpos (= qvel) address of each of our coordinates (hinges only here, by joint name)."""
+    names = [n for n in tree.joint_names if tree.q_slice(n).stop > tree.q_slice(n).start]
+    if any(tree.q_slice(n).stop - tree.q_slice(n).start != 1 for n in names):
+        raise ValueError("this benchmark maps one-coordinate joints only")
+    order = np.argsort([tree.q_slice(n).start for n in names])
+    qadr = np.array([mj.joint(names[i]).qposadr[0] for i in order])
+    vadr = np.array([mj.joint(names[i]).dofadr[0] for i in order])
+    return qadr, vadr
+
+
+def mujoco_run(mj, q0, v0, qadr, vadr, steps: int, closure=None):
+    """Step MuJoCo from Python; final (q, v) in our coordinate order, largest closure error."""
+    data = mujoco.MjData(mj)
+    data.qpos[qadr], data.qvel[vadr] = q0, v0
+    mujoco.mj_forward(mj, data)
+    worst = 0.0
+    for _ in range(steps):
+        mujoco.mj_step(mj, data)
+        if closure is not None:
+            worst = max(worst, closure(data.qpos[qadr]))
+    return data.qpos[qadr].copy(), data.qvel[vadr].copy(), worst
+
+
+def mujoco_rollout(mj, q0, v0, qadr, vadr, steps: int):
+    """The same run by ``mujoco.rollout`` (the loop in C++); final (q, v)."""
+    from mujoco import rollout
+
+    data = mujoco.MjData(mj)
+    data.qpos[qadr], data.qvel[vadr] = q0, v0
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    state0 = np.empty(mujoco.mj_stateSize(mj, spec))
+    mujoco.mj_getState(mj, data, state0, spec)
+    states, _ = rollout.rollout(mj, data, state0[None], nstep=steps)
+    last = states[0, -1]
+    mujoco.mj_setState(mj, data, last, spec)
+    return data.qpos[qadr].copy(), data.qvel[vadr].copy()
+
+
+def best_time(runs: dict, repeats: int) -> dict:
+    """Interleaved timing: every run once per round, minimum over rounds of the thread's CPU
+    time (s; the machine is shared, and every run here stays in the calling thread)."""
+    best = {name: np.inf for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            t = time.thread_time()
+            run()
+            best[name] = min(best[name], time.thread_time() - t)
+    return best
+
+
+def error(q, v, ref_q, ref_v) -> float:
+    return float(max(np.abs(q - ref_q).max(), np.abs(v - ref_v).max()))
+
+
+def seeker(dt: float, repeats: int) -> None:
+    c = mbcompose.compose(ROOT / "samples/seeker/seeker.yaml")
+    m = c.model
+    q0, v0 = np.zeros(m.nq), np.zeros(m.nv)
+    q0[m.q_slice("pitch_a")], v0[m.v_slice("yaw_a")], v0[m.v_slice("pitch_a")] = 0.4, 3.0, -1.0
+    ref = simulate(m, q0, v0, DURATION, 2, rtol=1e-12, atol=1e-12)
+    ref_q, ref_v = ref.q[-1], ref.v[-1]
+    steps = round(DURATION / dt)
+    mj = mujoco_model(c, dt)
+    qadr, vadr = joint_addresses(mj, m)
+    fine = mujoco_model(c, 1e-5)
+    check = error(*mujoco_run(fine, q0, v0, qadr, vadr, round(DURATION / 1e-5))[:2], ref_q, ref_v)
+    ours = simulate_fixed_step(m, q0, v0, dt, steps, "rk4", stride=steps)
+    public = simulate(m, q0, v0, DURATION, 2, method="rk4", dt=dt)
+    theirs = mujoco_run(mj, q0, v0, qadr, vadr, steps)
+    rolled = mujoco_rollout(mj, q0, v0, qadr, vadr, steps)
+    times = best_time({
+        "ours (kernel)": lambda: simulate_fixed_step(m, q0, v0, dt, steps, "rk4", stride=steps),
+        "ours (simulate)": lambda: simulate(m, q0, v0, DURATION, 2, method="rk4", dt=dt),
+        "mujoco (mj_step loop)": lambda: mujoco_run(mj, q0, v0, qadr, vadr, steps),
+        "mujoco (rollout)": lambda: mujoco_rollout(mj, q0, v0, qadr, vadr, steps),
+    }, repeats)
+    errors = {"ours (kernel)": error(ours.Q[-1], ours.V[-1], ref_q, ref_v),
+              "ours (simulate)": error(public.q[-1], public.v[-1], ref_q, ref_v),
+              "mujoco (mj_step loop)": error(*theirs[:2], ref_q, ref_v),
+              "mujoco (rollout)": error(*rolled, ref_q, ref_v)}
+    print(f"\nseeker: {DURATION:g} s, RK4, dt = {dt:g} s ({steps} steps); MuJoCo at dt 1e-5 vs the reference: "
+          f"{check:.1e}")
+    print(f"{'run':24s} {'final error':>12s} {'time ms':>10s} {'us/step':>9s}")
+    for name in times:
+        print(f"{name:24s} {errors[name]:12.2e} {1e3 * times[name]:10.3f} {1e6 * times[name] / steps:9.3f}")
+    for ours_name in ("ours (kernel)", "ours (simulate)"):
+        for theirs_name in ("mujoco (mj_step loop)", "mujoco (rollout)"):
+            print(f"ratio {ours_name} / {theirs_name}: {times[ours_name] / times[theirs_name]:.2f}")
+
+
+def fourbar(dt: float, repeats: int) -> None:
+    from mbcompose.dynamics.closure import closure_error
+
+    c = mbcompose.compose(ROOT / "samples/fourbar/fourbar.yaml")
+    em = c.model
+    tree = em.tree_model
+    v0 = np.zeros(em.nv)
+    v0[em.independent_v] = 2.0
+    q0, v0 = mbcompose.dynamics.consistent_state(em, em.neutral(), v0)
+    ref = simulate(em, q0, v0, DURATION, 2, rtol=1e-12, atol=1e-12)
+    steps = round(DURATION / dt)
+    mj = mujoco_model(c, dt)
+    qadr, vadr = joint_addresses(mj, tree)
+
+    def closure(q):
+        return float(np.max(np.abs(closure_error(tree, em.chords, q))))
+
+    ours = simulate(em, q0, v0, DURATION, 201, method="rk4", dt=dt)
+    theirs = mujoco_run(mj, q0, v0, qadr, vadr, steps, closure)
+    times = best_time({"ours": lambda: simulate(em, q0, v0, DURATION, 2, method="rk4", dt=dt),
+                       "mujoco (mj_step loop)": lambda: mujoco_run(mj, q0, v0, qadr, vadr, steps)}, repeats)
+    rows = {"ours": (error(ours.q[-1], ours.v[-1], ref.q[-1], ref.v[-1]), ours.closure.max()),
+            "mujoco (mj_step loop)": (error(theirs[0], theirs[1], ref.q[-1], ref.v[-1]), theirs[2])}
+    print(f"\nfourbar: {DURATION:g} s, RK4, dt = {dt:g} s ({steps} steps)")
+    print(f"{'run':24s} {'final error':>12s} {'max closure':>12s} {'time ms':>10s}")
+    for name, (err, clo) in rows.items():
+        print(f"{name:24s} {err:12.2e} {clo:12.2e} {1e3 * times[name]:10.1f}")
+    print(f"ratio ours / mujoco (mj_step loop): {times['ours'] / times['mujoco (mj_step loop)']:.1f}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--dt", type=float, default=1e-3, help="step, s (default 1e-3)")
+    args = parser.parse_args(argv)
+    repeats = 3 if args.quick else 15
+    seeker(args.dt, repeats)
+    fourbar(args.dt, 1 if args.quick else 2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""Fixed-step simulation: RK4 or semi-implicit Euler at a step ``dt``.
+
+Trees run compiled end to end (:func:`dynamics.compiled.simulate_api.simulate_fixed_step`:
+RK4 on the joint groups, damping and joint stops inside the kernel).  Closed chains step
+the state ``[q, v_ind]`` of the constraint-embedded model (independent velocities, the
+dependent ones follow from the null-space map) and close the loops by Newton's method
+after every step and at every stage, so the closure error stays at the Newton tolerance;
+the accelerations come from the forward dynamics of :mod:`dynamics.dispatch`, whichever
+backend fills that table.
+
+The step is rounded down so that the output samples fall on steps:
+``dt_used = (duration / (samples - 1)) / ceil(duration / (samples - 1) / dt)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mbcompose.dynamics.kinematics import normalize
+from mbcompose.dynamics.rates import configuration_rate
+
+from .passive import JointProperties
+
+#: integrator names -> code of the fixed-step integrators
+FIXED_STEP = {"rk4": "rk4", "euler": "semi-implicit-euler"}
+
+#: step of the fixed-step integrators when none is given, s
+DEFAULT_DT = 1e-3
+
+#: most fixed steps of one simulation
+MAX_STEPS = 10_000_000
+
+
+def step_grid(duration: float, samples: int, dt: float | None) -> tuple[float, int, int]:
+    """(dt_used, steps per sample, number of steps) for ``samples`` output samples over ``duration``."""
+    interval = duration / (samples - 1)
+    per_sample = max(1, math.ceil(interval / (dt or DEFAULT_DT) * (1.0 - 1e-12)))
+    return interval / per_sample, per_sample, per_sample * (samples - 1)
+
+
+def check_steps(duration: float, samples: int, dt: float | None, file=None, line=None) -> None:
+    """InputError when ``dt`` would take more than :data:`MAX_STEPS` steps."""
+    from mbcompose.parsers.errors import InputError
+
+    steps = step_grid(duration, samples, dt)[2]
+    if steps > MAX_STEPS:
+        raise InputError(f"dt {dt:g} s takes {steps:,} steps over {duration:g} s; at most {MAX_STEPS:,} "
+                         f"(use a larger dt)", file=file, line=line)
+
+
+def constant_torque(torque, nv: int) -> np.ndarray:
+    """The constant joint forces of ``torque`` (None, an (nv,) array, or f(t, q, v) that ignores its
+    arguments, as the pipeline's constant torques are)."""
+    if torque is None:
+        return np.zeros(nv)
+    if callable(torque):
+        raise TypeError("the compiled fixed-step simulator takes constant joint forces (an (nv,) array)")
+    return np.asarray(torque, dtype=float).reshape(nv)
+
+
+def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
+                             progress=None, closure_tol=None):
+    """Fixed-step simulation of a tree (compiled); returns a SimulationResult (``closure_tol`` unused)."""
+    from mbcompose.dynamics.compiled.simulate_api import simulate_fixed_step
+
+    from .simulate import SimulationResult, coordinate_columns, total_energy
+
+    dt_used, stride, steps = step_grid(duration, samples, dt)
+    run = simulate_fixed_step(model, q0, v0, dt_used, steps, FIXED_STEP[method], constant_torque(torque, model.nv),
+                              joints.damping, joints.lower, joints.upper, stride=stride)
+    if progress is not None:
+        progress(1.0)
+    energy = np.array([total_energy(model, q, v) for q, v in zip(run.Q, run.V)])
+    status = f"{method}, {steps} steps of {dt_used:.6g} s"
+    if run.limit_contacts:
+        status += f", {run.limit_contacts} joint limit contacts"
+    return SimulationResult(t=np.linspace(0.0, duration, samples), q=run.Q, v=run.V, energy=energy,
+                            columns=coordinate_columns(model), velocity_columns=coordinate_columns(model, rate=True),
+                            status=status, limit_contacts=run.limit_contacts)
+
+
+def closed_chain_step(rhs, close, nq: int, method: str, t: float, y: np.ndarray, h: float, rate) -> np.ndarray:
+    """One step of ``y = [q, v_ind]``, the loops closed after it.
+
+    rk4: classic Runge-Kutta on ``y`` (``rhs`` closes q at every stage);
+    euler: ``v_ind+ = v_ind + h a``, then ``q+ = q + h q_dot(q, v(v_ind+))`` (``rate``).
+    """
+    if method == "rk4":
+        k1 = rhs(t, y)
+        k2 = rhs(t + h / 2, y + h / 2 * k1)
+        k3 = rhs(t + h / 2, y + h / 2 * k2)
+        k4 = rhs(t + h, y + h * k3)
+        out = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    else:
+        out = y.copy()
+        out[nq:] = y[nq:] + h * rhs(t, y)[nq:]
+        out[:nq] = y[:nq] + h * rate(y[:nq], out[nq:])
+    out[:nq] = close(out[:nq])
+    return out
+
+
+def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
+                                     progress=None, closure_tol=None):
+    """Fixed-step simulation of a constraint-embedded closed chain; returns a SimulationResult."""
+    from mbcompose.dynamics import embedding as E
+
+    from .simulate import QUATERNION_GAIN, closed_chain_rhs, closed_chain_result, damped
+
+    tree = em.tree_model
+    rhs, close = closed_chain_rhs(em, damped(torque, joints.damping, tree.nv), duration, None, closure_tol)
+
+    def rate(q, v_ind):
+        return configuration_rate(tree, q, E.complete_velocity(em, q, v_ind), stabilise=QUATERNION_GAIN)
+
+    dt_used, stride, steps = step_grid(duration, samples, dt)
+    y = np.concatenate([close(np.asarray(q0, dtype=float)), np.asarray(v0, dtype=float)[em.independent_v]])
+    states = [y]
+    for s in range(steps):
+        y = closed_chain_step(rhs, close, em.nq, method, s * dt_used, y, dt_used, rate)
+        y[:em.nq] = normalize(tree, y[:em.nq])
+        if (s + 1) % stride == 0:
+            states.append(y)
+            if progress is not None:
+                progress((s + 1) / steps)
+    Y = np.array(states)
+    return closed_chain_result(em, np.linspace(0.0, duration, samples), Y[:, :em.nq], Y[:, em.nq:],
+                               f"{method}, {steps} steps of {dt_used:.6g} s", closure_tol)
+
+
+#: model kind -> fixed-step integrator of that kind
+FIXED_STEP_SIMULATORS = {"tree": simulate_tree_fixed_step, "embedded": simulate_closed_chain_fixed_step}

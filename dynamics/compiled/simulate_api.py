@@ -1,0 +1,103 @@
+"""Python entry of the compiled fixed-step simulator (:mod:`dynamics.compiled.simulate_kernels`).
+
+One call runs the whole loop in machine code: the integrator's stages (compiled ABA),
+viscous joint damping, the joint group updates and the joint stops.  Importing this
+module compiles nothing.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import entry_kernels as ek
+from .layout import Data, flat_model
+
+__all__ = ["INTEGRATORS", "FixedStepTrajectory", "simulate_fixed_step", "limited_coordinates"]
+
+#: fixed-step integrators (codes of :mod:`simulate_kernels`); "euler" is the semi-implicit one
+INTEGRATORS = {"semi-implicit-euler": 0, "euler": 0, "rk4": 1}
+
+#: joints whose velocity coordinates are the rates of their position coordinates (q_dot = v),
+#: the only ones a coordinate limit can be put on
+LIMITABLE = ("revolute", "prismatic", "continuous", "cylindrical", "universal")
+
+
+class FixedStepTrajectory(NamedTuple):
+    """t (K,) s, Q (K, nq), V (K, nv) every ``stride`` steps; limit_contacts: number of times a
+    coordinate reached one of its limits."""
+
+    t: np.ndarray
+    Q: np.ndarray
+    V: np.ndarray
+    limit_contacts: int
+
+
+def _vector(x, n: int, name: str) -> np.ndarray:
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    if x.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {x.shape}")
+    return x
+
+
+def limited_coordinates(model, lower, upper):
+    """The coordinates with a finite limit: q indices (L,), v indices (L,), lower (L,), upper (L,).
+
+    lower, upper : (nv,) per velocity coordinate, -inf / +inf where unlimited.  A finite
+    limit on a coordinate of another joint type than :data:`LIMITABLE` is a ValueError.
+    """
+    lower = np.full(model.nv, -np.inf) if lower is None else np.asarray(lower, dtype=float).reshape(model.nv)
+    upper = np.full(model.nv, np.inf) if upper is None else np.asarray(upper, dtype=float).reshape(model.nv)
+    if np.any(lower > upper) or np.isnan(lower).any() or np.isnan(upper).any():
+        raise ValueError("joint limits need lower <= upper")
+    rows = []
+    for k, jtype in enumerate(model.joint_types):
+        for i in range(int(model.v_offset[k + 1] - model.v_offset[k])):
+            j = int(model.v_offset[k]) + i
+            if not (np.isfinite(lower[j]) or np.isfinite(upper[j])):
+                continue
+            if jtype not in LIMITABLE:
+                raise ValueError(f"joint {model.joint_names[k]!r} ({jtype}) cannot take coordinate limits")
+            rows.append((int(model.q_offset[k]) + i, j))
+    q_index = np.array([r[0] for r in rows], dtype=np.int64)
+    v_index = np.array([r[1] for r in rows], dtype=np.int64)
+    return q_index, v_index, np.ascontiguousarray(lower[v_index]), np.ascontiguousarray(upper[v_index])
+
+
+def simulate_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = "rk4", tau=None, damping=None,
+                        lower=None, upper=None, stride: int = 1, data=None) -> FixedStepTrajectory:
+    """Fixed-step simulation of a rigid-body tree compiled end to end.
+
+    Parameters
+    ----------
+    q0 (nq,), v0 (nv,) : initial state
+    dt : step, s;  steps : number of steps;  stride : record every stride-th state
+    integrator : "rk4" (Runge-Kutta-Munthe-Kaas on the joint groups) or "euler" /
+        "semi-implicit-euler" (symplectic Euler)
+    tau : (nv,) constant joint forces (default 0)
+    damping : (nv,) viscous damping per velocity coordinate, force ``-damping * v``,
+        N m s/rad or N s/m (default 0)
+    lower, upper : (nv,) coordinate limits, rad or m (+-inf: none): hard inelastic stops,
+        see :func:`simulate_kernels.enforce_limits`
+
+    Returns
+    -------
+    :class:`FixedStepTrajectory`
+    """
+    if integrator not in INTEGRATORS:
+        raise ValueError(f"integrator must be one of {sorted(INTEGRATORS)}, got {integrator!r}")
+    if not (np.isfinite(dt) and dt > 0) or int(steps) < 0 or int(stride) < 1:
+        raise ValueError(f"need dt > 0, steps >= 0 and stride >= 1, got dt={dt}, steps={steps}, stride={stride}")
+    flat = flat_model(model)
+    q0, v0 = _vector(q0, flat.nq, "q0"), _vector(v0, flat.nv, "v0")
+    tau = np.zeros(flat.nv) if tau is None else _vector(tau, flat.nv, "tau")
+    damping = np.zeros(flat.nv) if damping is None else _vector(damping, flat.nv, "damping")
+    q_index, v_index, lo, hi = limited_coordinates(model, lower, upper)
+    steps, stride = int(steps), int(stride)
+    rows = steps // stride + 1
+    Q, V = np.empty((rows, flat.nq)), np.empty((rows, flat.nv))
+    contacts = ek.simulate(flat.ints, flat.blocks, flat.extra, (data or Data(model.n_bodies)).work, q0, v0, tau,
+                           damping, q_index, v_index, lo, hi, float(dt), steps, stride, INTEGRATORS[integrator],
+                           Q, V)
+    return FixedStepTrajectory(dt * stride * np.arange(rows), Q, V, int(contacts))
