@@ -11,7 +11,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..singular import singular_mass_matrix
 from . import entry_kernels as ek
+from .api import mass_matrix
 from .layout import Data, flat_model
 
 __all__ = ["INTEGRATORS", "FixedStepTrajectory", "simulate_fixed_step", "limited_coordinates"]
@@ -97,7 +99,10 @@ def simulate_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = 
     steps, stride = int(steps), int(stride)
     rows = steps // stride + 1
     Q, V = np.empty((rows, flat.nq)), np.empty((rows, flat.nv))
-    contacts = ek.simulate(flat.ints, flat.blocks, flat.extra, (data or Data(model.n_bodies)).work, q0, v0, tau,
-                           damping, q_index, v_index, lo, hi, float(dt), steps, stride, INTEGRATORS[integrator],
-                           Q, V)
+    try:
+        contacts = ek.simulate(flat.ints, flat.blocks, flat.extra, (data or Data(model.n_bodies)).work, q0, v0, tau,
+                               damping, q_index, v_index, lo, hi, float(dt), steps, stride, INTEGRATORS[integrator],
+                               Q, V)
+    except ZeroDivisionError:  # a zero articulated inertia D(k) at the start or on the way
+        raise singular_mass_matrix(model.joint_names, model.v_offset, mass_matrix(model, q0)) from None
     return FixedStepTrajectory(dt * stride * np.arange(rows), Q, V, int(contacts))

@@ -63,3 +63,14 @@ def test_cli_simulate_exits_2_with_one_line(plate, tmp_path):
     errors = [line for line in r.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "singular" in errors[0] and "Traceback" not in r.stderr
     assert not out.exists()
+
+
+def test_fixed_step_simulation_raises_the_same_error(plate, tmp_path):
+    from mbcompose.dynamics.compiled.simulate_api import simulate_fixed_step
+
+    m = _model(plate)
+    with pytest.raises(dyn.SingularMassMatrix, match="root_joint"):
+        simulate_fixed_step(m, m.neutral(), np.zeros(m.nv), 1e-3, 10, "rk4")
+    r = subprocess.run([sys.executable, "-m", "mbcompose", "simulate", str(plate), "--base", "floating",
+                        "--integrator", "rk4", "-o", str(tmp_path / "sim.csv")], capture_output=True, text=True)
+    assert r.returncode == 2 and "singular" in r.stderr and "Traceback" not in r.stderr
