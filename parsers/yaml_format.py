@@ -23,6 +23,7 @@ from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Frame,
                        MassProperties, Motor, Pose, Source)
 from .errors import InputError, did_you_mean
 from .massprops import INERTIA_RTOL, inertia_problem, shapes_mass_properties
+from .mesh_progress import MeshWork
 from .yamlutil import Node, load_yaml
 
 LENGTH_UNITS = {"m": 1.0, "cm": 0.01, "mm": 0.001, "in": 0.0254}
@@ -169,6 +170,19 @@ def _density(node: Node, materials: dict[str, float]) -> tuple[float, str]:
             raise m.error(f"unknown material '{name}'{did_you_mean(name, materials)} (known: {', '.join(sorted(materials))})")
         return materials[name], f"{name} ({materials[name]:g} kg/m^3)"
     raise node.error("mass properties need 'inertial', or 'geometry' with 'density' or 'material'")
+
+
+def _mesh_files(body_nodes, base_dir: Path) -> list[Path]:
+    """The mesh files the bodies' shapes name, for the progress of their loading
+    (:class:`parsers.mesh_progress.MeshWork`); what is malformed is left to :func:`_shape`."""
+    files = []
+    for n in body_nodes:
+        shapes = n.value.get("geometry") if n.is_mapping() else None
+        for s in (shapes.value if shapes is not None and isinstance(shapes.value, list) else ()):
+            mesh = s.value.get("mesh") if s.is_mapping() else None
+            if mesh is not None and isinstance(mesh.value, str):
+                files.append((base_dir / mesh.value).resolve())
+    return files
 
 
 def _body(node: Node, base_dir: Path, units: _Units, materials: dict[str, float]) -> Body:
@@ -365,7 +379,8 @@ def assembly_from_node(root: Node, path) -> Assembly:
     if not body_nodes:
         raise root.get("bodies").error("at least one body is required")
     _unique(body_nodes, "body")
-    bodies = tuple(_body(n, path.parent, units, materials) for n in body_nodes)
+    with MeshWork(_mesh_files(body_nodes, path.parent)):
+        bodies = tuple(_body(n, path.parent, units, materials) for n in body_nodes)
     joint_nodes = root.get("joints").sequence("a list of joints") if root.get("joints") is not None else []
     _unique(joint_nodes, "joint")
     body_names = {b.name for b in bodies}

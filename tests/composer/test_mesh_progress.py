@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 import trimesh
 
+from mbcompose import parsers
 from mbcompose.parsers import mesh_progress
 from mbcompose.parsers.mesh_progress import MeshWork, reporting_progress
 from mbcompose.parsers.mjcf import read_mjcf
@@ -60,6 +61,22 @@ def test_many_meshes_report_the_share_of_bytes_done(tmp_path):
     # the bar changes nothing: the box masses at MuJoCo's default density, 1000 kg/m^3
     masses = [a.body(f"b{k}").mass.mass for k in range(N_MESHES)]
     np.testing.assert_allclose(masses, [1000 * 0.01 * (0.1 + 0.01 * k) for k in range(N_MESHES)], rtol=1e-6)   # STL: float32
+
+
+def test_many_meshes_of_the_native_yaml_report_their_progress(tmp_path):
+    for k in range(N_MESHES):
+        trimesh.creation.box(extents=[0.1 + 0.01 * k, 0.1, 0.1]).export(tmp_path / f"box{k}.stl")
+    bodies = "".join(f"  - {{name: b{k}, density: 1000, geometry: [{{mesh: box{k}.stl}}]}}\n" for k in range(N_MESHES))
+    path = tmp_path / "boxes.yaml"
+    path.write_text(f"name: boxes\nunits: {{length: m, mass: kg}}\nbodies:\n{bodies}")
+    rec = Recorder()
+    with reporting_progress(rec):
+        a = parsers.read_assembly(path)
+    fractions = [f for task, f in rec.calls if task == "meshes"]
+    assert len(fractions) >= N_MESHES and fractions[-1] == 1.0
+    assert all(b >= f for f, b in zip(fractions, fractions[1:]))
+    masses = [a.body(f"b{k}").mass.mass for k in range(N_MESHES)]   # density x analytic box volume
+    np.testing.assert_allclose(masses, [1000 * 0.01 * (0.1 + 0.01 * k) for k in range(N_MESHES)], rtol=1e-6)
 
 
 def test_few_small_meshes_and_no_callback_report_nothing(tmp_path):
