@@ -33,7 +33,7 @@ inertias, positions at ``qpos0``):
   :mod:`parsers.mjcf_mesh`; open meshes are accepted as MuJoCo accepts them.
   ``read_mjcf(..., mesh_inertia='exact')`` takes the exact solid instead; a
   warning is logged wherever the two differ by more than 1%.  ``shellinertia``
-  on primitive geoms is refused.
+  on primitive geoms spreads the mass over the surface (:mod:`parsers.mjcf_shell`).
 * Joints: hinge -> revolute, slide -> prismatic, ball -> spherical,
   free -> free; a body without joints is welded to its parent by a ``fixed``
   joint named ``<body>_fixed``.  **A body with several joints becomes a chain**:

@@ -21,6 +21,7 @@ from .mjcf_compiler import (ORIENT_ATTRS, bool_attr, bounded_mass, check_princip
 from .mesh_progress import MeshWork, file_progressed
 from .mjcf_fit import FIT_TYPES, fitted_primitive
 from .mjcf_mesh import mesh_unit_properties
+from .mjcf_shell import shell_unit_properties
 from .xmlutil import error, parse_floats
 
 log = logging.getLogger(__name__)
@@ -90,13 +91,12 @@ def geom_record(reader, el, childclass, frame_pose: Pose):
         raise error(el, f"geom@mass must be >= 0, got {m:g}")
     if rho < 0:
         raise error(el, f"geom@density must be >= 0, got {rho:g}")
-    if bool_attr(el, "shellinertia", a.get("shellinertia", "false")):
-        if gtype == "mesh":
-            raise error(el, "geom@shellinertia: for mesh geoms, inertia should be specified in the mesh "
-                            "asset (<mesh inertia='shell'>), as MuJoCo requires")
-        raise error(el, "geom@shellinertia on primitive geoms is not supported (shells of meshes are)")
+    shell = bool_attr(el, "shellinertia", a.get("shellinertia", "false"))
+    if shell and gtype == "mesh":
+        raise error(el, "geom@shellinertia: for mesh geoms, inertia should be specified in the mesh "
+                        "asset (<mesh inertia='shell'>), as MuJoCo requires")
     group = integers_attr(el, a.get("group", "0"), "geom@group", 1)[0]
-    return {"el": el, "geom": g, "mass": m, "density": rho, "group": group, "type": gtype,
+    return {"el": el, "geom": g, "mass": m, "density": rho, "group": group, "type": gtype, "shell": shell,
             "mesh": reader.meshes[a["mesh"]] if gtype == "mesh" else None}
 
 def fit_to_mesh(reader, el, a, gtype, pose):
@@ -129,6 +129,9 @@ def geom_mass(reader, gd) -> MassProperties:
     try:
         if g.kind == "mesh":
             unit = mesh_unit_mass(reader, gd)
+        elif gd["shell"]:
+            area, moments = shell_unit_properties(g.kind, g.params)
+            unit = transform_mass_properties(MassProperties(area, np.zeros(3), np.diag(moments)), g.pose)
         else:
             unit = shapes_mass_properties([g], 1.0)
     except InputError as exc:

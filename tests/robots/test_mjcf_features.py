@@ -28,7 +28,7 @@ MODELS = sorted(glob.glob(str(DATA / "*.xml")))
 def test_feature_models_are_found():
     assert {Path(p).stem for p in MODELS} >= {"replicate_arms", "inline_meshes", "fitted_geoms", "fitted_geoms_aabb",
                                               "attach_parent", "attach_child", "mujoco_newton_cradle",
-                                              "mujoco_replicate_tendon"}
+                                              "mujoco_replicate_tendon", "shell_geoms"}
 
 
 @pytest.mark.parametrize("path", MODELS, ids=os.path.basename)
@@ -184,3 +184,15 @@ def test_actuator_defaults_are_shared_by_all_actuator_kinds():
     m = mujoco.MjModel.from_xml_string(text)
     joints = {j.name: j for j in read_mjcf("x.xml", text=text).joints}
     assert [joints[n].motor.gear_ratio for n in "abc"] == m.actuator_gear[:, 0].tolist()
+
+
+def test_shell_inertia_of_primitive_geoms_is_mujocos():
+    """Each body's mass and principal moments against MuJoCo's body_mass and body_inertia (M and the
+    bias forces of the same file: test_feature_models_match_mujoco)."""
+    path = DATA / "shell_geoms.xml"
+    m = mujoco.MjModel.from_xml_path(str(path))
+    a = read_mjcf(path)
+    for k in range(1, m.nbody):
+        mp = a.body(m.body(k).name).mass
+        assert mp.mass == pytest.approx(m.body_mass[k], rel=1e-12)
+        np.testing.assert_allclose(np.linalg.eigvalsh(mp.inertia), np.sort(m.body_inertia[k]), rtol=1e-9)
