@@ -81,21 +81,49 @@ def _forces(model, f_ext, batch):
     return np.ascontiguousarray(np.broadcast_to(f, (batch, model.n_bodies, 6)))
 
 
-def inverse_dynamics(model, q, v, a, f_ext=None, data=None):
-    """Joint forces ``tau = M(q) a + C(q, v)`` by the compiled RNEA (seed 001 Algorithm 3.1).
-
-    q (nq,) | (B, nq); v, a (nv,) | (B, nv); f_ext None | (n, 6) | (B, n, 6) (body
-    frames, about the body origin, moment first).  Returns (nv,) or (B, nv).
-    """
-    b = model.__dict__.get("_compiled_bound") or _bound(model)
-    if f_ext is None:
-        tau = np.empty(b.nv)
+def _state_algorithm(kernel, which: int, x_name: str, doc: str):
+    """The public function ``f(model, q, v, x, f_ext=None, data=None)`` of one state kernel (RNEA:
+    x = a; ABA: x = tau).  One configuration of C-contiguous float64 arrays without external
+    forces takes the fast path (the bound arrays of the model, no Python checks: see
+    :func:`_seal`); anything else goes through :func:`_state_kernel`.  A zero articulated
+    inertia (ABA's division, in one call or in a row of a parallel batch) becomes
+    :class:`dynamics.singular.SingularMassMatrix`."""
+    def run(model, q, v, x, f_ext=None, data=None):
+        b = model.__dict__.get("_compiled_bound") or _bound(model)
         try:
-            if ek.rnea(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, a, _NO_FORCES, tau):
-                return tau
-        except TypeError:  # not the compiled argument type (see _seal): converted below
-            pass
-    return _state_kernel(ek.rnea, ek.RNEA, model, q, v, a, "a", f_ext, data)
+            if f_ext is None:
+                out = np.empty(b.nv)
+                try:
+                    if kernel(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, x, _NO_FORCES,
+                              out):
+                        return out
+                except TypeError:  # not the compiled argument type (see _seal): converted below
+                    pass
+            return _state_kernel(kernel, which, model, q, v, x, x_name, f_ext, data)
+        except ZeroDivisionError:
+            raise _singular(model, q) from None
+        except SystemError as exc:  # numba's parallel batch wraps the ZeroDivisionError of a row
+            if isinstance(exc.__cause__, ZeroDivisionError):
+                raise _singular(model, q) from None
+            raise
+    run.__doc__ = doc
+    return run
+
+
+inverse_dynamics = _state_algorithm(ek.rnea, ek.RNEA, "a", """Joint forces ``tau = M(q) a + C(q, v)`` by the compiled RNEA (seed 001 Algorithm 3.1).
+
+    ``inverse_dynamics(model, q, v, a, f_ext=None, data=None)``: q (nq,) | (B, nq); v, a (nv,) |
+    (B, nv); f_ext None | (n, 6) | (B, n, 6) (body frames, about the body origin, moment first).
+    Returns (nv,) or (B, nv).
+    """)
+inverse_dynamics.__name__ = inverse_dynamics.__qualname__ = "inverse_dynamics"
+
+forward_dynamics = _state_algorithm(ek.aba, ek.ABA, "tau", """Accelerations ``M^-1 (tau - C(q, v))`` by the compiled ABA (seed 001 Algorithm 6.1).
+
+    ``forward_dynamics(model, q, v, tau, f_ext=None, data=None)``: shapes as
+    :func:`inverse_dynamics`; returns (nv,) or (B, nv).
+    """)
+forward_dynamics.__name__ = forward_dynamics.__qualname__ = "forward_dynamics"
 
 
 def bias_forces(model, q, v, f_ext=None, data=None):
@@ -107,31 +135,6 @@ def gravity_forces(model, q, data=None):
     """Generalized gravity forces ``g(q)`` (RNEA with v = a = 0)."""
     zero = np.zeros(model.nv)
     return inverse_dynamics(model, q, zero, zero, None, data)
-
-
-def forward_dynamics(model, q, v, tau, f_ext=None, data=None):
-    """Accelerations ``M^-1 (tau - C(q, v))`` by the compiled ABA (seed 001 Algorithm 6.1).
-
-    Shapes as :func:`inverse_dynamics`; returns (nv,) or (B, nv).
-    """
-    b = model.__dict__.get("_compiled_bound") or _bound(model)
-    if f_ext is None:
-        qdd = np.empty(b.nv)
-        try:
-            if ek.aba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, tau, _NO_FORCES, qdd):
-                return qdd
-        except TypeError:  # not the compiled argument type (see _seal): converted below
-            pass
-        except ZeroDivisionError:  # a zero articulated inertia D(k)
-            raise _singular(model, q) from None
-    try:
-        return _state_kernel(ek.aba, ek.ABA, model, q, v, tau, "tau", f_ext, data)
-    except ZeroDivisionError:
-        raise _singular(model, q) from None
-    except SystemError as exc:  # numba's parallel batch wraps the ZeroDivisionError of a row
-        if isinstance(exc.__cause__, ZeroDivisionError):
-            raise _singular(model, q) from None
-        raise
 
 
 def _singular(model, q) -> SingularMassMatrix:
