@@ -112,20 +112,25 @@ def accepted() -> list[str]:
     return out
 
 
-def time_compose(files, repeat):
-    """Best total of ``mbcompose.compose`` and of ``buildModelFromUrdf`` over ``files``, file by file interleaved."""
+def time_interleaved(ours_call, files, repeat):
+    """Best total of ``ours_call(path)`` and of ``buildModelFromUrdf`` over ``files``, file by file interleaved."""
     best_ours = best_pin = float("inf")
     for _ in range(repeat):
         ours = ref = 0.0
         for p in files:
             t0 = CLOCK()
-            mbcompose.compose(p, package_dirs=[SHARE])
+            ours_call(p)
             t1 = CLOCK()
             pin.buildModelFromUrdf(p)
             t2 = CLOCK()
             ours, ref = ours + t1 - t0, ref + t2 - t1
         best_ours, best_pin = min(best_ours, ours), min(best_pin, ref)
     return best_ours, best_pin
+
+
+def time_compose(files, repeat):
+    """``mbcompose.compose`` against ``buildModelFromUrdf`` (:func:`time_interleaved`)."""
+    return time_interleaved(lambda p: mbcompose.compose(p, package_dirs=[SHARE]), files, repeat)
 
 
 def compose_line(files, repeat, label="") -> str:
@@ -146,19 +151,8 @@ def compose_with_threads(n: int, repeat: int) -> str:
 
 
 def time_xml(files, repeat):
-    """Best total of ``parse_xml`` and of ``buildModelFromUrdf`` over ``files``, file by file interleaved."""
-    best_ours = best_pin = float("inf")
-    for _ in range(repeat):
-        ours = ref = 0.0
-        for p in files:
-            t0 = CLOCK()
-            parse_xml(p)
-            t1 = CLOCK()
-            pin.buildModelFromUrdf(p)
-            t2 = CLOCK()
-            ours, ref = ours + t1 - t0, ref + t2 - t1
-        best_ours, best_pin = min(best_ours, ours), min(best_pin, ref)
-    return best_ours, best_pin
+    """``parse_xml`` alone (the XML tree with line numbers) against ``buildModelFromUrdf``."""
+    return time_interleaved(parse_xml, files, repeat)
 
 
 def time_models(files, repeat):
