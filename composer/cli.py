@@ -94,8 +94,8 @@ class _Group(click.Group):
 @click.option("-v", "--verbose", is_flag=True, help="Log progress and debugging details.")
 @click.option("-q", "--quiet", is_flag=True, help="Log errors only.")
 @click.option("--limit", "limit_specs", multiple=True, metavar="NAME=VALUE",
-              help="Raise or lower a resource limit (input_bytes, nesting_depth, yaml_nodes, mesh_faces, "
-                   "magnitude, samples, duration; see docs/limits.md). Repeatable.")
+              help=f"Raise or lower a resource limit ({', '.join(input_limits.LIMIT_NAMES)}; see "
+                   "'mbcompose docs limits'). Repeatable.")
 def main(verbose: bool, quiet: bool, limit_specs):
     """mbcompose: mechanical assemblies to multibody dynamics models.
 
