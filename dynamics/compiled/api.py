@@ -91,14 +91,15 @@ def _state_algorithm(kernel, which: int, x_name: str, doc: str):
     def run(model, q, v, x, f_ext=None, data=None):
         b = model.__dict__.get("_compiled_bound") or _bound(model)
         try:
-            if f_ext is None:
+            if f_ext is None and q.ndim == 1:   # a batch would cost numba's TypeError (0.13 ms, see _seal)
                 out = np.empty(b.nv)
-                try:
-                    if kernel(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, x, _NO_FORCES,
-                              out):
-                        return out
-                except TypeError:  # not the compiled argument type (see _seal): converted below
-                    pass
+                if kernel(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, x, _NO_FORCES, out):
+                    return out
+        except (TypeError, AttributeError):  # not the compiled argument type (see _seal), a list: converted below
+            pass
+        except ZeroDivisionError:
+            raise _singular(model, q) from None
+        try:
             return _state_kernel(kernel, which, model, q, v, x, x_name, f_ext, data)
         except ZeroDivisionError:
             raise _singular(model, q) from None
@@ -204,11 +205,12 @@ def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
 def mass_matrix(model, q, data=None):
     """Mass matrix M(q) (nv, nv) or (B, nv, nv) by the compiled CRBA (seed 001 Algorithms 4.1-4.2)."""
     b = model.__dict__.get("_compiled_bound") or _bound(model)
-    M = np.empty((b.nv, b.nv))
     try:
-        if ek.crba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, M):
-            return M
-    except TypeError:  # not the compiled argument type (see _seal): converted below
+        if q.ndim == 1:   # a batch would cost numba's TypeError (0.13 ms, see _seal)
+            M = np.empty((b.nv, b.nv))
+            if ek.crba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, M):
+                return M
+    except (TypeError, AttributeError):  # not the compiled argument type (see _seal), a list: converted below
         pass
     flat = flat_model(model)
     q = _array(q, flat.nq, "q")
