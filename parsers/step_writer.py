@@ -1,6 +1,6 @@
 """Write XCAF STEP assemblies (names, nested sub-assemblies, placements, colours, densities).
 
-Used by the samples' generator scripts and the tests to make real CAD
+Used by the samples' generator scripts and the tests (with the solids of :mod:`parsers.cad_solids`) to make real CAD
 assemblies with OpenCascade (the ``cad`` extra), the same way a CAD program
 exports them: one product per distinct shape, one named instance per use.
 

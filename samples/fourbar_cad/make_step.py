@@ -18,10 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from OCP.BRepAlgoAPI import BRepAlgoAPI_Cut, BRepAlgoAPI_Fuse
-from OCP.BRepPrimAPI import BRepPrimAPI_MakeBox, BRepPrimAPI_MakeCylinder
-from OCP.gp import gp_Ax2, gp_Dir, gp_Pnt
 
+from mbcompose.parsers.cad_solids import box, cut, cylinder, fuse
 from mbcompose.parsers.step_writer import Node, Product, write_step
 
 HERE = Path(__file__).resolve().parent
@@ -30,28 +28,21 @@ A, B, C, D = (0.0, 0.0), (0.0, 90.0), (200.0, 240.0), (300.0, 0.0)     # (x, z) 
 BORE, PEG = 4.2, 4.0
 
 
-def box(lo, hi):
-    return BRepPrimAPI_MakeBox(gp_Pnt(*lo), gp_Pnt(*hi)).Shape()
-
-
 def along_y(radius, y0, y1, x=0.0, z=0.0):
-    return BRepPrimAPI_MakeCylinder(gp_Ax2(gp_Pnt(x, y0, z), gp_Dir(0, 1, 0)), radius, y1 - y0).Shape()
+    return cylinder(radius, (x, y0, z), (x, y1, z))
 
 
 def bar(length, y0, hole0, hole1):
     """A bar along its local x from pivot 0 (x = 0) to pivot 1 (x = length), 20 wide, 10 thick."""
     shape = box((-10, y0, -10), (length + 10, y0 + 10, 10))
     for x, r in ((0.0, hole0), (length, hole1)):
-        shape = BRepAlgoAPI_Cut(shape, along_y(r, y0 - 1, y0 + 11, x=x)).Shape()
+        shape = cut(shape, along_y(r, y0 - 1, y0 + 11, x=x))
     return shape
 
 
 def pin():
     """Peg y -10..0 (in the lower link), collar 0..2, shaft 2..12 (in the upper link), head 12..15."""
-    shape = along_y(PEG, -10, 0)
-    for part in (along_y(7, 0, 2), along_y(PEG, 2, 12), along_y(7, 12, 15)):
-        shape = BRepAlgoAPI_Fuse(shape, part).Shape()
-    return shape
+    return fuse(along_y(PEG, -10, 0), along_y(7, 0, 2), along_y(PEG, 2, 12), along_y(7, 12, 15))
 
 
 def placed(origin, towards=None, y=0.0) -> np.ndarray:

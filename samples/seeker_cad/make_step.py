@@ -26,38 +26,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from OCP.BRepAlgoAPI import BRepAlgoAPI_Cut, BRepAlgoAPI_Fuse
-from OCP.BRepPrimAPI import BRepPrimAPI_MakeBox, BRepPrimAPI_MakeCylinder
-from OCP.gp import gp_Ax2, gp_Dir, gp_Pnt
 
+from mbcompose.parsers.cad_solids import box, cut, cylinder, fuse
 from mbcompose.parsers.step_writer import Node, Product, write_step
 
 HERE = Path(__file__).resolve().parent
 ALUMINIUM = 2700.0   # kg/m^3, written as each product's material density
-
-
-def box(lo, hi):
-    return BRepPrimAPI_MakeBox(gp_Pnt(*lo), gp_Pnt(*hi)).Shape()
-
-
-def cylinder(radius, start, end):
-    """Solid cylinder of ``radius`` from point ``start`` to point ``end`` (mm)."""
-    start, end = np.asarray(start, float), np.asarray(end, float)
-    d = end - start
-    return BRepPrimAPI_MakeCylinder(gp_Ax2(gp_Pnt(*start), gp_Dir(*d)), radius, float(np.linalg.norm(d))).Shape()
-
-
-def fuse(*shapes):
-    out = shapes[0]
-    for s in shapes[1:]:
-        out = BRepAlgoAPI_Fuse(out, s).Shape()
-    return out
-
-
-def cut(shape, *tools):
-    for t in tools:
-        shape = BRepAlgoAPI_Cut(shape, t).Shape()
-    return shape
 
 
 def placement(rotation=np.eye(3), translation=(0.0, 0.0, 0.0)) -> np.ndarray:

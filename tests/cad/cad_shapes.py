@@ -9,40 +9,10 @@ its own placement, and optionally adds placement noise to every part.
 from __future__ import annotations
 
 import numpy as np
-from OCP.BRepAlgoAPI import BRepAlgoAPI_Cut, BRepAlgoAPI_Fuse
-from OCP.BRepPrimAPI import BRepPrimAPI_MakeBox, BRepPrimAPI_MakeCylinder, BRepPrimAPI_MakeSphere
-from OCP.gp import gp_Ax2, gp_Dir, gp_Pnt
 from scipy.spatial.transform import Rotation
 
+from mbcompose.parsers.cad_solids import box, cut, cylinder, fuse, sphere  # noqa: F401 (used as S.box ...)
 from mbcompose.parsers.step_writer import Node, Product, write_step
-
-
-def box(lo, hi):
-    return BRepPrimAPI_MakeBox(gp_Pnt(*map(float, lo)), gp_Pnt(*map(float, hi))).Shape()
-
-
-def cylinder(radius, start, end):
-    start, end = np.asarray(start, float), np.asarray(end, float)
-    d = end - start
-    return BRepPrimAPI_MakeCylinder(gp_Ax2(gp_Pnt(*start), gp_Dir(*d)), float(radius),
-                                    float(np.linalg.norm(d))).Shape()
-
-
-def sphere(radius, centre=(0, 0, 0)):
-    return BRepPrimAPI_MakeSphere(gp_Pnt(*map(float, centre)), float(radius)).Shape()
-
-
-def fuse(*shapes):
-    out = shapes[0]
-    for s in shapes[1:]:
-        out = BRepAlgoAPI_Fuse(out, s).Shape()
-    return out
-
-
-def cut(shape, *tools):
-    for t in tools:
-        shape = BRepAlgoAPI_Cut(shape, t).Shape()
-    return shape
 
 
 def rigid(rotvec=(0, 0, 0), translation=(0, 0, 0)) -> np.ndarray:
