@@ -130,12 +130,30 @@ def _ellipsoid_unit_density(radii) -> tuple[float, np.ndarray]:
     return vol, vol / 5.0 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
 
 
+#: the dimensions of each primitive that must be positive
+POSITIVE_DIMENSIONS = {"box": ("size",), "cylinder": ("radius", "length"), "sphere": ("radius",),
+                       "capsule": ("radius",), "ellipsoid": ("radii",)}
+
+
+def _check_dimensions(kind: str, params) -> None:
+    for key in POSITIVE_DIMENSIONS.get(kind, ()):
+        values = np.atleast_1d(np.asarray(params[key], dtype=float))
+        if not np.all(values > 0):
+            raise InputError(f"{kind} {key} must be positive, got {' '.join(f'{v:g}' for v in values)} "
+                             "(a shape without volume has no mass properties)")
+    if kind == "capsule" and not float(params["length"]) >= 0:
+        raise InputError(f"capsule length must be >= 0, got {float(params['length']):g}")
+
+
 def primitive_unit_density(kind: str, params) -> tuple[float, np.ndarray]:
     """Volume and central inertia at unit density of a primitive centred at its origin.
 
     box ``size`` (3,), cylinder ``radius``/``length`` (z axis), sphere ``radius``,
     capsule ``radius``/``length`` (cylindrical part, z axis), ellipsoid ``radii`` (3,).
+    A dimension that is not positive (a capsule's length may be 0) is an InputError: such a
+    shape has no volume, and a density would give it no mass or NaN inertia.
     """
+    _check_dimensions(kind, params)
     if kind == "box":
         box = trimesh.primitives.Box(extents=np.asarray(params["size"], dtype=float))
         return float(box.volume), np.array(box.moment_inertia)

@@ -344,3 +344,15 @@ bodies:
     body = read_assembly(good).body("lid")
     assert body.mass.mass == pytest.approx(1000.0 * 0.1 * 0.2 * 0.3, rel=1e-9)
     assert "convex hull" in str(body.sources["mass"])
+
+
+@pytest.mark.parametrize("kind, params", [("box", {"size": [0.0, 1.0, 1.0]}), ("sphere", {"radius": -1.0}),
+                                          ("cylinder", {"radius": 1.0, "length": 0.0}),
+                                          ("ellipsoid", {"radii": [1.0, 0.0, 1.0]})])
+def test_a_primitive_without_volume_is_an_input_error(kind, params):
+    # every reader's shapes meet here: a zero side with a density gave zero mass or NaN inertia
+    from mbcompose.parsers.errors import InputError
+    from mbcompose.parsers.massprops import primitive_unit_density
+
+    with pytest.raises(InputError, match="must be positive"):
+        primitive_unit_density(kind, params)
