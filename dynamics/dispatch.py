@@ -146,8 +146,10 @@ NOT_DEFINED = {
 
 def algorithm(model, name: str) -> Callable:
     """The implementation of public function ``name`` for ``model`` (by ``model.kind``)."""
-    row = ALGORITHMS[model.kind]
-    if name not in row:
+    try:
+        return ALGORITHMS[model.kind][name]
+    except KeyError:
+        if model.kind not in ALGORITHMS:
+            raise
         reason = NOT_DEFINED.get((model.kind, name), f"{name} is not defined for {model.kind} models")
-        raise TypeError(reason)
-    return row[name]
+        raise TypeError(reason) from None

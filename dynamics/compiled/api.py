@@ -28,6 +28,8 @@ __all__ = ["create_data", "inverse_dynamics", "bias_forces", "gravity_forces", "
            "jacobian", "body_poses"]
 
 _NO_FORCES = np.zeros((0, 6))
+#: looked up once (module globals are cheaper than attributes on the fast path)
+_empty, _crba = np.empty, ek.crba
 _NO_FORCES_BATCH = np.zeros((0, 0, 6))
 
 
@@ -89,13 +91,13 @@ def _state_algorithm(kernel, which: int, x_name: str, doc: str):
     inertia (ABA's division, in one call or in a row of a parallel batch) becomes
     :class:`dynamics.singular.SingularMassMatrix`."""
     def run(model, q, v, x, f_ext=None, data=None):
-        b = model.__dict__.get("_compiled_bound") or _bound(model)
         try:
+            b = model._compiled_bound
             if f_ext is None and q.ndim == 1:   # a batch would cost numba's TypeError (0.13 ms, see _seal)
-                out = np.empty(b.nv)
+                out = _empty(b.nv)
                 if kernel(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, x, _NO_FORCES, out):
                     return out
-        except (TypeError, AttributeError):  # not the compiled argument type (see _seal), a list: converted below
+        except (TypeError, AttributeError):  # not bound yet, not the compiled argument type (see _seal), a list
             pass
         except ZeroDivisionError:
             raise _singular(model, q) from None
@@ -148,15 +150,15 @@ def _singular(model, q) -> SingularMassMatrix:
 
 class _Bound:
     """What a single-configuration call of one model passes to its kernel, looked up once: the
-    :class:`layout.FlatModel` arrays, the work array of the model's own :class:`Data` and nv."""
+    :class:`layout.FlatModel` arrays, the work array of the model's own :class:`Data`, nv and (nv, nv)."""
 
-    __slots__ = ("ints", "blocks", "extra", "work", "nv")
+    __slots__ = ("ints", "blocks", "extra", "work", "nv", "nv2")
 
     def __init__(self, model):
         flat = flat_model(model)
         self.ints, self.blocks, self.extra = flat.ints, flat.blocks, flat.extra
         self.work = _own_data(model).work
-        self.nv = flat.nv
+        self.nv, self.nv2 = flat.nv, (flat.nv, flat.nv)
 
 
 def _bound(model) -> _Bound:
@@ -187,6 +189,7 @@ def _seal(b: _Bound):
 
 def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
     """Run a kernel of (q, v, x, f_ext) -> (nv,) on one state or, compiled over rows, on a batch."""
+    _bound(model)
     flat = flat_model(model)
     q, v, x = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(x, flat.nv, x_name)
     if _single(q, v, x, f_ext=f_ext):
@@ -204,14 +207,15 @@ def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
 
 def mass_matrix(model, q, data=None):
     """Mass matrix M(q) (nv, nv) or (B, nv, nv) by the compiled CRBA (seed 001 Algorithms 4.1-4.2)."""
-    b = model.__dict__.get("_compiled_bound") or _bound(model)
     try:
+        b = model._compiled_bound
         if q.ndim == 1:   # a batch would cost numba's TypeError (0.13 ms, see _seal)
-            M = np.empty((b.nv, b.nv))
-            if ek.crba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, M):
+            M = _empty(b.nv2)
+            if _crba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, M):
                 return M
-    except (TypeError, AttributeError):  # not the compiled argument type (see _seal), a list: converted below
+    except (TypeError, AttributeError):  # not bound yet, not the compiled argument type (see _seal), a list
         pass
+    _bound(model)
     flat = flat_model(model)
     q = _array(q, flat.nq, "q")
     if q.ndim == 1:

@@ -244,19 +244,15 @@ def add_rigid_inertia_moved(R, p, k, X, P, j, Y):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def set_rigid_inertia_times(P, k, X, i, c, out):
-    """``out[:, c] = I(k) X[i, c]`` (a force) for the rigid inertia ``P[k]`` in 3+3 form and the
-    motion ``X[i, c] = [w; v]``: ``[I_o w + h x v; m v - h x w]``."""
+def rigid_inertia_times(P, k, X, i, c):
+    """The force ``I(k) X[i, c] = [I_o w + h x v; m v - h x w]`` (six scalars) for the rigid inertia
+    ``P[k]`` in 3+3 form and the motion ``X[i, c] = [w; v]``."""
     w0, w1, w2, v0, v1, v2 = X[i, c, 0], X[i, c, 1], X[i, c, 2], X[i, c, 3], X[i, c, 4], X[i, c, 5]
     h0, h1, h2, m = P[k, 3, 0], P[k, 3, 1], P[k, 3, 2], P[k, 4, 0]
-    for i in range(3):
-        out[i, c] = P[k, i, 0] * w0 + P[k, i, 1] * w1 + P[k, i, 2] * w2
-    out[0, c] += h1 * v2 - h2 * v1
-    out[1, c] += h2 * v0 - h0 * v2
-    out[2, c] += h0 * v1 - h1 * v0
-    out[3, c] = m * v0 - (h1 * w2 - h2 * w1)
-    out[4, c] = m * v1 - (h2 * w0 - h0 * w2)
-    out[5, c] = m * v2 - (h0 * w1 - h1 * w0)
+    return (P[k, 0, 0] * w0 + P[k, 0, 1] * w1 + P[k, 0, 2] * w2 + h1 * v2 - h2 * v1,
+            P[k, 1, 0] * w0 + P[k, 1, 1] * w1 + P[k, 1, 2] * w2 + h2 * v0 - h0 * v2,
+            P[k, 2, 0] * w0 + P[k, 2, 1] * w1 + P[k, 2, 2] * w2 + h0 * v1 - h1 * v0,
+            m * v0 - (h1 * w2 - h2 * w1), m * v1 - (h2 * w0 - h0 * w2), m * v2 - (h0 * w1 - h1 * w0))
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -15,7 +15,7 @@ The kernels are the numpy algorithms of :mod:`dynamics.rnea`, :mod:`dynamics.crb
 * ``crba`` -- seed 001 Algorithms 4.1-4.2: composite inertias
   ``R(k) = sum phi(k, i) R(i) phi*(k, i) + M(k)`` (rigid, so kept in 3+3 form: mass,
   first moment, rotational inertia) and ``M(j, k) = H(j) phi(j, k) R(k) H*(k)``, both
-  in the ground frame, the lower triangle filled and mirrored;
+  in the ground frame, each entry written to both triangles;
 * ``aba`` -- seed 001 Algorithm 6.1 (Eqs. 33, 58a-g): the Riccati gather of
   ``P, D, G`` with the residual forces ``z``, ``eps``, ``nu``, then the scatter of
   ``theta_ddot``.
@@ -39,12 +39,12 @@ import numpy as np
 from numba import njit
 
 from .spatial_kernels import (UNIVERSAL, add_force_cross, add_force_to_parent, add_inertia_to_parent,
-                              set_rigid_inertia_times, add_rigid_inertia_moved, add_universal_bias,
+                              rigid_inertia_times, add_rigid_inertia_moved, add_universal_bias,
                               force_columns_to_parent, invert_spd, joint_pose, motion_to_child,
                               set_inertia_times, set_motion_cross, set_rigid_inertia, subspace)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def velocity_pass(m, w, q, v, f_ext):
     """Poses ``(R, p)``, velocities ``V``, velocity-product accelerations ``c`` and bias forces
     ``z = V x* M V - f_ext`` of every body (body frames) into the work arrays."""
@@ -109,7 +109,7 @@ def set_acceleration(R, p, k, parent, A, g0, c, out):
         out[k, i] += c[k, i]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def rnea(m, w, q, v, a, f_ext, tau):
     """Inverse dynamics ``tau = M(q) a + C(q, v) - sum J^T f_ext`` into tau (nv,)."""
     parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
@@ -136,13 +136,13 @@ def rnea(m, w, q, v, a, f_ext, tau):
             add_force_to_parent(R, p, k, f, k, f, parent[k])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def crba(m, w, q, M):
     """Mass matrix M(q) (nv, nv) by composite inertias (seed 001 Algorithms 4.1-4.2), in the ground frame.
 
     Composite inertias and motion subspaces taken to the ground frame (as Pinocchio's
-    ``crba``) make the gather a sum of 3+3 inertias and each entry of the lower
-    triangle ``M(j, k) = H(j) R(k) H*(k)`` a dot product of (6,) vectors, with no
+    ``crba``) make the gather a sum of 3+3 inertias and each entry
+    ``M(j, k) = H(j) R(k) H*(k)`` (and its mirror ``M(k, j)``) a dot product of (6,) vectors, with no
     transform along the path from k to the root.
     """
     parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
@@ -157,34 +157,31 @@ def crba(m, w, q, M):
             for c in range(3):
                 P[k, r, c] = 0.0
         add_rigid_inertia_moved(oR, op, k, body, P, k, Y)
-    for r in range(M.shape[0]):
-        for c in range(r + 1):
+    nv = M.shape[0]
+    for r in range(nv):
+        for c in range(nv):
             M[r, c] = 0.0
-    # tips-to-base gather: column block k of the lower triangle, from its diagonal block up the path
+    # tips-to-base gather: row and column k of M, from the diagonal block up the path to the root;
+    # the force F = R(k) H*(k)[c] is kept in scalars (stores into M would reload it from memory)
     for k in range(n - 1, -1, -1):
         o = v_off[k]
-        nk = v_off[k + 1] - o
-        for r in range(nk):
-            set_rigid_inertia_times(P, k, J, k, r, F)
-        j = k
-        while j >= 0 and nk > 0:
-            oj = v_off[j]
-            for c in range(nk):
+        for c in range(v_off[k + 1] - o):
+            f0, f1, f2, f3, f4, f5 = rigid_inertia_times(P, k, J, k, c)
+            j = k
+            while j >= 0:
+                oj = v_off[j]
                 for r in range(v_off[j + 1] - oj):
-                    s = 0.0
-                    for i in range(6):
-                        s += J[j, r, i] * F[i, c]
+                    s = (J[j, r, 0] * f0 + J[j, r, 1] * f1 + J[j, r, 2] * f2
+                         + J[j, r, 3] * f3 + J[j, r, 4] * f4 + J[j, r, 5] * f5)
                     M[o + c, oj + r] = s
-            j = parent[j]
-        for r in range(nk):
-            M[o + r, o + r] += arm[o + r]
-        if parent[k] >= 0:
+                    M[oj + r, o + c] = s
+                j = parent[j]
+            M[o + c, o + c] += arm[o + c]
+        pk = parent[k]
+        if pk >= 0:
             for r in range(5):
                 for c in range(3):
-                    P[parent[k], r, c] += P[k, r, c]
-    for r in range(M.shape[0]):
-        for c in range(r + 1, M.shape[0]):
-            M[r, c] = M[c, r]
+                    P[pk, r, c] += P[k, r, c]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -273,7 +270,7 @@ def set_projected_inertia(P, PH, G, k, nk, out):
             out[j, i] = s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def aba(m, w, q, v, tau, f_ext, qdd):
     """Forward dynamics ``qdd = M^-1 (tau - C(q, v))`` (seed 001 Algorithm 6.1) into qdd (nv,)."""
     parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
