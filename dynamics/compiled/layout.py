@@ -131,7 +131,7 @@ class Data:
                                    velocity-product acceleration a(k) (RNEA, ABA)
     P, z : (n, 6, 6), (n, 6)       articulated body inertia P(k) and residual force z(k) (ABA;
                                    RNEA: z the bias force b(k); CRBA: P the composite inertia in
-                                   3+3 form, see ``spatial_kernels.set_rigid_inertia``)
+                                   3+3 form, see ``spatial_kernels.set_rigid_inertia_moved``)
     PH, Dinv, G : (n, 6, 6)        ``P H*`` (6, n_k), ``D^-1`` (n_k, n_k), ``G = P H* D^-1`` (6, n_k)
     eps : (n, 6)                   ``T - H z`` of each node (seed 001 Eq. 58c)
     oR, op : (n, 3, 3), (n, 3)     pose of each body in the ground frame

@@ -18,14 +18,23 @@ FIXED, REVOLUTE, PRISMATIC, CYLINDRICAL, UNIVERSAL, SPHERICAL, PLANAR, FREE = ra
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def rotation_about(ax, k, angle, out, row):
-    """Rodrigues: ``out[row:row+3, :3] = cos I + sin ~a + (1 - cos) a a^T`` for the unit axis a = ax[k]."""
+def axis_rotation(ax, k, angle):
+    """Rodrigues: the nine entries (row by row) of ``cos I + sin ~a + (1 - cos) a a^T`` for the unit
+    axis a = ax[k]."""
     c, s = np.cos(angle), np.sin(angle)
     t = 1.0 - c
     x, y, z = ax[k, 0], ax[k, 1], ax[k, 2]
-    out[row, 0], out[row, 1], out[row, 2] = c + t * x * x, t * x * y - s * z, t * x * z + s * y
-    out[row + 1, 0], out[row + 1, 1], out[row + 1, 2] = t * x * y + s * z, c + t * y * y, t * y * z - s * x
-    out[row + 2, 0], out[row + 2, 1], out[row + 2, 2] = t * x * z - s * y, t * y * z + s * x, c + t * z * z
+    return (c + t * x * x, t * x * y - s * z, t * x * z + s * y,
+            t * x * y + s * z, c + t * y * y, t * y * z - s * x,
+            t * x * z - s * y, t * y * z + s * x, c + t * z * z)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def rotation_about(ax, k, angle, out, row):
+    """``out[row:row+3, :3]`` = the rotation of :func:`axis_rotation`."""
+    r = axis_rotation(ax, k, angle)
+    for i in range(3):
+        out[row + i, 0], out[row + i, 1], out[row + i, 2] = r[3 * i], r[3 * i + 1], r[3 * i + 2]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -50,13 +59,15 @@ def joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S):
     """
     o = q_off[k]
     kd = kind[k]
+    if kd == REVOLUTE:   # the common joint: the rotation in scalars, no joint translation
+        f00, f01, f02, f10, f11, f12, f20, f21, f22 = axis_rotation(ax, k, q[o])
+        set_placed_pose(PR, Pp, k, f00, f01, f02, f10, f11, f12, f20, f21, f22, 0.0, 0.0, 0.0, R, p)
+        return
     for i in range(3):
         for j in range(3):
             F[i, j] = 1.0 if i == j else 0.0
         F[3, i] = 0.0
-    if kd == REVOLUTE:
-        rotation_about(ax, k, q[o], F, 0)
-    elif kd == PRISMATIC:
+    if kd == PRISMATIC:
         for i in range(3):
             F[3, i] = q[o] * ax[k, i]
     elif kd == CYLINDRICAL:
@@ -75,8 +86,14 @@ def joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S):
         rotation_of_quaternion(q, o + 3, F)
         for i in range(3):
             F[3, i] = q[o + i]
-    f00, f01, f02, f10, f11, f12 = F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2]
-    f20, f21, f22, t0, t1, t2 = F[2, 0], F[2, 1], F[2, 2], F[3, 0], F[3, 1], F[3, 2]
+    set_placed_pose(PR, Pp, k, F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2],
+                    F[3, 0], F[3, 1], F[3, 2], R, p)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def set_placed_pose(PR, Pp, k, f00, f01, f02, f10, f11, f12, f20, f21, f22, t0, t1, t2, R, p):
+    """``R[k] = R_place R_J``, ``p[k] = p_place + R_place p_J`` for the joint motion ``R_J = [f_ij]``,
+    ``p_J = t`` and the placement ``(PR[k], Pp[k])``."""
     for i in range(3):
         a0, a1, a2 = PR[k, i, 0], PR[k, i, 1], PR[k, i, 2]
         R[k, i, 0] = a0 * f00 + a1 * f10 + a2 * f20
@@ -208,39 +225,29 @@ def add_inertia_to_parent(R, p, k, I, out, j, Y):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def set_rigid_inertia(M_body, k, P):
-    """Rigid-body inertia of body k in 3+3 form: ``P[k, :3, :3]`` rotational inertia about the
-    origin (kg m^2), ``P[k, 3, :3] = h = m c`` (kg m), ``P[k, 4, 0] = m`` (kg), from the spatial
-    inertia ``M_body[k] = [[I_o, ~h], [-~h, m 1]]`` (seed 002 Eq. 14)."""
-    for r in range(3):
-        for c in range(3):
-            P[k, r, c] = M_body[k, r, c]
-    P[k, 3, 0], P[k, 3, 1], P[k, 3, 2] = M_body[k, 2, 4], M_body[k, 0, 5], M_body[k, 1, 3]
-    P[k, 4, 0] = M_body[k, 3, 3]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def add_rigid_inertia_moved(R, p, k, X, P, j, Y):
-    """``P[j] += T I T*`` for the rigid inertia I = ``X[k]`` and the transform ``T = [[R, ~p R], [0, R]]``
-    of ``(R[k], p[k])``; inertias in 3+3 form (:func:`set_rigid_inertia`); Y (6, 6) scratch.
+def set_rigid_inertia_moved(R, p, k, M_body, P, j, Y):
+    """``P[j] = T I T*``: the rigid inertia ``I = M_body[k] = [[I_o, ~h], [-~h, m 1]]`` (seed 002 Eq. 14)
+    moved by ``T = [[R, ~p R], [0, R]]`` of ``(R[k], p[k])``, in 3+3 form: ``P[j, :3, :3]``
+    rotational inertia about the new origin (kg m^2), ``P[j, 3, :3] = h' = m c`` (kg m),
+    ``P[j, 4, 0] = m`` (kg); Y (6, 6) scratch.
 
     With ``hr = R h``: ``h' = hr + m p`` and
-    ``I' = R I R^T - (hr p^T + p hr^T) + 2 (p . hr) 1 + m (|p|^2 1 - p p^T)`` (parallel axes).
+    ``I' = R I_o R^T - (hr p^T + p hr^T) + 2 (p . hr) 1 + m (|p|^2 1 - p p^T)`` (parallel axes).
     """
-    m = X[k, 4, 0]
-    h0, h1, h2 = X[k, 3, 0], X[k, 3, 1], X[k, 3, 2]
+    m = M_body[k, 3, 3]
+    h0, h1, h2 = M_body[k, 2, 4], M_body[k, 0, 5], M_body[k, 1, 3]
     p0, p1, p2 = p[k, 0], p[k, 1], p[k, 2]
     Y[0, 3] = R[k, 0, 0] * h0 + R[k, 0, 1] * h1 + R[k, 0, 2] * h2
     Y[1, 3] = R[k, 1, 0] * h0 + R[k, 1, 1] * h1 + R[k, 1, 2] * h2
     Y[2, 3] = R[k, 2, 0] * h0 + R[k, 2, 1] * h1 + R[k, 2, 2] * h2
-    set_rotated_block(R, k, X[k], 0, 0, Y, 0, 0)
+    set_rotated_block(R, k, M_body[k], 0, 0, Y, 0, 0)
     diag = 2.0 * (p0 * Y[0, 3] + p1 * Y[1, 3] + p2 * Y[2, 3]) + m * (p0 * p0 + p1 * p1 + p2 * p2)
     for r in range(3):
         for c in range(3):
             s = Y[r, c] - Y[r, 3] * p[k, c] - p[k, r] * Y[c, 3] - m * p[k, r] * p[k, c]
-            P[j, r, c] += s + diag if r == c else s
-        P[j, 3, r] += Y[r, 3] + m * p[k, r]
-    P[j, 4, 0] += m
+            P[j, r, c] = s + diag if r == c else s
+        P[j, 3, r] = Y[r, 3] + m * p[k, r]
+    P[j, 4, 0] = m
 
 
 @njit(cache=True, _nrt=False, inline="always")

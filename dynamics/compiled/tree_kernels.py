@@ -39,9 +39,9 @@ import numpy as np
 from numba import njit
 
 from .spatial_kernels import (UNIVERSAL, add_force_cross, add_force_to_parent, add_inertia_to_parent,
-                              rigid_inertia_times, add_rigid_inertia_moved, add_universal_bias,
+                              rigid_inertia_times, add_universal_bias,
                               force_columns_to_parent, invert_spd, joint_pose, motion_to_child,
-                              set_inertia_times, set_motion_cross, set_rigid_inertia, subspace)
+                              set_inertia_times, set_motion_cross, set_rigid_inertia_moved, subspace)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -146,17 +146,13 @@ def crba(m, w, q, M):
     transform along the path from k to the root.
     """
     parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
-    R, p, S, oR, op, P, J, body, F, Y = w[0], w[1], w[2], w[13], w[14], w[7], w[9], w[11], w[15], w[17]
+    R, p, S, oR, op, P, J, F, Y = w[0], w[1], w[2], w[13], w[14], w[7], w[9], w[15], w[17]
     n = parent.shape[0]
     for k in range(n):
         joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S)
         set_ground_pose(R, p, parent, k, oR, op)
         set_ground_subspace(kind, S, S_const, v_off, oR, op, k, J)
-        set_rigid_inertia(M_body, k, body)
-        for r in range(5):
-            for c in range(3):
-                P[k, r, c] = 0.0
-        add_rigid_inertia_moved(oR, op, k, body, P, k, Y)
+        set_rigid_inertia_moved(oR, op, k, M_body, P, k, Y)
     nv = M.shape[0]
     for r in range(nv):
         for c in range(nv):
