@@ -26,7 +26,10 @@ matrix inverse.  Every per-body helper takes whole arrays and row indices rather
 row views.  The kernels here and in :mod:`dynamics.compiled.spatial_kernels` neither
 allocate nor return arrays, so they are compiled without numba's reference counting
 (``_nrt=False``): the atomic reference count updates of the arrays a function receives
-and the views it takes were half of the time of ``crba`` (``perf record``).
+and the views it takes were half of the time of ``crba`` (``perf record``).  They are
+also inlined into their callers (``inline="always"``, numba IR): a call of its own received
+the model and work views as two tuples of 33 array structs, about 3 KB copied onto the
+stack and read back from it at every call (0.25 us of panda's 1.5 us ``crba``).
 
 Gravity is the ground acceleration ``[0; -g]`` carried to the roots; external forces
 ``f_ext`` (n, 6) (body frames, about the body origin, moment first; an empty (0, 6)
