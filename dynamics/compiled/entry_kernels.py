@@ -137,9 +137,9 @@ def state_batch(which, ints, blocks, extra, q, v, x, f_ext, out, n_chunks):
         for b in range(lo, hi):
             fb = f_ext[b] if f_ext.shape[0] > 0 else none
             if which == RNEA:
-                tk.rnea(m, w, q[b], v[b], x[b], fb, out[b])
+                tk.rnea_call(m, w, q[b], v[b], x[b], fb, out[b])
             else:
-                tk.aba(m, w, q[b], v[b], x[b], fb, out[b])
+                tk.aba_call(m, w, q[b], v[b], x[b], fb, out[b])
 
 
 @njit(cache=True, parallel=True)
@@ -153,4 +153,4 @@ def crba_batch(ints, blocks, extra, q, M, n_chunks):
         w = unpack_work(np.zeros((packed_work_size(n), 6, 6)), n)
         lo, hi = chunk_bounds(B, n_chunks, c)
         for b in range(lo, hi):
-            tk.crba(m, w, q[b], M[b])
+            tk.crba_call(m, w, q[b], M[b])

@@ -151,7 +151,7 @@ def inverse_inertia_column(m, w, q, j, zero, unit, a0, none, out):
     none: an empty (0, 6) array of external forces."""
     unit[:] = 0.0
     unit[j] = 1.0
-    tk.aba(m, w, q, zero, unit, none, out)
+    tk.aba_call(m, w, q, zero, unit, none, out)
     for i in range(out.shape[0]):
         out[i] -= a0[i]
 
@@ -186,7 +186,7 @@ def enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, scratch
             if not ((on_lower and v[j] < 0.0) or (not on_lower and q[i] >= upper[l] and v[j] > 0.0)):
                 continue
             if not have_a0:
-                tk.aba(m, w, q, zero, zero, none, a0)
+                tk.aba_call(m, w, q, zero, zero, none, a0)
                 have_a0 = True
             inverse_inertia_column(m, w, q, j, zero, unit, a0, none, col)
             p = -v[j] / col[j]
