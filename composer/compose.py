@@ -64,21 +64,22 @@ def _joint_or_none(assembly: Assembly, name: str) -> Joint | None:
         return None
 
 
-def _summed_armature(rj, assembly: Assembly, removed=()) -> float:
+def _summed_armature(rj, assembly: Assembly, redundant_of) -> float:
     """Rotor inertia of a reduced joint: its joints' and that of the redundant joints removed in
-    its favour (co-linear joints turn together, so each rotor turns with the kept freedom)."""
-    names = list(rj.joints) + [r.name for r in removed if r.kind == "redundant" and r.kept == rj.name]
+    its favour (``redundant_of``: kept joint -> names; co-linear joints turn together, so each
+    rotor turns with the kept freedom)."""
+    names = list(rj.joints) + redundant_of.get(rj.name, [])
     return float(sum(j.armature for j in (_joint_or_none(assembly, n) for n in names) if j is not None))
 
 
-def _reduced_joint_as_joint(rj, assembly: Assembly, removed=()) -> Joint:
+def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint:
     original = _joint_or_none(assembly, rj.joints[0]) if rj.joints else None
     return Joint(name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
                  origin=rj.origin, axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin,
                  actuated=rj.actuated, loop=bool(original and original.loop),
                  limits=original.limits if original else Limits(),
                  damping=original.damping if original else 0.0,
-                 armature=_summed_armature(rj, assembly, removed), ref=original.ref if original else 0.0,
+                 armature=_summed_armature(rj, assembly, redundant_of), ref=original.ref if original else 0.0,
                  source=original.source if original else Source())
 
 
@@ -95,8 +96,12 @@ def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,
         return bodies, list(assembly.joints)
     bodies = [RigidBody(c.name, c.mass, tuple(c.members)) for c in analysis.composites]
     reduced = analysis.reduced_joints if redundant_joints == "remove" else analysis.joints_before
-    removed = analysis.removed_joints if redundant_joints == "remove" else ()
-    return bodies, [_reduced_joint_as_joint(rj, assembly, removed) for rj in reduced]
+    redundant_of: dict[str, list[str]] = {}
+    if redundant_joints == "remove":
+        for r in analysis.removed_joints:
+            if r.kind == "redundant":
+                redundant_of.setdefault(r.kept, []).append(r.name)
+    return bodies, [_reduced_joint_as_joint(rj, assembly, redundant_of) for rj in reduced]
 
 
 def _raise_analysis_errors(analysis, assembly: Assembly) -> None:

@@ -37,6 +37,12 @@ from mbcompose.parsers.topology import TreeEdge, tree_edges
 
 REVERSIBLE = frozenset({"fixed", "revolute", "continuous", "prismatic", "cylindrical"})
 
+#: the placement rotation of every body (assembly axes) and the origin of ground, read-only
+_EYE = np.eye(3)
+_EYE.setflags(write=False)
+_ZERO = np.zeros(3)
+_ZERO.setflags(write=False)
+
 
 @dataclass(frozen=True)
 class RigidBody:
@@ -78,7 +84,7 @@ def _tree_edges(body_names: Sequence[str], joints: Sequence[Joint]) -> tuple[lis
 def _oriented_axes(edge: TreeEdge) -> tuple[np.ndarray, np.ndarray | None]:
     j = edge.joint
     if not edge.reversed:
-        return np.array(j.axis), None if j.axis2 is None else np.array(j.axis2)
+        return j.axis, j.axis2
     if j.type not in REVERSIBLE:
         raise InputError(
             f"joint '{j.name}' ({j.type}) would be traversed from '{j.secondary}' to '{j.reference}' "
@@ -99,17 +105,17 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
     by_name = {b.name: b for b in bodies}
     edges, chords = _tree_edges([b.name for b in bodies], joints)
     index = {e.child: k for k, e in enumerate(edges)}
-    origin = {e.child: np.array(e.joint.origin) for e in edges}
+    origin = {e.child: e.joint.origin for e in edges}  # read-only arrays (parsers.Joint), shared
     specs = []
     for e in edges:
         axis, axis2 = _oriented_axes(e)
         parent = -1 if e.parent == GROUND else index[e.parent]
-        parent_origin = np.zeros(3) if e.parent == GROUND else origin[e.parent]
         mp = by_name[e.child].mass
         specs.append(dynamics.BodySpec(
             name=e.child, parent=parent, joint_type=e.joint.type, joint_name=e.joint.name,
-            placement_rotation=np.eye(3), placement_translation=origin[e.child] - parent_origin,
-            mass=mp.mass, com=mp.com - origin[e.child], inertia=np.array(mp.inertia),
+            placement_rotation=_EYE,
+            placement_translation=origin[e.child] - (_ZERO if parent < 0 else origin[e.parent]),
+            mass=mp.mass, com=mp.com - origin[e.child], inertia=mp.inertia,
             axis=axis, axis2=axis2, armature=e.joint.armature, ref=e.joint.ref))
     model = dynamics.build_model(specs, gravity=np.asarray(gravity, dtype=float))
     return TreeModel(model=model, edges=tuple(edges), chords=tuple(chords), bodies=by_name)

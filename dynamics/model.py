@@ -117,7 +117,7 @@ class SKOModel:
         self.gravity = np.asarray(gravity, dtype=float)
         self.body_names = tuple(b.name for b in bodies)
         self.joint_names = tuple(b.joint_name for b in bodies)
-        self.joint_types = tuple(b.joint_type for b in bodies)
+        self.joint_types = types = tuple(b.joint_type for b in bodies)
         if len(set(self.joint_names)) != n:
             raise ValueError("joint names must be unique")
         for k, b in enumerate(bodies):
@@ -125,55 +125,41 @@ class SKOModel:
                 raise ValueError(f"body {b.name!r}: unknown joint type {b.joint_type!r}")
             if not -1 <= b.parent < k:
                 raise ValueError(f"body {b.name!r}: parent {b.parent} must be -1 or an earlier body index")
-        nqs = np.array([J.NQ[t] for t in self.joint_types], dtype=int)
-        nvs = np.array([J.NV[t] for t in self.joint_types], dtype=int)
-        self.tree = SKOTree(np.array([b.parent for b in bodies], dtype=int), np.full(n, 6), nvs)
+        nqs = [J.NQ[t] for t in types]
+        nvs = [J.NV[t] for t in types]
+        self.tree = SKOTree(np.array([b.parent for b in bodies], dtype=int), np.full(n, 6), np.array(nvs, dtype=int))
         self.parent = self.tree.parent
-        self.q_offset = np.concatenate([[0], np.cumsum(nqs)]).astype(int)
+        self.q_offset = np.concatenate([[0], np.cumsum(nqs, dtype=int)]).astype(int)
         self.v_offset = self.tree.v_offset
         self.nq = int(self.q_offset[-1])
         self.nv = int(self.v_offset[-1])
-        self.placement_R = np.array([np.asarray(b.placement_rotation, float) for b in bodies]).reshape(n, 3, 3)
-        self.placement_p = np.array([np.asarray(b.placement_translation, float) for b in bodies]).reshape(n, 3)
+        self.placement_R = np.array([b.placement_rotation for b in bodies], dtype=float).reshape(n, 3, 3)
+        self.placement_p = np.array([b.placement_translation for b in bodies], dtype=float).reshape(n, 3)
         self.mass = np.array([float(b.mass) for b in bodies])
-        self.com = np.array([np.asarray(b.com, float) for b in bodies]).reshape(n, 3)
-        self.inertia_com = np.array([np.asarray(b.inertia, float) for b in bodies]).reshape(n, 3, 3)
+        self.com = np.array([b.com for b in bodies], dtype=float).reshape(n, 3)
+        self.inertia_com = np.array([b.inertia for b in bodies], dtype=float).reshape(n, 3, 3)
         self.M_body = spatial_inertia(self.mass, self.com, self.inertia_com)
-
-        def unit(a):
-            a = np.asarray(a, dtype=float)
-            nrm = np.linalg.norm(a)
-            if nrm == 0:
-                raise ValueError("zero joint axis")
-            return a / nrm
-
-        self.axis = np.zeros((n, 3))
-        self.axis2 = np.zeros((n, 3))
-        for k, b in enumerate(bodies):
-            if b.joint_type in ("revolute", "continuous", "prismatic", "cylindrical", "universal", "planar"):
-                self.axis[k] = unit(b.axis)
-            if b.joint_type == "universal":
-                if b.axis2 is None:
-                    raise ValueError(f"universal joint {b.joint_name!r} needs axis2")
-                self.axis2[k] = unit(b.axis2)
-        self.armature = np.concatenate([np.broadcast_to(np.asarray(b.armature, float), (J.NV[b.joint_type],))
-                                        for b in bodies] + [np.zeros(0)])
-        self.q_ref = np.concatenate([J.neutral(t) for t in self.joint_types] + [np.zeros(0)])
+        self.axis, self.axis2 = _unit_axes(bodies)
+        self.armature = np.array([a for b, nv in zip(bodies, nvs) for a in _per_freedom(b.armature, nv)], dtype=float)
+        neutral = {t: J.neutral(t).tolist() for t in set(types)}
+        self.q_ref = np.array([x for t in types for x in neutral[t]], dtype=float)
         for k, b in enumerate(bodies):
             self._fold_reference(k, b)
-        self.H_const = [J.motion_subspace(t, self.axis[k], self.axis2[k])[None]
-                        for k, t in enumerate(self.joint_types)]
+        self.H_const = [J.motion_subspace(t, self.axis[k], self.axis2[k])[None] for k, t in enumerate(types)]
         self.groups = {}
-        for t in J.JOINT_TYPES:
-            idx = np.array([k for k in range(n) if self.joint_types[k] == t], dtype=int)
-            if len(idx):
-                qc = np.array([np.arange(self.q_offset[k], self.q_offset[k + 1]) for k in idx], dtype=int).reshape(len(idx), J.NQ[t])
-                vc = np.array([np.arange(self.v_offset[k], self.v_offset[k + 1]) for k in idx], dtype=int).reshape(len(idx), J.NV[t])
-                self.groups[t] = (idx, qc, vc)
         #: constant H(k) of each joint-type group: (g, 6) for 1-dof types, (g, n_k, 6) otherwise
         self.S_group = {}
-        for t, (idx, qc, vc) in self.groups.items():
-            Hs = np.array([self.H_const[k][0] for k in idx])
+        members: dict[str, list[int]] = {}
+        for k, t in enumerate(types):
+            members.setdefault(t, []).append(k)
+        for t in J.JOINT_TYPES:
+            if t not in members:
+                continue
+            idx = np.array(members[t], dtype=int)
+            qc = (self.q_offset[idx][:, None] + np.arange(J.NQ[t])).astype(int)
+            vc = (self.v_offset[idx][:, None] + np.arange(J.NV[t])).astype(int)
+            self.groups[t] = (idx, qc, vc)
+            Hs = np.array([self.H_const[k][0] for k in members[t]])
             self.S_group[t] = Hs[:, 0, :] if vc.shape[1] == 1 else Hs
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._body_index = {name: k for k, name in enumerate(self.body_names)}
@@ -269,6 +255,36 @@ class TreeCoordinates:
 
     def neutral(self) -> np.ndarray:
         return self.tree_model.neutral()
+
+
+#: joint types whose ``axis`` is used (the plane normal, for planar)
+AXIAL_TYPES = frozenset({"revolute", "continuous", "prismatic", "cylindrical", "universal", "planar"})
+
+
+def _unit_axes(bodies) -> tuple[np.ndarray, np.ndarray]:
+    """``axis`` and ``axis2`` (n, 3) of the bodies' joints, normalised (zeros where unused);
+    ValueError for a zero axis or a universal joint without ``axis2``."""
+    n = len(bodies)
+    axis, axis2 = np.zeros((n, 3)), np.zeros((n, 3))
+    for out, key, ks in ((axis, "axis", [k for k, b in enumerate(bodies) if b.joint_type in AXIAL_TYPES]),
+                         (axis2, "axis2", [k for k, b in enumerate(bodies) if b.joint_type == "universal"])):
+        for k in ks if key == "axis2" else ():
+            if bodies[k].axis2 is None:
+                raise ValueError(f"universal joint {bodies[k].joint_name!r} needs axis2")
+        if ks:
+            a = np.array([getattr(bodies[k], key) for k in ks], dtype=float).reshape(len(ks), 3)
+            norm = np.sqrt(np.einsum("ij,ij->i", a, a))
+            if not norm.all():
+                raise ValueError("zero joint axis")
+            out[ks] = a / norm[:, None]
+    return axis, axis2
+
+
+def _per_freedom(value, nv: int) -> list:
+    """A scalar or per-freedom value (``armature``) as a list of ``nv`` values."""
+    if type(value) is float or type(value) is int:
+        return [value] * nv
+    return np.broadcast_to(np.asarray(value, float), (nv,)).tolist()
 
 
 def build_model(bodies, gravity=(0.0, 0.0, -9.81)) -> SKOModel:

@@ -53,6 +53,20 @@ AXIAL_JOINTS = frozenset({"revolute", "continuous", "prismatic", "cylindrical", 
 _FLOAT = np.dtype(float)
 
 
+def frozen(a: np.ndarray) -> np.ndarray:
+    """``a`` (a float array just computed, referred to nowhere else) made read-only in place."""
+    a.setflags(write=False)
+    return a
+
+
+def of_frozen(cls, **fields):
+    """An instance of a frozen dataclass here (Pose, MassProperties) with ``fields`` as its
+    ``__post_init__`` leaves them (floats; arrays read-only, see :func:`frozen`), unchecked."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(fields)
+    return obj
+
+
 def _frozen(a, shape) -> np.ndarray:
     """A read-only float copy of ``a`` with ``shape``; ``a`` itself when it already is one
     (read-only, owning its data: nothing can change it), as the frozen dataclasses share
@@ -102,16 +116,13 @@ class Pose:
         object.__setattr__(self, "rotation", _frozen(self.rotation, (3, 3)))
         object.__setattr__(self, "translation", _frozen(self.translation, (3,)))
 
-    @classmethod
-    def identity(cls) -> "Pose":
-        return cls()
-
     def compose(self, inner: "Pose") -> "Pose":
         """The pose of ``inner`` (given relative to this pose) in the outer frame."""
         R, Ri = self.rotation, inner.rotation
         # the shared identity (the default rotation) is skipped: R @ I == R exactly
-        rotation = R if Ri is _EYE else Ri if R is _EYE else R @ Ri
-        return Pose(rotation, (inner.translation if R is _EYE else R @ inner.translation) + self.translation)
+        rotation = R if Ri is _EYE else Ri if R is _EYE else frozen(R @ Ri)
+        translation = (inner.translation if R is _EYE else R @ inner.translation) + self.translation
+        return of_frozen(Pose, rotation=rotation, translation=frozen(translation))
 
     def inverse(self) -> "Pose":
         rt = self.rotation.T

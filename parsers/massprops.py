@@ -28,10 +28,13 @@ import trimesh
 from mbcompose.dynamics.tolerances import INERTIA_RTOL
 
 from . import limits
-from .assembly import Geometry, MassProperties, Pose
+from .assembly import Geometry, MassProperties, Pose, frozen, of_frozen
 from .errors import InputError
 from .mesh_progress import file_progressed
 
+
+#: the identity rotation every default Pose shares
+_EYE = Pose().rotation
 
 MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf", ".dae")
 
@@ -39,13 +42,14 @@ MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf", ".dae")
 def inertia_problem(inertia, mass: float | None = None) -> str | None:
     """Why a 3x3 central inertia is not physical, or None when it is.
 
+    inertia : (3, 3) array or nested sequence (rows).
     Checks symmetry, positive definiteness and the triangle inequality
     ``I1 + I2 >= I3`` of the principal moments (relative tolerance
     :data:`dynamics.tolerances.INERTIA_RTOL`).
     """
-    J = np.asarray(inertia, dtype=float)
-    if J.shape == (3, 3) and _clearly_physical(J.tolist()):
+    if _clearly_physical(inertia.tolist() if isinstance(inertia, np.ndarray) else inertia):
         return None
+    J = np.asarray(inertia, dtype=float)
     if J.shape != (3, 3) or not np.all(np.isfinite(J)):
         return "inertia must be a finite 3x3 matrix"
     scale = max(np.abs(J).max(), np.finfo(float).tiny)
@@ -65,9 +69,13 @@ def _clearly_physical(rows) -> bool:
     positive definite and within the triangle inequality, with :func:`inertia_problem`'s
     tolerances: every eigenvalue lies in ``[lo, hi]``, ``lo > rtol * scale`` and
     ``hi <= trace / (2 - rtol)`` (then ``I1 + I2 = trace - I3 >= I3 (1 - rtol)``).
-    Exact for diagonal tensors; False means "not proven", not "unphysical"."""
-    (a, b, c), (d, e, f), (g, h, i) = rows
-    if b != d or c != g or f != h or not math.isfinite(a + b + c + e + f + i):
+    Exact for diagonal tensors; False means "not proven", not "unphysical" (also for
+    anything that is not three rows of three numbers)."""
+    try:
+        (a, b, c), (d, e, f), (g, h, i) = rows
+        if b != d or c != g or f != h or not math.isfinite(a + b + c + e + f + i):
+            return False
+    except (TypeError, ValueError):
         return False
     ab, ac, af = abs(b), abs(c), abs(f)
     scale = max(abs(a), ab, ac, abs(e), af, abs(i))
@@ -79,7 +87,10 @@ def _clearly_physical(rows) -> bool:
 def transform_mass_properties(mp: MassProperties, pose: Pose) -> MassProperties:
     """Express ``mp`` (given in an inner frame) in the outer frame of ``pose``."""
     R = pose.rotation
-    return MassProperties(mp.mass, pose.apply(mp.com), R @ mp.inertia @ R.T)
+    if R is _EYE:  # the shared identity: R J R^T == J exactly
+        return of_frozen(MassProperties, mass=mp.mass, com=frozen(mp.com + pose.translation), inertia=mp.inertia)
+    return of_frozen(MassProperties, mass=mp.mass, com=frozen(R @ mp.com + pose.translation),
+                     inertia=frozen(R @ mp.inertia @ R.T))
 
 
 def combine(parts: Iterable[MassProperties]) -> MassProperties:
@@ -96,17 +107,15 @@ def combine(parts: Iterable[MassProperties]) -> MassProperties:
         return MassProperties.zero()
     if len(parts) == 1:
         p = parts[0]
-        return MassProperties(p.mass, p.com, 0.5 * (p.inertia + p.inertia.T))
-    mass = sum(p.mass for p in parts)
-    if mass > 0.0:
-        com = sum(p.mass * p.com for p in parts) / mass
-    else:
-        com = np.mean([p.com for p in parts], axis=0)
-    inertia = np.zeros((3, 3))
-    for p in parts:
-        d = p.com - com
-        inertia += p.inertia + p.mass * (d @ d * np.eye(3) - np.outer(d, d))
-    return MassProperties(mass, com, 0.5 * (inertia + inertia.T))
+        return of_frozen(MassProperties, mass=p.mass, com=p.com, inertia=frozen(0.5 * (p.inertia + p.inertia.T)))
+    masses = np.array([p.mass for p in parts])
+    coms = np.array([p.com for p in parts])
+    mass = float(masses.sum())
+    com = masses @ coms / mass if mass > 0.0 else coms.mean(axis=0)
+    d = coms - com
+    inertia = sum(p.inertia for p in parts) + np.einsum("k,kij->ij", masses, np.einsum("ki,ki->k", d, d)[:, None, None]
+                                                         * np.eye(3) - d[:, :, None] * d[:, None, :])
+    return of_frozen(MassProperties, mass=mass, com=frozen(com), inertia=frozen(0.5 * (inertia + inertia.T)))
 
 
 def _capsule_unit_density(radius: float, length: float) -> tuple[float, np.ndarray]:

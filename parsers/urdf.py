@@ -59,17 +59,18 @@ import logging
 import math
 from collections import deque
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 
 import numpy as np
 
-from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
+from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source, frozen
 from .errors import InputError, did_you_mean
 from .massprops import shapes_mass_properties
 from .mesh_progress import MeshWork
 from .urdf_actuation import mimic_couplings, transmissions
 from .urdf_geometry import link_inertial, origin_pose, shape_geometry
-from .xmlutil import attr_float, attr_floats, error, parse_xml, required
+from .xmlutil import attr_float, attr_float_list, error, parse_xml, required
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +139,7 @@ def _check_robot(root_el) -> str:
     """The robot's name; InputError for another root, unexpanded xacro or no name."""
     if root_el.tag != "robot":
         raise error(root_el, f"root element is <{root_el.tag}>, expected <robot>")
-    if any(tag.startswith("xacro:") for tag in {el.tag for el in root_el.iter()}):
+    if any(tag.startswith("xacro:") for tag in set(map(attrgetter("tag"), root_el.iter()))):
         el = next(el for el in root_el.iter() if el.tag.startswith("xacro:"))
         raise error(el, f"<{el.tag}>: this is an unexpanded xacro file; run xacro on it first")
     robot_name = root_el.get("name")
@@ -314,16 +315,20 @@ def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, fi
     return bodies
 
 
+#: the axis of joint types without one (unused), shared read-only
+_NO_AXIS = frozen(np.array([0.0, 0.0, 1.0]))
+
+
 def _joint_axis(j_el, jname, jtype, pose) -> np.ndarray:
-    """The joint axis in the assembly frame (+z, unused, for types without one)."""
+    """The joint axis in the assembly frame, read-only (+z, unused, for types without one)."""
     if jtype not in ("revolute", "continuous", "prismatic", "planar"):
-        return np.array([0.0, 0.0, 1.0])
+        return _NO_AXIS
     a_el = j_el.find("axis")
-    axis = np.array([1.0, 0.0, 0.0]) if a_el is None else attr_floats(a_el, "xyz", 3, (1.0, 0.0, 0.0))
-    n = math.sqrt(axis @ axis)
+    x, y, z = (1.0, 0.0, 0.0) if a_el is None else attr_float_list(a_el, "xyz", 3, (1.0, 0.0, 0.0))
+    n = math.sqrt(x * x + y * y + z * z)
     if not n > 0:
         raise error(a_el if a_el is not None else j_el, f"joint {jname!r}: axis must be non-zero")
-    return pose.rotation @ (axis / n)
+    return frozen(pose.rotation @ np.array([x / n, y / n, z / n]))
 
 
 def _joint_limits(j_el, jname, jtype) -> Limits:

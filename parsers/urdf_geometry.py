@@ -21,7 +21,7 @@ import numpy as np
 
 from mbcompose.dynamics.spatial import rpy_to_matrix
 
-from .assembly import Geometry, MassProperties, Pose
+from .assembly import Geometry, MassProperties, Pose, frozen, of_frozen
 from .massprops import inertia_problem
 from .xmlutil import attr_float, attr_float_list, attr_float_values, attr_floats, error, parse_floats, required
 
@@ -57,10 +57,9 @@ def origin_pose(el, memo: dict | None = None) -> Pose:
 
 def _origin(o) -> Pose:
     """The Pose of an ``<origin>`` element."""
-    xyz = attr_floats(o, "xyz", 3, (0.0, 0.0, 0.0))
-    xyz.setflags(write=False)  # a fresh array: the Pose takes it as it is
+    xyz = frozen(attr_floats(o, "xyz", 3, (0.0, 0.0, 0.0)))
     rpy = attr_float_list(o, "rpy", 3, (0.0, 0.0, 0.0))
-    return Pose(rpy_to_matrix(rpy) if any(rpy) else IDENTITY.rotation, xyz)
+    return of_frozen(Pose, rotation=frozen(rpy_to_matrix(rpy)) if any(rpy) else IDENTITY.rotation, translation=xyz)
 
 
 def _package_roots(pkg: str, base_dir: str, package_dirs: tuple, ros_path: str):
@@ -190,8 +189,8 @@ def _mesh_scale(s) -> np.ndarray:
     if len(text.split()) == 4:
         log.warning("%s:%s: mesh scale %r has 4 numbers: the 4th is ignored", s.file, s.line, text)
         return parse_floats(text, s, "mesh@scale", 4)[:3].copy()
-    scale = attr_floats(s, "scale", (1, 3))
-    return scale if len(scale) == 3 else np.repeat(scale, 3)
+    scale = attr_float_list(s, "scale", (1, 3))
+    return np.array(scale if len(scale) == 3 else scale * 3)
 
 
 def link_inertial(link_el, name: str, memo: dict | None = None) -> MassProperties | None:
@@ -213,13 +212,15 @@ def link_inertial(link_el, name: str, memo: dict | None = None) -> MassPropertie
     if i_el is None:
         raise error(inl, f"link {name!r}: <inertial> needs <inertia ixx ixy ixz iyy iyz izz>")
     ixx, ixy, ixz, iyy, iyz, izz = attr_float_values(i_el, INERTIA_KEYS) or _inertia_values(i_el)
-    J = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    rows = [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]]
     if mass > 0:
-        problem = inertia_problem(J)
-        if problem and not np.allclose(J, 0.0):
+        problem = inertia_problem(rows)
+        if problem and max(map(abs, (ixx, ixy, ixz, iyy, iyz, izz))) > 1e-8:  # np.allclose(J, 0)
             log.warning("%s:%s: link %r: %s (kept as written)", link_el.file, i_el.line, name, problem)
+    J = np.array(rows)
     R = pose.rotation
-    return MassProperties(mass, pose.translation, J if R is IDENTITY.rotation else R @ J @ R.T)
+    return of_frozen(MassProperties, mass=mass, com=pose.translation,
+                     inertia=frozen(J if R is IDENTITY.rotation else R @ J @ R.T))
 
 
 INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")

@@ -61,8 +61,6 @@ def parse_xml(path=None, text: str | None = None) -> Element:
 
 #: what the fast path steps over: comments, CDATA, processing instructions
 _SKIPPED = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>", re.S)
-#: the same, or a start tag (its name in group 1)
-_MARKUP = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<([^\s/>!?][^\s/>]*)", re.S)
 _UTF8_NAMES = (b"utf-8", b"utf8", b"us-ascii", b"ascii")
 _ENCODING = re.compile(rb"^<\?xml[^>]*?encoding\s*=\s*[\"']([^\"']*)[\"']", re.I)
 
@@ -73,8 +71,10 @@ def _parse_fast(data: bytes, name: str | None) -> Element | None:
     Outside comments, CDATA and processing instructions every ``<`` of a
     well-formed document without DOCTYPE opens a start or an end tag, so the
     n-th start tag of the text is the n-th element in document order
-    (:func:`_start_tags`); the count and the names are compared with the tree
-    to make sure.
+    (:func:`_start_tags`).  That needs no comparison of names: a ``/>`` that
+    closes no tag (in an attribute value or in text) makes the closers one more
+    than the start tags, which :func:`_start_tags` refuses, and the number of
+    start tags is compared with the number of elements.
     """
     if b"<!DOCTYPE" in data or data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return None
@@ -97,8 +97,7 @@ def _parse_fast(data: bytes, name: str | None) -> Element | None:
             return None
         root = builder.close()
         elements = list(root.iter())
-        tags = b" ".join(filter(None, _MARKUP.findall(data)))
-        if len(lines) != len(elements) or tags != " ".join([el.tag for el in elements]).encode("utf-8"):
+        if len(lines) != len(elements):
             return None
         for el, line in zip(elements, lines):
             el.line = line
@@ -112,10 +111,11 @@ def _start_tags(data: bytes, max_depth: int) -> list[int] | None:
 
     None when an element is nested deeper than ``max_depth`` (the root has depth 1),
     or when the closers do not add up to one per start tag (a ``/>`` inside an
-    attribute value; or not well-formed): the caller then parses the slow way.
+    attribute value or in text; or not well-formed): the caller then parses the slow way.
     """
     text = np.frombuffer(data, dtype=np.uint8)
-    spans = np.array([m.span() for m in _SKIPPED.finditer(data)], dtype=np.int64).reshape(-1, 2)
+    spans = np.array([m.span() for m in _SKIPPED.finditer(data)] if b"<!" in data or b"<?" in data else [],
+                     dtype=np.int64).reshape(-1, 2)
 
     def outside(pos):
         if not len(spans):
@@ -123,24 +123,28 @@ def _start_tags(data: bytes, max_depth: int) -> list[int] | None:
         k = np.searchsorted(spans[:, 0], pos, side="right") - 1
         return pos[(k < 0) | (pos >= spans[np.maximum(k, 0), 1])]
 
-    opens = outside(np.flatnonzero(text[:-1] == ord("<")))
+    opens = outside(np.flatnonzero(text[:-1] == 60))  # "<"
     after = text[opens + 1]
-    if np.isin(after, (ord("!"), ord("?"))).any():
+    if ((after == 33) | (after == 63)).any():  # "<!" or "<?" left: a DOCTYPE part or not well-formed
         return None
-    starts, ends = opens[after != ord("/")], opens[after == ord("/")]
-    gt = np.flatnonzero(text[1:] == ord(">")) + 1
-    self_closing = outside(gt[text[gt - 1] == ord("/")])
-    if len(self_closing) + len(ends) != len(starts):
+    is_end = after == 47  # "</"
+    starts, n_ends = opens[~is_end], int(np.count_nonzero(is_end))
+    self_closing = outside(np.flatnonzero((text[:-1] == 47) & (text[1:] == 62)))  # "/>"
+    if len(self_closing) + n_ends != len(starts):
         return None
-    if len(starts) > max_depth:
-        events = np.concatenate([starts, ends, self_closing])
-        steps = np.concatenate([np.ones(len(starts), np.int64), -np.ones(len(events) - len(starts), np.int64)])
-        order = np.argsort(events, kind="stable")
-        depth = np.cumsum(steps[order])
-        if depth[steps[order] > 0].max() > max_depth:
-            return None
-    newlines = np.flatnonzero(text == ord("\n"))
+    if len(starts) > max_depth and _max_depth(starts, opens[is_end], self_closing) > max_depth:
+        return None
+    newlines = np.flatnonzero(text == 10)
     return (np.searchsorted(newlines, starts) + 1).tolist()
+
+
+def _max_depth(starts, ends, self_closing) -> int:
+    """The deepest nesting of elements, from the positions of their start tags and closers."""
+    events = np.concatenate([starts, ends, self_closing])
+    steps = np.concatenate([np.ones(len(starts), np.int64), -np.ones(len(events) - len(starts), np.int64)])
+    order = np.argsort(events, kind="stable")
+    depth = np.cumsum(steps[order])
+    return int(depth[steps[order] > 0].max())
 
 
 def _parse_tracked(data: bytes, name: str | None) -> Element:
@@ -234,14 +238,18 @@ def _checked_floats(text: str, n) -> list[float] | None:
         vals = list(map(float, text.split()))
     except ValueError:
         return None
-    limit = limits.active().magnitude
-    # limit.__ge__ is False for nan and for |inf|, so one pass checks finite and magnitude
-    if not all(map(limit.__ge__, map(abs, vals))):
-        return None
     count = len(vals)
-    if (count >= 1) if n is None else (count == n) if type(n) is int else (count in n):
-        return vals
-    return None
+    if not ((count >= 1) if n is None else (count == n) if type(n) is int else (count in n)):
+        return None
+    return vals if _within_magnitude(vals) else None
+
+
+def _within_magnitude(vals) -> bool:
+    """True when every float of ``vals`` is finite and within ``magnitude``.  The sum of the
+    absolute values bounds each of them (rounding is monotone) and is nan or inf when one is:
+    one comparison settles the common case; only a sum above the limit looks at each value."""
+    limit = limits.active().magnitude
+    return sum(map(abs, vals)) <= limit or all(map(limit.__ge__, map(abs, vals)))
 
 
 def _floats_error(text: str, el: Element, what: str, n, key) -> InputError:
@@ -290,10 +298,13 @@ def attr_float(el: Element, attr: str, default=None, key: str | None = None):
     value = el.get(attr)
     if value is None:
         return default
-    vals = _checked_floats(value, 1)
-    if vals is None:
+    try:
+        v = float(value)  # as float(text.split()[0]) for one number; "1 2" raises
+    except ValueError:
+        v = None
+    if v is None or not abs(v) <= limits.active().magnitude:
         raise _floats_error(value, el, f"{el.tag}@{attr}", 1, key)
-    return vals[0]
+    return v
 
 
 def attr_float_values(el: Element, attrs) -> list[float] | None:
@@ -301,11 +312,10 @@ def attr_float_values(el: Element, attrs) -> list[float] | None:
     None when one is missing or is not such a number (read them one by one with
     :func:`attr_float` for the message).  One check for several numbers."""
     try:
-        vals = [float(el.get(a)) for a in attrs]  # float(None): TypeError; float("1 2"): ValueError
+        vals = list(map(float, map(el.get, attrs)))  # float(None): TypeError; float("1 2"): ValueError
     except (TypeError, ValueError):
         return None
-    limit = limits.active().magnitude
-    return vals if all(map(limit.__ge__, map(abs, vals))) else None
+    return vals if _within_magnitude(vals) else None
 
 
 def text_floats(el: Element, n=None, key: str | None = None) -> np.ndarray:
