@@ -51,7 +51,6 @@ from typing import Sequence
 
 import networkx as nx
 import numpy as np
-from networkx.utils import UnionFind
 
 from mbcompose.dynamics.tolerances import ATTACHMENT_GAP_RTOL as GAP_RTOL
 from mbcompose.parsers.assembly import GROUND
@@ -152,17 +151,27 @@ def joint_tree(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[st
     return _spanning_forest(nodes, joints)[0]
 
 
-def _spanning_forest(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[tuple[str, ...], UnionFind]:
-    """:func:`joint_tree` and the union-find of its components (Kruskal)."""
+def _spanning_forest(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[tuple[str, ...], dict]:
+    """:func:`joint_tree` and each node's component, as one node of it (Kruskal, with a
+    union-find over a dict)."""
     def weight(j):
         return TREE_WEIGHT_FIXED if j.type == "fixed" else TREE_WEIGHT_ACTUATED if j.actuated else TREE_WEIGHT_OTHER
-    uf = UnionFind(list(nodes))
+
+    up = {n: n for n in nodes}
+
+    def find(n):
+        while up.setdefault(n, n) != n:
+            up[n] = up[up[n]]
+            n = up[n]
+        return n
+
     tree = []
     for j in sorted(joints, key=lambda j: (weight(j), j.name)):
-        if uf[j.reference] != uf[j.secondary]:
-            uf.union(j.reference, j.secondary)
+        a, b = find(j.reference), find(j.secondary)
+        if a != b:
+            up[a] = b
             tree.append(j.name)
-    return tuple(sorted(tree)), uf
+    return tuple(sorted(tree)), {n: find(n) for n in list(up)}
 
 
 AXIS_TYPES = frozenset({"revolute", "continuous", "prismatic", "cylindrical", "universal", "planar"})

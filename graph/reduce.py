@@ -252,8 +252,8 @@ class _Work:
 
 
 def _fixed_composites(assembly: Assembly, composite_names, dist):
-    """(fixed, named, active, joints_before): composites of the fixed joints (by root and named),
-    the joints between different ones, and those as reduced joints (seed 004 Table 3)."""
+    """(fixed, named, active, joints_before): composites of the fixed joints (by root and named), the
+    joints between different ones, and joint -> reduced joint for those (seed 004 Table 3, by name)."""
     fixed = find_composites(assembly, names=None, distance=dist)
     named = [Composite(n, c.members, c.mass, c.grounded) for n, c in
              zip(name_composites([c.root for c in fixed], [c.members for c in fixed], composite_names), fixed)]
@@ -262,7 +262,7 @@ def _fixed_composites(assembly: Assembly, composite_names, dist):
     active = [j for j in assembly.joints
               if j.reference != j.secondary and not (j.type == "fixed" and GROUND not in (j.reference, j.secondary))
               and root_of[j.reference] != root_of[j.secondary]]
-    joints_before = tuple(_reduced(j, name_of) for j in sorted(active, key=lambda j: j.name))
+    joints_before = {j: _reduced(j, name_of) for j in sorted(active, key=lambda j: j.name)}
     return fixed, named, active, joints_before
 
 
@@ -373,14 +373,17 @@ def _reduce_pairs(work: _Work) -> None:
                 break
 
 
-def _final_joints(work: _Work, comp_of: Mapping[str, str]) -> list[ReducedJoint]:
-    """The joints between the final composites (and the fixed joints standing for locked pairs)."""
+def _final_joints(work: _Work, comp_of: Mapping[str, str], before: Mapping[Joint, ReducedJoint]) -> list[ReducedJoint]:
+    """The joints between the final composites (and the fixed joints standing for locked pairs);
+    ``before``: joint -> its reduced joint between the fixed composites, kept when the same."""
     kept = []
     for j in work.active:
-        if comp_of[j.reference] == comp_of[j.secondary]:
-            work.removed.append((j, "internal", None, f"internal to composite {comp_of[j.reference]}"))
+        ref, sec = comp_of[j.reference], comp_of[j.secondary]
+        if ref == sec:
+            work.removed.append((j, "internal", None, f"internal to composite {ref}"))
         else:
-            kept.append(_reduced(j, comp_of))
+            rj = before.get(j)
+            kept.append(rj if rj is not None and rj.reference == ref and rj.secondary == sec else _reduced(j, comp_of))
     for names in work.locks:
         kept.append(_reduced(work.lock_source[names], comp_of, name="+".join(names), type_="fixed", joints=names))
     return sorted(kept, key=lambda j: j.name)
@@ -425,16 +428,17 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
                  rigid_pairs=[(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"])
     _reduce_pairs(work)
     rigid = rigid_adjacency(work.rigid_pairs)
-    member_sets = sorted((order_members(m, rigid, dist) for m in work.groups.members.values()),
-                         key=lambda m: (dist[m[0]], m[0]))
+    fixed_of = {c.root: c.members for c in fixed}  # a group of the same size as its root's is that composite
+    member_sets = sorted((fixed_of[r] if len(fixed_of.get(r, ())) == len(m) else order_members(m, rigid, dist)
+                          for r, m in work.groups.members.items()), key=lambda m: (dist[m[0]], m[0]))
     known = {c.members: c.mass for c in fixed}
     final = _rename_sets(member_sets, composite_names, assembly, work.groups, known)
     comp_of = composite_of(final)
-    kept = _final_joints(work, comp_of)
+    kept = _final_joints(work, comp_of, joints_before)
     pairs = _partial_pairs(work, kept, comp_of, centre, L)
     removed = tuple(RemovedJoint(j.name, j.type, comp_of[j.reference], comp_of[j.secondary], j.actuated,
                                  kind, keep, why) for j, kind, keep, why in sorted(work.removed, key=lambda r: r[0].name))
-    return Reduction(tuple(fixed_named), tuple(final), joints_before, tuple(kept), removed,
+    return Reduction(tuple(fixed_named), tuple(final), tuple(joints_before.values()), tuple(kept), removed,
                      tuple(pairs), tuple(work.issues), L)
 
 
