@@ -65,23 +65,30 @@ def inertia_problem(inertia, mass: float | None = None) -> str | None:
 
 
 def _clearly_physical(rows) -> bool:
-    """True when Gershgorin's discs prove a symmetric, finite 3x3 inertia (a list of rows)
-    positive definite and within the triangle inequality, with :func:`inertia_problem`'s
-    tolerances: every eigenvalue lies in ``[lo, hi]``, ``lo > rtol * scale`` and
-    ``hi <= trace / (2 - rtol)`` (then ``I1 + I2 = trace - I3 >= I3 (1 - rtol)``).
-    Exact for diagonal tensors; False means "not proven", not "unphysical" (also for
-    anything that is not three rows of three numbers)."""
+    """True when a symmetric, finite 3x3 inertia (a list of rows) is proven physical with
+    :func:`inertia_problem`'s tolerances by Sylvester's criterion: ``J - rtol scale 1``
+    positive definite (every principal moment above ``rtol * scale``) and
+    ``trace / (2 - rtol) 1 - J`` positive definite (every moment below that, so
+    ``I1 + I2 = trace - I3 >= I3 (1 - rtol)``).  False means "not proven" (a moment within
+    rounding of those bounds, or not three rows of three numbers), not "unphysical"."""
     try:
         (a, b, c), (d, e, f), (g, h, i) = rows
         if b != d or c != g or f != h or not math.isfinite(a + b + c + e + f + i):
             return False
     except (TypeError, ValueError):
         return False
-    ab, ac, af = abs(b), abs(c), abs(f)
-    scale = max(abs(a), ab, ac, abs(e), af, abs(i))
-    lo = min(a - ab - ac, e - ab - af, i - ac - af)
-    hi = max(a + ab + ac, e + ab + af, i + ac + af)
-    return lo > INERTIA_RTOL * scale and hi <= (a + e + i) / (2.0 - INERTIA_RTOL)
+    scale = max(abs(a), abs(b), abs(c), abs(e), abs(f), abs(i))
+    lo, hi = INERTIA_RTOL * scale, (a + e + i) / (2.0 - INERTIA_RTOL)
+    return (_positive_definite(a - lo, b, c, e - lo, f, i - lo, scale)
+            and _positive_definite(hi - a, -b, -c, hi - e, -f, hi - i, scale))
+
+
+def _positive_definite(a, b, c, e, f, i, scale: float) -> bool:
+    """Sylvester's criterion for ``[[a, b, c], [b, e, f], [c, f, i]]``: its leading minors above
+    ``1e-12 scale^k`` (k = 1, 2, 3), a margin far above their rounding errors (~1e-15 scale^k)."""
+    m = 1e-12 * scale
+    return (a > m and a * e - b * b > m * scale
+            and a * (e * i - f * f) - b * (b * i - c * f) + c * (b * f - c * e) > m * scale * scale)
 
 
 def transform_mass_properties(mp: MassProperties, pose: Pose) -> MassProperties:

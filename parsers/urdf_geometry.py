@@ -213,9 +213,9 @@ def link_inertial(link_el, name: str, memo: dict | None = None) -> MassPropertie
         raise error(inl, f"link {name!r}: <inertial> needs <inertia ixx ixy ixz iyy iyz izz>")
     ixx, ixy, ixz, iyy, iyz, izz = attr_float_values(i_el, INERTIA_KEYS) or _inertia_values(i_el)
     rows = [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]]
-    if mass > 0:
+    if mass > 0 and max(map(abs, (ixx, ixy, ixz, iyy, iyz, izz))) > 1e-8:  # not np.allclose(J, 0)
         problem = inertia_problem(rows)
-        if problem and max(map(abs, (ixx, ixy, ixz, iyy, iyz, izz))) > 1e-8:  # np.allclose(J, 0)
+        if problem:
             log.warning("%s:%s: link %r: %s (kept as written)", link_el.file, i_el.line, name, problem)
     J = np.array(rows)
     R = pose.rotation
