@@ -51,24 +51,39 @@ Meshes are not loaded by ``read_urdf`` itself (only found and checked to
 exist), so reading the robots costs the "model only" time unless inertia from
 geometry is requested.
 
-Measured 2026-11-23 on the same machine shared with seven other jobs (load
-average 13-17), ``--repeat 5 --no-meshes``, CPU clock (wall clock below)::
+Measured 2026-11-23 on the same machine, quiet (load average 0.4), ``--repeat 5
+--no-meshes``, CPU clock, after the per-element work was cut (issue 12, point 6)::
 
     66 of 69 example-robot-data URDFs accepted by both parsers (pinocchio 4.1.0, 2 CPUs, cpu clock)
-    compose              : ours 0.524 s   pinocchio.buildModelFromUrdf 0.090 s   ratio 5.8
-    compose (BLAS 1 thr) : ours 0.522 s   pinocchio.buildModelFromUrdf 0.088 s   ratio 5.9
-    compose (BLAS 2 thr) : ours 0.550 s   pinocchio.buildModelFromUrdf 0.094 s   ratio 5.9
-    XML tree + lines     : ours 0.166 s   pinocchio.buildModelFromUrdf 0.088 s   ratio 1.9
-    model only           : ours 0.326 s   pinocchio.buildModelFromUrdf 0.076 s   ratio 4.3
-    (wall clock, same run conditions: compose 5.7, 5.6 and 7.3 with 1 and 2 BLAS threads;
-     XML 2.1; model only 4.5)
+    compose              : ours 0.330 s   pinocchio.buildModelFromUrdf 0.078 s   ratio 4.2
+    compose (BLAS 1 thr) : ours 0.351 s   pinocchio.buildModelFromUrdf 0.080 s   ratio 4.4
+    compose (BLAS 2 thr) : ours 0.351 s   pinocchio.buildModelFromUrdf 0.080 s   ratio 4.4
+    XML tree + lines     : ours 0.118 s   pinocchio.buildModelFromUrdf 0.078 s   ratio 1.5
+    model only           : ours 0.223 s   pinocchio.buildModelFromUrdf 0.071 s   ratio 3.1
 
-Before this (the same CPU clock and files): compose 11.8x Pinocchio (12-14x on the
-wall clock), of which XML with lines 2.3x and the graph stage 3.7x.  The 3x asked
-is not reached: the XML tree with a line number per element is 1.9x Pinocchio's
-whole build by itself (the C ``TreeBuilder`` creating 47,000 elements; the line scan
-is a fifth of it), and the URDF reader (origins, inertias, mesh look-ups: Python
-per element) is another 2.3x.
+Before that, the same day (idle machine, same files and clock): compose 5.3-5.7x, XML
+1.8x, model only 3.8x; the day before, 11.8x.  The 3x asked is not reached.  Where
+compose's time goes now (CPU time over the 66 files, each part timed alone):
+
+    ========================================================  ========
+    XML tree with a line on every element (parse_xml)          ~105 ms
+      expat + the C TreeBuilder making 47,000 Element subclass
+      instances (text and tails through the generic attribute
+      path ElementTree takes for subclasses)                     ~75 ms
+      start-tag scan (numpy) and line assignment                 ~20 ms
+    URDF reader on the tree (urdf_from_element)                ~110 ms
+      visual/collision shapes (incl. ~1,200 mesh stat calls)     ~29 ms
+      inertials (7 numbers checked, rotation, physical test)    ~22 ms
+      joints (axis, limits, Joint objects)                       ~20 ms
+      link poses down the tree                                   ~14 ms
+      xacro check over every tag, bodies, tree, rest             ~25 ms
+    graph stage (composites, mass merge, reduction, loops)      ~45 ms
+    model stage (tree, SKO model; 8 files embed mimics: ~13 ms)  ~30-45 ms
+    ========================================================  ========
+
+Pinocchio's whole build takes ~75 ms, so the XML tree alone is 1.4-1.5x of it; what
+remains is Python at about 1 us per small operation, spread over 2,100 links and joints
+and 3,200 shapes, none of its items above a tenth of the total.
 """
 
 from __future__ import annotations

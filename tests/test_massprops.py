@@ -300,6 +300,29 @@ def test_inertia_problem_rejects_unphysical_tensors(inertia, word):
     assert problem is not None and word in problem
 
 
+
+def _eigen_verdict(J) -> bool:
+    """Physical by the principal moments themselves (numpy's eigvalsh), with inertia_problem's tolerances."""
+    from mbcompose.dynamics.tolerances import INERTIA_RTOL
+    eig = np.linalg.eigvalsh(J)
+    return bool(eig[0] > INERTIA_RTOL * np.abs(J).max() and eig[0] + eig[1] >= eig[2] * (1.0 - INERTIA_RTOL))
+
+
+def test_inertia_problem_as_rows_agrees_with_the_principal_moments_near_the_bounds():
+    """The fast test on the rows (Sylvester's criterion) never passes what the eigenvalues refuse:
+    random tensors, and tensors a relative 1e-9 from the positive-definite and triangle bounds."""
+    rng = np.random.default_rng(7)
+    for k in range(3000):
+        Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        moments = rng.uniform(0.01, 1.0, 3)
+        if k % 3 == 1:
+            moments[2] = moments[0] + moments[1] + rng.normal() * 1e-9 * moments.max()
+        elif k % 3 == 2:
+            moments[0] = rng.normal() * 1e-9 * moments.max()
+        J = Q @ np.diag(moments * 10.0 ** rng.uniform(-6, 3)) @ Q.T
+        J = 0.5 * (J + J.T)
+        assert (inertia_problem(J.tolist()) is None) == _eigen_verdict(J), J.tolist()
+
 # ---------------------------------------------------------------- open meshes
 
 def _open_box(tmp_path) -> str:
