@@ -4,9 +4,11 @@ Trees run compiled end to end (:func:`dynamics.compiled.simulate_api.simulate_fi
 RK4 on the joint groups, damping and joint stops inside the kernel).  Closed chains step
 the state ``[q, v_ind]`` of the constraint-embedded model (independent velocities, the
 dependent ones follow from the null-space map) and close the loops by Newton's method
-after every step and at every stage, so the closure error stays at the Newton tolerance;
-the accelerations come from the forward dynamics of :mod:`dynamics.dispatch`, whichever
-backend fills that table.
+after every step and at every stage, so the closure error stays at the Newton tolerance.
+That loop runs compiled as well (:func:`dynamics.compiled.simulate_api.closed_chain_stepper`,
+the whole trajectory in one kernel call) where it applies; :func:`closed_chain_step` is its
+numpy reference and takes the steps the kernel declines, with the forward dynamics of
+:mod:`dynamics.dispatch`.
 
 The step is rounded down so that the output samples fall on steps:
 ``dt_used = (duration / (samples - 1)) / ceil(duration / (samples - 1) / dt)``.
@@ -103,30 +105,48 @@ def closed_chain_step(rhs, close, nq: int, method: str, t: float, y: np.ndarray,
 
 def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
                                      progress=None, closure_tol=None):
-    """Fixed-step simulation of a constraint-embedded closed chain; returns a SimulationResult."""
-    from mbcompose.dynamics import embedding as E
+    """Fixed-step simulation of a constraint-embedded closed chain; returns a SimulationResult.
 
-    from .simulate import QUATERNION_GAIN, closed_chain_rhs, closed_chain_result, damped
+    The steps run compiled (:func:`dynamics.compiled.simulate_api.closed_chain_stepper`) for
+    constant joint forces on the chains it takes; the steps its kernels decline, and every step
+    of the other chains (joint couplings, joints with ``q_dot != v``, forces f(t, q, v)), run
+    :func:`closed_chain_step` with the numpy closure and velocity completion.
+    """
+    from mbcompose.dynamics import embedding as E
+    from mbcompose.dynamics.compiled.simulate_api import closed_chain_stepper
+
+    from .simulate import QUATERNION_GAIN, SIMULATION_CLOSURE_TOL, closed_chain_rhs, closed_chain_result, damped
 
     tree = em.tree_model
-    rhs, close = closed_chain_rhs(em, damped(torque, joints.damping, tree.nv), duration, None, closure_tol)
+    tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
+    rhs, close = closed_chain_rhs(em, damped(torque, joints.damping, tree.nv), duration, None, tol)
 
     def rate(q, v_ind):
         return configuration_rate(tree, q, E.complete_velocity(em, q, v_ind), stabilise=QUATERNION_GAIN)
 
     dt_used, stride, steps = step_grid(duration, samples, dt)
+    compiled = None if callable(torque) else closed_chain_stepper(
+        em, dt_used, FIXED_STEP[method], constant_torque(torque, tree.nv), joints.damping, tol)
     y = np.concatenate([close(np.asarray(q0, dtype=float)), np.asarray(v0, dtype=float)[em.independent_v]])
-    states = [y]
-    for s in range(steps):
+    Y = np.empty((samples, y.size))
+    Y[0] = y
+    s = 0
+    while s < steps:
+        if compiled is not None:
+            s = compiled(y, s, steps, stride, Y)
+            if progress is not None:
+                progress(s / steps)
+            if s == steps:
+                break
         y = closed_chain_step(rhs, close, em.nq, method, s * dt_used, y, dt_used, rate)
         y[:em.nq] = normalize(tree, y[:em.nq])
-        if (s + 1) % stride == 0:
-            states.append(y)
+        s += 1
+        if s % stride == 0:
+            Y[s // stride] = y
             if progress is not None:
-                progress((s + 1) / steps)
-    Y = np.array(states)
+                progress(s / steps)
     return closed_chain_result(em, np.linspace(0.0, duration, samples), Y[:, :em.nq], Y[:, em.nq:],
-                               f"{method}, {steps} steps of {dt_used:.6g} s", closure_tol)
+                               f"{method}, {steps} steps of {dt_used:.6g} s", tol)
 
 
 #: model kind -> fixed-step integrator of that kind

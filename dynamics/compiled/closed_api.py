@@ -9,19 +9,23 @@ module) and models with joint couplings go to the reference, which raises
 :class:`dynamics.closure.ClosureError` or switches dependent coordinates.  Importing this module
 compiles the kernel (it has one signature) or loads it from numba's cache; the dispatch table
 imports it on the first embedded forward-dynamics call, so ``import mbcompose`` compiles nothing.
+:func:`complete_configuration` and :func:`complete_velocity` are the compiled loop closure and
+velocity completion (:mod:`dynamics.compiled.closure_kernels`, compiled on their first call), with
+the numpy reference of :mod:`dynamics.embedded_coordinates` where the kernels decline.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import embedded_dynamics
-from ..tolerances import CLOSURE_CHECK_FACTOR, CLOSURE_TOL, RCOND_SWITCH
+from .. import embedded_coordinates, embedded_dynamics
+from ..tolerances import CLOSURE_CHECK_FACTOR, CLOSURE_TOL, NEWTON_MAX_ITER, NEWTON_MAX_STEP, RCOND_SWITCH
 from . import closed_kernels as ck
+from . import closure_kernels as cu
 from .api import _own_data
 from .layout import flat_model
 
-__all__ = ["ClosedFlat", "closed_flat", "forward_dynamics"]
+__all__ = ["ClosedFlat", "closed_flat", "forward_dynamics", "complete_configuration", "complete_velocity"]
 
 
 class ClosedFlat:
@@ -31,7 +35,7 @@ class ClosedFlat:
     def __init__(self, em):
         cs = em.chord_set
         self.nv = em.nv
-        rows, kept_of, dep, lk = [], [], [], [0]
+        rows, kept_of, dep, lk, first_row = [], [], [], [0], [0]
         loop_of_v = np.full(em.nv, -1)
         for li, lp in enumerate(em.loops):
             loop_of_v[lp.v_idx] = li
@@ -41,9 +45,10 @@ class ClosedFlat:
                 kept_of.append(kept.get(pos, -1))
             dep.extend(int(i) for i in lp.v_idx[lp.dep])
             lk.append(lk[-1] + len(lp.rows))
+            first_row.append(len(rows))
         n_rows, n_c, n_i, n_l = len(rows), len(em.chords), em.n_independent, len(em.loops)
         width = max(24, em.nv, n_rows, n_c, n_i, len(dep), n_l + 1, 6)
-        self.cint = np.zeros((10, width), dtype=np.int64)
+        self.cint = np.zeros((11, width), dtype=np.int64)
         r_max = max(np.diff(lk), default=0)
         self.cflt = np.zeros((n_rows + 2 * n_c + 1 + ck.scratch_rows(em.nv, n_i, len(dep), r_max), width))
         p_pos = {int(r): i for i, r in enumerate(cs.p_rows)}
@@ -66,6 +71,7 @@ class ClosedFlat:
         self.cint[9, :n_i] = loop_of_v[em.independent_v]
         self.cint[6, :len(dep)] = dep
         self.cint[7, :n_l + 1] = lk
+        self.cint[10, :n_l + 1] = first_row
         self.cint[8, :6] = n_rows, n_c, n_i, len(dep), n_l, r_max
         self.cflt[n_rows + 2 * n_c, 0:2] = CLOSURE_CHECK_FACTOR * CLOSURE_TOL, RCOND_SWITCH
         self.kin = np.zeros((em.tree_model.n_bodies + em.nv + 1, 8, 3))
@@ -103,6 +109,36 @@ def forward_dynamics(em, q, v, tau, f_ext=None):
         if status != ck.BAD_SHAPE:
             return embedded_dynamics.forward_dynamics(em, q, v, tau)
     return _general(em, cf, q, v, tau, f_ext)
+
+
+def complete_configuration(em, q_guess=None, tol: float = CLOSURE_TOL, max_iter: int = NEWTON_MAX_ITER):
+    """Closed configuration (nq,) near ``q_guess`` (default ``em.neutral()``): the loops closed by
+    Newton's method on their dependent coordinates, compiled
+    (:func:`closure_kernels.close_loops`); as
+    :func:`dynamics.embedded_coordinates.complete_configuration`, which runs (and raises
+    :class:`dynamics.closure.ClosureError`) where the kernel declines."""
+    cf = closed_flat(em)
+    q = np.array(em.neutral() if q_guess is None else q_guess, dtype=np.float64)
+    if cf is not None and q.shape == (em.nq,):
+        if cu.close_configuration(*cf.args, q, float(tol), int(max_iter), NEWTON_MAX_STEP) == cu.OK:
+            return q
+    return embedded_coordinates.complete_configuration(em, q_guess, tol=tol, max_iter=max_iter)
+
+
+def complete_velocity(em, q, v_ind):
+    """Full joint velocities (nv,) ``X(q) v_ind`` at a closed q (nq,), v_ind (n_independent,) or
+    (nv,) (its independent entries), compiled (:func:`closure_kernels.complete_velocity_at`); as
+    :func:`dynamics.embedded_coordinates.complete_velocity`, which runs where the kernel declines."""
+    cf = closed_flat(em)
+    v_i = np.array(v_ind, dtype=np.float64)
+    if v_i.shape == (em.nv,):
+        v_i = v_i[em.independent_v]
+    qa = np.ascontiguousarray(q, dtype=np.float64)
+    if cf is not None and v_i.shape == (em.n_independent,) and qa.shape == (em.nq,):
+        v = np.empty(em.nv)
+        if cu.velocity_completion(*cf.args, qa, v_i, v) == cu.OK:
+            return v
+    return embedded_coordinates.complete_velocity(em, q, v_ind)
 
 
 def _one(em, cf, q, v, tau):

@@ -34,13 +34,13 @@ that is not positive definite -- returns a status instead of numbers; the caller
 
 Packed arrays of one embedded model (built by :class:`dynamics.compiled.closed_api.ClosedFlat`):
 
-``cint`` (10, W) int64, rows: 0 row kind (0 position, 1 orientation), 1 row chord, 2 kept
+``cint`` (11, W) int64, rows: 0 row kind (0 position, 1 orientation), 1 row chord, 2 kept
 index of the row (-1 for a redundant row), 3 chord body a, 4 chord body b (-1 for ground),
 5 independent v indices (sorted), 6 dependent v indices (loop after loop, in the order of the
 columns of the loop's block ``G_d``), 7 first kept row of each loop (n_loops + 1), 8
 ``[n_rows, n_chords, n_independent, n_kept, n_loops, r_max]`` (``r_max``: the largest number of
-kept rows of one loop), 9 loop of each independent coordinate (-1: in none).  The rows of one
-chord are consecutive.
+kept rows of one loop), 9 loop of each independent coordinate (-1: in none), 10 first row of each
+loop (n_loops + 1).  The rows of one chord, and those of one loop, are consecutive.
 ``cflt`` (n_rows + 2 n_chords + 1 + scratch, W) float64, rows: per constraint row ``[n, u]`` (``J_a``
 axes); per chord ``[R_a (row-major), p_a, R_b, p_b]`` (body frames); per chord the signs (nv,) of
 the velocity columns (+1 moves b only, -1 moves a only); ``[closure check tolerance,
@@ -211,14 +211,20 @@ def point_motion(body, x, kin):
 def chord_terms(cv, kin, n, e, G, gamma):
     """Closure error ``e`` of every row, and the Jacobian ``G`` and ``gamma = Gdot v`` of the kept
     rows, of every chord (:mod:`dynamics.closure` module docstring for the formulas)."""
+    chord_rows(cv, kin, n, e, G, gamma, 0, cv[0].shape[0])
+
+
+@njit(cache=True, error_model="numpy")
+def chord_rows(cv, kin, n, e, G, gamma, i0, i1):
+    """:func:`chord_terms` of the constraint rows ``i0:i1`` only (whole chords: a loop's rows)."""
     rkind, rchord, rkept, ba, bb, ind, dep, lk, loop_of, rn, ru, frames, signs, tol, rc = cv
     nv = G.shape[1]
     Ra, Rb = kin[n + nv, 0:3], kin[n + nv, 3:6]
     z = (0.0, 0.0, 0.0)
     xb, d, pdd, wa, wb, wda, wdb, ub, K = z, z, z, z, z, z, z, z, z
-    for i in range(rkind.shape[0]):
+    for i in range(i0, i1):
         c = rchord[i]
-        if i == 0 or c != rchord[i - 1]:
+        if i == i0 or c != rchord[i - 1]:
             xa = chord_frame(ba[c], frames[c], 0, kin, Ra)
             xb = chord_frame(bb[c], frames[c], 12, kin, Rb)
             d = sub(xb, xa)
@@ -403,16 +409,11 @@ def projected_solve(ind, dep, lk, loop_of, M, f, Xd, cd, Y, Me, rhs, a):
     return True
 
 
-@njit(SIGNATURE, cache=True, error_model="numpy")
-def embedded_forward_dynamics(ints, blocks, extra, work, cint, cflt, kin, q, v, tau, qdd):
-    """Accelerations qdd (nv,) of all tree joints of a closed chain at a closed, consistent state
-    (q (nq,), v (nv,) with ``G v = 0``, tau (nv,)); returns a status (``OK`` or why not).
-    ``work``: the tree's work array; ``kin`` and the rows of ``cflt`` after its constants: scratch
-    (module docstring)."""
+@njit(cache=True, error_model="numpy")
+def forward_dynamics_at(ints, blocks, extra, work, cint, cflt, kin, q, v, tau, qdd):
+    """:func:`embedded_forward_dynamics` without the size checks."""
     n = ints.shape[1] - 1
     nv = ints[3, n]
-    if q.shape[0] != ints[2, n] or v.shape[0] != nv or tau.shape[0] != nv or qdd.shape[0] != nv:
-        return BAD_SHAPE
     cv = closed_views(cint, cflt)
     rkind, rchord, rkept, ba, bb, ind, dep, lk, loop_of, rn, ru, frames, signs, tol, rcond = cv
     M, Y, Me, G, Xd, Gd, Gdi, C, zero, e, gamma, cd, rhs = scratch_views(
@@ -431,3 +432,16 @@ def embedded_forward_dynamics(ints, blocks, extra, work, cint, cflt, kin, q, v, 
     if not projected_solve(ind, dep, lk, loop_of, M, C, Xd, cd, Y, Me, rhs, qdd):
         return NOT_DEFINITE
     return OK
+
+
+@njit(SIGNATURE, cache=True, error_model="numpy")
+def embedded_forward_dynamics(ints, blocks, extra, work, cint, cflt, kin, q, v, tau, qdd):
+    """Accelerations qdd (nv,) of all tree joints of a closed chain at a closed, consistent state
+    (q (nq,), v (nv,) with ``G v = 0``, tau (nv,)); returns a status (``OK`` or why not).
+    ``work``: the tree's work array; ``kin`` and the rows of ``cflt`` after its constants: scratch
+    (module docstring)."""
+    n = ints.shape[1] - 1
+    nv = ints[3, n]
+    if q.shape[0] != ints[2, n] or v.shape[0] != nv or tau.shape[0] != nv or qdd.shape[0] != nv:
+        return BAD_SHAPE
+    return forward_dynamics_at(ints, blocks, extra, work, cint, cflt, kin, q, v, tau, qdd)

@@ -1,8 +1,10 @@
 """Python entry of the compiled fixed-step simulator (:mod:`dynamics.compiled.simulate_kernels`).
 
 One call runs the whole loop in machine code: the integrator's stages (compiled ABA),
-viscous joint damping, the joint group updates and the joint stops.  Importing this
-module compiles nothing.
+viscous joint damping, the joint group updates and the joint stops.  Closed chains:
+:func:`closed_chain_stepper` runs the loop of :mod:`composer.fixed_step` on the state
+``[q, v_i]`` of a constraint-embedded model (:func:`closure_kernels.simulate_closed`).
+Importing this module compiles nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from . import entry_kernels as ek
 from .api import mass_matrix
 from .layout import Data, flat_model
 
-__all__ = ["INTEGRATORS", "FixedStepTrajectory", "simulate_fixed_step", "limited_coordinates"]
+__all__ = ["INTEGRATORS", "FixedStepTrajectory", "simulate_fixed_step", "limited_coordinates",
+           "closed_chain_stepper"]
 
 #: fixed-step integrators (codes of :mod:`simulate_kernels`); "euler" is the semi-implicit one
 INTEGRATORS = {"semi-implicit-euler": 0, "euler": 0, "rk4": 1}
@@ -24,6 +27,10 @@ INTEGRATORS = {"semi-implicit-euler": 0, "euler": 0, "rk4": 1}
 #: joints whose velocity coordinates are the rates of their position coordinates (q_dot = v),
 #: the only ones a coordinate limit can be put on
 LIMITABLE = ("revolute", "prismatic", "continuous", "cylindrical", "universal")
+
+#: tree joints of a closed chain the compiled closed-chain loop takes (``q_dot = v``, see
+#: :mod:`closure_kernels`)
+CLOSED_CHAIN_JOINTS = LIMITABLE + ("fixed",)
 
 
 class FixedStepTrajectory(NamedTuple):
@@ -106,3 +113,35 @@ def simulate_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = 
     except ZeroDivisionError:  # a zero articulated inertia D(k) at the start or on the way
         raise singular_mass_matrix(model.joint_names, model.v_offset, mass_matrix(model, q0)) from None
     return FixedStepTrajectory(dt * stride * np.arange(rows), Q, V, int(contacts))
+
+
+def closed_chain_stepper(em, dt: float, integrator: str, tau=None, damping=None, tol: float = 1e-12):
+    """The compiled fixed-step loop of a constraint-embedded closed chain, or None where it does not
+    apply (joint couplings, or a tree joint outside :data:`CLOSED_CHAIN_JOINTS`).
+
+    Returns ``run(y, s0, steps, stride, Y) -> s``: advances ``y = [q, v_i]`` (nq + n_independent,),
+    closed, in place from step s0 and writes every ``stride``-th state to ``Y[s // stride]``; s is
+    ``steps``, or the step the kernel declined (a dependent block near singular, Newton not
+    converging ...; see :mod:`closure_kernels`), which the caller then takes with the numpy
+    reference.  tau, damping (nv,): constant joint forces and viscous damping (default 0); tol:
+    closure tolerance of the Newton iteration, m or rad.
+    """
+    from ..tolerances import NEWTON_MAX_ITER, NEWTON_MAX_STEP
+    from . import closure_kernels as cu
+    from .closed_api import closed_flat
+
+    if integrator not in INTEGRATORS:
+        raise ValueError(f"integrator must be one of {sorted(INTEGRATORS)}, got {integrator!r}")
+    cf = closed_flat(em)
+    if cf is None or any(t not in CLOSED_CHAIN_JOINTS for t in em.tree_model.joint_types):
+        return None
+    tau = np.zeros(em.nv) if tau is None else _vector(tau, em.nv, "tau")
+    damping = np.zeros(em.nv) if damping is None else _vector(damping, em.nv, "damping")
+    settings = (tau, damping, float(tol), NEWTON_MAX_ITER, NEWTON_MAX_STEP, float(dt))
+    method = INTEGRATORS[integrator]
+
+    def run(y, s0, steps, stride, Y):
+        s, status = cu.simulate_closed(*cf.args, y, *settings, int(s0), int(steps), int(stride), method, Y)
+        return int(s)
+
+    return run

@@ -1,0 +1,161 @@
+"""Compiled loop closure, velocity completion and closed-chain fixed-step loop
+(:mod:`dynamics.compiled.closure_kernels`) against the numpy reference (:mod:`dynamics.embedded_coordinates`,
+the numpy steps of :mod:`composer.fixed_step`), the closure error and Jacobian of :mod:`dynamics.closure`,
+the orthogonal projection ``project_velocity`` and DOP853 at 1e-12."""
+
+import numpy as np
+import pytest
+
+from mbcompose.composer.passive import JointProperties
+from mbcompose.composer.simulate import simulate
+from mbcompose.dynamics import embedding as E
+from mbcompose.dynamics.closure import ClosureError, closure_error, closure_jacobian
+from mbcompose.dynamics.compiled import closed_api, simulate_api
+from mbcompose.dynamics.embedded_coordinates import project_velocity
+from mbcompose.dynamics.kinematics import integrate
+from mechanisms import available, load, random_states
+
+PLANAR_SAMPLES = ("fourbar", "fivebar", "leg_fourbar_knee")
+
+
+def numpy_only(monkeypatch):
+    """Make the fixed-step simulator take every closed-chain step with the numpy reference."""
+    monkeypatch.setattr(simulate_api, "closed_chain_stepper", lambda *args, **kwargs: None)
+
+
+def spy_on_stepper(monkeypatch):
+    """Record (first step, step reached) of every call of the compiled closed-chain loop."""
+    calls, original = [], simulate_api.closed_chain_stepper
+
+    def stepper(*args, **kwargs):
+        run = original(*args, **kwargs)
+
+        def spied(y, s0, steps, stride, Y):
+            s = run(y, s0, steps, stride, Y)
+            calls.append((s0, s))
+            return s
+        return spied
+
+    monkeypatch.setattr(simulate_api, "closed_chain_stepper", stepper)
+    return calls
+
+
+@pytest.mark.parametrize("name", available())
+def test_compiled_newton_closes_the_loops_as_the_numpy_newton_does(name):
+    asm, tm, em = load(name)
+    tree, rng = em.tree_model, np.random.default_rng(3)
+    for q, v, tau in random_states(em, rng, 4):
+        guess = integrate(tree, q, rng.uniform(-0.05, 0.05, size=em.nv))
+        qc = closed_api.complete_configuration(em, guess, tol=1e-12)
+        assert np.abs(closure_error(tree, em.chords, qc)).max() < 1e-12, name
+        assert np.abs(qc - E.complete_configuration(em, q_guess=guess, tol=1e-12)).max() < 1e-12, name
+        if em.nq == em.nv:                           # the independent coordinates are held
+            assert np.array_equal(qc[em.independent_v], guess[em.independent_v])
+
+
+def test_compiled_newton_gives_the_reference_outcome_where_the_loop_cannot_close():
+    """Crank angles over a full turn: a four-bar's loop closes on part of it only; where it does not,
+    the kernel declines and the reference raises its ClosureError."""
+    asm, tm, em = load("fourbar")
+    raised = 0
+    for angle in np.linspace(-np.pi, np.pi, 13):
+        guess = em.neutral()
+        guess[em.q_slice("crank_pivot")] += angle
+        try:
+            expected = E.complete_configuration(em, q_guess=guess)
+        except ClosureError as error:
+            raised += 1
+            with pytest.raises(ClosureError, match=str(error).split(":")[-1].strip()):
+                closed_api.complete_configuration(em, guess)
+            continue
+        assert np.abs(closed_api.complete_configuration(em, guess) - expected).max() < 1e-12
+    assert 0 < raised < 13
+
+
+@pytest.mark.parametrize("name", available())
+def test_compiled_velocity_completion_is_tangent_to_the_constraints_and_is_the_reference(name):
+    asm, tm, em = load(name)
+    tree, rng = em.tree_model, np.random.default_rng(4)
+    for q, _, _ in random_states(em, rng, 4):
+        v_i = rng.normal(size=em.n_independent)
+        v = closed_api.complete_velocity(em, q, v_i)
+        G = closure_jacobian(tree, em.chords, q)
+        assert np.abs(G @ v).max() < 1e-12 * max(1.0, np.abs(v).max()), name
+        assert np.array_equal(v[em.independent_v], v_i)
+        assert np.abs(project_velocity(em, q, v) - v).max() < 1e-12 * max(1.0, np.abs(v).max())
+        assert np.abs(v - E.complete_velocity(em, q, v_i)).max() < 1e-12 * max(1.0, np.abs(v).max())
+
+
+def test_compiled_velocity_completion_of_an_open_configuration_raises_the_reference_error():
+    asm, tm, em = load("fourbar")
+    q = em.neutral()
+    q[em.q_slice("crank_pivot")] += 0.3
+    with pytest.raises(ClosureError, match="not closed"):
+        closed_api.complete_velocity(em, q, [1.0])
+
+
+@pytest.mark.parametrize("name", PLANAR_SAMPLES)
+@pytest.mark.parametrize("method", ["rk4", "euler"])
+def test_compiled_loop_keeps_every_step_closed_and_equals_the_numpy_steps(name, method, monkeypatch):
+    asm, tm, em = load(name)
+    rng = np.random.default_rng(7)
+    q, v, tau = random_states(em, rng, 1, spread=0.3)[0]
+    damping = rng.uniform(0.0, 0.05, size=em.nv)
+    dt, steps = 2e-3, 100
+    run = simulate_api.closed_chain_stepper(em, dt, method, 0.2 * tau, damping, 1e-12)
+    y = np.concatenate([q, v[em.independent_v]])
+    Y = np.empty((steps + 1, y.size))
+    Y[0] = y
+    assert run(y, 0, steps, 1, Y) == steps                 # no step declined
+    closure = [np.abs(closure_error(em.tree_model, em.chords, qs)).max() for qs in Y[:, :em.nq]]
+    assert max(closure) < 1e-9
+    assert np.ptp(Y[:, em.nq:]) > 0.1                       # it moves
+
+    joints = JointProperties(damping, np.full(em.nv, -np.inf), np.full(em.nv, np.inf))
+    args = (em, q, v, steps * dt, steps + 1)
+    kwargs = dict(torque=0.2 * tau, method=method, dt=dt, joints=joints)
+    compiled = simulate(*args, **kwargs)
+    numpy_only(monkeypatch)
+    reference = simulate(*args, **kwargs)
+    scale = max(1.0, np.abs(reference.v).max())
+    assert np.abs(compiled.q - reference.q).max() < 1e-10 * scale
+    assert np.abs(compiled.v - reference.v).max() < 1e-10 * scale
+    assert np.abs(compiled.q[:, :] - Y[:, :em.nq]).max() < 1e-12 * scale
+
+
+def test_compiled_loop_converges_at_the_integrators_order_to_the_adaptive_reference():
+    asm, tm, em = load("fourbar")
+    v0 = np.zeros(em.nv)
+    v0[em.independent_v] = 2.0
+    q0, v0 = E.complete_configuration(em), E.complete_velocity(em, E.complete_configuration(em), v0)
+    T = 0.4
+    reference = simulate(em, q0, v0, T, 2, rtol=1e-12, atol=1e-12)
+    for method, order, dts in (("rk4", 4, (2e-3, 1e-3)), ("euler", 1, (2e-3, 1e-3))):
+        errors = [np.abs(simulate(em, q0, v0, T, 2, method=method, dt=dt).q[-1] - reference.q[-1]).max()
+                  for dt in dts]
+        assert np.log2(errors[0] / errors[1]) == pytest.approx(order, abs=0.1), (method, errors)
+
+
+def test_steps_the_kernel_declines_are_taken_by_the_numpy_reference(monkeypatch):
+    """A stricter threshold on the dependent block's condition in the packed constants makes the kernels
+    decline on part of the run (the four-bar's dependent block conditioning varies along it): the
+    numpy steps take those, and the run is the numpy run."""
+    asm, tm, em = load("fourbar")
+    v0 = np.zeros(em.nv)
+    v0[em.independent_v] = 4.0
+    q0 = E.complete_configuration(em)
+    v0 = E.complete_velocity(em, q0, v0)
+    cf = closed_api.closed_flat(em)
+    n_rows, n_c = cf.cint[8, 0], cf.cint[8, 1]
+    conditions = []
+    for q in simulate(em, q0, v0, 0.3, 31, method="rk4", dt=1e-2).q:
+        G = closure_jacobian(em.tree_model, em.chords, q)[:, np.setdiff1d(np.arange(em.nv), em.independent_v)]
+        conditions.append(np.linalg.norm(G) * np.linalg.norm(np.linalg.pinv(G)))
+    cf.cflt[n_rows + 2 * n_c, 1] = 1.0 / np.median(conditions)
+    calls = spy_on_stepper(monkeypatch)
+    compiled = simulate(em, q0, v0, 0.3, 31, method="rk4", dt=1e-2)
+    assert len(calls) > 2 and any(s == s0 for s0, s in calls) and any(s > s0 for s0, s in calls)
+    numpy_only(monkeypatch)
+    reference = simulate(em, q0, v0, 0.3, 31, method="rk4", dt=1e-2)
+    assert np.abs(compiled.q - reference.q).max() < 1e-10
+    assert np.abs(compiled.v - reference.v).max() < 1e-10 * max(1.0, np.abs(reference.v).max())
