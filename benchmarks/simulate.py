@@ -6,9 +6,10 @@ For the seeker (samples/seeker, a 2-dof tree) and the four-bar (samples/fourbar,
 closed loop), both simulated for 2 s from a moving state:
 
 * ``ours``: :func:`mbcompose.composer.simulate.simulate` with ``method="rk4"`` at the step
-  ``dt`` -- for the seeker the compiled kernel (the whole loop in machine code), for the
-  four-bar the constraint-embedded model with the loops closed by Newton's method after
-  every step;
+  ``dt``, and the compiled loop alone (``kernel``) -- for the seeker
+  ``simulate_api.simulate_fixed_step`` (the whole loop in machine code), for the four-bar
+  the constraint-embedded model with the loops closed by Newton's method at every stage and
+  step, ``simulate_api.closed_chain_stepper`` (the whole loop in machine code as well);
 * ``mujoco``: our MJCF export (``parsers.exporters.mjcf``, no geometry) loaded by MuJoCo,
   ``opt.integrator = RK4``, the same ``dt``, contacts and joint limits disabled, stepped
   from Python (``mj_step`` in a loop) and, for the seeker, by ``mujoco.rollout`` (the loop in
@@ -22,8 +23,29 @@ Newton-closed; MuJoCo's equality constraints are soft).  A model check first run
 at dt = 1e-5 against the reference, so that a difference in the final state is the
 integrators' and not the models'.
 
-Measured 2026-11-23 on the shared 2-core development machine (other agents running;
-numbers in the README's benchmark section).
+Measured 2026-11-23 on the shared 2-core development machine (other agents running, load
+average 3; numbers in the README's benchmark section)::
+
+    seeker: 2 s, RK4, dt = 0.001 s (2000 steps); MuJoCo at dt 1e-5 vs the reference: 9.7e-13
+    run                       final error    time ms   us/step
+    ours (kernel)                4.54e-11     10.139     5.070
+    ours (simulate)              4.54e-11     10.989     5.495
+    mujoco (mj_step loop)        4.54e-11     12.749     6.375
+    mujoco (rollout)             4.54e-11     12.504     6.252
+
+    fourbar: 2 s, RK4, dt = 0.001 s (2000 steps)
+    run                       final error  max closure    time ms   us/step
+    ours (kernel)                4.79e-06     1.77e-16      71.84     35.92
+    ours (simulate)              4.79e-06     1.73e-16      76.38     38.19
+    mujoco (mj_step loop)        1.26e+01     2.46e-04      24.87     12.44
+    ratio ours (kernel) / mujoco (mj_step loop): 2.89
+    ratio ours (simulate) / mujoco (mj_step loop): 3.07
+
+The four-bar took 4.4 ms a step (8.7 s, 363x MuJoCo) with the closure Newton and the velocity
+completion in numpy; compiled, a step is about 20 closure evaluations (Newton's iterations and
+polishing at four stages and after the step, 0.9 us each), four embedded forward dynamics (3 us
+each) and four velocity completions.  MuJoCo's soft loop constraint drifts (2.5e-4) and
+dissipates, so its final state is not comparable.
 """
 
 from __future__ import annotations
@@ -43,7 +65,8 @@ import mujoco  # noqa: E402
 
 import mbcompose  # noqa: E402
 from mbcompose.composer.simulate import simulate  # noqa: E402
-from mbcompose.dynamics.compiled.simulate_api import simulate_fixed_step  # noqa: E402
+from mbcompose.dynamics import embedding as E  # noqa: E402
+from mbcompose.dynamics.compiled.simulate_api import closed_chain_stepper, simulate_fixed_step  # noqa: E402
 from mbcompose.parsers.exporters.mjcf import mjcf_element  # noqa: E402
 
 DURATION = 2.0
@@ -170,17 +193,35 @@ def fourbar(dt: float, repeats: int) -> None:
     def closure(q):
         return float(np.max(np.abs(closure_error(tree, em.chords, q))))
 
+    run = closed_chain_stepper(em, dt, "rk4")
+
+    def kernel(stride=steps):
+        """The compiled loop alone: every stride-th state (steps // stride + 1, nq + n_independent)."""
+        y = np.concatenate([q0, v0[em.independent_v]])
+        Y = np.empty((steps // stride + 1, y.size))
+        Y[0] = y
+        if run(y, 0, steps, stride, Y) != steps:
+            raise RuntimeError("the compiled closed-chain loop declined a step")
+        return Y
+
+    every_step = kernel(1)
+    y_last = every_step[-1]
     ours = simulate(em, q0, v0, DURATION, 201, method="rk4", dt=dt)
     theirs = mujoco_run(mj, q0, v0, qadr, vadr, steps, closure)
-    times = best_time({"ours": lambda: simulate(em, q0, v0, DURATION, 2, method="rk4", dt=dt),
+    times = best_time({"ours (kernel)": kernel,
+                       "ours (simulate)": lambda: simulate(em, q0, v0, DURATION, 2, method="rk4", dt=dt),
                        "mujoco (mj_step loop)": lambda: mujoco_run(mj, q0, v0, qadr, vadr, steps)}, repeats)
-    rows = {"ours": (error(ours.q[-1], ours.v[-1], ref.q[-1], ref.v[-1]), ours.closure.max()),
+    v_last = E.complete_velocity(em, y_last[:em.nq], y_last[em.nq:])
+    worst = max(map(closure, every_step[:, :em.nq]))
+    rows = {"ours (kernel)": (error(y_last[:em.nq], v_last, ref.q[-1], ref.v[-1]), worst),
+            "ours (simulate)": (error(ours.q[-1], ours.v[-1], ref.q[-1], ref.v[-1]), ours.closure.max()),
             "mujoco (mj_step loop)": (error(theirs[0], theirs[1], ref.q[-1], ref.v[-1]), theirs[2])}
     print(f"\nfourbar: {DURATION:g} s, RK4, dt = {dt:g} s ({steps} steps)")
-    print(f"{'run':24s} {'final error':>12s} {'max closure':>12s} {'time ms':>10s}")
+    print(f"{'run':24s} {'final error':>12s} {'max closure':>12s} {'time ms':>10s} {'us/step':>9s}")
     for name, (err, clo) in rows.items():
-        print(f"{name:24s} {err:12.2e} {clo:12.2e} {1e3 * times[name]:10.1f}")
-    print(f"ratio ours / mujoco (mj_step loop): {times['ours'] / times['mujoco (mj_step loop)']:.1f}")
+        print(f"{name:24s} {err:12.2e} {clo:12.2e} {1e3 * times[name]:10.2f} {1e6 * times[name] / steps:9.2f}")
+    for name in ("ours (kernel)", "ours (simulate)"):
+        print(f"ratio {name} / mujoco (mj_step loop): {times[name] / times['mujoco (mj_step loop)']:.2f}")
 
 
 def main(argv=None) -> int:
@@ -190,7 +231,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     repeats = 3 if args.quick else 15
     seeker(args.dt, repeats)
-    fourbar(args.dt, 1 if args.quick else 2)
+    fourbar(args.dt, repeats)
     return 0
 
 

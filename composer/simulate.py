@@ -201,14 +201,15 @@ def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torqu
 
 def closed_chain_result(em, t, q, v_ind, status: str, closure_tol) -> SimulationResult:
     """The result of a closed-chain run: every sample closed to ``closure_tol`` (its loop closure
-    error reported), full velocities, energy and the loop-closing joints' columns."""
-    from mbcompose.dynamics import embedding as E
+    error reported), full velocities, energy and the loop-closing joints' columns (the closure and the
+    velocities compiled, :mod:`dynamics.compiled.closed_api`, with the numpy reference as fallback)."""
     from mbcompose.dynamics.closure import closure_error
+    from mbcompose.dynamics.compiled import closed_api
 
     tree = em.tree_model
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
-    qs = np.array([E.complete_configuration(em, q_guess=qi, tol=tol) for qi in q])
-    vs = np.array([E.complete_velocity(em, qi, vi) for qi, vi in zip(qs, v_ind)])
+    qs = np.array([closed_api.complete_configuration(em, qi, tol=tol) for qi in q])
+    vs = np.array([closed_api.complete_velocity(em, qi, vi) for qi, vi in zip(qs, v_ind)])
     energy = np.array([total_energy(tree, qi, vi) for qi, vi in zip(qs, vs)])
     closure = np.array([np.max(np.abs(closure_error(tree, em.chords, qi)), initial=0.0) for qi in qs])
     result = SimulationResult(t=np.asarray(t), q=qs, v=vs, energy=energy, columns=coordinate_columns(tree),
