@@ -11,14 +11,16 @@ Importing this package compiles nothing; numba compiles each kernel on its first
 (``cache=True``: later processes load the machine code from the on-disk cache).
 ``simulate_kernels`` runs a whole fixed-step simulation (RK4 on the joint groups or
 semi-implicit Euler) in one kernel.  ``closed_kernels`` and ``closed_api`` are the forward
-dynamics of constraint-embedded closed chains (the ``embedded`` row of the dispatch table).
+dynamics of constraint-embedded closed chains (the ``embedded`` row of the dispatch table);
+``closure_kernels`` their loop closure (Newton), velocity completion and fixed-step loop.
 
 Development note: numba checks only the source file of the function it was asked to
 compile (here ``entry_kernels.py``) against its cache, not the modules that function
 calls.  After editing ``spatial_kernels``, ``tree_kernels``, ``factor_kernels``,
-``simulate_kernels`` or ``entry_kernels`` (which ``closed_kernels`` calls) in a checkout,
-delete ``dynamics/compiled/__pycache__/*.nb[ic]`` (an install writes every file anew, so
-it does not keep stale machine code).
+``simulate_kernels``, ``entry_kernels`` (which ``closed_kernels`` calls) or ``closed_kernels``
+(which ``closure_kernels`` calls) in a checkout, delete
+``dynamics/compiled/__pycache__/*.nb[ic]`` (an install writes every file anew, so it does
+not keep stale machine code).
 """
 
 from .layout import Data, FlatModel, flat_model
