@@ -62,7 +62,7 @@ def _rows(arrays, f_ext=None):
     B = max(sizes) if sizes else 1
     if not sizes <= {1, B}:
         raise ValueError(f"batch sizes {sorted(sizes)} do not match")
-    out = [x if x.ndim == 2 and x.shape[0] == B else np.ascontiguousarray(np.broadcast_to(x, (B, x.shape[-1])))
+    out = [x if x.ndim == 2 and x.shape[0] == B else np.broadcast_to(x, (B, x.shape[-1])).copy()
            for x in arrays]
     return B, out
 
@@ -78,9 +78,9 @@ def _forces(model, f_ext, batch):
     f = np.require(f_ext, dtype=np.float64, requirements="CAW")
     if f.shape[-2:] != (model.n_bodies, 6) or f.ndim not in (2, 3):
         raise ValueError(f"f_ext must have shape (n_bodies, 6) or (B, n_bodies, 6), got {f.shape}")
-    if batch is None:
+    if batch is None or f.shape == (batch, model.n_bodies, 6):
         return f
-    return np.ascontiguousarray(np.broadcast_to(f, (batch, model.n_bodies, 6)))
+    return np.broadcast_to(f, (batch, model.n_bodies, 6)).copy()   # a writeable array: the type the kernels take
 
 
 def _state_algorithm(kernel, which: int, x_name: str, doc: str):
@@ -169,6 +169,9 @@ def _bound(model) -> _Bound:
     return b
 
 
+_sealed = False
+
+
 def _seal(b: _Bound):
     """Compile (or load from numba's cache) the one-configuration RNEA, CRBA and ABA kernels for
     the one argument type this module passes them (C-contiguous writeable float64 arrays), then
@@ -177,7 +180,8 @@ def _seal(b: _Bound):
     convert it (:func:`_array`).  The kernels check the sizes (``entry_kernels.fits``), so the
     fast path of one configuration checks nothing in Python.
     """
-    if ek.aba.signatures:
+    global _sealed
+    if _sealed:
         return
     none, no_coordinates = np.zeros((0, 6)), np.zeros(0)   # sizes that do not fit: nothing runs
     ek.rnea(b.ints, b.blocks, b.extra, b.work, no_coordinates, no_coordinates, no_coordinates, none, no_coordinates)
@@ -185,6 +189,7 @@ def _seal(b: _Bound):
     ek.crba(b.ints, b.blocks, b.extra, b.work, no_coordinates, np.zeros((0, 0)))
     for kernel in (ek.rnea, ek.aba, ek.crba):
         kernel.disable_compile()
+    _sealed = True
 
 
 def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):

@@ -125,32 +125,31 @@ RNEA, ABA = 0, 1
 @njit(cache=True, parallel=True)
 def state_batch(which, ints, blocks, extra, q, v, x, f_ext, out, n_chunks):
     """``out[b] = rnea(q[b], v[b], x[b], f_ext[b])`` (``which`` = RNEA) or ``aba(...)`` (ABA) for every
-    row b; out (B, nv)."""
+    row b; out (B, nv).  Each row calls the one-configuration entry (:func:`rnea`, :func:`aba`: nine
+    arrays passed, the recursion inlined there), so the batch adds no compiled copy of the recursions."""
     B = q.shape[0]
     n_chunks = max(1, min(B, n_chunks))
-    m = unpack_model(ints, blocks, extra)
     n = ints.shape[1] - 1
     none = np.zeros((0, 6))
     for c in prange(n_chunks):
-        w = unpack_work(np.zeros((packed_work_size(n), 6, 6)), n)
+        work = np.zeros((packed_work_size(n), 6, 6))
         lo, hi = chunk_bounds(B, n_chunks, c)
         for b in range(lo, hi):
             fb = f_ext[b] if f_ext.shape[0] > 0 else none
             if which == RNEA:
-                tk.rnea_call(m, w, q[b], v[b], x[b], fb, out[b])
+                rnea(ints, blocks, extra, work, q[b], v[b], x[b], fb, out[b])
             else:
-                tk.aba_call(m, w, q[b], v[b], x[b], fb, out[b])
+                aba(ints, blocks, extra, work, q[b], v[b], x[b], fb, out[b])
 
 
 @njit(cache=True, parallel=True)
 def crba_batch(ints, blocks, extra, q, M, n_chunks):
-    """``M[b] = crba(q[b])`` for every row b; M (B, nv, nv)."""
+    """``M[b] = crba(q[b])`` for every row b (the one-configuration entry :func:`crba`); M (B, nv, nv)."""
     B = q.shape[0]
     n_chunks = max(1, min(B, n_chunks))
-    m = unpack_model(ints, blocks, extra)
     n = ints.shape[1] - 1
     for c in prange(n_chunks):
-        w = unpack_work(np.zeros((packed_work_size(n), 6, 6)), n)
+        work = np.zeros((packed_work_size(n), 6, 6))
         lo, hi = chunk_bounds(B, n_chunks, c)
         for b in range(lo, hi):
-            tk.crba_call(m, w, q[b], M[b])
+            crba(ints, blocks, extra, work, q[b], M[b])

@@ -322,12 +322,9 @@ def aba(m, w, q, v, tau, f_ext, qdd):
         add_subspace_motion(kind, S, S_const, v_off, k, qdd, A, k)
 
 
-#: The recursions compiled as functions of their own (a call, not inlined), for callers where the
-#: compile time of another inlined copy costs more than the call (0.25 us, see the module
-#: docstring): the parallel batch loops (an inlined recursion in a ``prange`` loop made the batch
-#: entry take minutes to compile) and the rare paths of the simulator.  Not cached on their own
-#: (numba's cache index would not tell them from the inlined functions of the same source);
-#: their cached callers hold their machine code.
-rnea_call = njit(_nrt=False)(rnea.py_func)
-crba_call = njit(_nrt=False)(crba.py_func)
+#: ABA compiled as a function of its own (a call, not inlined), for the rare paths of the
+#: simulator (joint stops), where another inlined copy would cost compile time and the call
+#: (0.25 us, see the module docstring) does not matter.  Not cached on its own (numba's cache
+#: index would not tell it from the inlined function of the same source); its cached callers
+#: hold its machine code.
 aba_call = njit(_nrt=False)(aba.py_func)

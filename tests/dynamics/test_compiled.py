@@ -33,6 +33,21 @@ def states(model, rng, B):
     return q, rng.normal(size=(B, model.nv)), rng.normal(size=(B, model.nv))
 
 
+def test_batches_broadcast_read_only_and_one_row_arguments():
+    """A batch of one against single rows, and read-only external forces broadcast to the batch, give the
+    numpy reference's results (the batch entries call the sealed one-configuration kernels, which take
+    only writeable C arrays: the arguments are copied to that type first)."""
+    model, rng = make(0, n_max=8)
+    q, v, a = states(model, rng, 2)
+    f = rng.normal(size=(model.n_bodies, 6))
+    f.setflags(write=False)
+    ref = np.stack([rnea.inverse_dynamics(model, q[b], v[b], a[b], f) for b in range(2)])
+    assert rel_err(api.inverse_dynamics(model, q, v, a, f), ref) < 1e-11
+    one = api.forward_dynamics(model, q[0], v[:1], a[0], np.broadcast_to(f, (1,) + f.shape))
+    assert one.shape == (1, model.nv)
+    assert rel_err(one[0], aba.forward_dynamics(model, q[0], v[0], a[0], f)) < 1e-10
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_compiled_dynamics_match_numpy_reference_single_and_batch(seed):
     model, rng = make(seed)
