@@ -75,8 +75,8 @@ def mass_matrix_and_bias(ints, blocks, extra, work, q, v, zero, M, C):
     """M (nv, nv) = mass matrix and C (nv,) = bias forces at (q, v) (``zero``: (nv,) zeros); returns the
     model and work views, the work holding the Newton-Euler pass (poses, twists, accelerations)."""
     m, w = unpack_model(ints, blocks, extra), unpack_work(work, ints.shape[1] - 1)
-    tk.crba(m, w, q, M)
-    tk.rnea(m, w, q, v, zero, np.zeros((0, 6)), C)
+    tk.crba_call(m, w, q, M)
+    tk.rnea_call(m, w, q, v, zero, np.zeros((0, 6)), C)
     return m, w
 
 

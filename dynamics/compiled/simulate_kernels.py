@@ -142,7 +142,7 @@ def acceleration(m, w, q, v, tau, damping, forces, f_ext, out):
     """``out = aba(q, v, tau - damping * v)``; ``forces`` (nv,) scratch."""
     for i in range(v.shape[0]):
         forces[i] = tau[i] - damping[i] * v[i]
-    tk.aba(m, w, q, v, forces, f_ext, out)
+    tk.aba_call(m, w, q, v, forces, f_ext, out)
 
 
 @njit(cache=True)
