@@ -30,11 +30,16 @@ there is one.
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Callable
 
 import numpy as np
 
 from . import aggregated, embedded_coordinates, embedded_dynamics, lagrange, opspace
+from .compiled import cache_is_cold
+
+log = logging.getLogger(__name__)
 
 __all__ = ["TREE", "EMBEDDED", "LAGRANGE", "AGGREGATED", "ALGORITHMS", "NOT_DEFINED", "algorithm",
            "each_configuration"]
@@ -76,6 +81,7 @@ def _compiled(name: str, kind: str = TREE) -> Callable:
     the same name stays the reference the tests compare with.
     """
     def first_call(*args, **kwargs):
+        _say_if_compiling()
         if kind == TREE:
             from .compiled import api
         else:
@@ -86,6 +92,14 @@ def _compiled(name: str, kind: str = TREE) -> Callable:
         return impl(*args, **kwargs)
     first_call.__name__ = first_call.__qualname__ = name
     return first_call
+
+
+def _say_if_compiling() -> None:
+    """One line on a terminal before the first use after install compiles the kernels (a minute of
+    silence otherwise); nothing when stderr is not a terminal or the cache is warm."""
+    if sys.stderr.isatty() and cache_is_cold():
+        log.warning("compiling the dynamics kernels: the first use after install takes about a minute; "
+                    "later runs load them from numba's cache")
 
 
 def _state_as_given(model, q, v):

@@ -23,6 +23,24 @@ calls.  After editing ``spatial_kernels``, ``tree_kernels``, ``factor_kernels``,
 not keep stale machine code).
 """
 
+import os
+from pathlib import Path
+
 from .layout import Data, FlatModel, flat_model
 
-__all__ = ["Data", "FlatModel", "flat_model"]
+__all__ = ["Data", "FlatModel", "flat_model", "cache_is_cold"]
+
+
+def cache_is_cold(cache: Path | None = None) -> bool:
+    """True when numba's on-disk cache beside these modules (``__pycache__``, or ``cache``) can be
+    written and holds no compiled entry point yet: the next call compiles (the first use after
+    install, about a minute of CPU, see the README).  False when it holds one, and when numba
+    keeps its cache elsewhere (``NUMBA_CACHE_DIR``, a read-only install): then nothing is known.
+    Imports no numba."""
+    if cache is None:
+        if os.environ.get("NUMBA_CACHE_DIR"):
+            return False
+        cache = Path(__file__).parent / "__pycache__"
+    if not os.access(cache if cache.is_dir() else cache.parent, os.W_OK):
+        return False
+    return not cache.is_dir() or next(cache.glob("entry_kernels.*.nbi"), None) is None
