@@ -16,14 +16,12 @@ the tree equations of motion onto the loops' constraint manifold (seed 000 secti
    ``X_d = -G_d^-1 G_i`` and ``c_d = -G_d^-1 gamma`` (:mod:`dynamics.embedded_state`);
 4. ``M_e a_i = X^* (tau - C - M c)`` by Cholesky, and ``a = X a_i + c``.
 
-Why the null-space projection rather than the compound-node sweep: the closed chains this
-runs on have few coordinates per loop (3-6) and the reduced system is small, so the dense
-projection costs less than the per-node bookkeeping of the embedded articulated-body sweep
-(aggregated weights, compound-node ``H_e = X^* H_a``), needs no second tree layout, and is
-exact (a direct solve, no iteration).  Its cost grows as ``nv^2`` (the dense M) plus
-``nv n_i r`` (r constraints per loop) and ``n_i^3`` (the Cholesky factor), against O(N) for the
-sweep; measured (``benchmarks/closed_chains.py``), its time relative to Pinocchio's
-``constraintDynamics`` falls from 3.1-3.2x on one loop to 0.67x on 32 loops.
+Why the null-space projection rather than the compound-node sweep: with few coordinates per
+loop (3-6) the dense projection costs less than the sweep's per-node bookkeeping (aggregated
+weights, ``H_e = X^* H_a``), needs no second tree layout and is a direct solve.  Its cost
+grows as ``nv^2 + nv n_i r + n_i^3`` (r constraints per loop) against O(N) for the sweep;
+measured (``benchmarks/closed_chains.py``, README), it is about 2x Pinocchio's
+``constraintDynamics`` on one loop and 0.23x on 32.
 
 A state the kernel cannot evaluate as the reference would -- a loop not closed, or a
 dependent block whose Frobenius-norm condition estimate exceeds ``1 / RCOND_SWITCH`` (the
@@ -49,8 +47,7 @@ RCOND_SWITCH]``; then :func:`scratch_rows` rows of scratch -- the matrices and v
 
 ``kin`` (n + nv + 1, 8, 3) float64 scratch: per body k rows ``oR (3), op, w, vo, wd, ad``
 (:func:`world_kinematics`), per velocity column j (at ``n + j``) ``Sw, Sv, pc``
-(:func:`world_columns`), last the chord frame orientations.  Three-vectors are tuples in the
-kernels (nothing is allocated per call).
+(:func:`world_columns`), last the chord frame orientations.  Three-vectors are tuples.
 """
 
 from __future__ import annotations
@@ -401,12 +398,18 @@ def projected_solve(ind, dep, lk, loop_of, M, f, Xd, cd, Y, Me, rhs, a):
         a[ind[i]] = rhs[i]
     for d in range(n_k):
         a[dep[d]] = cd[d]
+    add_dependent(loop_of, lk, dep, Xd, rhs, n_i, a)
+    return True
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def add_dependent(loop_of, lk, dep, Xd, x_i, n_i, out):
+    """``out[dep] += X_d x_i[:n_i]``, loop by loop (``X_d`` of :func:`dependent_maps`)."""
     for j in range(n_i):
         l = loop_of[j]
         if l >= 0:
             for d in range(lk[l], lk[l + 1]):
-                a[dep[d]] += Xd[d, j] * rhs[j]
-    return True
+                out[dep[d]] += Xd[d, j] * x_i[j]
 
 
 @njit(cache=True, error_model="numpy")

@@ -153,18 +153,15 @@ def complete_velocity_at(cv, sc, v_i, v):
     closed q); returns a status (``NOT_CLOSED`` beyond the closure check tolerance)."""
     rkind, rchord, rkept, ba, bb, ind, dep, lk, loop_of, rn, ru, frames, signs, tol, rcond = cv
     e, G, gamma, Gd, Gdi, Xd, cd = sc
-    if largest(e, 0, e.shape[0]) > tol or largest(e, 0, e.shape[0]) < 0.0:
+    err = largest(e, 0, e.shape[0])
+    if err > tol or err < 0.0:
         return NOT_CLOSED
     if not ck.dependent_maps(ind, dep, lk, G, gamma, rcond, Gd, Gdi, Xd, cd):
         return ILL_CONDITIONED
     v[:] = 0.0
     for j in range(ind.shape[0]):
         v[ind[j]] = v_i[j]
-    for j in range(ind.shape[0]):
-        l = loop_of[j]
-        if l >= 0:
-            for d in range(lk[l], lk[l + 1]):
-                v[dep[d]] += Xd[d, j] * v_i[j]
+    ck.add_dependent(loop_of, lk, dep, Xd, v_i, ind.shape[0], v)
     return OK
 
 

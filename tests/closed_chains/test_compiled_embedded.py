@@ -12,10 +12,9 @@ from mbcompose.dynamics import embedding as E
 from mbcompose.dynamics.closure import ClosureError
 from mbcompose.dynamics.compiled import closed_api
 from mbcompose.dynamics.dispatch import algorithm
-from mbcompose.dynamics.kinematics import integrate
 from mechanisms import PinTwin, available, load, random_states, tree_of
 from test_planar_chord import MECHANISM
-from test_random_closed_chains import closed_chain, kkt_accelerations
+from test_random_closed_chains import closed_chain, closed_states, kkt_accelerations
 from trees import random_model, random_q, to_pinocchio, v_perm
 
 PLANAR_SAMPLES = ("fourbar", "fivebar", "leg_fourbar_knee")
@@ -65,14 +64,7 @@ def test_compiled_accelerations_equal_kkt_on_random_closed_chains_with_every_cho
     pm, _, _ = to_pinocchio(model)
     pd = pm.createData()
     n_ok = 0
-    for _ in range(4):
-        dv = np.zeros(model.nv)
-        dv[em.independent_v] = rng.uniform(-0.1, 0.1, size=em.n_independent)
-        try:
-            q = E.complete_configuration(em, integrate(model, em.neutral(), dv))
-        except ClosureError:
-            continue
-        v = E.complete_velocity(em, q, rng.normal(size=em.n_independent))
+    for q, v in closed_states(model, em, rng, 4):
         tau = rng.normal(size=model.nv)
         a = dyn.forward_dynamics(em, q, v, tau)
         assert rel(a, E.forward_dynamics(em, q, v, tau)) < 1e-10

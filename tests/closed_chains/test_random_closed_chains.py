@@ -54,6 +54,20 @@ def kkt_accelerations(model, pm, pd, chords, q, v, tau):
     return np.linalg.solve(K, np.r_[tau - C, -gr])[:model.nv]
 
 
+def closed_states(model, em, rng, tries):
+    """Up to ``tries`` closed states (q, v) near the neutral configuration: independent coordinates
+    moved at random, the loops closed by the numpy Newton (tries it cannot close are skipped) and
+    consistent random velocities."""
+    for _ in range(tries):
+        dv = np.zeros(model.nv)
+        dv[em.independent_v] = rng.uniform(-0.1, 0.1, size=em.n_independent)
+        try:
+            q = E.complete_configuration(em, integrate(model, em.neutral(), dv))
+        except E.ClosureError:
+            continue
+        yield q, E.complete_velocity(em, q, rng.normal(size=em.n_independent))
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_embedded_forward_dynamics_equals_kkt_on_random_closed_chains(seed):
     model, chords, q0, rng = closed_chain(seed)
@@ -62,14 +76,7 @@ def test_embedded_forward_dynamics_equals_kkt_on_random_closed_chains(seed):
     pm, _, _ = to_pinocchio(model)
     pd = pm.createData()
     n_ok = 0
-    for _ in range(6):
-        dv = np.zeros(model.nv)
-        dv[em.independent_v] = rng.uniform(-0.1, 0.1, size=em.n_independent)
-        try:
-            q = E.complete_configuration(em, integrate(model, em.neutral(), dv))
-        except E.ClosureError:
-            continue
-        v = E.complete_velocity(em, q, rng.normal(size=em.n_independent))
+    for q, v in closed_states(model, em, rng, 6):
         assert np.max(np.abs(closure_error(model, chords, q))) < 1e-9
         assert np.max(np.abs(closure_jacobian(model, chords, q) @ v), initial=0.0) < 1e-9 * max(1, np.abs(v).max())
         tau = rng.normal(size=model.nv)
