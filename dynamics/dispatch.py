@@ -81,7 +81,7 @@ def _compiled(name: str, kind: str = TREE) -> Callable:
     the same name stays the reference the tests compare with.
     """
     def first_call(*args, **kwargs):
-        _say_if_compiling()
+        _say_if_compiling("entry_kernels" if kind == TREE else "closed_kernels")
         if kind == TREE:
             from .compiled import api
         else:
@@ -94,10 +94,10 @@ def _compiled(name: str, kind: str = TREE) -> Callable:
     return first_call
 
 
-def _say_if_compiling() -> None:
-    """One line on a terminal before the first use after install compiles the kernels (a minute of
-    silence otherwise); nothing when stderr is not a terminal or the cache is warm."""
-    if sys.stderr.isatty() and cache_is_cold():
+def _say_if_compiling(module: str) -> None:
+    """One line on a terminal before the first use after install compiles the kernels of ``module``
+    (a minute of silence otherwise); nothing when stderr is not a terminal or the cache is warm."""
+    if sys.stderr.isatty() and (cache_is_cold() or cache_is_cold(module=module)):
         log.warning("compiling the dynamics kernels: the first use after install takes about a minute; "
                     "later runs load them from numba's cache")
 

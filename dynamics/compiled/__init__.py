@@ -31,11 +31,12 @@ from .layout import Data, FlatModel, flat_model
 __all__ = ["Data", "FlatModel", "flat_model", "cache_is_cold"]
 
 
-def cache_is_cold(cache: Path | None = None) -> bool:
+def cache_is_cold(cache: Path | None = None, module: str = "entry_kernels") -> bool:
     """True when numba's on-disk cache beside these modules (``__pycache__``, or ``cache``) can be
-    written and holds no compiled entry point yet: the next call compiles (the first use after
-    install, about a minute of CPU, see the README).  False when it holds one, and when numba
-    keeps its cache elsewhere (``NUMBA_CACHE_DIR``, a read-only install): then nothing is known.
+    written and holds nothing of ``module`` yet (``entry_kernels``: the tree kernels;
+    ``closed_kernels``: the closed chains'): the next call compiles (the first use after install,
+    about a minute of CPU, see the README).  False when it holds some, and when numba keeps its
+    cache elsewhere (``NUMBA_CACHE_DIR``, a read-only install): then nothing is known.
     Imports no numba."""
     if cache is None:
         if os.environ.get("NUMBA_CACHE_DIR"):
@@ -43,4 +44,4 @@ def cache_is_cold(cache: Path | None = None) -> bool:
         cache = Path(__file__).parent / "__pycache__"
     if not os.access(cache if cache.is_dir() else cache.parent, os.W_OK):
         return False
-    return not cache.is_dir() or next(cache.glob("entry_kernels.*.nbi"), None) is None
+    return not cache.is_dir() or next(cache.glob(f"{module}.*.nbi"), None) is None
