@@ -28,9 +28,9 @@ __all__ = ["create_data", "inverse_dynamics", "bias_forces", "gravity_forces", "
            "jacobian", "body_poses"]
 
 _NO_FORCES = np.zeros((0, 6))
+_NO_FORCES_BATCH = np.zeros((0, 0, 6))
 #: looked up once (module globals are cheaper than attributes on the fast path)
 _empty, _crba = np.empty, ek.crba
-_NO_FORCES_BATCH = np.zeros((0, 0, 6))
 
 
 def create_data(model) -> Data:
