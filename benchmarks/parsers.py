@@ -10,7 +10,7 @@ parsers accept, in the same run:
    child processes started with ``OPENBLAS_NUM_THREADS`` (and ``OMP_NUM_THREADS``,
    ``MKL_NUM_THREADS``) set to 1 and 2, to show that compose does not depend on the
    number of BLAS threads (``--no-threads`` skips them); and, on the same files,
-   ``parsers.xmlutil.parse_xml`` alone (the XML tree with a line number on every
+   ``parsers.xmltree.parse_xml`` alone (the XML tree with a line number on every
    element) against ``buildModelFromUrdf``, the floor under compose's time.
 
    What each side does.  Pinocchio: tinyxml2 + urdfdom parse the file, the
@@ -103,7 +103,7 @@ import mbcompose  # noqa: E402
 from mbcompose.parsers import InputError  # noqa: E402
 from mbcompose.parsers.massprops import load_mesh  # noqa: E402
 from mbcompose.parsers.urdf import read_urdf  # noqa: E402
-from mbcompose.parsers.xmlutil import parse_xml  # noqa: E402
+from mbcompose.parsers.xmltree import parse_xml  # noqa: E402
 
 SHARE = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")
 ROBOTS = sorted(glob.glob(os.path.join(SHARE, "example-robot-data", "robots", "**", "*.urdf"), recursive=True))

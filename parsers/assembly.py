@@ -31,6 +31,8 @@ from typing import Mapping
 
 import numpy as np
 
+from .provenance import Source
+
 GROUND = "ground"
 
 #: joint type -> (nq, nv): number of position and velocity coordinates.
@@ -82,23 +84,6 @@ def _frozen(a, shape) -> np.ndarray:
 
 #: the identity rotation every default Pose shares (read-only)
 _EYE = _frozen(np.eye(3), (3, 3))
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a value came from: ``file:line`` or a note (``computed from ...``)."""
-
-    file: str | None = None
-    line: int | None = None
-    note: str = ""
-
-    def __str__(self) -> str:
-        where = ""
-        if self.file:
-            where = f"{self.file}:{self.line}" if self.line is not None else str(self.file)
-        if self.note:
-            return f"{self.note} ({where})" if where else self.note
-        return where or "<unknown>"
 
 
 @dataclass(frozen=True, eq=False)

@@ -79,7 +79,8 @@ from .mjcf_equality import (COUPLING_TYPES, LOOP_TYPES, check_coupling_joints, c
                             coupling_equality, coupling_in_qpos, fixed_tendons, loop_equality, loop_joint, site_pose)
 from .mjcf_mass import compile_masses, geom_record
 from .mjcf_replicate import expand_replicates
-from .xmlutil import error, parse_floats, parse_xml
+from .xmltree import parse_xml
+from .xmlutil import error, parse_floats
 
 log = logging.getLogger(__name__)
 

@@ -66,7 +66,8 @@ from .sdf_include import ModelSpec, include_spec, inline_spec, sdf_version, sear
 from .sdf_joints import (JOINT_MAP, gearbox_coupling, gearbox_reference, joint_axes, mimic_coupling, screw_parts,
                          screw_pitch)
 from .sdf_link import link_contents, pose_of
-from .xmlutil import error, parse_xml, text_floats
+from .xmltree import parse_xml
+from .xmlutil import error, text_floats
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .xmlutil import attr_bool, child_text, error, parse_xml, text_bool
+from .xmltree import parse_xml
+from .xmlutil import attr_bool, child_text, error, text_bool
 
 log = logging.getLogger(__name__)
 

@@ -70,7 +70,8 @@ from .massprops import shapes_mass_properties
 from .mesh_progress import MeshWork
 from .urdf_actuation import mimic_couplings, transmissions
 from .urdf_geometry import link_inertial, origin_pose, shape_geometry
-from .xmlutil import attr_float, attr_float_list, error, parse_xml, required
+from .xmltree import file_of, line_of, line_refs, parse_xml, source_bytes
+from .xmlutil import attr_float, attr_float_list, error, required
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geomet
         raise InputError(f"base must be 'fixed' or 'floating', got {base!r}", file=str(path))
     if massless not in ("check", "allow"):
         raise InputError(f"massless must be 'check' or 'allow', got {massless!r}", file=str(path))
-    root_el = parse_xml(path, text)
+    root_el = parse_xml(path, text, on_demand_lines=True)
     return urdf_from_element(root_el, Path(path), package_dirs=package_dirs, base=base,
                              inertia_from_geometry_density=inertia_from_geometry_density,
                              massless=massless, check_meshes=check_meshes)
@@ -121,6 +122,8 @@ def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geomet
 class _Tree:
     """The link/joint elements of a ``<robot>`` and its tree, as read (see :func:`_read_tree`)."""
 
+    element: object        # the <robot> element
+    line: object           # element -> its line for a Source (xmltree.line_refs)
     links: dict            # link name -> element
     joints: dict           # joint name -> element
     parent_of: dict        # child link -> joint name
@@ -139,7 +142,9 @@ def _check_robot(root_el) -> str:
     """The robot's name; InputError for another root, unexpanded xacro or no name."""
     if root_el.tag != "robot":
         raise error(root_el, f"root element is <{root_el.tag}>, expected <robot>")
-    if any(tag.startswith("xacro:") for tag in set(map(attrgetter("tag"), root_el.iter()))):
+    text = source_bytes(root_el)
+    if (text is None or b"xacro:" in text) and any(tag.startswith("xacro:") for tag in
+                                                    set(map(attrgetter("tag"), root_el.iter()))):
         el = next(el for el in root_el.iter() if el.tag.startswith("xacro:"))
         raise error(el, f"<{el.tag}>: this is an unexpanded xacro file; run xacro on it first")
     robot_name = root_el.get("name")
@@ -153,7 +158,7 @@ def _read_links(root_el) -> dict:
     for l_el in root_el.findall("link"):
         name = required(l_el, "name")
         if name in links:
-            raise error(l_el, f"duplicate link name {name!r} (first at line {links[name].line})")
+            raise error(l_el, f"duplicate link name {name!r} (first at line {line_of(links[name])})")
         links[name] = l_el
     if not links:
         raise error(root_el, "the robot has no <link>")
@@ -163,11 +168,11 @@ def _read_links(root_el) -> dict:
 def _read_tree(root_el) -> _Tree:
     """Links and joints with their parent/child relations (duplicates and two parents refused)."""
     links = _read_links(root_el)
-    t = _Tree(links, {}, {}, {n: [] for n in links})
+    t = _Tree(root_el, line_refs(root_el), links, {}, {}, {n: [] for n in links})
     for j_el in root_el.findall("joint"):
         name = required(j_el, "name")
         if name in t.joints:
-            raise error(j_el, f"duplicate joint name {name!r} (first at line {t.joints[name].line})")
+            raise error(j_el, f"duplicate joint name {name!r} (first at line {line_of(t.joints[name])})")
         jtype = required(j_el, "type")
         if jtype not in URDF_JOINT_TYPES:
             raise error(j_el, f"joint {name!r}: unknown joint type {jtype!r}{did_you_mean(jtype, URDF_JOINT_TYPES)} "
@@ -187,7 +192,7 @@ def _read_tree(root_el) -> _Tree:
         if ends["child"] in t.parent_of:
             other = t.parent_of[ends["child"]]
             raise error(j_el, f"link {ends['child']!r} has two parent joints ({other!r} at line "
-                              f"{t.joints[other].line} and {name!r}); URDF describes a tree")
+                              f"{line_of(t.joints[other])} and {name!r}); URDF describes a tree")
         t.parent_of[ends["child"]] = name
         t.children[ends["parent"]].append(name)
         t.joints[name] = j_el
@@ -245,7 +250,7 @@ def _body_names(t: _Tree, root_is_ground: bool, file: str) -> dict:
             new = "_" + new
         body_name[GROUND] = new
         log.warning("%s:%s: link %r renamed %r (the name is reserved for the fixed world)",
-                    file, t.links[GROUND].line, GROUND, new)
+                    file, line_of(t.links[GROUND]), GROUND, new)
     return body_name
 
 
@@ -287,7 +292,7 @@ def _check_massless(t: _Tree, mass_props, file) -> None:
         if not t.children[name]:
             log.warning("%s:%s: link %r has no <inertial>: a massless leaf moved by joint %r "
                         "(accepted as Pinocchio does; the mass matrix is singular along it)",
-                        file, t.links[name].line, name, jname)
+                        file, line_of(t.links[name]), name, jname)
             continue
         raise error(t.links[name], f"link {name!r} has no <inertial> and joint {jname!r} moves no mass "
                                    "(the link and all links below it are massless); give it <inertial>, "
@@ -301,16 +306,17 @@ def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, fi
             continue
         l_el = t.links[name]
         mp = mass_props[name]
-        src = {"pose": Source(file, l_el.line)}
+        line = t.line(l_el)
+        src = {"pose": Source(file, line)}
         if body_name[name] != name:
-            src["name"] = Source(file, l_el.line, f"URDF link {name!r}")
+            src["name"] = Source(file, line, f"URDF link {name!r}")
         if mp is None:
             mp = MassProperties.zero()
-            src["mass"] = Source(file, l_el.line, "massless: no <inertial>")
+            src["mass"] = Source(file, line, "massless: no <inertial>")
         elif name in computed:
-            src["mass"] = Source(file, l_el.line, computed[name])
+            src["mass"] = Source(file, line, computed[name])
         else:
-            src["mass"] = Source(file, l_el.find("inertial").line)
+            src["mass"] = Source(file, t.line(l_el.find("inertial")))
         bodies.append(Body(body_name[name], t.link_pose[name], mp, geoms[name], src))
     return bodies
 
@@ -342,11 +348,11 @@ def _joint_limits(j_el, jname, jtype) -> Limits:
         lo = hi = None
     elif lo is not None and hi is not None and lo > hi:
         log.warning("%s:%s: joint %r: limit lower %g > upper %g (kept as written, as Pinocchio does)",
-                    l_el.file, l_el.line, jname, lo, hi)
+                    file_of(l_el), line_of(l_el), jname, lo, hi)
     return Limits(lo, hi, attr_float(l_el, "velocity", None), attr_float(l_el, "effort", None))
 
 
-def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file, root_line) -> list[Joint]:
+def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[Joint]:
     out = []
     ground_of = (lambda n: GROUND if (root_is_ground and n == t.root) else body_name[n])
     if not root_is_ground:
@@ -354,7 +360,7 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file, root_lin
         while jn in t.joints:
             jn = "_" + jn
         out.append(Joint(jn, "fixed" if base == "fixed" else "free", GROUND, body_name[t.root],
-                         origin=np.zeros(3), source=Source(file, root_line, f"{base} base")))
+                         origin=np.zeros(3), source=Source(file, t.line(t.element), f"{base} base")))
     for name in t.order[1:]:
         jname = t.parent_of[name]
         j_el = t.joints[jname]
@@ -366,7 +372,7 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file, root_lin
         motor = actuators.get(jname)
         out.append(Joint(jname, jtype, ground_of(parent), body_name[child], origin=pose.translation,
                          axis=_joint_axis(j_el, jname, jtype, pose), limits=_joint_limits(j_el, jname, jtype),
-                         actuated=motor is not None, motor=motor, damping=damping, source=Source(file, j_el.line)))
+                         actuated=motor is not None, motor=motor, damping=damping, source=Source(file, t.line(j_el))))
     return out
 
 
@@ -384,7 +390,7 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
     root_is_ground = (t.root in GROUND_ROOT_NAMES and mass_props[t.root] is None)
     if root_is_ground and base == "floating":
         log.warning("%s:%s: the root link %r is the fixed world: base='floating' leaves the robot fixed "
-                    "(Pinocchio would float the massless %r link)", file, t.links[t.root].line, t.root, t.root)
+                    "(Pinocchio would float the massless %r link)", file, line_of(t.links[t.root]), t.root, t.root)
     body_name = _body_names(t, root_is_ground, file)
     computed = {}
     if inertia_from_geometry_density is not None:
@@ -392,7 +398,7 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
     if massless == "check":
         _check_massless(t, mass_props, file)
     bodies = _bodies(t, mass_props, geoms, computed, body_name, root_is_ground, file)
-    joints = _joints(t, body_name, root_is_ground, base, transmissions(root_el, t.joints), file, root_el.line)
+    joints = _joints(t, body_name, root_is_ground, base, transmissions(root_el, t.joints), file)
     return Assembly(robot_name, tuple(bodies), tuple(joints), couplings=tuple(mimic_couplings(t, file)),
                     source_file=file)
 

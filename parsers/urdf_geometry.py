@@ -23,6 +23,7 @@ from mbcompose.dynamics.spatial import rpy_to_matrix
 
 from .assembly import Geometry, MassProperties, Pose, frozen, of_frozen
 from .massprops import inertia_problem
+from .xmltree import file_of, line_of, where
 from .xmlutil import attr_float, attr_float_list, attr_float_values, attr_floats, error, parse_floats, required
 
 log = logging.getLogger(__name__)
@@ -154,7 +155,7 @@ def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_mesh
             if memo is not None:
                 memo[(uri,)] = path
         if path is None:
-            where = f"{s.file}:{s.line}"
+            where = f"{file_of(s)}:{line_of(s)}"
             if check_meshes and role == "collision":
                 raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(map(str, package_dirs))})")
             log.warning("%s: %s mesh not found: %r (shape skipped)", where, role, uri)
@@ -162,7 +163,7 @@ def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_mesh
         return Geometry("mesh", {"scale": scale, "uri": uri}, pose, path, role)
     if s.tag in MASSLESS_SHAPES:
         log.warning("%s:%s: <%s> %s geometry skipped (it has no volume; Pinocchio ignores it too)",
-                    s.file, s.line, s.tag, role)
+                    file_of(s), line_of(s), s.tag, role)
         return None
     raise error(s, f"unknown geometry <{s.tag}> (expected box, cylinder, sphere, capsule, mesh, plane or cdf)")
 
@@ -187,7 +188,7 @@ def _mesh_scale(s) -> np.ndarray:
     if text is None:
         return np.ones(3)
     if len(text.split()) == 4:
-        log.warning("%s:%s: mesh scale %r has 4 numbers: the 4th is ignored", s.file, s.line, text)
+        log.warning("%s:%s: mesh scale %r has 4 numbers: the 4th is ignored", file_of(s), line_of(s), text)
         return parse_floats(text, s, "mesh@scale", 4)[:3].copy()
     scale = attr_float_list(s, "scale", (1, 3))
     return np.array(scale if len(scale) == 3 else scale * 3)
@@ -216,7 +217,7 @@ def link_inertial(link_el, name: str, memo: dict | None = None) -> MassPropertie
     if mass > 0 and max(map(abs, (ixx, ixy, ixz, iyy, iyz, izz))) > 1e-8:  # not np.allclose(J, 0)
         problem = inertia_problem(rows)
         if problem:
-            log.warning("%s:%s: link %r: %s (kept as written)", link_el.file, i_el.line, name, problem)
+            log.warning("%s: link %r: %s (kept as written)", where(i_el), name, problem)
     J = np.array(rows)
     R = pose.rotation
     return of_frozen(MassProperties, mass=mass, com=pose.translation,

@@ -1,4 +1,5 @@
-"""Line numbers of ``parsers.xmlutil.parse_xml``: every element knows the line of its start tag.
+"""Line numbers of ``parsers.xmltree.parse_xml``: every element knows the line of its start tag,
+whether the tree carries them (attached) or finds them when first asked (on demand).
 
 The documents are written here with the expected line of each element counted by
 hand.  They exercise what the fast path (start tags found by a scan of the text)
@@ -9,11 +10,15 @@ into elements, a UTF-16 file, too deep a nesting, a syntax error).
 """
 
 import gc
+import pickle
 
 import pytest
 
-from mbcompose.parsers import InputError, limits
-from mbcompose.parsers.xmlutil import _parse_fast, parse_xml
+from mbcompose.parsers import InputError, Source, limits
+from mbcompose.parsers import xmltree
+from mbcompose.parsers.xmltree import _parse_fast, file_of, line_of, line_refs, parse_xml
+
+MODES = pytest.mark.parametrize("on_demand", [False, True], ids=["attached", "on_demand"])
 
 TRICKY = """<?xml version="1.0"?>
 <robot name="r">
@@ -34,45 +39,81 @@ TRICKY_LINES = [("robot", "r", 2), ("link", "a", 4), ("visual", None, 4), ("geom
 
 
 def _lines(root):
-    return [(el.tag, el.get("name"), el.line) for el in root.iter()]
+    return [(el.tag, el.get("name"), line_of(el)) for el in root.iter()]
 
 
-def test_lines_of_every_element_past_comments_cdata_and_instructions():
-    root = parse_xml("tricky.urdf", TRICKY)
+@MODES
+def test_lines_of_every_element_past_comments_cdata_and_instructions(on_demand):
+    root = parse_xml("tricky.urdf", TRICKY, on_demand_lines=on_demand)
     assert _lines(root) == TRICKY_LINES
-    assert all(el.file == "tricky.urdf" for el in root.iter())
+    assert all(file_of(el) == "tricky.urdf" for el in root.iter())
     assert root.find("data").text.strip() == '<link name="cdata">'
     # and it was the scan of the start tags, not the line-tracking parser, that found them
     assert _lines(_parse_fast(TRICKY.encode(), "tricky.urdf")) == TRICKY_LINES
 
 
-def test_doctype_entities_that_expand_into_elements_keep_their_lines():
+@MODES
+def test_doctype_entities_that_expand_into_elements_keep_their_lines(on_demand):
     text = ('<?xml version="1.0"?>\n<!DOCTYPE robot [\n  <!ENTITY box \'<box size="1 2 3"/>\'>\n]>\n'
             '<robot name="r">\n  <geometry>&box;</geometry>\n  <link name="a"/>\n</robot>\n')
-    root = parse_xml("doctype.urdf", text)
+    root = parse_xml("doctype.urdf", text, on_demand_lines=on_demand)
     # the entity's <box> is reported where it is used (line 6), and <link> stays on line 7
     assert _lines(root) == [("robot", "r", 5), ("geometry", None, 6), ("box", None, 6), ("link", "a", 7)]
 
 
-def test_utf16_document_has_the_same_lines():
+@MODES
+def test_utf16_document_has_the_same_lines(on_demand):
     data = TRICKY.replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="UTF-16"?>').encode("utf-16")
-    assert _lines(parse_xml("tricky16.urdf", data)) == TRICKY_LINES
+    assert _lines(parse_xml("tricky16.urdf", data, on_demand_lines=on_demand)) == TRICKY_LINES
 
 
-def test_too_deep_nesting_is_refused_at_the_line_of_the_first_element_too_deep():
+@MODES
+def test_too_deep_nesting_is_refused_at_the_line_of_the_first_element_too_deep(on_demand):
     depth = 12
     text = "\n".join(["<robot name='r'>"] + ["<a>"] * (depth - 1) + ["</a>"] * (depth - 1) + ["</robot>"])
     with limits.using(limits.checked_limits({"nesting_depth": depth - 1})):
         with pytest.raises(InputError) as err:
-            parse_xml("deep.urdf", text)
+            parse_xml("deep.urdf", text, on_demand_lines=on_demand)
     assert err.value.line == depth and "nesting depth" in err.value.message
     with limits.using(limits.checked_limits({"nesting_depth": depth})):
-        assert parse_xml("deep.urdf", text).line == 1
+        assert line_of(parse_xml("deep.urdf", text, on_demand_lines=on_demand)) == 1
 
 
-def test_syntax_error_names_the_line_and_the_collector_is_left_running():
+@MODES
+def test_syntax_error_names_the_line_and_the_collector_is_left_running(on_demand):
     assert gc.isenabled()
     with pytest.raises(InputError) as err:
-        parse_xml("bad.urdf", "<robot name='r'>\n  <link name='a'>\n</robot>\n")
+        parse_xml("bad.urdf", "<robot name='r'>\n  <link name='a'>\n</robot>\n", on_demand_lines=on_demand)
     assert err.value.line == 3 and "mismatched tag" in err.value.message
     assert gc.isenabled()
+
+
+def test_on_demand_lines_are_not_mapped_until_asked_and_leave_with_the_tree():
+    root = parse_xml("tricky.urdf", TRICKY, on_demand_lines=True)
+    doc = xmltree._DOCUMENTS[id(root)]
+    assert doc._lines is None  # reading the tree maps nothing
+    link_b = root.findall("link")[1]
+    assert line_of(link_b) == 6 and doc._lines is not None
+    del root, link_b
+    gc.collect()
+    assert doc not in xmltree._DOCUMENTS.values()  # the registry does not keep dead trees
+
+
+def test_a_source_finds_its_line_after_the_tree_is_dropped_and_pickles_with_it():
+    root = parse_xml("tricky.urdf", TRICKY, on_demand_lines=True)
+    source = Source("tricky.urdf", line_refs(root)(root.find("joint")), "joint j")
+    del root
+    gc.collect()
+    assert source.line == 9 and str(source) == "joint j (tricky.urdf:9)"
+    copy = pickle.loads(pickle.dumps(source))
+    assert copy == source == Source("tricky.urdf", 9, "joint j") and hash(copy) == hash(source)
+    with pytest.raises(AttributeError):
+        source.line = 3
+
+
+def test_an_error_in_an_on_demand_urdf_names_the_line_of_its_element():
+    text = TRICKY.replace('<box size="1 1 1"/>', '<box size="1 1 x"/>')
+    from mbcompose.parsers.urdf import read_urdf
+    with pytest.raises(InputError) as err:
+        read_urdf("tricky.urdf", text=text)
+    assert (err.value.file, err.value.line) == ("tricky.urdf", 4) and "box@size" in err.value.message

@@ -1,0 +1,348 @@
+"""XML trees with line numbers, shared by the URDF, SDFormat and MJCF readers.
+
+Every element of a parsed file is an ``ElementTree`` element (``find``,
+``findall``, ``iter``, ``get`` work as usual) whose file and start-tag line
+(1-based) :func:`line_of` and :func:`file_of` give; every message of a reader
+names them.  :func:`parse_xml` makes the tree one of two ways:
+
+- **attached** (the default): each element is an :class:`Element` carrying
+  ``line`` and ``file``.  Readers that edit the tree (MJCF's ``<include>``,
+  ``<attach>``, ``<replicate>``) use it and give the elements they make a line.
+- **on demand** (``on_demand_lines=True``): plain C elements, as expat and the C
+  ``TreeBuilder`` make them, 2.5x faster to build; their lines are found from
+  the text the first time one is asked (:class:`_Document`), which a file read
+  without error never does, except through a :class:`~parsers.assembly.Source`
+  that is read (:func:`line_refs`).  The tree must not be edited.  The URDF
+  reader uses it.
+
+Syntax errors become :class:`~parsers.errors.InputError` with expat's line number.
+
+Element nesting is bounded by ``nesting_depth`` and the file is read only if
+it is a regular file within ``input_bytes`` (:mod:`parsers.limits`).  The
+helpers that read numbers and names from the elements are in :mod:`parsers.xmlutil`.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+import xml.etree.ElementTree as ET
+from functools import partial
+from xml.parsers import expat
+
+import numpy as np
+
+from . import limits
+from .errors import InputError
+from .gc_pause import paused_gc
+
+
+class Element(ET.Element):
+    """An ElementTree element that knows its file and the line of its start tag (``line``,
+    ``file``: set on every element of an attached tree; slots, no ``__dict__`` per element)."""
+
+    __slots__ = ("line", "file")
+
+
+def parse_xml(path=None, text: str | None = None, *, on_demand_lines: bool = False) -> ET.Element:
+    """Parse an XML file (or ``text``) into a tree whose elements have lines (see the module docstring).
+
+    Raises InputError (with the line) for a syntax error, an element nested deeper
+    than ``nesting_depth`` or an unreadable file.
+
+    Attached lines come one of two ways: :func:`_parse_fast` lets expat call the C
+    ``TreeBuilder`` directly and takes the lines from a scan of the start tags;
+    :func:`_parse_tracked` reads ``CurrentLineNumber`` in a Python callback per
+    element.  The fast one is tried first; anything it cannot map exactly (a
+    DOCTYPE, whose entities may expand into elements; another encoding than
+    UTF-8; a syntax error; too deep a nesting) is parsed by the tracked one,
+    which also makes the error messages.  On-demand lines are mapped the same
+    way, when first asked (:meth:`_Document.line`).
+    """
+    name = None if path is None else str(path)
+    if text is None:
+        data = limits.read_input_bytes(path)
+    else:
+        data = text.encode("utf-8") if isinstance(text, str) else text
+    data = _declaration_first(data)
+    if on_demand_lines:
+        return _parse_on_demand(data, name)
+    root = _parse_fast(data, name)
+    return root if root is not None else _parse_tracked(data, name)
+
+
+def line_of(el: ET.Element) -> int | None:
+    """The line of ``el``'s start tag (None for an element no parsed file holds)."""
+    line = getattr(el, "line", None)
+    if line is None and type(el) is ET.Element:
+        doc = _document_of(el)
+        line = None if doc is None else doc.line(el)
+    return line
+
+
+def file_of(el: ET.Element) -> str | None:
+    """The file ``el`` was read from (None for text without a file name, or an element no parsed file holds)."""
+    if type(el) is not ET.Element:
+        return getattr(el, "file", None)
+    doc = _document_of(el)
+    return None if doc is None else doc.file
+
+
+def line_refs(root: ET.Element):
+    """The function ``el -> line`` for the :class:`~parsers.assembly.Source` of the elements of
+    ``root``'s tree: the number itself for an attached tree; for an on-demand one, a
+    :class:`_LineRef` that finds it when called."""
+    doc = _DOCUMENTS.get(id(root)) if type(root) is ET.Element else None
+    return partial(_LineRef, doc) if doc is not None else line_of
+
+
+def source_bytes(root: ET.Element) -> bytes | None:
+    """The text an on-demand tree was parsed from (None for another tree)."""
+    doc = _DOCUMENTS.get(id(root))
+    return None if doc is None else doc.data
+
+
+class where:
+    """``file:line`` of an element for a log message, found only when the message is written."""
+
+    __slots__ = ("el",)
+
+    def __init__(self, el: ET.Element):
+        self.el = el
+
+    def __str__(self) -> str:
+        return f"{file_of(self.el)}:{line_of(self.el)}"
+
+
+class _Document:
+    """A file parsed with on-demand lines: its name, its bytes and (once asked) the line of each
+    element.  It holds its tree weakly; :class:`_LineRef` holds it strongly."""
+
+    __slots__ = ("file", "data", "root", "_lines")
+
+    def __init__(self, file: str | None, data: bytes, root: ET.Element):
+        self.file, self.data, self.root, self._lines = file, data, weakref.ref(root), None
+
+    def line(self, el: ET.Element) -> int | None:
+        """The line of element ``el`` of this tree (None when it is not one of them).  The
+        tree is alive when this is asked (the registry or a :class:`_LineRef` holds it), and
+        not edited, so no id of the table is another object's."""
+        if self._lines is None:
+            root = self.root()
+            if root is None:
+                return None
+            self._lines = self._line_table(root)
+        return self._lines.get(id(el))
+
+    def _line_table(self, root: ET.Element) -> dict:
+        """id(element) -> line, for every element of the tree."""
+        elements = list(root.iter())
+        lines = _start_tags(self.data, None) if _mappable(self.data) else None
+        if lines is None or len(lines) != len(elements):
+            lines = [el.line for el in _parse_tracked(self.data, self.file).iter()]
+        return dict(zip(map(id, elements), lines))
+
+
+class _LineRef:
+    """The line of an element of an on-demand tree, found when called; holds the tree's root
+    so that the line can still be found after the reader has dropped the tree."""
+
+    __slots__ = ("doc", "root", "el")
+
+    def __init__(self, doc: _Document, el: ET.Element):
+        self.doc, self.root, self.el = doc, doc.root(), el
+
+    def __call__(self) -> int | None:
+        return self.doc.line(self.el)
+
+
+#: id(root) -> its _Document, for every on-demand tree alive (dropped with the root)
+_DOCUMENTS: dict[int, _Document] = {}
+
+
+def _document_of(el: ET.Element) -> _Document | None:
+    """The document of the on-demand tree that holds ``el``, the newest first.  To look, the
+    lines of each tree are mapped, which only a message asks."""
+    docs = reversed(list(_DOCUMENTS.values()))
+    return next((doc for doc in docs if doc.root() is el or doc.line(el) is not None), None)
+
+
+def _parse_on_demand(data: bytes, name: str | None) -> ET.Element:
+    """The tree of plain C elements, registered with its text for :func:`line_of`; checks the nesting depth."""
+    builder = ET.TreeBuilder()
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    with paused_gc():
+        try:
+            parser.Parse(data, True)
+        except (expat.ExpatError, LookupError, ValueError):
+            return _parse_tracked(data, name)  # raises the error with its line
+        root = builder.close()
+    doc = _DOCUMENTS[id(root)] = _Document(name, data, root)
+    weakref.finalize(root, _DOCUMENTS.pop, id(root), None)
+    too_deep = _first_deeper_than(root, limits.active().nesting_depth)
+    if too_deep is not None:
+        el, depth = too_deep
+        raise InputError(limits.exceeded("element nesting depth", depth, "nesting_depth"), file=name,
+                         line=doc.line(el))
+    return root
+
+
+def _first_deeper_than(root: ET.Element, max_depth: int):
+    """(an element at depth ``max_depth + 1``, that depth), or None when the tree is no deeper
+    than ``max_depth`` (the root has depth 1).  One list of children per level: no Python call per element."""
+    level = [root]
+    for _ in range(max_depth - 1):
+        level = [c for el in level for c in el]
+        if not level:
+            return None
+    deeper = [c for el in level for c in el]
+    return (deeper[0], max_depth + 1) if deeper else None
+
+
+#: what the fast path steps over: comments, CDATA, processing instructions
+_SKIPPED = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>", re.S)
+_UTF8_NAMES = (b"utf-8", b"utf8", b"us-ascii", b"ascii")
+_ENCODING = re.compile(rb"^<\?xml[^>]*?encoding\s*=\s*[\"']([^\"']*)[\"']", re.I)
+
+
+def _parse_fast(data: bytes, name: str | None) -> Element | None:
+    """The tree with lines, or None when this way cannot be sure of them (see :func:`parse_xml`).
+
+    Outside comments, CDATA and processing instructions every ``<`` of a
+    well-formed document without DOCTYPE opens a start or an end tag, so the
+    n-th start tag of the text is the n-th element in document order
+    (:func:`_start_tags`).  That needs no comparison of names: a ``/>`` that
+    closes no tag (in an attribute value or in text) makes the closers one more
+    than the start tags, which :func:`_start_tags` refuses, and the number of
+    start tags is compared with the number of elements.
+    """
+    if not _mappable(data):
+        return None
+    lines = _start_tags(data, limits.active().nesting_depth)
+    if lines is None:
+        return None
+    builder = ET.TreeBuilder(element_factory=Element)
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    with paused_gc():
+        try:
+            parser.Parse(data, True)
+        except (expat.ExpatError, LookupError, ValueError):
+            return None
+        root = builder.close()
+        elements = list(root.iter())
+        if len(lines) != len(elements):
+            return None
+        for el, line in zip(elements, lines):
+            el.line = line
+            el.file = name
+    return root
+
+
+def _mappable(data: bytes) -> bool:
+    """False for text whose start tags :func:`_start_tags` cannot map to elements: a DOCTYPE
+    (its entities may expand into elements), UTF-16, or another declared encoding than UTF-8."""
+    if b"<!DOCTYPE" in data or data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return False
+    enc = _ENCODING.match(data)
+    return enc is None or enc.group(1).lower() in _UTF8_NAMES
+
+
+def _start_tags(data: bytes, max_depth: int | None) -> list[int] | None:
+    """1-based line of every start tag in document order, from the positions of ``<`` and ``/>``
+    outside comments, CDATA and processing instructions (numpy, no Python loop per tag).
+
+    None when an element is nested deeper than ``max_depth`` (the root has depth 1; None: not checked),
+    or when the closers do not add up to one per start tag (a ``/>`` inside an
+    attribute value or in text; or not well-formed): the caller then parses the slow way.
+    """
+    text = np.frombuffer(data, dtype=np.uint8)
+    spans = np.array([m.span() for m in _SKIPPED.finditer(data)] if b"<!" in data or b"<?" in data else [],
+                     dtype=np.int64).reshape(-1, 2)
+
+    def outside(pos):
+        if not len(spans):
+            return pos
+        k = np.searchsorted(spans[:, 0], pos, side="right") - 1
+        return pos[(k < 0) | (pos >= spans[np.maximum(k, 0), 1])]
+
+    opens = outside(np.flatnonzero(text[:-1] == 60))  # "<"
+    after = text[opens + 1]
+    if ((after == 33) | (after == 63)).any():  # "<!" or "<?" left: a DOCTYPE part or not well-formed
+        return None
+    is_end = after == 47  # "</"
+    starts, n_ends = opens[~is_end], int(np.count_nonzero(is_end))
+    self_closing = outside(np.flatnonzero((text[:-1] == 47) & (text[1:] == 62)))  # "/>"
+    if len(self_closing) + n_ends != len(starts):
+        return None
+    if max_depth is not None and len(starts) > max_depth and _max_depth(starts, opens[is_end], self_closing) > max_depth:
+        return None
+    newlines = np.flatnonzero(text == 10)
+    return (np.searchsorted(newlines, starts) + 1).tolist()
+
+
+def _max_depth(starts, ends, self_closing) -> int:
+    """The deepest nesting of elements, from the positions of their start tags and closers."""
+    events = np.concatenate([starts, ends, self_closing])
+    steps = np.concatenate([np.ones(len(starts), np.int64), -np.ones(len(events) - len(starts), np.int64)])
+    order = np.argsort(events, kind="stable")
+    depth = np.cumsum(steps[order])
+    return int(depth[steps[order] > 0].max())
+
+
+def _parse_tracked(data: bytes, name: str | None) -> Element:
+    """The tree with lines from expat's ``CurrentLineNumber`` (a Python callback per element)."""
+    builder = ET.TreeBuilder(element_factory=Element)
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    max_depth, depth = limits.active().nesting_depth, [0]
+
+    def start(tag, attrs):
+        depth[0] += 1
+        if depth[0] > max_depth:
+            raise InputError(limits.exceeded("element nesting depth", depth[0], "nesting_depth"), file=name,
+                             line=parser.CurrentLineNumber)
+        el = builder.start(tag, attrs)
+        el.line = parser.CurrentLineNumber
+        el.file = name
+
+    def end(tag):
+        depth[0] -= 1
+        builder.end(tag)
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = builder.data
+    parse_expat(parser, data, True, name)
+    return builder.close()
+
+
+def _declaration_first(data: bytes) -> bytes:
+    """Whitespace before the XML declaration moved after it (lines kept), as tinyxml2 and lxml accept it."""
+    body = data.lstrip()
+    if len(body) == len(data) or not body.startswith(b"<?xml"):
+        return data
+    end = body.find(b"?>")
+    if end < 0:
+        return data
+    newlines = data[:len(data) - len(body)].count(b"\n")
+    return body[:end + 2] + b"\n" * newlines + body[end + 2:]
+
+
+def parse_expat(parser, data: bytes, final: bool, name: str | None) -> None:
+    """``parser.Parse`` with expat's errors and unknown encodings as InputError."""
+    try:
+        parser.Parse(data, final)
+    except expat.ExpatError as exc:
+        msg = expat.ErrorString(exc.code)
+        raise InputError(f"XML syntax error: {msg} (column {exc.offset + 1})", file=name,
+                         line=exc.lineno) from None
+    except (LookupError, ValueError) as exc:  # encoding="..." that Python does not know
+        raise InputError(f"XML declaration names an unsupported encoding ({exc})", file=name, line=1) from None
