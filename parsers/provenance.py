@@ -7,28 +7,30 @@ class Source:
     """Where a value came from: ``file:line`` or a note (``computed from ...``).
 
     ``line`` may be given as a function of no argument that finds it (a reader's
-    :func:`~parsers.xmlutil.line_ref`): it is called the first time ``line`` is read,
+    :func:`~parsers.xmltree.line_refs`): it is called the first time ``line`` is read,
     so that a file read without error never maps its lines.  Immutable; equal when file,
     line and note are; pickled and copied with the line found.
     """
 
-    __slots__ = ("file", "_line", "note")
+    __slots__ = ("_file", "_line", "_note")
 
     def __init__(self, file: str | None = None, line=None, note: str = ""):
-        object.__setattr__(self, "file", file)
-        object.__setattr__(self, "_line", line)
-        object.__setattr__(self, "note", note)
+        self._file, self._line, self._note = file, line, note
+
+    @property
+    def file(self) -> str | None:
+        return self._file
 
     @property
     def line(self) -> int | None:
         line = self._line
         if callable(line):
-            line = line()
-            object.__setattr__(self, "_line", line)
+            line = self._line = line()
         return line
 
-    def __setattr__(self, name, value):
-        raise AttributeError(f"Source is immutable (cannot set {name!r})")
+    @property
+    def note(self) -> str:
+        return self._note
 
     def __eq__(self, other):
         if not isinstance(other, Source):
