@@ -69,7 +69,7 @@ from .errors import InputError, did_you_mean
 from .massprops import shapes_mass_properties
 from .mesh_progress import MeshWork
 from .urdf_actuation import mimic_couplings, transmissions
-from .urdf_geometry import link_inertial, origin_pose, shape_geometry
+from .urdf_geometry import MeshFiles, link_inertial, origin_pose, shape_geometry
 from .xmltree import file_of, line_of, line_refs, parse_xml, source_bytes
 from .xmlutil import attr_float, attr_float_list, error, required
 
@@ -228,14 +228,14 @@ def _place_links(t: _Tree) -> None:
                     f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
 
 
-def _link_geometry(l_el, base_dir, package_dirs, check_meshes, memo) -> tuple[Geometry, ...]:
+def _link_geometry(l_el, meshes: MeshFiles, check_meshes, memo) -> tuple[Geometry, ...]:
     """Visual and collision shapes of a link (a missing collision mesh is an error only when
     ``check_meshes`` and the link has no ``<inertial>``)."""
     out = []
     needed = check_meshes and l_el.find("inertial") is None
     for role in ("visual", "collision"):
         for s_el in l_el.findall(role):
-            g = shape_geometry(s_el, role, base_dir, package_dirs, needed, memo)
+            g = shape_geometry(s_el, role, meshes, needed, memo)
             if g is not None:
                 out.append(g)
     return tuple(out)
@@ -380,12 +380,12 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
                       massless="check", check_meshes=True) -> Assembly:
     """Build the Assembly from a parsed ``<robot>`` element (see :func:`read_urdf`)."""
     file = str(path)
-    base_dir = Path(path).resolve().parent
+    meshes = MeshFiles(Path(path).resolve().parent, package_dirs)
     robot_name = _check_robot(root_el)
     t = _read_tree(root_el)
     _place_links(t)
     mass_props = {name: link_inertial(l_el, name, t.memo) for name, l_el in t.links.items()}
-    geoms = {name: _link_geometry(l_el, base_dir, package_dirs, check_meshes, t.memo)
+    geoms = {name: _link_geometry(l_el, meshes, check_meshes, t.memo)
              for name, l_el in t.links.items()}
     root_is_ground = (t.root in GROUND_ROOT_NAMES and mass_props[t.root] is None)
     if root_is_ground and base == "floating":

@@ -93,35 +93,54 @@ def resolve_uri(uri: str, base_dir: Path, package_dirs=()) -> Path | None:
     paths: relative to ``base_dir``.  The package folder found first is
     remembered for the next look-ups.
     """
-    found = mesh_file(uri, os.path.abspath(str(base_dir)), package_dirs)
+    found = MeshFiles(base_dir, package_dirs).find(uri)
     return None if found is None else Path(found)
 
 
-def mesh_file(uri: str, base: str, package_dirs=()) -> str | None:
-    """:func:`resolve_uri` as a normalised path string; ``base`` an absolute directory."""
-    if uri.startswith("package://"):
-        pkg, _, rel = uri[len("package://"):].partition("/")
-        key = (pkg, base, tuple(map(str, package_dirs)), os.environ.get("ROS_PACKAGE_PATH", ""))
-        hit = _ROOT_CACHE.get(key)
-        if hit is not None and os.path.isfile(os.path.join(hit, rel)):
-            return os.path.normpath(os.path.join(hit, rel))
-        for root in _package_roots(*key):
-            f = os.path.join(root, rel)
-            if os.path.isfile(f):
-                _ROOT_CACHE[key] = root
-                return os.path.normpath(f)
-        return None
-    if uri.startswith("file://"):
-        uri = uri[len("file://"):]
-    f = os.path.normpath(os.path.join(base, uri))
-    return f if os.path.isfile(f) else None
+class MeshFiles:
+    """The files of one document's mesh URIs (the rules of :func:`resolve_uri`), each looked up once.
+
+    base : the absolute directory of the document; package_dirs : as strings;
+    found : URI -> normalised path string or None.
+    """
+
+    def __init__(self, base_dir, package_dirs=()):
+        self.base = os.path.abspath(str(base_dir))
+        self.package_dirs = tuple(map(str, package_dirs))
+        self._roots_key = (self.base, self.package_dirs, os.environ.get("ROS_PACKAGE_PATH", ""))
+        self.found: dict[str, str | None] = {}
+
+    def find(self, uri: str) -> str | None:
+        """``uri``'s file as a normalised path string, or None when it cannot be found."""
+        found = self.found.get(uri, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self.found[uri] = self._look_up(uri)
+        return found
+
+    def _look_up(self, uri: str) -> str | None:
+        if uri.startswith("package://"):
+            pkg, _, rel = uri[len("package://"):].partition("/")
+            key = (pkg, *self._roots_key)
+            hit = _ROOT_CACHE.get(key)
+            if hit is not None and os.path.isfile(os.path.join(hit, rel)):
+                return os.path.normpath(os.path.join(hit, rel))
+            for root in _package_roots(*key):
+                f = os.path.join(root, rel)
+                if os.path.isfile(f):
+                    _ROOT_CACHE[key] = root
+                    return os.path.normpath(f)
+            return None
+        if uri.startswith("file://"):
+            uri = uri[len("file://"):]
+        f = os.path.normpath(os.path.join(self.base, uri))
+        return f if os.path.isfile(f) else None
 
 
-def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_meshes: bool,
-                   memo: dict | None = None) -> Geometry | None:
+def shape_geometry(shape_el, role: str, meshes: MeshFiles, check_meshes: bool, memo: dict | None = None
+                   ) -> Geometry | None:
     """The shape of a ``<visual>`` or ``<collision>`` (None when skipped, see :mod:`parsers.urdf`).
 
-    memo : as for :func:`origin_pose`; it also keeps each mesh URI's file (or None).
+    meshes : the document's mesh files; memo : as for :func:`origin_pose`, also for mesh scales.
     """
     pose = origin_pose(shape_el, memo)
     g = shape_el.find("geometry")
@@ -146,19 +165,14 @@ def shape_geometry(shape_el, role: str, base_dir: Path, package_dirs, check_mesh
         return Geometry("sphere", {"radius": r}, pose, None, role)
     if s.tag == "mesh":
         uri = required(s, "filename")
-        scale = _mesh_scale(s)
-        path = memo.get((uri,), _UNKNOWN) if memo is not None else _UNKNOWN
-        if path is _UNKNOWN:
-            base = os.path.abspath(str(base_dir))
-            _check_mesh_uri(s, uri, base)
-            path = mesh_file(uri, base, package_dirs)
-            if memo is not None:
-                memo[(uri,)] = path
+        scale = _mesh_scale(s, memo)
+        if uri not in meshes.found:
+            _check_mesh_uri(s, uri, meshes.base)
+        path = meshes.find(uri)
         if path is None:
-            where = f"{file_of(s)}:{line_of(s)}"
             if check_meshes and role == "collision":
-                raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(map(str, package_dirs))})")
-            log.warning("%s: %s mesh not found: %r (shape skipped)", where, role, uri)
+                raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(meshes.package_dirs)})")
+            log.warning("%s: %s mesh not found: %r (shape skipped)", where(s), role, uri)
             return None
         return Geometry("mesh", {"scale": scale, "uri": uri}, pose, path, role)
     if s.tag in MASSLESS_SHAPES:
@@ -182,9 +196,20 @@ def _check_mesh_uri(s, uri: str, base_dir: str) -> None:
         raise error(s, f"mesh {uri!r} is not a regular file")
 
 
-def _mesh_scale(s) -> np.ndarray:
-    """``<mesh scale>``: one or three numbers; a fourth (seen in the wild) is ignored with a warning."""
+def _mesh_scale(s, memo: dict | None = None) -> np.ndarray:
+    """``<mesh scale>``: one or three numbers, read-only (shared through ``memo`` by the meshes of
+    the same scale text); a fourth (seen in the wild) is ignored with a warning."""
     text = s.get("scale")
+    key = ("scale", text)
+    scale = None if memo is None else memo.get(key)
+    if scale is None:
+        scale = frozen(_scale_values(s, text))
+        if memo is not None:
+            memo[key] = scale
+    return scale
+
+
+def _scale_values(s, text: str | None) -> np.ndarray:
     if text is None:
         return np.ones(3)
     if len(text.split()) == 4:
