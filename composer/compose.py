@@ -70,6 +70,8 @@ def _summed_armature(rj, original: Joint | None, assembly: Assembly, redundant_o
     rotor turns with the kept freedom); ``original``: the joint of ``rj.joints[0]``."""
     names = rj.joints[1:] + tuple(redundant_of.get(rj.name, ()))
     first = original.armature if original is not None else 0
+    if not names:
+        return float(first)
     return float(sum((j.armature for j in (_joint_or_none(assembly, n) for n in names) if j is not None), first))
 
 

@@ -131,21 +131,21 @@ def order_members(members: Iterable[str], adjacency: Mapping[str, Iterable[str]]
     return tuple(out)
 
 
-def rigid_components(assembly: Assembly) -> list[list[str]]:
+def rigid_components(assembly: Assembly, adj: Mapping[str, Iterable[str]]) -> list[list[str]]:
     """Depth-first traversals from each body over the fixed joints not touching ground
-    (the arm and fixed-joint elements of the extended graph, see the module docstring).
+    (the arm and fixed-joint elements of the extended graph, see the module docstring);
+    ``adj``: :func:`rigid_adjacency` of those joints.
 
     Returns lists of body names, one per composite, unordered (see
     :func:`find_composites` for the canonical order).  ValueError for a joint
     naming a body the assembly does not have.
     """
-    known = set(assembly.body_names) | {GROUND}
+    known = set(assembly.body_names)
+    known.add(GROUND)
     for j in assembly.joints:
-        for b in (j.reference, j.secondary):
-            if b not in known:
-                raise ValueError(f"joint {j.name!r} refers to unknown body {b!r}")
-    adj = rigid_adjacency((j.reference, j.secondary) for j in assembly.joints
-                          if j.type == "fixed" and GROUND not in (j.reference, j.secondary))
+        if j.reference not in known or j.secondary not in known:
+            b = j.reference if j.reference not in known else j.secondary
+            raise ValueError(f"joint {j.name!r} refers to unknown body {b!r}")
     seen: set[str] = set()
     comps = []
     for b in assembly.body_names:
@@ -205,10 +205,12 @@ def find_composites(assembly: Assembly, names: Mapping[str, str] | None = None,
         :func:`distances_to_ground` of the assembly, if already computed.
     """
     dist = distances_to_ground(assembly) if distance is None else distance
-    fixed_pairs = rigid_adjacency((j.reference, j.secondary) for j in assembly.joints if j.type == "fixed")
+    fixed = [j for j in assembly.joints if j.type == "fixed"]
     grounded_bodies = {j.secondary if j.reference == GROUND else j.reference
-                       for j in assembly.joints if j.type == "fixed" and GROUND in (j.reference, j.secondary)}
-    member_lists = [order_members(c, fixed_pairs, dist) for c in rigid_components(assembly)]
+                       for j in fixed if GROUND in (j.reference, j.secondary)}
+    # the fixed joints between bodies (links to ground would not be followed: ground is no member)
+    adj = rigid_adjacency((j.reference, j.secondary) for j in fixed if GROUND not in (j.reference, j.secondary))
+    member_lists = [order_members(c, adj, dist) for c in rigid_components(assembly, adj)]
     member_lists.sort(key=lambda m: (dist[m[0]], m[0]))
     final = name_composites([m[0] for m in member_lists], member_lists, names)
     return tuple(Composite(n, m, mp, bool(grounded_bodies & set(m)))

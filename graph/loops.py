@@ -228,11 +228,11 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
             j = by_name[name]
             T.add_edge(j.reference, j.secondary, key=name)
         S = LazySubspaces(joints, np.mean([j.origin for j in joints], axis=0), length)
-    col0, c = {}, 0
-    for j in sorted(joints, key=lambda j: j.name):
-        col0[j.name] = c
-        c += j.nv
-    n_free = c
+        col0, c = {}, 0
+        for j in sorted(joints, key=lambda j: j.name):
+            col0[j.name] = c
+            c += j.nv
+    n_free = sum(j.nv for j in joints)
     issues: list[Issue] = []
     loops: list[Loop] = []
     rows = []

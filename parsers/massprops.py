@@ -156,19 +156,21 @@ def _merged_groups(mass, com, inertia, groups) -> list[MassProperties]:
     rows = np.fromiter((i for g in groups for i in g), dtype=int)
     sizes = np.array([len(g) for g in groups])
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    group_of = np.repeat(np.arange(len(groups)), sizes)
     m, c = mass[rows], com[rows]
     total = np.add.reduceat(m, starts)
     weighted = np.add.reduceat(m[:, None] * c, starts)
     massive = total > 0.0
-    centre = np.where(massive[:, None], weighted / np.where(massive, total, 1.0)[:, None],
-                      np.add.reduceat(c, starts) / sizes[:, None])
-    d = c - centre[group_of]
+    if massive.all():
+        centre = weighted / total[:, None]
+    else:  # a massless group's centre: the mean of its parts' centres
+        centre = np.where(massive[:, None], weighted / np.where(massive, total, 1.0)[:, None],
+                          np.add.reduceat(c, starts) / sizes[:, None])
+    d = c - np.repeat(centre, sizes, axis=0)
     shift = m[:, None, None] * (np.einsum("ki,ki->k", d, d)[:, None, None] * np.eye(3) - d[:, :, None] * d[:, None, :])
     merged = np.add.reduceat(inertia[rows], starts) + np.add.reduceat(shift, starts)
     merged = frozen(0.5 * (merged + np.swapaxes(merged, 1, 2)))
-    centre = frozen(centre)
-    return [of_frozen(MassProperties, mass=float(total[k]), com=centre[k], inertia=merged[k]) for k in range(len(groups))]
+    return [of_frozen(MassProperties, mass=mk, com=ck, inertia=jk)
+            for mk, ck, jk in zip(total.tolist(), frozen(centre), merged)]
 
 
 def _capsule_unit_density(radius: float, length: float) -> tuple[float, np.ndarray]:
