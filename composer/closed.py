@@ -67,15 +67,17 @@ def chords_from_tree_model(tm: TreeModel) -> list[Chord]:
     return out
 
 
-def _coupled_edge(tm: TreeModel, name: str, coupling):
-    """(body index, joint) of the tree joint ``name`` a coupling names; InputError when it has none."""
-    for k, e in enumerate(tm.edges):
-        if e.joint.name == name:
-            if e.joint.type not in COUPLABLE:
-                raise InputError(f"coupling of joint {coupling.joint!r}: joint {name!r} is {e.joint.type}; only "
-                                 f"{', '.join(COUPLABLE)} joints can be coupled",
-                                 file=coupling.source.file, line=coupling.source.line)
-            return k, e.joint
+def _coupled_edge(tm: TreeModel, edge_of: dict, name: str, coupling):
+    """(body index, joint) of the tree joint ``name`` a coupling names (``edge_of``: joint name -> index
+    of its tree edge, the first of a name); InputError when it has none."""
+    k = edge_of.get(name)
+    if k is not None:
+        j = tm.edges[k].joint
+        if j.type not in COUPLABLE:
+            raise InputError(f"coupling of joint {coupling.joint!r}: joint {name!r} is {j.type}; only "
+                             f"{', '.join(COUPLABLE)} joints can be coupled",
+                             file=coupling.source.file, line=coupling.source.line)
+        return k, j
     where = "closes a loop" if any(j.name == name for j in tm.chords) else "is not a moving joint of the model"
     raise InputError(f"coupling of joint {coupling.joint!r}: joint {name!r} {where} (couplings of loop-closing, "
                      "fixed or merged joints are not supported)", file=coupling.source.file, line=coupling.source.line)
@@ -86,13 +88,16 @@ def couplings_for_tree_model(tm: TreeModel, couplings) -> list[JointCoupling]:
     (tree body and coordinate indices); a joint's coordinate keeps its meaning in the tree."""
     out = []
     m = tm.model
+    edge_of: dict = {}
+    for k, e in enumerate(tm.edges):
+        edge_of.setdefault(e.joint.name, k)
     for c in couplings:
         sides = []
         for terms in (c.follower_sum, c.leader_sum):
             side = []
             for name, coef in terms:
-                k, j = _coupled_edge(tm, name, c)
-                side.append((k, m.q_slice(j.name).start, m.v_slice(j.name).start, float(coef)))
+                k, j = _coupled_edge(tm, edge_of, name, c)
+                side.append((k, int(m.q_offset[k]), int(m.v_offset[k]), float(coef)))
             sides.append(side)
         follower, leader = sides
         out.append(JointCoupling(

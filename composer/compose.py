@@ -21,7 +21,7 @@ from functools import cached_property
 
 from mbcompose import graph
 from mbcompose.parsers import read_assembly
-from mbcompose.parsers.assembly import Assembly, Joint, Limits, Source
+from mbcompose.parsers.assembly import Assembly, Joint, Limits, Source, of_frozen
 from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.gc_pause import paused_gc
 from mbcompose.parsers.massprops import transform_mass_properties
@@ -64,23 +64,29 @@ def _joint_or_none(assembly: Assembly, name: str) -> Joint | None:
         return None
 
 
-def _summed_armature(rj, assembly: Assembly, redundant_of) -> float:
+def _summed_armature(rj, original: Joint | None, assembly: Assembly, redundant_of) -> float:
     """Rotor inertia of a reduced joint: its joints' and that of the redundant joints removed in
     its favour (``redundant_of``: kept joint -> names; co-linear joints turn together, so each
-    rotor turns with the kept freedom)."""
-    names = list(rj.joints) + redundant_of.get(rj.name, [])
-    return float(sum(j.armature for j in (_joint_or_none(assembly, n) for n in names) if j is not None))
+    rotor turns with the kept freedom); ``original``: the joint of ``rj.joints[0]``."""
+    names = rj.joints[1:] + tuple(redundant_of.get(rj.name, ()))
+    first = original.armature if original is not None else 0
+    if not names:
+        return float(first)
+    return float(sum((j.armature for j in (_joint_or_none(assembly, n) for n in names) if j is not None), first))
 
 
 def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint:
+    """The :class:`parsers.assembly.Joint` of a reduced joint, its limits, damping, ``ref`` and source
+    those of its first original joint.  Built with ``of_frozen``: the type and the read-only
+    arrays come from the assembly's joints, so ``Joint.__post_init__`` would keep them as they are."""
     original = _joint_or_none(assembly, rj.joints[0]) if rj.joints else None
-    return Joint(name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
-                 origin=rj.origin, axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin,
-                 actuated=rj.actuated, loop=bool(original and original.loop),
-                 limits=original.limits if original else Limits(),
-                 damping=original.damping if original else 0.0,
-                 armature=_summed_armature(rj, assembly, redundant_of), ref=original.ref if original else 0.0,
-                 source=original.source if original else Source())
+    return of_frozen(Joint, name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
+                     origin=rj.origin, axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin,
+                     secondary_axis=None, limits=original.limits if original else Limits(), actuated=rj.actuated,
+                     motor=None, damping=original.damping if original else 0.0,
+                     armature=_summed_armature(rj, original, assembly, redundant_of),
+                     ref=original.ref if original else 0.0, loop=bool(original and original.loop), implicit=False,
+                     source=original.source if original else Source())
 
 
 def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,

@@ -31,7 +31,7 @@ from typing import Sequence
 import numpy as np
 
 from mbcompose import dynamics
-from mbcompose.parsers.assembly import GROUND, Joint, MassProperties
+from mbcompose.parsers.assembly import GROUND, Joint, MassProperties, frozen, of_frozen
 from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.topology import TreeEdge, tree_edges
 
@@ -105,17 +105,19 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
     by_name = {b.name: b for b in bodies}
     edges, chords = _tree_edges([b.name for b in bodies], joints)
     index = {e.child: k for k, e in enumerate(edges)}
-    origin = {e.child: e.joint.origin for e in edges}  # read-only arrays (parsers.Joint), shared
+    parents = [-1 if e.parent == GROUND else index[e.parent] for e in edges]
+    origins = np.array([e.joint.origin for e in edges], dtype=float).reshape(-1, 3)
+    # each joint's origin in its parent's frame (ground: the assembly origin, the row appended)
+    placements = frozen(origins - np.vstack([origins, _ZERO])[parents])
+    coms = frozen(np.array([by_name[e.child].mass.com for e in edges], dtype=float).reshape(-1, 3) - origins)
     specs = []
-    for e in edges:
+    for e, parent, placement, com in zip(edges, parents, placements, coms):
         axis, axis2 = _oriented_axes(e)
-        parent = -1 if e.parent == GROUND else index[e.parent]
         mp = by_name[e.child].mass
-        specs.append(dynamics.BodySpec(
-            name=e.child, parent=parent, joint_type=e.joint.type, joint_name=e.joint.name,
-            placement_rotation=_EYE,
-            placement_translation=origin[e.child] - (_ZERO if parent < 0 else origin[e.parent]),
-            mass=mp.mass, com=mp.com - origin[e.child], inertia=mp.inertia,
-            axis=axis, axis2=axis2, armature=e.joint.armature, ref=e.joint.ref))
+        j = e.joint
+        specs.append(of_frozen(  # a BodySpec (no __post_init__) built without the frozen setattr per field
+            dynamics.BodySpec, name=e.child, parent=parent, joint_type=j.type, joint_name=j.name,
+            placement_rotation=_EYE, placement_translation=placement, mass=mp.mass, com=com,
+            inertia=mp.inertia, axis=axis, axis2=axis2, armature=j.armature, ref=j.ref))
     model = dynamics.build_model(specs, gravity=np.asarray(gravity, dtype=float))
     return TreeModel(model=model, edges=tuple(edges), chords=tuple(chords), bodies=by_name)

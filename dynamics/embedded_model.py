@@ -26,7 +26,7 @@ from .embedded_coordinates import complete_configuration
 from .embedded_state import constraint_terms, select_columns
 from .model import SKOModel, TreeCoordinates
 from .sko import SKOTree
-from .tolerances import CLOSURE_RANK_RTOL, SINGULAR_FLOOR
+from .tolerances import CLOSURE_RANK_RTOL, CLOSURE_TOL, SINGULAR_FLOOR
 from .topology import loop_sets
 
 logger = logging.getLogger(__name__)
@@ -37,8 +37,7 @@ __all__ = ["EmbeddedLoop", "EmbeddedModel", "embed", "coordinate_names"]
 def coordinate_names(model: SKOModel) -> list[tuple[str, str]]:
     """``(joint, coordinate)`` per velocity coordinate of the tree: ``joint`` or ``joint[i]``."""
     names = []
-    for k, jn in enumerate(model.joint_names):
-        nk = int(model.tree.nv_node[k])
+    for jn, nk in zip(model.joint_names, model.tree.nv_node.tolist()):
         names.extend([(jn, jn)] if nk == 1 else [(jn, f"{jn}[{i}]") for i in range(nk)])
     return names
 
@@ -113,16 +112,16 @@ class EmbeddedModel(TreeCoordinates):
         self.dependent = tuple(self.coordinate_names[i] for i in self.dependent_v)
         self.loop_of_node = {lp.node: lp for lp in self.loops}
         t = agg.tree
-        nv_e = np.array([len(self.loop_of_node[a].ind) if a in self.loop_of_node else int(t.nv_node[a])
-                         for a in range(t.n_nodes)], dtype=int)
+        nv_e = np.array([len(self.loop_of_node[a].ind) if a in self.loop_of_node else nk
+                         for a, nk in enumerate(t.nv_node.tolist())], dtype=int)
         self.etree = SKOTree(t.parent, t.m, nv_e)
         # embedded generalized vector (node order) -> tree v indices
         self.e_to_v = np.concatenate(
             [self.loop_of_node[a].v_idx[self.loop_of_node[a].ind] if a in self.loop_of_node
              else agg.v_perm[agg.tree.v_slice(a)] for a in range(t.n_nodes)] + [np.zeros(0, dtype=int)]).astype(int)
         # position of each independent coordinate (sorted v order) in the embedded vector
-        pos = {int(v): i for i, v in enumerate(self.e_to_v)}
-        self.e_order = np.array([pos[int(v)] for v in self.independent_v], dtype=int)
+        pos = {v: i for i, v in enumerate(self.e_to_v.tolist())}
+        self.e_order = np.array([pos[v] for v in self.independent_v.tolist()], dtype=int)
         self._q_ref = np.asarray(q_ref, float)
 
     @property
@@ -224,9 +223,17 @@ def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=Non
     w = prepare(m, q_ref)[3]
     cs = chord_set(m, chords)
     unplaced = EmbeddedModel(m, chords, cs, agg, [], q_ref, couplings)
-    G_ref = constraint_terms(unplaced, kinematics(m, w), q_ref).G
-    loops = [_embedded_loop(m, chords, cs, G_ref, agg, S, names, set(actuated), set(independent or ()), couplings)
-             for S in sets]
+    terms = constraint_terms(unplaced, kinematics(m, w), q_ref)
+    loops = [_embedded_loop(m, chords, cs, terms.G, agg, S, names, set(actuated), set(independent or ()),
+                            couplings) for S in sets]
     em = EmbeddedModel(m, chords, cs, agg, loops, q_ref, couplings)
-    em._q_ref = complete_configuration(em, q_ref)
+    em._q_ref = q_ref.copy() if all(_closed_as_is(terms.e, lp) for lp in loops) else complete_configuration(em, q_ref)
     return em
+
+
+def _closed_as_is(e_ref, lp: EmbeddedLoop) -> bool:
+    """True when :func:`complete_configuration` leaves loop ``lp`` as it is at the reference
+    configuration (closure error ``e_ref`` (all rows) there): no error at all, or within
+    :data:`CLOSURE_TOL` and no dependent coordinate to move."""
+    err = np.max(np.abs(e_ref[lp.all_rows]), initial=0.0)
+    return err == 0.0 or (err <= CLOSURE_TOL and len(lp.dep) == 0)

@@ -76,26 +76,33 @@ def plane_basis(normal) -> tuple[np.ndarray, np.ndarray]:
 
 
 def motion_subspace(jtype: str, axis, axis2=None) -> np.ndarray:
-    """Constant H(k) (n_k, 6) in the body frame; for universal the value at q2 = 0."""
+    """Constant H(k) (n_k, 6) in the body frame; for universal the value at q2 = 0.
+
+    ``axis``, ``axis2`` (3,), or (g, 3) for g joints of the type at once: then (g, n_k, 6).
+    """
     a = np.asarray(axis, dtype=float)
-    z = np.zeros(3)
+    z = np.zeros_like(a)
+    lead = a.shape[:-1]
     if jtype == "fixed":
-        return np.zeros((0, 6))
+        return np.zeros(lead + (0, 6))
     if jtype in ("revolute", "continuous"):
-        return np.concatenate([a, z])[None]
+        return np.concatenate([a, z], axis=-1)[..., None, :]
     if jtype == "prismatic":
-        return np.concatenate([z, a])[None]
+        return np.concatenate([z, a], axis=-1)[..., None, :]
     if jtype == "cylindrical":
-        return np.array([np.concatenate([a, z]), np.concatenate([z, a])])
+        return np.stack([np.concatenate([a, z], axis=-1), np.concatenate([z, a], axis=-1)], axis=-2)
     if jtype == "universal":
-        return np.array([np.concatenate([a, z]), np.concatenate([np.asarray(axis2, float), z])])
+        return np.stack([np.concatenate([a, z], axis=-1),
+                         np.concatenate([np.asarray(axis2, float), z], axis=-1)], axis=-2)
     if jtype == "spherical":
-        return np.hstack([np.eye(3), np.zeros((3, 3))])
+        return np.broadcast_to(np.hstack([np.eye(3), np.zeros((3, 3))]), lead + (3, 6)).copy()
     if jtype == "planar":
+        if lead:
+            return np.array([motion_subspace(jtype, n) for n in a.reshape(-1, 3)]).reshape(lead + (3, 6))
         e1, e2 = plane_basis(a)
         return np.array([np.concatenate([z, e1]), np.concatenate([z, e2]), np.concatenate([a, z])])
     if jtype == "free":
-        return np.eye(6)
+        return np.broadcast_to(np.eye(6), lead + (6, 6)).copy()
     raise ValueError(f"unknown joint type {jtype!r}")
 
 

@@ -145,7 +145,8 @@ class SKOModel:
         self.q_ref = np.array([x for t in types for x in neutral[t]], dtype=float)
         for k, b in enumerate(bodies):
             self._fold_reference(k, b)
-        self.H_const = [J.motion_subspace(t, self.axis[k], self.axis2[k])[None] for k, t in enumerate(types)]
+        #: constant H(k) of each joint, (1, n_k, 6) (universal: at q2 = 0), read-only views of S_group's
+        self.H_const = [None] * n
         self.groups = {}
         #: constant H(k) of each joint-type group: (g, 6) for 1-dof types, (g, n_k, 6) otherwise
         self.S_group = {}
@@ -159,7 +160,10 @@ class SKOModel:
             qc = (self.q_offset[idx][:, None] + np.arange(J.NQ[t])).astype(int)
             vc = (self.v_offset[idx][:, None] + np.arange(J.NV[t])).astype(int)
             self.groups[t] = (idx, qc, vc)
-            Hs = np.array([self.H_const[k][0] for k in members[t]])
+            Hs = J.motion_subspace(t, self.axis[idx], self.axis2[idx])
+            Hs.setflags(write=False)
+            for k, H in zip(members[t], Hs[:, None]):
+                self.H_const[k] = H
             self.S_group[t] = Hs[:, 0, :] if vc.shape[1] == 1 else Hs
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._body_index = {name: k for k, name in enumerate(self.body_names)}

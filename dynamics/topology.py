@@ -86,9 +86,10 @@ def aggregation_set(parent, nodes: Iterable[Hashable], root=GROUND) -> frozenset
     nodes = frozenset(nodes)
     lca = lowest_common_ancestor(parent, nodes, root)
     out = set()
-    for s in nodes:
-        chain = path_to_root(parent, s, root)
-        out.update(chain[:chain.index(lca)])
+    for s in nodes:  # s's path up to lca; it joins the path of an earlier node at a node already in out
+        while s != lca and s not in out:
+            out.add(s)
+            s = parent[s]
     if lca in nodes:
         out.add(lca)
     return frozenset(out)
@@ -150,22 +151,23 @@ def spanning_tree(nodes: Sequence[Hashable], edges: Sequence[tuple[Hashable, Has
 
     Raises ``KeyError`` naming the index of an edge with an unknown end.
     """
-    incident: dict = {root: [], **{n: [] for n in nodes}}
+    out_of: dict = {root: [], **{n: [] for n in nodes}}  # node -> edges with it as tail, input order
+    into: dict = {root: [], **{n: [] for n in nodes}}  # node -> edges with it as head
     for i, (tail, head, _) in enumerate(edges):
         for end in (tail, head):
-            if end not in incident:
+            if end not in out_of:
                 raise KeyError(i, end)
-        incident[tail].append(i)
-        incident[head].append(i)
+        out_of[tail].append(i)
+        into[head].append(i)
     reached, used, tree = {root}, set(), []
     for allow_deferred in (False, True):
         queue = deque([root, *(child for _, _, child in tree)])
         while queue:
             node = queue.popleft()
-            for i in sorted(incident[node], key=lambda i: (edges[i][1] == node, i)):
+            for i in out_of[node] + into[node]:  # met from their tail first (a self-loop never joins)
                 tail, head, deferred = edges[i]
                 other = head if tail == node else tail
-                if i in used or other in reached or (deferred and not allow_deferred):
+                if other in reached or i in used or (deferred and not allow_deferred):
                     continue
                 used.add(i)
                 reached.add(other)

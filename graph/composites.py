@@ -26,9 +26,9 @@ Naming: a composite is named after its root (``housing``, ``gimbal_ring``,
 default name or by any member's name - ``{"shaft_b": "BODY_1", "housing":
 "BODY_2", "gimbal_ring": "BODY_3"}`` reproduces seed 004's Table 2.
 
-Mass properties are merged exactly with :func:`parsers.massprops.combine`
+Mass properties are merged exactly with :func:`parsers.massprops.combine_groups`
 after moving each body's properties into the assembly frame
-(:func:`parsers.massprops.transform_mass_properties`): total mass, mass-
+(:func:`parsers.massprops.transform_mass_arrays`): total mass, mass-
 weighted centre of mass, and the inertia about it by the parallel-axis
 theorem and ``R J R^T`` for the rotation.
 """
@@ -36,12 +36,12 @@ theorem and ``R J R^T`` for the rotation.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties
-from mbcompose.parsers.massprops import combine, transform_mass_properties
+from mbcompose.parsers.massprops import combine_groups, transform_mass_arrays
 
 from .system_graph import SystemGraph, distances_to_ground, extended_graph, joint_graph  # noqa: F401  (re-exported)
 
@@ -69,17 +69,27 @@ class Composite:
         return self.members[0]
 
 
-def merged_mass(assembly: Assembly, members: Iterable[str]) -> MassProperties:
-    """Exact merge of the members' mass properties, in the assembly frame (see module docstring).
+def merged_masses(assembly: Assembly, member_lists: Sequence[Iterable[str]]) -> list[MassProperties]:
+    """Exact merge of each member list's mass properties, in the assembly frame (see module docstring).
 
-    A massless composite gets the mean of its members' frame origins as ``com``
-    and keeps the rotational inertia of its members (Pinocchio does the same).
+    All the assembly's bodies are moved to the assembly frame together
+    (:func:`parsers.massprops.transform_mass_arrays`), then merged group by group
+    (:func:`parsers.massprops.combine_groups`).  A massless composite gets the mean of its
+    members' frame origins as ``com`` and keeps the rotational inertia of its members
+    (Pinocchio does the same).
     """
-    bodies = [assembly.body(n) for n in members]
-    mp = combine(transform_mass_properties(b.mass, b.pose) for b in bodies)
-    if mp.mass == 0.0:
-        mp = MassProperties(0.0, np.mean([b.pose.translation for b in bodies], axis=0), mp.inertia)
-    return mp
+    bodies, names = assembly.bodies, assembly.body_names
+    row = dict(zip(reversed(names), range(len(names) - 1, -1, -1)))  # the first of a name, as Assembly.body
+    groups = [[row[n] for n in members] for members in member_lists]
+    origins = np.array([b.pose.translation for b in bodies]).reshape(-1, 3)
+    com, inertia = transform_mass_arrays(np.array([b.mass.com for b in bodies]).reshape(-1, 3),
+                                         np.array([b.mass.inertia for b in bodies]).reshape(-1, 3, 3),
+                                         np.array([b.pose.rotation for b in bodies]).reshape(-1, 3, 3), origins)
+    out = combine_groups(np.array([b.mass.mass for b in bodies], dtype=float), com, inertia, groups)
+    for k, mp in enumerate(out):
+        if mp.mass == 0.0:
+            out[k] = MassProperties(0.0, origins[groups[k]].mean(axis=0), mp.inertia)
+    return out
 
 
 def _dfs(adjacency: Mapping[str, Iterable[str]], start: str, allowed: set[str]) -> list[str]:
@@ -121,21 +131,21 @@ def order_members(members: Iterable[str], adjacency: Mapping[str, Iterable[str]]
     return tuple(out)
 
 
-def rigid_components(assembly: Assembly) -> list[list[str]]:
+def rigid_components(assembly: Assembly, adj: Mapping[str, Iterable[str]]) -> list[list[str]]:
     """Depth-first traversals from each body over the fixed joints not touching ground
-    (the arm and fixed-joint elements of the extended graph, see the module docstring).
+    (the arm and fixed-joint elements of the extended graph, see the module docstring);
+    ``adj``: :func:`rigid_adjacency` of those joints.
 
     Returns lists of body names, one per composite, unordered (see
     :func:`find_composites` for the canonical order).  ValueError for a joint
     naming a body the assembly does not have.
     """
-    known = set(assembly.body_names) | {GROUND}
+    known = set(assembly.body_names)
+    known.add(GROUND)
     for j in assembly.joints:
-        for b in (j.reference, j.secondary):
-            if b not in known:
-                raise ValueError(f"joint {j.name!r} refers to unknown body {b!r}")
-    adj = rigid_adjacency((j.reference, j.secondary) for j in assembly.joints
-                          if j.type == "fixed" and GROUND not in (j.reference, j.secondary))
+        if j.reference not in known or j.secondary not in known:
+            b = j.reference if j.reference not in known else j.secondary
+            raise ValueError(f"joint {j.name!r} refers to unknown body {b!r}")
     seen: set[str] = set()
     comps = []
     for b in assembly.body_names:
@@ -195,14 +205,16 @@ def find_composites(assembly: Assembly, names: Mapping[str, str] | None = None,
         :func:`distances_to_ground` of the assembly, if already computed.
     """
     dist = distances_to_ground(assembly) if distance is None else distance
-    fixed_pairs = rigid_adjacency((j.reference, j.secondary) for j in assembly.joints if j.type == "fixed")
+    fixed = [j for j in assembly.joints if j.type == "fixed"]
     grounded_bodies = {j.secondary if j.reference == GROUND else j.reference
-                       for j in assembly.joints if j.type == "fixed" and GROUND in (j.reference, j.secondary)}
-    member_lists = [order_members(c, fixed_pairs, dist) for c in rigid_components(assembly)]
+                       for j in fixed if GROUND in (j.reference, j.secondary)}
+    # the fixed joints between bodies (links to ground would not be followed: ground is no member)
+    adj = rigid_adjacency((j.reference, j.secondary) for j in fixed if GROUND not in (j.reference, j.secondary))
+    member_lists = [order_members(c, adj, dist) for c in rigid_components(assembly, adj)]
     member_lists.sort(key=lambda m: (dist[m[0]], m[0]))
     final = name_composites([m[0] for m in member_lists], member_lists, names)
-    return tuple(Composite(n, m, merged_mass(assembly, m), bool(grounded_bodies & set(m)))
-                 for n, m in zip(final, member_lists))
+    return tuple(Composite(n, m, mp, bool(grounded_bodies & set(m)))
+                 for n, m, mp in zip(final, member_lists, merged_masses(assembly, member_lists)))
 
 
 def composite_of(composites: Iterable[Composite]) -> dict[str, str]:

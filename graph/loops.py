@@ -222,18 +222,17 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
     tset = set(tree)
     chords = sorted(n for n in by_name if n not in tset)
     T = nx.MultiGraph()
-    if chords:
+    if chords:  # the tree as a graph, and the joints' twists, for the loops' paths and Jacobians
         T.add_nodes_from(nodes)
         for name in tree:
             j = by_name[name]
             T.add_edge(j.reference, j.secondary, key=name)
-    centre = np.mean([j.origin for j in joints], axis=0) if joints else np.zeros(3)
-    S = LazySubspaces(joints, centre, length)
-    col0, c = {}, 0
-    for j in sorted(joints, key=lambda j: j.name):
-        col0[j.name] = c
-        c += j.nv
-    n_free = c
+        S = LazySubspaces(joints, np.mean([j.origin for j in joints], axis=0), length)
+        col0, c = {}, 0
+        for j in sorted(joints, key=lambda j: j.name):
+            col0[j.name] = c
+            c += j.nv
+    n_free = sum(j.nv for j in joints)
     issues: list[Issue] = []
     loops: list[Loop] = []
     rows = []

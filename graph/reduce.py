@@ -45,9 +45,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from mbcompose.parsers.assembly import GROUND, JOINT_TYPES, Assembly, Joint
+from mbcompose.parsers.assembly import GROUND, JOINT_TYPES, Assembly, Joint, of_frozen
 
-from .composites import (Composite, composite_of, distances_to_ground, find_composites, merged_mass,
+from .composites import (Composite, composite_of, distances_to_ground, find_composites, merged_masses,
                          name_composites, order_members, rigid_adjacency)
 from .issues import WARNING, Issue
 from .subspaces import RANK_RTOL, LazySubspaces, intersection, joint_subspace, same_subspace
@@ -157,23 +157,20 @@ def characteristic_length(assembly: Assembly) -> float:
 
 
 def _describe(types: Sequence[str]) -> str:
-    kinds = set(types)
+    kinds = frozenset(types)
     if kinds <= {"revolute", "continuous"}:
         return "co-axial revolutes"
-    if kinds == {"prismatic"}:
-        return "parallel prismatics"
-    if kinds == {"spherical"}:
-        return "concentric spherical joints"
-    if kinds == {"fixed"}:
-        return "duplicate fixed joints"
-    return "identical motion subspaces"
+    return {frozenset({"prismatic"}): "parallel prismatics", frozenset({"spherical"}): "concentric spherical joints",
+            frozenset({"fixed"}): "duplicate fixed joints"}.get(kinds, "identical motion subspaces")
 
 
 def _reduced(j: Joint, comp_of: Mapping[str, str], name: str | None = None, type_: str | None = None,
              joints: tuple[str, ...] | None = None) -> ReducedJoint:
-    return ReducedJoint(name or j.name, type_ or j.type, comp_of[j.reference], comp_of[j.secondary],
-                        j.reference, j.secondary, j.actuated and (type_ is None), j.origin, j.axis, j.axis2,
-                        joints or (j.name,), j.secondary_origin, j.secondary_axis)
+    return of_frozen(  # a ReducedJoint (no __post_init__) without the frozen dataclass's setattr per field
+        ReducedJoint, name=name or j.name, type=type_ or j.type, reference=comp_of[j.reference],
+        secondary=comp_of[j.secondary], reference_body=j.reference, secondary_body=j.secondary,
+        actuated=j.actuated and (type_ is None), origin=j.origin, axis=j.axis, axis2=j.axis2,
+        joints=joints or (j.name,), secondary_origin=j.secondary_origin, secondary_axis=j.secondary_axis)
 
 
 class _Groups:
@@ -190,10 +187,6 @@ class _Groups:
             if c.grounded:
                 self.grounded.add(c.root)
 
-    def anchor(self, body: str) -> str:
-        g = self.of[body]
-        return GROUND if g in self.grounded else g
-
     def pair(self, a: str, b: str) -> tuple[str, str] | None:
         """The pair of composites a joint between bodies a and b is grouped by, or None.
 
@@ -201,13 +194,14 @@ class _Groups:
         welded to ground count as ground; None when both ends are the same
         composite or both count as ground.
         """
-        if GROUND in (a, b):
+        if a == GROUND or b == GROUND:
             other = self.of[b if a == GROUND else a]
             return None if other == GROUND else (GROUND, other)
-        ga, gb = self.anchor(a), self.anchor(b)
-        if self.of[a] == self.of[b] or ga == gb:
+        oa, ob = self.of[a], self.of[b]
+        if oa == ob:
             return None
-        return tuple(sorted((ga, gb)))
+        ga, gb = (GROUND if o in self.grounded else o for o in (oa, ob))
+        return None if ga == gb else (ga, gb) if ga < gb else (gb, ga)
 
     def merge(self, a: str, b: str) -> str:
         keep, gone = sorted((a, b))
@@ -255,7 +249,7 @@ def _fixed_composites(assembly: Assembly, composite_names, dist):
     """(fixed, named, active, joints_before): composites of the fixed joints (by root and named), the
     joints between different ones, and joint -> reduced joint for those (seed 004 Table 3, by name)."""
     fixed = find_composites(assembly, names=None, distance=dist)
-    named = [Composite(n, c.members, c.mass, c.grounded) for n, c in
+    named = [c if n == c.name else Composite(n, c.members, c.mass, c.grounded) for n, c in
              zip(name_composites([c.root for c in fixed], [c.members for c in fixed], composite_names), fixed)]
     name_of = composite_of(named)
     root_of = {GROUND: GROUND, **{m: c.root for c in fixed for m in c.members}}
@@ -364,9 +358,9 @@ def _reduce_pairs(work: _Work) -> None:
         changed = False
         by_pair = _joints_by_pair(work.active, work.groups, lambda j: (j.reference, j.secondary))
         for pair in sorted(by_pair):
-            joints = sorted(by_pair[pair], key=lambda j: j.name)
-            if len(joints) < 2:
+            if len(by_pair[pair]) < 2:
                 continue
+            joints = sorted(by_pair[pair], key=lambda j: j.name)
             pair_changed, restart = _reduce_pair(work, pair, joints)
             changed = changed or pair_changed
             if restart:
@@ -431,8 +425,7 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     fixed_of = {c.root: c.members for c in fixed}  # a group of the same size as its root's is that composite
     member_sets = sorted((fixed_of[r] if len(fixed_of.get(r, ())) == len(m) else order_members(m, rigid, dist)
                           for r, m in work.groups.members.items()), key=lambda m: (dist[m[0]], m[0]))
-    known = {c.members: c.mass for c in fixed}
-    final = _rename_sets(member_sets, composite_names, assembly, work.groups, known)
+    final = _rename_sets(member_sets, composite_names, assembly, work.groups, {c.members: c for c in fixed_named})
     comp_of = composite_of(final)
     kept = _final_joints(work, comp_of, joints_before)
     pairs = _partial_pairs(work, kept, comp_of, centre, L)
@@ -443,8 +436,12 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
 
 
 def _rename_sets(member_sets, names, assembly, groups: _Groups, known: Mapping) -> list[Composite]:
-    """The final composites, named; ``known``: member tuple -> merged mass already computed."""
+    """The final composites, named; ``known``: member tuple -> the composite of the fixed joints with
+    those members (kept when its name and grounding stay, else its merged mass reused)."""
     new = name_composites([m[0] for m in member_sets], member_sets, names)
-    return [Composite(n, m, known[m] if m in known else merged_mass(assembly, m), groups.of[m[0]] in groups.grounded)
-            for n, m in zip(new, member_sets)]
-
+    unknown = [m for m in member_sets if m not in known]
+    mass = {m: c.mass for m, c in known.items()}
+    mass.update(zip(unknown, merged_masses(assembly, unknown) if unknown else ()))
+    grounded = [groups.of[m[0]] in groups.grounded for m in member_sets]
+    return [known[m] if m in known and (known[m].name, known[m].grounded) == (n, g) else Composite(n, m, mass[m], g)
+            for n, m, g in zip(new, member_sets, grounded)]

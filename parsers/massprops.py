@@ -96,8 +96,20 @@ def transform_mass_properties(mp: MassProperties, pose: Pose) -> MassProperties:
     R = pose.rotation
     if R is _EYE:  # the shared identity: R J R^T == J exactly
         return of_frozen(MassProperties, mass=mp.mass, com=frozen(mp.com + pose.translation), inertia=mp.inertia)
-    return of_frozen(MassProperties, mass=mp.mass, com=frozen(R @ mp.com + pose.translation),
-                     inertia=frozen(R @ mp.inertia @ R.T))
+    com, inertia = transform_mass_arrays(mp.com, mp.inertia, R, pose.translation)
+    return of_frozen(MassProperties, mass=mp.mass, com=frozen(com), inertia=frozen(inertia))
+
+
+def transform_mass_arrays(com: np.ndarray, inertia: np.ndarray, rotation: np.ndarray,
+                          translation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Centre of mass and central inertia moved from inner frames to outer frames:
+    ``R c + t`` and ``R J R^T``.
+
+    com (..., 3), inertia (..., 3, 3) in the inner frames; rotation (..., 3, 3) and
+    translation (..., 3) place each inner frame in its outer frame (one part, or a stack).
+    """
+    com_out = (rotation @ com[..., None])[..., 0] + translation
+    return com_out, rotation @ inertia @ np.swapaxes(rotation, -1, -2)
 
 
 def combine(parts: Iterable[MassProperties]) -> MassProperties:
@@ -109,20 +121,56 @@ def combine(parts: Iterable[MassProperties]) -> MassProperties:
     keeps): about any point it is the same tensor.  When the total mass is
     zero the centre of mass is the mean of the parts' ``com``.
     """
-    parts = [p for p in parts if p.mass > 0.0 or p.inertia.any()]
+    parts = list(parts)
     if not parts:
         return MassProperties.zero()
-    if len(parts) == 1:
-        p = parts[0]
-        return of_frozen(MassProperties, mass=p.mass, com=p.com, inertia=frozen(0.5 * (p.inertia + p.inertia.T)))
-    masses = np.array([p.mass for p in parts])
-    coms = np.array([p.com for p in parts])
-    mass = float(masses.sum())
-    com = masses @ coms / mass if mass > 0.0 else coms.mean(axis=0)
-    d = coms - com
-    inertia = sum(p.inertia for p in parts) + np.einsum("k,kij->ij", masses, np.einsum("ki,ki->k", d, d)[:, None, None]
-                                                         * np.eye(3) - d[:, :, None] * d[:, None, :])
-    return of_frozen(MassProperties, mass=mass, com=frozen(com), inertia=frozen(0.5 * (inertia + inertia.T)))
+    return combine_groups(np.array([p.mass for p in parts], dtype=float), np.array([p.com for p in parts]),
+                          np.array([p.inertia for p in parts]), [range(len(parts))])[0]
+
+
+def combine_groups(mass: np.ndarray, com: np.ndarray, inertia: np.ndarray,
+                   groups: Sequence[Sequence[int]]) -> list[MassProperties]:
+    """:func:`combine` of each group of parts, all groups at once (the one home of the merge).
+
+    mass (n,) kg, com (n, 3) m, inertia (n, 3, 3) kg m^2 about each part's centre of mass:
+    the parts, in one common frame; groups : row indices of the parts of each group.
+    Parts without mass and inertia are left out; a group left with one part gets it
+    (inertia symmetrised), a group left with none :meth:`MassProperties.zero`.
+    """
+    kept = ((mass > 0.0) | inertia.any(axis=(1, 2))).tolist()
+    if not all(kept):
+        groups = [[i for i in g if kept[i]] for g in groups]
+    masses, coms = mass.tolist(), list(com)  # Python floats, and row views (made in one C loop)
+    symmetric = list(frozen(0.5 * (inertia + np.swapaxes(inertia, 1, 2))))
+    out = [of_frozen(MassProperties, mass=masses[g[0]], com=coms[g[0]], inertia=symmetric[g[0]])
+           if len(g) == 1 else None if g else MassProperties.zero() for g in groups]
+    several = [k for k, g in enumerate(groups) if len(g) > 1]
+    if several:
+        for k, mp in zip(several, _merged_groups(mass, com, inertia, [groups[k] for k in several])):
+            out[k] = mp
+    return out
+
+
+def _merged_groups(mass, com, inertia, groups) -> list[MassProperties]:
+    """Total mass, centre of mass and parallel-axis inertia of groups of two or more parts."""
+    rows = np.fromiter((i for g in groups for i in g), dtype=int)
+    sizes = np.array([len(g) for g in groups])
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    m, c = mass[rows], com[rows]
+    total = np.add.reduceat(m, starts)
+    weighted = np.add.reduceat(m[:, None] * c, starts)
+    massive = total > 0.0
+    if massive.all():
+        centre = weighted / total[:, None]
+    else:  # a massless group's centre: the mean of its parts' centres
+        centre = np.where(massive[:, None], weighted / np.where(massive, total, 1.0)[:, None],
+                          np.add.reduceat(c, starts) / sizes[:, None])
+    d = c - np.repeat(centre, sizes, axis=0)
+    shift = m[:, None, None] * (np.einsum("ki,ki->k", d, d)[:, None, None] * np.eye(3) - d[:, :, None] * d[:, None, :])
+    merged = np.add.reduceat(inertia[rows], starts) + np.add.reduceat(shift, starts)
+    merged = frozen(0.5 * (merged + np.swapaxes(merged, 1, 2)))
+    return [of_frozen(MassProperties, mass=mk, com=ck, inertia=jk)
+            for mk, ck, jk in zip(total.tolist(), frozen(centre), merged)]
 
 
 def _capsule_unit_density(radius: float, length: float) -> tuple[float, np.ndarray]:
