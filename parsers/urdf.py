@@ -64,7 +64,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source, frozen
+from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source, frozen, of_frozen
 from .errors import InputError, did_you_mean
 from .massprops import shapes_mass_properties
 from .mesh_progress import MeshWork
@@ -370,9 +370,13 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[
         d_el = j_el.find("dynamics")
         damping = attr_float(d_el, "damping", 0.0) if d_el is not None else 0.0
         motor = actuators.get(jname)
-        out.append(Joint(jname, jtype, ground_of(parent), body_name[child], origin=pose.translation,
-                         axis=_joint_axis(j_el, jname, jtype, pose), limits=_joint_limits(j_el, jname, jtype),
-                         actuated=motor is not None, motor=motor, damping=damping, source=Source(file, t.line(j_el))))
+        # of_frozen: the type is one of JOINT_TYPES and origin and axis are read-only (3,) floats, as
+        # Joint.__post_init__ would keep them; without the frozen dataclass's setattr per field
+        out.append(of_frozen(Joint, name=jname, type=jtype, reference=ground_of(parent), secondary=body_name[child],
+                             origin=pose.translation, axis=_joint_axis(j_el, jname, jtype, pose), axis2=None,
+                             secondary_origin=None, secondary_axis=None, limits=_joint_limits(j_el, jname, jtype),
+                             actuated=motor is not None, motor=motor, damping=damping, armature=0.0, ref=0.0,
+                             loop=False, implicit=False, source=Source(file, t.line(j_el))))
     return out
 
 
