@@ -149,9 +149,13 @@ def read_input_bytes(path, what: str = "file") -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped after the check
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):  # swapped after the check
                 raise InputError(f"{what} is not a regular file", file=str(path))
-            data = fh.read(limit + 1)
+            # a buffer of the file's size, not of the limit; more only if the file grew since
+            data = fh.read(min(st.st_size, limit) + 1)
+            if st.st_size < len(data) <= limit:
+                data += fh.read(limit + 1 - len(data))
     except OSError as exc:
         raise InputError(f"cannot read {what}: {exc.strerror}", file=str(path)) from None
     if len(data) > limit:

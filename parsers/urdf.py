@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from collections import deque
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -384,7 +385,7 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
                       massless="check", check_meshes=True) -> Assembly:
     """Build the Assembly from a parsed ``<robot>`` element (see :func:`read_urdf`)."""
     file = str(path)
-    meshes = MeshFiles(Path(path).resolve().parent, package_dirs)
+    meshes = MeshFiles(os.path.dirname(os.path.realpath(file)), package_dirs)
     robot_name = _check_robot(root_el)
     t = _read_tree(root_el)
     _place_links(t)
