@@ -100,7 +100,7 @@ def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,
     if not lumping:
         bodies = [RigidBody(b.name, transform_mass_properties(b.mass, b.pose), (b.name,)) for b in assembly.bodies]
         return bodies, list(assembly.joints)
-    bodies = [RigidBody(c.name, c.mass, tuple(c.members)) for c in analysis.composites]
+    bodies = [of_frozen(RigidBody, name=c.name, mass=c.mass, members=tuple(c.members)) for c in analysis.composites]
     reduced = analysis.reduced_joints if redundant_joints == "remove" else analysis.joints_before
     redundant_of: dict[str, list[str]] = {}
     if redundant_joints == "remove":

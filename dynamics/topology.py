@@ -154,13 +154,13 @@ def spanning_tree(nodes: Sequence[Hashable], edges: Sequence[tuple[Hashable, Has
     out_of: dict = {root: [], **{n: [] for n in nodes}}  # node -> edges with it as tail, input order
     into: dict = {root: [], **{n: [] for n in nodes}}  # node -> edges with it as head
     for i, (tail, head, _) in enumerate(edges):
-        for end in (tail, head):
-            if end not in out_of:
-                raise KeyError(i, end)
+        if tail not in out_of or head not in out_of:
+            raise KeyError(i, tail if tail not in out_of else head)
         out_of[tail].append(i)
         into[head].append(i)
     reached, used, tree = {root}, set(), []
-    for allow_deferred in (False, True):
+    # the second pass, deferred edges allowed, changes nothing when there are none
+    for allow_deferred in (False, True) if any(deferred for _, _, deferred in edges) else (False,):
         queue = deque([root, *(child for _, _, child in tree)])
         while queue:
             node = queue.popleft()

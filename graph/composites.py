@@ -40,7 +40,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties
+from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties, of_frozen
 from mbcompose.parsers.massprops import combine_groups, transform_mass_arrays
 
 from .system_graph import SystemGraph, distances_to_ground, extended_graph, joint_graph  # noqa: F401  (re-exported)
@@ -213,7 +213,7 @@ def find_composites(assembly: Assembly, names: Mapping[str, str] | None = None,
     member_lists = [order_members(c, adj, dist) for c in rigid_components(assembly, adj)]
     member_lists.sort(key=lambda m: (dist[m[0]], m[0]))
     final = name_composites([m[0] for m in member_lists], member_lists, names)
-    return tuple(Composite(n, m, mp, bool(grounded_bodies & set(m)))
+    return tuple(of_frozen(Composite, name=n, members=m, mass=mp, grounded=not grounded_bodies.isdisjoint(m))
                  for n, m, mp in zip(final, member_lists, merged_masses(assembly, member_lists)))
 
 

@@ -252,7 +252,8 @@ def _fixed_composites(assembly: Assembly, composite_names, dist):
     named = [c if n == c.name else Composite(n, c.members, c.mass, c.grounded) for n, c in
              zip(name_composites([c.root for c in fixed], [c.members for c in fixed], composite_names), fixed)]
     name_of = composite_of(named)
-    root_of = {GROUND: GROUND, **{m: c.root for c in fixed for m in c.members}}
+    renamed = any(a is not b for a, b in zip(named, fixed))
+    root_of = {GROUND: GROUND, **{m: c.root for c in fixed for m in c.members}} if renamed else name_of
     active = [j for j in assembly.joints
               if j.reference != j.secondary and not (j.type == "fixed" and GROUND not in (j.reference, j.secondary))
               and root_of[j.reference] != root_of[j.secondary]]
@@ -421,8 +422,9 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     work = _Work(_Groups(fixed), active, LazySubspaces(assembly.joints, centre, L), rtol,
                  rigid_pairs=[(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"])
     _reduce_pairs(work)
-    rigid = rigid_adjacency(work.rigid_pairs)
     fixed_of = {c.root: c.members for c in fixed}  # a group of the same size as its root's is that composite
+    grown = any(len(fixed_of.get(r, ())) != len(m) for r, m in work.groups.members.items())
+    rigid = rigid_adjacency(work.rigid_pairs) if grown else {}
     member_sets = sorted((fixed_of[r] if len(fixed_of.get(r, ())) == len(m) else order_members(m, rigid, dist)
                           for r, m in work.groups.members.items()), key=lambda m: (dist[m[0]], m[0]))
     final = _rename_sets(member_sets, composite_names, assembly, work.groups, {c.members: c for c in fixed_named})
