@@ -152,6 +152,9 @@ def rigid_components(assembly: Assembly, adj: Mapping[str, Iterable[str]]) -> li
         if b in seen:
             continue
         seen.add(b)
+        if b not in adj:  # no fixed joint to another body: a composite of its own
+            comps.append([b])
+            continue
         stack, members = [b], []
         while stack:  # depth first; the visiting order does not matter here
             m = stack.pop()
@@ -210,7 +213,7 @@ def find_composites(assembly: Assembly, names: Mapping[str, str] | None = None,
                        for j in fixed if GROUND in (j.reference, j.secondary)}
     # the fixed joints between bodies (links to ground would not be followed: ground is no member)
     adj = rigid_adjacency((j.reference, j.secondary) for j in fixed if GROUND not in (j.reference, j.secondary))
-    member_lists = [order_members(c, adj, dist) for c in rigid_components(assembly, adj)]
+    member_lists = [order_members(c, adj, dist) if len(c) > 1 else (c[0],) for c in rigid_components(assembly, adj)]
     member_lists.sort(key=lambda m: (dist[m[0]], m[0]))
     final = name_composites([m[0] for m in member_lists], member_lists, names)
     return tuple(of_frozen(Composite, name=n, members=m, mass=mp, grounded=not grounded_bodies.isdisjoint(m))

@@ -153,10 +153,7 @@ def joint_tree(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[st
 
 def _spanning_forest(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tuple[tuple[str, ...], dict]:
     """:func:`joint_tree` and each node's component, as one node of it (Kruskal, with a
-    union-find over a dict)."""
-    def weight(j):
-        return TREE_WEIGHT_FIXED if j.type == "fixed" else TREE_WEIGHT_ACTUATED if j.actuated else TREE_WEIGHT_OTHER
-
+    union-find over a dict); the components are None when the forest is one tree."""
     up = {n: n for n in nodes}
 
     def find(n):
@@ -166,12 +163,13 @@ def _spanning_forest(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tu
         return n
 
     tree = []
-    for j in sorted(joints, key=lambda j: (weight(j), j.name)):
+    for j in sorted(joints, key=lambda j: (TREE_WEIGHT_FIXED if j.type == "fixed" else TREE_WEIGHT_ACTUATED
+                                           if j.actuated else TREE_WEIGHT_OTHER, j.name)):
         a, b = find(j.reference), find(j.secondary)
         if a != b:
             up[a] = b
             tree.append(j.name)
-    return tuple(sorted(tree)), {n: find(n) for n in list(up)}
+    return tuple(sorted(tree)), None if len(tree) == len(up) - 1 else {n: find(n) for n in list(up)}
 
 
 AXIS_TYPES = frozenset({"revolute", "continuous", "prismatic", "cylindrical", "universal", "planar"})
@@ -271,7 +269,7 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
             issues.append(Issue(WARNING, "joint-frame-gap",
                                 f"joint {name}: its attachments on its two bodies are {g:.6g} m apart", (name,)))
     total_rank = numerical_rank(np.vstack(rows), rtol) if rows else 0
-    disconnected = tuple(sorted(n for n in nodes if components[n] != components[GROUND]))
+    disconnected = tuple(sorted(n for n in nodes if components[n] != components[GROUND])) if components else ()
     if disconnected:
         issues.insert(0, Issue(ERROR, "disconnected",
                                f"not connected to ground by any chain of joints: {', '.join(disconnected)}",

@@ -41,6 +41,7 @@ with its composite (so a second weld of a welded composite is redundant).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -357,7 +358,7 @@ def _reduce_pairs(work: _Work) -> None:
     changed = True
     while changed:
         changed = False
-        by_pair = _joints_by_pair(work.active, work.groups, lambda j: (j.reference, j.secondary))
+        by_pair = _joints_by_pair(work.active, work.groups, attrgetter("reference", "secondary"))
         for pair in sorted(by_pair):
             if len(by_pair[pair]) < 2:
                 continue
@@ -387,7 +388,7 @@ def _final_joints(work: _Work, comp_of: Mapping[str, str], before: Mapping[Joint
 def _partial_pairs(work: _Work, kept, comp_of: Mapping[str, str], centre, L: float) -> list[PairReport]:
     """Pairs of composites still joined by several joints: they share a smaller common motion."""
     pairs = []
-    by_pair = _joints_by_pair(kept, work.groups, lambda j: (j.reference_body, j.secondary_body))
+    by_pair = _joints_by_pair(kept, work.groups, attrgetter("reference_body", "secondary_body"))
     for pair in sorted(by_pair):
         js = by_pair[pair]
         if len(js) < 2:
