@@ -318,7 +318,9 @@ def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, fi
             src["mass"] = Source(file, line, computed[name])
         else:
             src["mass"] = Source(file, t.line(l_el.find("inertial")))
-        bodies.append(Body(body_name[name], t.link_pose[name], mp, geoms[name], src))
+        # of_frozen: Body has no __post_init__; without the frozen dataclass's setattr per field
+        bodies.append(of_frozen(Body, name=body_name[name], pose=t.link_pose[name], mass=mp, geometry=geoms[name],
+                                sources=src))
     return bodies
 
 

@@ -151,18 +151,18 @@ def shape_geometry(shape_el, role: str, meshes: MeshFiles, check_meshes: bool, m
         size = attr_floats(s, "size", 3)
         if size is None:
             raise error(s, "<box> needs attribute 'size'")
-        return Geometry("box", {"size": size}, pose, None, role)
+        return _shape("box", {"size": size}, pose, None, role)
     if s.tag in ("cylinder", "capsule"):
         r = attr_float(s, "radius")
         ln = attr_float(s, "length")
         if r is None or ln is None:
             raise error(s, f"<{s.tag}> needs attributes 'radius' and 'length'")
-        return Geometry(s.tag, {"radius": r, "length": ln}, pose, None, role)
+        return _shape(s.tag, {"radius": r, "length": ln}, pose, None, role)
     if s.tag == "sphere":
         r = attr_float(s, "radius")
         if r is None:
             raise error(s, "<sphere> needs attribute 'radius'")
-        return Geometry("sphere", {"radius": r}, pose, None, role)
+        return _shape("sphere", {"radius": r}, pose, None, role)
     if s.tag == "mesh":
         uri = required(s, "filename")
         scale = _mesh_scale(s, memo)
@@ -174,12 +174,17 @@ def shape_geometry(shape_el, role: str, meshes: MeshFiles, check_meshes: bool, m
                 raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(meshes.package_dirs)})")
             log.warning("%s: %s mesh not found: %r (shape skipped)", where(s), role, uri)
             return None
-        return Geometry("mesh", {"scale": scale, "uri": uri}, pose, path, role)
+        return _shape("mesh", {"scale": scale, "uri": uri}, pose, path, role)
     if s.tag in MASSLESS_SHAPES:
         log.warning("%s:%s: <%s> %s geometry skipped (it has no volume; Pinocchio ignores it too)",
                     file_of(s), line_of(s), s.tag, role)
         return None
     raise error(s, f"unknown geometry <{s.tag}> (expected box, cylinder, sphere, capsule, mesh, plane or cdf)")
+
+
+def _shape(kind: str, params: dict, pose: Pose, file: str | None, role: str) -> Geometry:
+    """A Geometry (no ``__post_init__``) built without the frozen dataclass's setattr per field."""
+    return of_frozen(Geometry, kind=kind, params=params, pose=pose, file=file, role=role)
 
 
 def _check_mesh_uri(s, uri: str, base_dir: str) -> None:
