@@ -124,7 +124,7 @@ class _Tree:
     """The link/joint elements of a ``<robot>`` and its tree, as read (see :func:`_read_tree`)."""
 
     element: object        # the <robot> element
-    line: object           # element -> its line for a Source (xmltree.line_refs)
+    line: object           # (element, parent) -> its line for a Source (xmltree.line_refs)
     links: dict            # link name -> element
     joints: dict           # joint name -> element
     parent_of: dict        # child link -> joint name
@@ -317,7 +317,7 @@ def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, fi
         elif name in computed:
             src["mass"] = Source(file, line, computed[name])
         else:
-            src["mass"] = Source(file, t.line(l_el.find("inertial")))
+            src["mass"] = Source(file, t.line(l_el.find("inertial"), l_el))
         # of_frozen: Body has no __post_init__; without the frozen dataclass's setattr per field
         bodies.append(of_frozen(Body, name=body_name[name], pose=t.link_pose[name], mass=mp, geometry=geoms[name],
                                 sources=src))

@@ -11,9 +11,11 @@ names them.  :func:`parse_xml` makes the tree one of two ways:
 - **on demand** (``on_demand_lines=True``): plain C elements, as expat and the C
   ``TreeBuilder`` make them, 2.5x faster to build; their lines are found from
   the text the first time one is asked (:class:`_Document`), which a file read
-  without error never does, except through a :class:`~parsers.assembly.Source`
-  that is read (:func:`line_refs`).  The tree must not be edited.  The URDF
-  reader uses it.
+  without a warning never does.  The tree must not be edited.  The URDF reader
+  uses it.  A :class:`~parsers.assembly.Source` keeps the element's place in the
+  tree and the document's bytes (:func:`line_refs`), not the tree, which goes
+  when the reader is done (so that the collector does not scan it again and
+  again); its line comes from the bytes parsed again, when first read.
 
 Syntax errors become :class:`~parsers.errors.InputError` with expat's line number.
 
@@ -27,7 +29,6 @@ from __future__ import annotations
 import re
 import weakref
 import xml.etree.ElementTree as ET
-from functools import partial
 from xml.parsers import expat
 
 import numpy as np
@@ -89,11 +90,16 @@ def file_of(el: ET.Element) -> str | None:
 
 
 def line_refs(root: ET.Element):
-    """The function ``el -> line`` for the :class:`~parsers.assembly.Source` of the elements of
-    ``root``'s tree: the number itself for an attached tree; for an on-demand one, a
-    :class:`_LineRef` that finds it when called."""
+    """The function ``(el, parent=None) -> line`` for the :class:`~parsers.assembly.Source` of
+    the elements of ``root``'s tree (``el``: the root, a child of it, or a child of ``parent``, a
+    child of the root): the number itself for an attached tree; for an on-demand one, a
+    :class:`_LineRef` that finds it when called (:meth:`_Document.line_ref`)."""
     doc = _DOCUMENTS.get(id(root)) if type(root) is ET.Element else None
-    return partial(_LineRef, doc) if doc is not None else line_of
+    return doc.line_ref if doc is not None else _attached_line
+
+
+def _attached_line(el: ET.Element, parent: ET.Element | None = None) -> int | None:
+    return line_of(el)
 
 
 def source_bytes(root: ET.Element) -> bytes | None:
@@ -116,17 +122,19 @@ class where:
 
 class _Document:
     """A file parsed with on-demand lines: its name, its bytes and (once asked) the line of each
-    element.  It holds its tree weakly; :class:`_LineRef` holds it strongly."""
+    element.  It holds its tree weakly: the tree goes when the reader is done with it, and a
+    :class:`_LineRef` keeps only the element's place in it and this document's bytes."""
 
-    __slots__ = ("file", "data", "root", "_lines")
+    __slots__ = ("file", "data", "root", "_lines", "_top", "_attached")
 
     def __init__(self, file: str | None, data: bytes, root: ET.Element):
-        self.file, self.data, self.root, self._lines = file, data, weakref.ref(root), None
+        self.file, self.data, self.root = file, data, weakref.ref(root)
+        self._lines = self._top = self._attached = None
 
     def line(self, el: ET.Element) -> int | None:
         """The line of element ``el`` of this tree (None when it is not one of them).  The
-        tree is alive when this is asked (the registry or a :class:`_LineRef` holds it), and
-        not edited, so no id of the table is another object's."""
+        tree is alive when this is asked (the caller holds it), and not edited, so no id of
+        the table is another object's."""
         if self._lines is None:
             root = self.root()
             if root is None:
@@ -142,22 +150,59 @@ class _Document:
             lines = [el.line for el in _parse_tracked(self.data, self.file).iter()]
         return dict(zip(map(id, elements), lines))
 
+    def line_ref(self, el: ET.Element, parent: ET.Element | None = None) -> "_LineRef":
+        """A :class:`_LineRef` to the line of ``el``: the root, a child of the root, or a child of
+        ``parent``, itself a child of the root (the tree is alive: the caller reads it)."""
+        root = self.root()
+        if el is root:
+            return _LineRef(self, ())
+        if self._top is None:
+            self._top = {id(c): i for i, c in enumerate(root)}
+        if parent is None:
+            return _LineRef(self, (self._top[id(el)],))
+        return _LineRef(self, (self._top[id(parent)], next(i for i, c in enumerate(parent) if c is el)))
+
+    def line_at(self, path: tuple) -> int | None:
+        """The line of the element at ``path`` (child positions from the root), from the
+        document's bytes parsed again with attached lines (once)."""
+        if self._attached is None:
+            try:
+                root = _parse_fast(self.data, self.file)
+                self._attached = root if root is not None else _parse_tracked(self.data, self.file)
+            except InputError:  # limits made tighter since the file was read
+                return None
+        el = self._attached
+        for i in path:
+            el = el[i]
+        return el.line
+
+    def forget_tree(self) -> None:
+        """Drop what refers to the tree by id (called when the tree goes)."""
+        self._lines = self._top = None
+
 
 class _LineRef:
-    """The line of an element of an on-demand tree, found when called; holds the tree's root
-    so that the line can still be found after the reader has dropped the tree."""
+    """The line of an element of an on-demand tree, found when called from the element's place
+    in the tree (``path``) and the document's bytes: the tree itself is not kept."""
 
-    __slots__ = ("doc", "root", "el")
+    __slots__ = ("doc", "path")
 
-    def __init__(self, doc: _Document, el: ET.Element):
-        self.doc, self.root, self.el = doc, doc.root(), el
+    def __init__(self, doc: _Document, path: tuple):
+        self.doc, self.path = doc, path
 
     def __call__(self) -> int | None:
-        return self.doc.line(self.el)
+        return self.doc.line_at(self.path)
 
 
 #: id(root) -> its _Document, for every on-demand tree alive (dropped with the root)
 _DOCUMENTS: dict[int, _Document] = {}
+
+
+def _forget(root_id: int) -> None:
+    """The tree of ``root_id`` is gone: its document leaves the registry and forgets its ids."""
+    doc = _DOCUMENTS.pop(root_id, None)
+    if doc is not None:
+        doc.forget_tree()
 
 
 def _document_of(el: ET.Element) -> _Document | None:
@@ -182,7 +227,7 @@ def _parse_on_demand(data: bytes, name: str | None) -> ET.Element:
             return _parse_tracked(data, name)  # raises the error with its line
         root = builder.close()
     doc = _DOCUMENTS[id(root)] = _Document(name, data, root)
-    weakref.finalize(root, _DOCUMENTS.pop, id(root), None)
+    weakref.finalize(root, _forget, id(root))
     too_deep = _first_deeper_than(root, limits.active().nesting_depth)
     if too_deep is not None:
         el, depth = too_deep
