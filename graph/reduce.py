@@ -147,14 +147,16 @@ class Reduction:
     length: float = 1.0
 
 
-def characteristic_length(assembly: Assembly) -> float:
-    """Largest distance of a joint origin or body frame origin from their centroid (1 m if none)."""
-    pts = [j.origin for j in assembly.joints] + [b.pose.translation for b in assembly.bodies]
-    if not pts:
-        return 1.0
-    pts = np.asarray(pts)
-    L = float(np.linalg.norm(pts - pts.mean(axis=0), axis=1).max())
-    return L if L > 1e-9 else 1.0
+def twist_reference(assembly: Assembly) -> tuple[np.ndarray, float]:
+    """(centre, L): the mean of the joint origins (twists are taken about it; the origin if none) and the
+    characteristic length, the largest distance of a joint or body frame origin from their centroid (else 1 m)."""
+    joints = np.array([j.origin for j in assembly.joints], dtype=float).reshape(-1, 3)
+    pts = np.concatenate([joints, np.array([b.pose.translation for b in assembly.bodies], dtype=float).reshape(-1, 3)])
+    if not len(pts):
+        return np.zeros(3), 1.0
+    d = pts - pts.mean(axis=0)
+    L = float(np.sqrt((d * d).sum(axis=1).max()))  # the square root of the largest square: the largest norm
+    return joints.mean(axis=0) if len(joints) else np.zeros(3), L if L > 1e-9 else 1.0
 
 
 def _describe(types: Sequence[str]) -> str:
@@ -207,8 +209,7 @@ class _Groups:
     def merge(self, a: str, b: str) -> str:
         keep, gone = sorted((a, b))
         self.members[keep] |= self.members.pop(gone)
-        for m in self.members[keep]:
-            self.of[m] = keep
+        self.of.update(dict.fromkeys(self.members[keep], keep))
         if gone in self.grounded:
             self.grounded.discard(gone)
             self.grounded.add(keep)
@@ -418,8 +419,7 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     """
     dist = distances_to_ground(assembly)
     fixed, fixed_named, active, joints_before = _fixed_composites(assembly, composite_names, dist)
-    L = characteristic_length(assembly)
-    centre = np.mean([j.origin for j in assembly.joints], axis=0) if assembly.joints else np.zeros(3)
+    centre, L = twist_reference(assembly)
     work = _Work(_Groups(fixed), active, LazySubspaces(assembly.joints, centre, L), rtol,
                  rigid_pairs=[(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"])
     _reduce_pairs(work)
