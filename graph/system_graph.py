@@ -172,18 +172,18 @@ def _joint_graph_distances(bodies, joints) -> dict[str, float]:
     for j in joints:
         neighbours.setdefault(j.reference, []).append(j.secondary)
         neighbours.setdefault(j.secondary, []).append(j.reference)
-    dist = {GROUND: 0}
+    dist = {GROUND: 0.0}
     frontier = [GROUND]
     while frontier:
         step = []
         for n in frontier:
             for m in neighbours.get(n, ()):
                 if m not in dist:
-                    dist[m] = dist[n] + 1
+                    dist[m] = dist[n] + 1.0
                     step.append(m)
         frontier = step
     inf = float("inf")
-    return {b.name: float(dist.get(b.name, inf)) for b in bodies}
+    return {b.name: dist.get(b.name, inf) for b in bodies}
 
 
 def build_system_graph(bodies: Iterable[GraphBody], joints: Iterable[GraphJoint],
