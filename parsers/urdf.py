@@ -71,7 +71,7 @@ from .massprops import shapes_mass_properties
 from .mesh_progress import MeshWork
 from .urdf_actuation import mimic_couplings, transmissions
 from .urdf_geometry import MeshFiles, link_inertial, origin_pose, shape_geometry
-from .xmltree import file_of, line_of, line_refs, parse_xml, source_bytes
+from .xmltree import line_of, line_refs, parse_xml, source_bytes, where
 from .xmlutil import attr_float, attr_float_list, error, required
 
 log = logging.getLogger(__name__)
@@ -250,8 +250,8 @@ def _body_names(t: _Tree, root_is_ground: bool, file: str) -> dict:
         while new in t.links:
             new = "_" + new
         body_name[GROUND] = new
-        log.warning("%s:%s: link %r renamed %r (the name is reserved for the fixed world)",
-                    file, line_of(t.links[GROUND]), GROUND, new)
+        log.warning("%s: link %r renamed %r (the name is reserved for the fixed world)",
+                    where(t.links[GROUND]), GROUND, new)
     return body_name
 
 
@@ -291,9 +291,9 @@ def _check_massless(t: _Tree, mass_props, file) -> None:
         if t.joints[jname].get("type") == "fixed" or subtree_mass[name] > 0.0:
             continue
         if not t.children[name]:
-            log.warning("%s:%s: link %r has no <inertial>: a massless leaf moved by joint %r "
+            log.warning("%s: link %r has no <inertial>: a massless leaf moved by joint %r "
                         "(accepted as Pinocchio does; the mass matrix is singular along it)",
-                        file, line_of(t.links[name]), name, jname)
+                        where(t.links[name]), name, jname)
             continue
         raise error(t.links[name], f"link {name!r} has no <inertial> and joint {jname!r} moves no mass "
                                    "(the link and all links below it are massless); give it <inertial>, "
@@ -350,8 +350,8 @@ def _joint_limits(j_el, jname, jtype) -> Limits:
     if jtype == "continuous":
         lo = hi = None
     elif lo is not None and hi is not None and lo > hi:
-        log.warning("%s:%s: joint %r: limit lower %g > upper %g (kept as written, as Pinocchio does)",
-                    file_of(l_el), line_of(l_el), jname, lo, hi)
+        log.warning("%s: joint %r: limit lower %g > upper %g (kept as written, as Pinocchio does)",
+                    where(l_el), jname, lo, hi)
     return Limits(lo, hi, attr_float(l_el, "velocity", None), attr_float(l_el, "effort", None))
 
 
@@ -396,8 +396,8 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
              for name, l_el in t.links.items()}
     root_is_ground = (t.root in GROUND_ROOT_NAMES and mass_props[t.root] is None)
     if root_is_ground and base == "floating":
-        log.warning("%s:%s: the root link %r is the fixed world: base='floating' leaves the robot fixed "
-                    "(Pinocchio would float the massless %r link)", file, line_of(t.links[t.root]), t.root, t.root)
+        log.warning("%s: the root link %r is the fixed world: base='floating' leaves the robot fixed "
+                    "(Pinocchio would float the massless %r link)", where(t.links[t.root]), t.root, t.root)
     body_name = _body_names(t, root_is_ground, file)
     computed = {}
     if inertia_from_geometry_density is not None:

@@ -11,7 +11,7 @@ import logging
 
 from .assembly import Coupling, Motor, Source
 from .errors import InputError
-from .xmltree import file_of, line_of
+from .xmltree import where
 from .xmlutil import attr_float, parse_floats, required
 
 log = logging.getLogger("mbcompose.parsers.urdf")
@@ -30,18 +30,17 @@ def mimic_couplings(t, file) -> list[Coupling]:
             continue
         leader = required(m_el, "joint")
         if leader not in t.joints:
-            log.warning("%s:%s: joint %r mimics unknown joint %r: coupling dropped (the joint stays "
-                        "independent, as in Pinocchio's default parser)", file, line_of(m_el), jname, leader)
+            log.warning("%s: joint %r mimics unknown joint %r: coupling dropped (the joint stays "
+                        "independent, as in Pinocchio's default parser)", where(m_el), jname, leader)
             continue
         fixed = [n for n in (jname, leader) if t.joints[n].get("type") not in ONE_COORDINATE]
         if fixed:
-            log.warning("%s:%s: mimic of joint %r: joint %r is %s, so the mimic has no effect (dropped)",
-                        file, line_of(m_el), jname, fixed[0], t.joints[fixed[0]].get("type"))
+            log.warning("%s: mimic of joint %r: joint %r is %s, so the mimic has no effect (dropped)",
+                        where(m_el), jname, fixed[0], t.joints[fixed[0]].get("type"))
             continue
         couplings.append(Coupling(jname, leader, attr_float(m_el, "multiplier", 1.0),
                                   attr_float(m_el, "offset", 0.0), source=Source(file, t.line(m_el, t.joints[jname]))))
-        if log.isEnabledFor(logging.INFO):
-            log.info("%s:%s: joint %r mimics %r (kept as a coupling)", file, line_of(m_el), jname, leader)
+        log.info("%s: joint %r mimics %r (kept as a coupling)", where(m_el), jname, leader)
     return couplings
 
 
@@ -59,8 +58,8 @@ def transmissions(root_el, joints) -> dict[str, Motor]:
                 try:
                     ratio = float(parse_floats(r_el.text, r_el, "<mechanicalReduction>", 1)[0])
                 except InputError as exc:
-                    log.warning("%s:%s: %s: reduction 1 used (a transmission is not dynamics; Pinocchio "
-                                "ignores it)", file_of(r_el), line_of(r_el), exc.message)
+                    log.warning("%s: %s: reduction 1 used (a transmission is not dynamics; Pinocchio "
+                                "ignores it)", where(r_el), exc.message)
         for j in t_el.findall("joint"):
             jn = j.get("name")
             if jn in joints and joints[jn].get("type") != "fixed":

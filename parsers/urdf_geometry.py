@@ -23,7 +23,7 @@ from mbcompose.dynamics.spatial import rpy_to_matrix
 
 from .assembly import Geometry, MassProperties, Pose, frozen, of_frozen
 from .massprops import inertia_problem
-from .xmltree import file_of, line_of, where
+from .xmltree import where
 from .xmlutil import attr_float, attr_float_list, attr_float_values, attr_floats, error, parse_floats, required
 
 log = logging.getLogger(__name__)
@@ -176,8 +176,8 @@ def shape_geometry(shape_el, role: str, meshes: MeshFiles, check_meshes: bool, m
             return None
         return _shape("mesh", {"scale": scale, "uri": uri}, pose, path, role)
     if s.tag in MASSLESS_SHAPES:
-        log.warning("%s:%s: <%s> %s geometry skipped (it has no volume; Pinocchio ignores it too)",
-                    file_of(s), line_of(s), s.tag, role)
+        log.warning("%s: <%s> %s geometry skipped (it has no volume; Pinocchio ignores it too)",
+                    where(s), s.tag, role)
         return None
     raise error(s, f"unknown geometry <{s.tag}> (expected box, cylinder, sphere, capsule, mesh, plane or cdf)")
 
@@ -218,7 +218,7 @@ def _scale_values(s, text: str | None) -> np.ndarray:
     if text is None:
         return np.ones(3)
     if len(text.split()) == 4:
-        log.warning("%s:%s: mesh scale %r has 4 numbers: the 4th is ignored", file_of(s), line_of(s), text)
+        log.warning("%s: mesh scale %r has 4 numbers: the 4th is ignored", where(s), text)
         return parse_floats(text, s, "mesh@scale", 4)[:3].copy()
     scale = attr_float_list(s, "scale", (1, 3))
     return np.array(scale if len(scale) == 3 else scale * 3)
