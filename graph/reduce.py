@@ -51,7 +51,7 @@ from mbcompose.parsers.assembly import GROUND, JOINT_TYPES, Assembly, Joint, of_
 from .composites import (Composite, composite_of, distances_to_ground, find_composites, merged_masses,
                          name_composites, order_members, rigid_adjacency)
 from .issues import WARNING, Issue
-from .subspaces import RANK_RTOL, LazySubspaces, intersection, joint_subspace, same_subspace
+from .subspaces import RANK_RTOL, LazySubspaces, intersection, joint_subspace, same_subspace, twist_reference
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,18 +145,6 @@ class Reduction:
     pairs: tuple[PairReport, ...]
     issues: tuple[Issue, ...] = ()
     length: float = 1.0
-
-
-def twist_reference(assembly: Assembly) -> tuple[np.ndarray, float]:
-    """(centre, L): the mean of the joint origins (twists are taken about it; the origin if none) and the
-    characteristic length, the largest distance of a joint or body frame origin from their centroid (else 1 m)."""
-    joints = np.array([j.origin for j in assembly.joints], dtype=float).reshape(-1, 3)
-    pts = np.concatenate([joints, np.array([b.pose.translation for b in assembly.bodies], dtype=float).reshape(-1, 3)])
-    if not len(pts):
-        return np.zeros(3), 1.0
-    d = pts - pts.mean(axis=0)
-    L = float(np.sqrt((d * d).sum(axis=1).max()))  # the square root of the largest square: the largest norm
-    return joints.mean(axis=0) if len(joints) else np.zeros(3), L if L > 1e-9 else 1.0
 
 
 def _describe(types: Sequence[str]) -> str:
@@ -353,9 +341,10 @@ def _reduce_pair(work: _Work, pair: tuple[str, str], joints: Sequence[Joint]) ->
     return changed, changed
 
 
-def _reduce_pairs(work: _Work) -> None:
+def _reduce_pairs(work: _Work) -> dict:
     """Analyse every composite pair with several joints until nothing changes (merging composites
-    can bring joints of different pairs together)."""
+    can bring joints of different pairs together); the joints by pair of the last pass, which changed
+    nothing (so: of the final composites and joints), are returned."""
     changed = True
     while changed:
         changed = False
@@ -368,6 +357,7 @@ def _reduce_pairs(work: _Work) -> None:
             changed = changed or pair_changed
             if restart:
                 break
+    return by_pair
 
 
 def _final_joints(work: _Work, comp_of: Mapping[str, str], before: Mapping[Joint, ReducedJoint]) -> list[ReducedJoint]:
@@ -386,10 +376,15 @@ def _final_joints(work: _Work, comp_of: Mapping[str, str], before: Mapping[Joint
     return sorted(kept, key=lambda j: j.name)
 
 
-def _partial_pairs(work: _Work, kept, comp_of: Mapping[str, str], centre, L: float) -> list[PairReport]:
-    """Pairs of composites still joined by several joints: they share a smaller common motion."""
+def _partial_pairs(work: _Work, kept, comp_of: Mapping[str, str], centre, L: float, last: dict) -> list[PairReport]:
+    """Pairs of composites still joined by several joints: they share a smaller common motion.
+    ``last``: :func:`_reduce_pairs`' joints by pair, those of ``kept`` unless a locked pair added a joint."""
     pairs = []
-    by_pair = _joints_by_pair(kept, work.groups, attrgetter("reference_body", "secondary_body"))
+    if work.locks:
+        by_pair = _joints_by_pair(kept, work.groups, attrgetter("reference_body", "secondary_body"))
+    else:  # kept is sorted by name, and holds a joint of each name of the pairs
+        named = {j.name: j for j in kept}
+        by_pair = {p: [named[j.name] for j in sorted(js, key=lambda j: j.name)] for p, js in last.items() if len(js) > 1}
     for pair in sorted(by_pair):
         js = by_pair[pair]
         if len(js) < 2:
@@ -422,7 +417,7 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     centre, L = twist_reference(assembly)
     work = _Work(_Groups(fixed), active, LazySubspaces(assembly.joints, centre, L), rtol,
                  rigid_pairs=[(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"])
-    _reduce_pairs(work)
+    last = _reduce_pairs(work)
     fixed_of = {c.root: c.members for c in fixed}  # a group of the same size as its root's is that composite
     grown = any(len(fixed_of.get(r, ())) != len(m) for r, m in work.groups.members.items())
     rigid = rigid_adjacency(work.rigid_pairs) if grown else {}
@@ -431,7 +426,7 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     final = _rename_sets(member_sets, composite_names, assembly, work.groups, {c.members: c for c in fixed_named})
     comp_of = composite_of(final)
     kept = _final_joints(work, comp_of, joints_before)
-    pairs = _partial_pairs(work, kept, comp_of, centre, L)
+    pairs = _partial_pairs(work, kept, comp_of, centre, L, last)
     removed = tuple(RemovedJoint(j.name, j.type, comp_of[j.reference], comp_of[j.secondary], j.actuated,
                                  kind, keep, why) for j, kind, keep, why in sorted(work.removed, key=lambda r: r[0].name))
     return Reduction(tuple(fixed_named), tuple(final), tuple(joints_before.values()), tuple(kept), removed,

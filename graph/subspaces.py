@@ -57,6 +57,18 @@ def _unit(v) -> np.ndarray:
     return v / nrm if nrm > 0 else v
 
 
+def twist_reference(assembly) -> tuple[np.ndarray, float]:
+    """(centre, L): the mean of the joint origins (twists are taken about it; the origin if none) and the
+    characteristic length, the largest distance of a joint or body frame origin from their centroid (else 1 m)."""
+    joints = np.array([j.origin for j in assembly.joints], dtype=float).reshape(-1, 3)
+    pts = np.concatenate([joints, np.array([b.pose.translation for b in assembly.bodies], dtype=float).reshape(-1, 3)])
+    if not len(pts):
+        return np.zeros(3), 1.0
+    d = pts - pts.mean(axis=0)
+    L = float(np.sqrt((d * d).sum(axis=1).max()))  # the square root of the largest square: the largest norm
+    return joints.mean(axis=0) if len(joints) else np.zeros(3), L if L > 1e-9 else 1.0
+
+
 def joint_subspace(joint, point=None, length: float = 1.0) -> np.ndarray:
     """Motion subspace ``S`` (6, nv) of ``joint`` at the reference configuration.
 
