@@ -16,7 +16,8 @@ import pytest
 import trimesh
 
 from mbcompose.parsers import Geometry, InputError, MassProperties, Pose, read_assembly
-from mbcompose.parsers.massprops import combine, inertia_problem, mesh_mass_properties, shape_mass_properties
+from mbcompose.parsers.massprops import (combine, combine_groups, inertia_problem, mesh_mass_properties,
+                                         shape_mass_properties, transform_mass_arrays)
 
 RTOL = 1e-9
 DENSITY = 2700.0
@@ -274,6 +275,30 @@ def test_combine_ignores_massless_parts():
     part = MassProperties(2.0, [0.1, 0.0, 0.0], np.diag([0.1, 0.2, 0.25]))
     merged = combine([part, MassProperties.zero()])
     assert_mass_props(merged, 2.0, part.com, part.inertia)
+
+
+def test_combine_groups_merges_each_group_as_the_hand_computed_formulas():
+    """Four groups at once: two point masses (parallel-axis by hand), one part alone, two massless
+    rotors (their inertias add, the centre is the mean of theirs) and a part with nothing."""
+    J = np.diag([0.1, 0.2, 0.3])
+    mass = np.array([1.0, 3.0, 2.0, 0.0, 0.0, 0.0])
+    com = np.array([[0.0, 0.0, 0.0], [0.4, 0.0, 0.0], [1.0, 2.0, 3.0], [0.0, 1.0, 0.0], [0.0, 3.0, 0.0], [5.0, 5.0, 5.0]])
+    inertia = np.array([np.zeros((3, 3)), np.zeros((3, 3)), J, J, 2 * J, np.zeros((3, 3))])
+    pair, alone, rotors, nothing = combine_groups(mass, com, inertia, [[0, 1], [2], [3, 4], [5]])
+    # masses 1 and 3 at x = 0 and 0.4: centre 0.3; about it 1 * 0.3^2 + 3 * 0.1^2 = 0.12 off the x axis
+    assert_mass_props(pair, 4.0, [0.3, 0.0, 0.0], np.diag([0.0, 0.12, 0.12]))
+    assert_mass_props(alone, 2.0, [1.0, 2.0, 3.0], J)
+    assert_mass_props(rotors, 0.0, [0.0, 2.0, 0.0], 3 * J)
+    assert_mass_props(nothing, 0.0, np.zeros(3), np.zeros((3, 3)))
+
+
+def test_transform_mass_arrays_rotates_a_stack_as_R_c_plus_t_and_R_J_RT():
+    R = np.array([rot([0.0, 0.0, 1.0], np.pi / 2), np.eye(3)])          # a quarter turn about z; none
+    c, t = np.array([[1.0, 0.0, 0.0], [1.0, 2.0, 3.0]]), np.array([[0.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
+    J = np.array([np.diag([1.0, 2.0, 3.0])] * 2)
+    com, inertia = transform_mass_arrays(c, J, R, t)
+    np.testing.assert_allclose(com, [[0.0, 1.0, 1.0], [2.0, 3.0, 4.0]], atol=1e-15)
+    np.testing.assert_allclose(inertia, [np.diag([2.0, 1.0, 3.0]), np.diag([1.0, 2.0, 3.0])], atol=1e-15)
 
 
 # ---------------------------------------------------------------- physical-inertia checks
