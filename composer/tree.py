@@ -37,11 +37,9 @@ from mbcompose.parsers.topology import TreeEdge, tree_edges
 
 REVERSIBLE = frozenset({"fixed", "revolute", "continuous", "prismatic", "cylindrical"})
 
-#: the placement rotation of every body (assembly axes) and the origin of ground, read-only
+#: the placement rotation of every body (assembly axes), read-only
 _EYE = np.eye(3)
 _EYE.setflags(write=False)
-_ZERO = np.zeros(3)
-_ZERO.setflags(write=False)
 
 
 @dataclass(frozen=True)
@@ -107,8 +105,10 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
     index = {e.child: k for k, e in enumerate(edges)}
     parents = [-1 if e.parent == GROUND else index[e.parent] for e in edges]
     origins = np.array([e.joint.origin for e in edges], dtype=float).reshape(-1, 3)
-    # each joint's origin in its parent's frame (ground: the assembly origin, the row appended)
-    placements = frozen(origins - np.vstack([origins, _ZERO])[parents])
+    # each joint's origin in its parent's frame (ground, index -1: the assembly origin, the zero row appended)
+    parent_origins = np.zeros((len(origins) + 1, 3))
+    parent_origins[:-1] = origins
+    placements = frozen(origins - parent_origins[parents])
     coms = frozen(np.array([by_name[e.child].mass.com for e in edges], dtype=float).reshape(-1, 3) - origins)
     specs = []
     for e, parent, placement, com in zip(edges, parents, placements, coms):

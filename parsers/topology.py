@@ -17,7 +17,7 @@ from typing import Sequence
 
 from mbcompose.dynamics import topology
 
-from .assembly import GROUND, Joint
+from .assembly import GROUND, Joint, of_frozen
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,6 @@ def tree_edges(body_names: Sequence[str], joints: Sequence[Joint]
     except KeyError as exc:
         i, end = exc.args
         raise KeyError(f"joint '{joints[i].name}' refers to unknown body '{end}'") from None
-    edges = [TreeEdge(joints[i], parent, child, reversed=(joints[i].secondary == parent))
-             for i, parent, child in tree]
+    edges = [of_frozen(TreeEdge, joint=joints[i], parent=parent, child=child, reversed=joints[i].secondary == parent)
+             for i, parent, child in tree]  # of_frozen: without the frozen dataclass's setattr per field
     return edges, [joints[i] for i in chords], unreached
