@@ -81,11 +81,20 @@ def merged_masses(assembly: Assembly, member_lists: Sequence[Iterable[str]]) -> 
     bodies, names = assembly.bodies, assembly.body_names
     row = dict(zip(reversed(names), range(len(names) - 1, -1, -1)))  # the first of a name, as Assembly.body
     groups = [[row[n] for n in members] for members in member_lists]
-    origins = np.array([b.pose.translation for b in bodies]).reshape(-1, 3)
-    com, inertia = transform_mass_arrays(np.array([b.mass.com for b in bodies]).reshape(-1, 3),
-                                         np.array([b.mass.inertia for b in bodies]).reshape(-1, 3, 3),
-                                         np.array([b.pose.rotation for b in bodies]).reshape(-1, 3, 3), origins)
-    out = combine_groups(np.array([b.mass.mass for b in bodies], dtype=float), com, inertia, groups)
+    if not bodies:  # (then no composite either)
+        return []
+    t, R, c, J, m = [], [], [], [], []
+    for b in bodies:  # one walk over the bodies; concatenate is the cheapest stacking of small arrays
+        pose, props = b.pose, b.mass
+        t.append(pose.translation)
+        R.append(pose.rotation)
+        c.append(props.com)
+        J.append(props.inertia)
+        m.append(props.mass)
+    origins = np.concatenate(t).reshape(-1, 3)
+    com, inertia = transform_mass_arrays(np.concatenate(c).reshape(-1, 3), np.concatenate(J).reshape(-1, 3, 3),
+                                         np.concatenate(R).reshape(-1, 3, 3), origins)
+    out = combine_groups(np.array(m, dtype=float), com, inertia, groups)
     for k, mp in enumerate(out):
         if mp.mass == 0.0:
             out[k] = MassProperties(0.0, origins[groups[k]].mean(axis=0), mp.inertia)
