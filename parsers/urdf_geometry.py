@@ -122,12 +122,14 @@ class MeshFiles:
             pkg, _, rel = uri[len("package://"):].partition("/")
             key = (pkg, *self._roots_key)
             hit = _ROOT_CACHE.get(key)
-            if hit is not None and os.path.isfile(os.path.join(hit, rel)):
-                return os.path.normpath(os.path.join(hit, rel))
+            if hit is not None:
+                f = hit + "/" + rel if _clean(rel) else os.path.normpath(os.path.join(hit, rel))
+                if os.path.isfile(f):
+                    return f
             for root in _package_roots(*key):
                 f = os.path.join(root, rel)
                 if os.path.isfile(f):
-                    _ROOT_CACHE[key] = root
+                    _ROOT_CACHE[key] = os.path.normpath(root)
                     return os.path.normpath(f)
             return None
         if uri.startswith("file://"):
@@ -187,13 +189,20 @@ def _shape(kind: str, params: dict, pose: Pose, file: str | None, role: str) -> 
     return of_frozen(Geometry, kind=kind, params=params, pose=pose, file=file, role=role)
 
 
+def _clean(rel: str) -> bool:
+    """True when ``os.path.normpath(root + "/" + rel)`` is ``root + "/" + rel`` for a normalised
+    ``root`` on POSIX: a relative path without empty, ``.`` or ``..`` parts (conservative)."""
+    return (os.sep == "/" and bool(rel) and rel[0] != "/" and rel[-1] != "/" and "//" not in rel
+            and "/." not in "/" + rel)
+
+
 def _check_mesh_uri(s, uri: str, base_dir: str) -> None:
     """InputError for a mesh URI that is not merely missing: a ``package://`` path climbing out of
     its package, or a local path (relative to the absolute directory ``base_dir``) to something
     that is not a regular file (a device, a FIFO)."""
     if uri.startswith("package://"):
         rel = uri[len("package://"):].partition("/")[2]
-        if os.path.normpath(rel).startswith(".."):
+        if ".." in rel and os.path.normpath(rel).startswith(".."):
             raise error(s, f"mesh URI {uri!r} climbs out of its package")
         return
     f = os.path.join(base_dir, uri[len("file://"):] if uri.startswith("file://") else uri)

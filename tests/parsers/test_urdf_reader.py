@@ -73,6 +73,11 @@ def test_package_uri_resolves_through_package_dirs_and_parent_folders(tmp_path):
     # an ancestor named after the package
     assert resolve_uri(uri, DATA / "meshpkg" / "meshes", []) == mesh.resolve()
     assert resolve_uri("meshpkg/meshes/box_10x20x30cm.obj", DATA, []) == mesh.resolve()
+    # the package folder found first is remembered: later look-ups, with or without "." and ".."
+    # parts, give the same normalised path
+    for rel in ("meshes/box_10x20x30cm.obj", "./meshes/../meshes/box_10x20x30cm.obj", "meshes//box_10x20x30cm.obj"):
+        assert resolve_uri(f"package://meshpkg/{rel}", tmp_path, [DATA]) == mesh.resolve()
+        assert str(resolve_uri(f"package://meshpkg/{rel}", tmp_path, [str(DATA) + "/."])) == str(mesh.resolve())
     a = read_urdf(DATA / "arm.urdf")
     g = [g for g in a.body("fore").geometry if g.kind == "mesh"][0]
     assert Path(g.file) == mesh.resolve() and g.role == "collision"
