@@ -153,14 +153,13 @@ class _Document:
     def line_ref(self, el: ET.Element, parent: ET.Element | None = None) -> "_LineRef":
         """A :class:`_LineRef` to the line of ``el``: the root, a child of the root, or a child of
         ``parent``, itself a child of the root (the tree is alive: the caller reads it)."""
-        root = self.root()
-        if el is root:
-            return _LineRef(self, ())
-        if self._top is None:
-            self._top = {id(c): i for i, c in enumerate(root)}
-        if parent is None:
-            return _LineRef(self, (self._top[id(el)],))
-        return _LineRef(self, (self._top[id(parent)], next(i for i, c in enumerate(parent) if c is el)))
+        top = self._top
+        if top is None:  # id(child of the root) -> (its position,)
+            top = self._top = {id(c): (i,) for i, c in enumerate(self.root())}
+        if parent is not None:
+            return _LineRef(self, top[id(parent)] + (next(i for i, c in enumerate(parent) if c is el),))
+        path = top.get(id(el))
+        return _LineRef(self, path if path is not None else () if el is self.root() else top[id(el)])
 
     def line_at(self, path: tuple) -> int | None:
         """The line of the element at ``path`` (child positions from the root), from the
