@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import weakref
 import xml.etree.ElementTree as ET
+from itertools import islice
 from xml.parsers import expat
 
 import numpy as np
@@ -237,14 +238,27 @@ def _parse_on_demand(data: bytes, name: str | None) -> ET.Element:
 
 def _first_deeper_than(root: ET.Element, max_depth: int):
     """(an element at depth ``max_depth + 1``, that depth), or None when the tree is no deeper
-    than ``max_depth`` (the root has depth 1).  One list of children per level: no Python call per element."""
-    level = [root]
-    for _ in range(max_depth - 1):
-        level = [c for el in level for c in el]
-        if not level:
-            return None
-    deeper = [c for el in level for c in el]
-    return (deeper[0], max_depth + 1) if deeper else None
+    than ``max_depth`` (the root has depth 1).
+
+    A subtree of fewer than ``max_depth`` elements is less deep than that, so only the children
+    of the root with larger subtrees (counted in C, up to that size) are walked, one list of
+    children per level."""
+    if max_depth < 2:
+        first = next(iter(root), None)
+        return None if first is None else (first, 2)
+    for child in root:
+        if len(list(islice(child.iter(), max_depth))) < max_depth:
+            continue
+        level = [child]
+        for _ in range(max_depth - 2):
+            level = [c for el in level for c in el]
+            if not level:
+                break
+        else:
+            deeper = [c for el in level for c in el]
+            if deeper:
+                return deeper[0], max_depth + 1
+    return None
 
 
 #: what the fast path steps over: comments, CDATA, processing instructions

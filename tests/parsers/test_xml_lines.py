@@ -117,3 +117,31 @@ def test_an_error_in_an_on_demand_urdf_names_the_line_of_its_element():
     with pytest.raises(InputError) as err:
         read_urdf("tricky.urdf", text=text)
     assert (err.value.file, err.value.line) == ("tricky.urdf", 4) and "box@size" in err.value.message
+
+
+def test_the_element_found_too_deep_is_the_first_one_in_document_order_at_that_depth():
+    """xmltree._first_deeper_than (walks only the root's children with large subtrees) against
+    a walk of every element, on random trees and limits."""
+    import random
+    import xml.etree.ElementTree as ET
+
+    def first_at(root, depth):
+        stack = [(root, 1)]
+        while stack:  # depth-first in document order
+            el, d = stack.pop()
+            if d == depth:
+                return el
+            stack.extend((c, d + 1) for c in reversed(el))
+        return None
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        root, nodes = ET.Element("r"), []
+        nodes.append(root)
+        for _ in range(rng.randint(0, 50)):
+            parent = rng.choice(nodes) if rng.random() < 0.5 else nodes[-1]
+            nodes.append(ET.SubElement(parent, "a"))
+        limit = rng.randint(1, 10)
+        expected = first_at(root, limit + 1)
+        found = xmltree._first_deeper_than(root, limit)
+        assert (found is None) if expected is None else (found == (expected, limit + 1))
