@@ -51,39 +51,45 @@ Meshes are not loaded by ``read_urdf`` itself (only found and checked to
 exist), so reading the robots costs the "model only" time unless inertia from
 geometry is requested.
 
-Measured 2026-11-23 on the same machine, quiet (load average 0.4), ``--repeat 5
---no-meshes``, CPU clock, after the per-element work was cut (issue 12, point 6)::
+Measured 2026-11-23 (fourth session) on the same machine, idle (load average 0.3-0.5),
+``--repeat 5 --no-meshes``, CPU clock, after the XML tree became plain C elements with
+lines found on demand and the graph and model stages were cut (issue 12, point 6)::
 
     66 of 69 example-robot-data URDFs accepted by both parsers (pinocchio 4.1.0, 2 CPUs, cpu clock)
-    compose              : ours 0.330 s   pinocchio.buildModelFromUrdf 0.078 s   ratio 4.2
-    compose (BLAS 1 thr) : ours 0.351 s   pinocchio.buildModelFromUrdf 0.080 s   ratio 4.4
-    compose (BLAS 2 thr) : ours 0.351 s   pinocchio.buildModelFromUrdf 0.080 s   ratio 4.4
-    XML tree + lines     : ours 0.118 s   pinocchio.buildModelFromUrdf 0.078 s   ratio 1.5
-    model only           : ours 0.223 s   pinocchio.buildModelFromUrdf 0.071 s   ratio 3.1
+    compose              : ours 0.296 s   pinocchio.buildModelFromUrdf 0.093 s   ratio 3.2
+    compose (BLAS 1 thr) : ours 0.280 s   pinocchio.buildModelFromUrdf 0.087 s   ratio 3.2
+    compose (BLAS 2 thr) : ours 0.286 s   pinocchio.buildModelFromUrdf 0.091 s   ratio 3.1
+    XML tree             : ours 0.056 s   pinocchio.buildModelFromUrdf 0.077 s   ratio 0.7
+    model only           : ours 0.161 s   pinocchio.buildModelFromUrdf 0.074 s   ratio 2.2
 
-Before that, the same day (idle machine, same files and clock): compose 5.3-5.7x, XML
-1.8x, model only 3.8x; the day before, 11.8x.  The 3x asked is not reached.  Where
-compose's time goes now (CPU time over the 66 files, each part timed alone):
+Three ``--compose-only`` runs just before gave 3.1, 3.1 and 3.2.  The same morning, before
+this work: compose 4.2-4.8x, XML tree 1.5x, model only 3.1x; the day before, 11.8x.  The 3x
+asked is not reached.  Where compose's time goes now (CPU ms over the 66 files, each part
+timed alone on warm caches, ~215 ms in all; interleaved with Pinocchio, as above, the
+same work takes about a third more):
 
     ========================================================  ========
-    XML tree with a line on every element (parse_xml)          ~105 ms
-      expat + the C TreeBuilder making 47,000 Element subclass
-      instances (text and tails through the generic attribute
-      path ElementTree takes for subclasses)                     ~75 ms
-      start-tag scan (numpy) and line assignment                 ~20 ms
-    URDF reader on the tree (urdf_from_element)                ~110 ms
-      visual/collision shapes (incl. ~1,200 mesh stat calls)     ~29 ms
-      inertials (7 numbers checked, rotation, physical test)    ~22 ms
-      joints (axis, limits, Joint objects)                       ~20 ms
-      link poses down the tree                                   ~14 ms
-      xacro check over every tag, bodies, tree, rest             ~25 ms
-    graph stage (composites, mass merge, reduction, loops)      ~45 ms
-    model stage (tree, SKO model; 8 files embed mimics: ~13 ms)  ~30-45 ms
+    XML tree (parse_xml, on-demand lines)                       ~51 ms
+      expat + the C TreeBuilder making 47,000 plain elements      ~43 ms
+      nesting depth (root's children with large subtrees)          ~8 ms
+    URDF reader on the tree (urdf_from_element)                 ~95 ms
+      visual/collision shapes (incl. ~1,200 mesh stat calls)      ~28 ms
+      inertials (7 numbers checked, rotation, physical test)     ~21 ms
+      joints (axis, limits, Joint objects, line references)      ~19 ms
+      link poses down the tree                                    ~17 ms
+      tree, bodies, transmissions, mimics, xacro check            ~10 ms
+    graph stage (composites, mass merge, reduction, loops)       ~33 ms
+    model stage (tree, SKO model; 8 files embed mimics: ~8 ms)  ~36 ms
     ========================================================  ========
 
-Pinocchio's whole build takes ~75 ms, so the XML tree alone is 1.4-1.5x of it; what
-remains is Python at about 1 us per small operation, spread over 2,100 links and joints
-and 3,200 shapes, none of its items above a tenth of the total.
+A URDF file's lines are mapped only when a message is written or a ``Source``'s line is
+read, and its tree is dropped when the reader is done (a ``Source`` keeps the element's
+place and the file's bytes), so the collector does not scan 47,000 elements again at the end
+of ``compose``.  Pinocchio's whole build takes 75-90 ms on this machine; the reader's Python
+work (about 1 us per small operation over 2,100 links and joints and 3,200 shapes: a plain
+walk that only reads the same attributes and numbers takes 30 ms) is now the largest part,
+then the graph and model stages' per-body objects, and a fixed cost of about 0.5 ms per
+file in the graph and model stages (against Pinocchio's 0.04 ms for a two-link file).
 """
 
 from __future__ import annotations
