@@ -214,7 +214,23 @@ def _document_of(el: ET.Element) -> _Document | None:
 
 def _parse_on_demand(data: bytes, name: str | None) -> ET.Element:
     """The tree of plain C elements, registered with its text for :func:`line_of`; checks the nesting depth."""
-    builder = ET.TreeBuilder()
+    root = _built_tree(data)
+    if root is None:
+        return _parse_tracked(data, name)  # raises the error with its line
+    doc = _DOCUMENTS[id(root)] = _Document(name, data, root)
+    weakref.finalize(root, _forget, id(root))
+    too_deep = _first_deeper_than(root, limits.active().nesting_depth)
+    if too_deep is not None:
+        el, depth = too_deep
+        raise InputError(limits.exceeded("element nesting depth", depth, "nesting_depth"), file=name,
+                         line=doc.line(el))
+    return root
+
+
+def _built_tree(data: bytes, element_factory=None) -> ET.Element | None:
+    """The tree expat and the C ``TreeBuilder`` make of ``data`` (elements of ``element_factory``,
+    plain C elements by default), the collector paused; None when expat refuses the text."""
+    builder = ET.TreeBuilder() if element_factory is None else ET.TreeBuilder(element_factory=element_factory)
     parser = expat.ParserCreate()
     parser.buffer_text = True
     parser.StartElementHandler = builder.start
@@ -224,16 +240,8 @@ def _parse_on_demand(data: bytes, name: str | None) -> ET.Element:
         try:
             parser.Parse(data, True)
         except (expat.ExpatError, LookupError, ValueError):
-            return _parse_tracked(data, name)  # raises the error with its line
-        root = builder.close()
-    doc = _DOCUMENTS[id(root)] = _Document(name, data, root)
-    weakref.finalize(root, _forget, id(root))
-    too_deep = _first_deeper_than(root, limits.active().nesting_depth)
-    if too_deep is not None:
-        el, depth = too_deep
-        raise InputError(limits.exceeded("element nesting depth", depth, "nesting_depth"), file=name,
-                         line=doc.line(el))
-    return root
+            return None
+        return builder.close()
 
 
 def _first_deeper_than(root: ET.Element, max_depth: int):
@@ -283,18 +291,10 @@ def _parse_fast(data: bytes, name: str | None) -> Element | None:
     lines = _start_tags(data, limits.active().nesting_depth)
     if lines is None:
         return None
-    builder = ET.TreeBuilder(element_factory=Element)
-    parser = expat.ParserCreate()
-    parser.buffer_text = True
-    parser.StartElementHandler = builder.start
-    parser.EndElementHandler = builder.end
-    parser.CharacterDataHandler = builder.data
+    root = _built_tree(data, Element)
+    if root is None:
+        return None
     with paused_gc():
-        try:
-            parser.Parse(data, True)
-        except (expat.ExpatError, LookupError, ValueError):
-            return None
-        root = builder.close()
         elements = list(root.iter())
         if len(lines) != len(elements):
             return None
