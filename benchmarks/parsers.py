@@ -62,7 +62,9 @@ lines found on demand and the graph and model stages were cut (issue 12, point 6
     XML tree             : ours 0.056 s   pinocchio.buildModelFromUrdf 0.077 s   ratio 0.7
     model only           : ours 0.161 s   pinocchio.buildModelFromUrdf 0.074 s   ratio 2.2
 
-Three ``--compose-only`` runs just before gave 3.1, 3.1 and 3.2.  The same morning, before
+Three ``--compose-only`` runs just before gave 3.1, 3.1 and 3.2; twenty minutes later, with
+Pinocchio at 76-78 ms, two full runs gave compose 2.96 / 2.96, BLAS 1 thread 3.05 / 2.97, BLAS 2
+threads 2.99 / 3.11 (the machine's speed moves between runs, and with it the ratio).  The same morning, before
 this work: compose 4.2-4.8x, XML tree 1.5x, model only 3.1x; the day before, 11.8x.  The 3x
 asked is not reached.  Where compose's time goes now (CPU ms over the 66 files, each part
 timed alone on warm caches, ~215 ms in all; interleaved with Pinocchio, as above, the
