@@ -45,10 +45,24 @@ def rpy_to_matrix(rpy) -> np.ndarray:
     r, p, y = (float(v) for v in rpy)
     if r == p == y == 0.0:
         return np.eye(3)
-    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
-    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-                     [-sp, cp * sr, cp * cr]])
+    return np.array(_rpy_rows((math.cos(r), math.cos(p), math.cos(y)), (math.sin(r), math.sin(p), math.sin(y))))
+
+
+def rpy_to_matrices(rpy) -> np.ndarray:
+    """:func:`rpy_to_matrix` of each row of ``rpy`` (n, 3) at once, (n, 3, 3): the same numbers
+    (``math.cos``/``math.sin`` and the same products, element by element)."""
+    rpy = np.asarray(rpy, dtype=float).reshape(-1, 3)
+    flat = rpy.ravel().tolist()
+    cos, sin = (np.array(list(map(f, flat))).reshape(-1, 3).T for f in (math.cos, math.sin))
+    return np.ascontiguousarray(np.array(_rpy_rows(cos, sin)).transpose(2, 0, 1))
+
+
+def _rpy_rows(cos, sin) -> list:
+    """The rows of ``Rz(y) Ry(p) Rx(r)`` from ``(cos r, cos p, cos y)`` and the sines (floats or arrays)."""
+    (cr, cp, cy), (sr, sp, sy) = cos, sin
+    return [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr]]
 
 
 def matrix_to_rpy(R) -> np.ndarray:

@@ -60,19 +60,18 @@ import math
 import os
 from collections import deque
 from dataclasses import dataclass, field
-from operator import attrgetter
 from pathlib import Path
 
 import numpy as np
 
-from .assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source, frozen, of_frozen
+from .assembly import GROUND, Assembly, Body, Joint, Limits, MassProperties, Pose, Source, frozen, of_frozen
 from .errors import InputError, did_you_mean
 from .massprops import shapes_mass_properties
 from .mesh_progress import MeshWork
 from .urdf_actuation import mimic_couplings, transmissions
-from .urdf_geometry import MeshFiles, link_inertial, origin_pose, shape_geometry
-from .xmltree import line_of, line_refs, parse_xml, source_bytes, where
-from .xmlutil import attr_float, attr_float_list, error, required
+from .urdf_geometry import MeshFiles, link_inertials, origin_poses, shape_geometry
+from .xmltree import first_tag_with_prefix, line_of, line_refs, parse_xml, where
+from .xmlutil import attr_float, attr_float_list, attr_float_values, error, required
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +132,7 @@ class _Tree:
     order: list = field(default_factory=list)       # links, breadth first from the root
     link_pose: dict = field(default_factory=dict)   # link -> Pose in the assembly frame
     end_links: dict = field(default_factory=dict)   # joint name -> (parent link, child link)
-    memo: dict = field(default_factory=dict)        # origins and mesh URIs read (urdf_geometry.origin_pose)
+    memo: dict = field(default_factory=dict)        # origins and mesh scales read (urdf_geometry.origin_poses)
 
     def ends(self, jname) -> tuple[str, str]:
         return self.end_links[jname]
@@ -143,10 +142,8 @@ def _check_robot(root_el) -> str:
     """The robot's name; InputError for another root, unexpanded xacro or no name."""
     if root_el.tag != "robot":
         raise error(root_el, f"root element is <{root_el.tag}>, expected <robot>")
-    text = source_bytes(root_el)
-    if (text is None or b"xacro:" in text) and any(tag.startswith("xacro:") for tag in
-                                                    set(map(attrgetter("tag"), root_el.iter()))):
-        el = next(el for el in root_el.iter() if el.tag.startswith("xacro:"))
+    el = first_tag_with_prefix(root_el, "xacro:")
+    if el is not None:
         raise error(el, f"<{el.tag}>: this is an unexpanded xacro file; run xacro on it first")
     robot_name = root_el.get("name")
     if not robot_name:
@@ -212,34 +209,41 @@ def _place_links(t: _Tree) -> None:
         cyc = _cycle_from(jname, t.ends, t.parent_of)
         raise error(t.joints[jname], f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
     t.root = roots[0]
-    t.link_pose = {t.root: Pose()}
     t.order = [t.root]
     queue = deque([t.root])
     while queue:
-        link = queue.popleft()
-        for jname in t.children[link]:
+        for jname in t.children[queue.popleft()]:
             child = t.ends(jname)[1]
-            t.link_pose[child] = t.link_pose[link].compose(origin_pose(t.joints[jname], t.memo))
             t.order.append(child)
             queue.append(child)
     if len(t.order) != len(t.links):
-        stray = next(n for n in t.links if n not in t.link_pose)
+        placed = set(t.order)
+        stray = next(n for n in t.links if n not in placed)
         cyc = _cycle_from(t.parent_of[stray], t.ends, t.parent_of)
         raise error(t.joints[t.parent_of[stray]],
                     f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
+    joints = [t.parent_of[child] for child in t.order[1:]]
+    t.link_pose = {t.root: Pose()}
+    for jname, origin in zip(joints, origin_poses([t.joints[j] for j in joints], t.memo)):
+        parent, child = t.ends(jname)
+        t.link_pose[child] = t.link_pose[parent].compose(origin)
 
 
-def _link_geometry(l_el, meshes: MeshFiles, check_meshes, memo) -> tuple[Geometry, ...]:
-    """Visual and collision shapes of a link (a missing collision mesh is an error only when
-    ``check_meshes`` and the link has no ``<inertial>``)."""
-    out = []
-    needed = check_meshes and l_el.find("inertial") is None
-    for role in ("visual", "collision"):
-        for s_el in l_el.findall(role):
-            g = shape_geometry(s_el, role, meshes, needed, memo)
-            if g is not None:
-                out.append(g)
-    return tuple(out)
+def _links_geometry(links: dict, meshes: MeshFiles, check_meshes, memo) -> dict:
+    """Link name -> its visual and collision shapes (a missing collision mesh is an error only
+    when ``check_meshes`` and the link has no ``<inertial>``); the origins read together."""
+    shapes = []  # (link name, role, element, mesh needed)
+    for name, l_el in links.items():
+        needed = check_meshes and l_el.find("inertial") is None
+        for role in ("visual", "collision"):
+            for s_el in l_el.findall(role):
+                shapes.append((name, role, s_el, needed))
+    out = {name: [] for name in links}
+    for (name, role, s_el, needed), pose in zip(shapes, origin_poses([s[2] for s in shapes], memo)):
+        g = shape_geometry(s_el, role, meshes, needed, pose, memo)
+        if g is not None:
+            out[name].append(g)
+    return {name: tuple(gs) for name, gs in out.items()}
 
 
 def _body_names(t: _Tree, root_is_ground: bool, file: str) -> dict:
@@ -344,15 +348,20 @@ def _joint_limits(j_el, jname, jtype) -> Limits:
     """``<limit>``; lower > upper is kept as written with a warning (Pinocchio accepts it)."""
     l_el = j_el.find("limit")
     if l_el is None:
-        return Limits()
-    lo = attr_float(l_el, "lower", None)
-    hi = attr_float(l_el, "upper", None)
+        return _NO_LIMITS
+    lo, hi, velocity, effort = (attr_float_values(l_el, _LIMIT_KEYS)
+                                or [attr_float(l_el, key, None) for key in _LIMIT_KEYS])
     if jtype == "continuous":
         lo = hi = None
     elif lo is not None and hi is not None and lo > hi:
         log.warning("%s: joint %r: limit lower %g > upper %g (kept as written, as Pinocchio does)",
                     where(l_el), jname, lo, hi)
-    return Limits(lo, hi, attr_float(l_el, "velocity", None), attr_float(l_el, "effort", None))
+    return of_frozen(Limits, lower=lo, upper=hi, velocity=velocity, effort=effort)
+
+
+_LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
+#: the limits of a joint without ``<limit>`` (immutable, so shared)
+_NO_LIMITS = Limits()
 
 
 def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[Joint]:
@@ -391,9 +400,8 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
     robot_name = _check_robot(root_el)
     t = _read_tree(root_el)
     _place_links(t)
-    mass_props = {name: link_inertial(l_el, name, t.memo) for name, l_el in t.links.items()}
-    geoms = {name: _link_geometry(l_el, meshes, check_meshes, t.memo)
-             for name, l_el in t.links.items()}
+    mass_props = link_inertials(t.links, t.memo)
+    geoms = _links_geometry(t.links, meshes, check_meshes, t.memo)
     root_is_ground = (t.root in GROUND_ROOT_NAMES and mass_props[t.root] is None)
     if root_is_ground and base == "floating":
         log.warning("%s: the root link %r is the fixed world: base='floating' leaves the robot fixed "

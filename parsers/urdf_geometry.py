@@ -19,12 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from mbcompose.dynamics.spatial import rpy_to_matrix
+from mbcompose.dynamics.spatial import rpy_to_matrices, rpy_to_matrix
 
+from . import limits
 from .assembly import Geometry, MassProperties, Pose, frozen, of_frozen
-from .massprops import inertia_problem
+from .massprops import inertia_problem, proven_physical
 from .xmltree import where
-from .xmlutil import attr_float, attr_float_list, attr_float_values, attr_floats, error, parse_floats, required
+from .xmlutil import attr_float, attr_float_list, attr_float_values, attr_floats, error, float_rows, parse_floats, required
 
 log = logging.getLogger(__name__)
 
@@ -39,25 +40,52 @@ IDENTITY = Pose()
 
 
 def origin_pose(el, memo: dict | None = None) -> Pose:
-    """The ``<origin xyz rpy>`` child of ``el`` as a Pose (identity when absent).
+    """The ``<origin xyz rpy>`` child of ``el`` as a Pose (identity when absent)."""
+    return origin_poses([el], {} if memo is None else memo)[0]
 
-    memo : poses already read from the same file, keyed by their ``(xyz, rpy)`` text
-        (half a robot's origins repeat another's); the Pose is immutable, so shared.
+
+def origin_poses(owners, memo: dict) -> list[Pose]:
+    """The ``<origin xyz rpy>`` child of each element of ``owners`` as a Pose (identity when absent).
+
+    memo : poses already read from the same file, keyed by their ``(xyz, rpy)`` text (half a
+        robot's origins repeat another's); a Pose is immutable, so shared.  The texts not read
+        yet are converted together (:func:`parsers.xmlutil.float_rows`); when one of them is not
+        three numbers, they are read one by one, which raises for the first bad one.
     """
-    o = el.find("origin")
-    if o is None:
-        return IDENTITY
-    if memo is None:
-        return _origin(o)
-    key = (o.get("xyz"), o.get("rpy"))
-    pose = memo.get(key)
-    if pose is None:
-        pose = memo[key] = _origin(o)
-    return pose
+    keys, new = [], {}
+    for el in owners:
+        o = el.find("origin")
+        if o is None:
+            keys.append(None)
+            continue
+        key = (o.get("xyz"), o.get("rpy"))
+        keys.append(key)
+        if key not in memo:
+            new.setdefault(key, o)
+    if new:
+        memo.update(zip(new, _poses_of_texts(list(new), list(new.values()))))
+    return [IDENTITY if key is None else memo[key] for key in keys]
+
+
+def _poses_of_texts(keys: list, origins: list) -> list[Pose]:
+    """The Poses of ``<origin>`` elements given their ``(xyz, rpy)`` texts (absent: zeros)."""
+    xyz = float_rows([_ZEROS if x is None else x for x, _ in keys], 3)
+    rpy = float_rows([_ZEROS if r is None else r for _, r in keys], 3)
+    if xyz is None or rpy is None:
+        return [_origin(o) for o in origins]
+    rotations = [IDENTITY.rotation] * len(keys)
+    turned = np.flatnonzero(rpy.any(axis=1)).tolist()
+    if turned:
+        for k, R in zip(turned, frozen(rpy_to_matrices(rpy[turned]))):
+            rotations[k] = R
+    return [of_frozen(Pose, rotation=R, translation=t) for R, t in zip(rotations, xyz)]
+
+
+_ZEROS = "0 0 0"
 
 
 def _origin(o) -> Pose:
-    """The Pose of an ``<origin>`` element."""
+    """The Pose of an ``<origin>`` element, read alone (InputError for a bad attribute)."""
     xyz = frozen(attr_floats(o, "xyz", 3, (0.0, 0.0, 0.0)))
     rpy = attr_float_list(o, "rpy", 3, (0.0, 0.0, 0.0))
     return of_frozen(Pose, rotation=frozen(rpy_to_matrix(rpy)) if any(rpy) else IDENTITY.rotation, translation=xyz)
@@ -138,13 +166,13 @@ class MeshFiles:
         return f if os.path.isfile(f) else None
 
 
-def shape_geometry(shape_el, role: str, meshes: MeshFiles, check_meshes: bool, memo: dict | None = None
-                   ) -> Geometry | None:
+def shape_geometry(shape_el, role: str, meshes: MeshFiles, check_meshes: bool, pose: Pose,
+                   memo: dict | None = None) -> Geometry | None:
     """The shape of a ``<visual>`` or ``<collision>`` (None when skipped, see :mod:`parsers.urdf`).
 
-    meshes : the document's mesh files; memo : as for :func:`origin_pose`, also for mesh scales.
+    meshes : the document's mesh files; pose : its ``<origin>`` (:func:`origin_poses`);
+    memo : the mesh scales read from the same file (by text), shared read-only.
     """
-    pose = origin_pose(shape_el, memo)
     g = shape_el.find("geometry")
     if g is None or len(g) == 0:
         raise error(shape_el, f"<{role}> needs a <geometry> with one shape")
@@ -233,9 +261,74 @@ def _scale_values(s, text: str | None) -> np.ndarray:
     return np.array(scale if len(scale) == 3 else scale * 3)
 
 
+def link_inertials(links: dict, memo: dict) -> dict:
+    """Link name -> its ``<inertial>`` in the link frame as MassProperties (None without one),
+    values kept as written.  The numbers of all the links are converted and checked together
+    (:func:`_inertials_together`); when one is missing or bad, each link is read alone
+    (:func:`link_inertial`), which raises for the first.  ``memo``: see :func:`origin_poses`."""
+    found = {}
+    for name, l_el in links.items():
+        inl = l_el.find("inertial")
+        if inl is not None:
+            found[name] = inl
+    out = dict.fromkeys(links)
+    if found:
+        together = _inertials_together(found, memo)
+        out.update(together if together is not None else {n: link_inertial(links[n], n, memo) for n in found})
+    return out
+
+
+def _inertials_together(found: dict, memo: dict) -> dict | None:
+    """name -> MassProperties of the ``<inertial>`` elements ``found`` (name -> element), or None
+    when one lacks ``<mass>`` or ``<inertia>`` or has a number that is not finite, beyond the
+    ``magnitude`` limit, or a negative mass."""
+    texts, inertia_els = [], []
+    for inl in found.values():
+        m_el, i_el = inl.find("mass"), inl.find("inertia")
+        if m_el is None or i_el is None:
+            return None
+        texts.append(m_el.get("value"))
+        texts.extend(map(i_el.get, INERTIA_KEYS))
+        inertia_els.append(i_el)
+    try:
+        values = np.array(list(map(float, texts)), dtype=float).reshape(-1, 7)  # mass, ixx ... izz
+    except (TypeError, ValueError):
+        return None
+    if not np.abs(values).max() <= limits.active().magnitude or (values[:, 0] < 0.0).any():
+        return None
+    poses = origin_poses(list(found.values()), memo)
+    _warn_unphysical(values, list(found), inertia_els)
+    J = values[:, _SYMMETRIC].reshape(-1, 3, 3)
+    turned = [k for k, pose in enumerate(poses) if pose.rotation is not IDENTITY.rotation]
+    if turned:
+        R = np.array([poses[k].rotation for k in turned])
+        J[turned] = R @ J[turned] @ np.swapaxes(R, 1, 2)
+    return {name: of_frozen(MassProperties, mass=m, com=pose.translation, inertia=Jk)
+            for name, m, pose, Jk in zip(found, values[:, 0].tolist(), poses, frozen(J))}
+
+
+#: the columns of ``ixx ixy ixz iyy iyz izz`` (1-6 after the mass) in the rows of a symmetric 3x3
+_SYMMETRIC = [1, 2, 3, 2, 4, 5, 3, 5, 6]
+
+
+def _warn_unphysical(values: np.ndarray, names: list, inertia_els: list) -> None:
+    """Warn for each inertia of ``values`` (rows: mass, ixx ... izz) that is not physical, as
+    :func:`link_inertial` does: :func:`parsers.massprops.proven_physical` settles all but the
+    doubtful few, which :func:`parsers.massprops.inertia_problem` examines."""
+    six = values[:, 1:]
+    scale = np.abs(six).max(axis=1)
+    doubtful = (values[:, 0] > 0.0) & (scale > 1e-8) & ~proven_physical(*six.T, scale)
+    for k in np.flatnonzero(doubtful).tolist():
+        ixx, ixy, ixz, iyy, iyz, izz = six[k].tolist()
+        problem = inertia_problem([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+        if problem:
+            log.warning("%s: link %r: %s (kept as written)", where(inertia_els[k]), names[k], problem)
+
+
 def link_inertial(link_el, name: str, memo: dict | None = None) -> MassProperties | None:
     """A link's ``<inertial>`` in the link frame (None without one); values kept as written.
-    ``memo``: see :func:`origin_pose`."""
+    Read alone, raising for the first missing or bad value (see :func:`link_inertials`).
+    ``memo``: see :func:`origin_poses`."""
     inl = link_el.find("inertial")
     if inl is None:
         return None

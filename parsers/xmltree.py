@@ -30,6 +30,7 @@ import re
 import weakref
 import xml.etree.ElementTree as ET
 from itertools import islice
+from operator import attrgetter
 from xml.parsers import expat
 
 import numpy as np
@@ -103,10 +104,28 @@ def _attached_line(el: ET.Element, parent: ET.Element | None = None) -> int | No
     return line_of(el)
 
 
-def source_bytes(root: ET.Element) -> bytes | None:
-    """The text an on-demand tree was parsed from (None for another tree)."""
-    doc = _DOCUMENTS.get(id(root))
-    return None if doc is None else doc.data
+def first_tag_with_prefix(root: ET.Element, prefix: str) -> ET.Element | None:
+    """The first element of ``root``'s tree, in document order, whose tag starts with ``prefix``
+    (None when there is none).  For an on-demand tree the text is searched first: when every
+    ``<prefix`` of it lies inside a comment, no element can have such a tag and none is walked."""
+    doc = _DOCUMENTS.get(id(root)) if type(root) is ET.Element else None
+    if doc is not None and _mappable(doc.data) and not _outside_comments(doc.data, b"<" + prefix.encode()):
+        return None
+    if not any(tag.startswith(prefix) for tag in set(map(attrgetter("tag"), root.iter()))):
+        return None
+    return next(el for el in root.iter() if el.tag.startswith(prefix))
+
+
+def _outside_comments(data: bytes, needle: bytes) -> bool:
+    """True unless every occurrence of ``needle`` in ``data`` (UTF-8, no DOCTYPE) is inside a
+    ``<!-- -->`` comment: then the last comment opened before it is not closed before it.
+    Conservative: CDATA or an odd comment counts as outside (the caller then walks the tree)."""
+    i = data.find(needle)
+    while i >= 0:
+        if data.rfind(b"<!--", 0, i) <= data.rfind(b"-->", 0, i):
+            return True
+        i = data.find(needle, i + len(needle))
+    return False
 
 
 class where:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from itertools import chain
 from xml.parsers import expat
 
 import numpy as np
@@ -139,6 +140,24 @@ def attr_float_values(el: ET.Element, attrs) -> list[float] | None:
     except (TypeError, ValueError):
         return None
     return vals if _within_magnitude(vals) else None
+
+
+def float_rows(texts, width: int) -> np.ndarray | None:
+    """The numbers of several texts, each exactly ``width`` finite numbers within ``magnitude``,
+    as one read-only (len(texts), width) array; None when one text is not such (or a text is
+    None): then read them one by one (:func:`attr_floats`) for the message.  One conversion for
+    a whole document's origins instead of one per element."""
+    try:
+        split = list(map(str.split, texts))
+        if set(map(len, split)) != {width}:
+            return None
+        vals = np.array(list(map(float, chain.from_iterable(split))), dtype=float).reshape(-1, width)
+    except (TypeError, ValueError):
+        return None
+    if not np.abs(vals).max() <= limits.active().magnitude:  # nan and inf fail too
+        return None
+    vals.setflags(write=False)
+    return vals
 
 
 def text_floats(el: ET.Element, n=None, key: str | None = None) -> np.ndarray:

@@ -188,3 +188,78 @@ def test_planar_floating_and_base_options_match_pinocchio(base):
     np.testing.assert_allclose(a.joint("slide_plane").axis, d.oMi[m.getJointId("slide_plane")].rotation[:, 2], atol=1e-14)
     hinge_axis = d.oMi[m.getJointId("hinge")].rotation @ np.array([0, 1, 1]) / np.sqrt(2)
     np.testing.assert_allclose(a.joint("hinge").axis, hinge_axis, atol=1e-14)
+
+
+def _chain_urdf(inertias, origins) -> str:
+    """A chain of links l0 - l1 - ..., link k with ``<inertia>`` attributes ``inertias[k]``
+    (a dict) and inertial ``<origin>`` attributes ``origins[k]`` (text)."""
+    links, joints = [], []
+    for k, (inertia, origin) in enumerate(zip(inertias, origins)):
+        attrs = " ".join(f'{key}="{v}"' for key, v in inertia.items())
+        links.append(f'<link name="l{k}"><inertial><origin {origin}/><mass value="1"/>'
+                     f'<inertia {attrs}/></inertial></link>')
+        if k:
+            joints.append(f'<joint name="j{k}" type="revolute"><parent link="l{k - 1}"/><child link="l{k}"/>'
+                          '<origin xyz="0 0 0.5"/><axis xyz="0 1 0"/></joint>')
+    return '<robot name="chain">\n' + "\n".join(links + joints) + "\n</robot>\n"
+
+
+UNIT = {"ixx": 1, "ixy": 0, "ixz": 0, "iyy": 1, "iyz": 0, "izz": 1}
+
+
+def test_inertials_read_together_rotate_each_into_its_link_frame(tmp_path):
+    # the reference: R J R^T by hand for rpy = (pi/2, 0, 0) (RX90) and (0, 0, pi/2) (RZ90)
+    J = {"ixx": 1, "ixy": 0.1, "ixz": 0, "iyy": 2, "iyz": 0, "izz": 3}
+    Jm = np.array([[1, 0.1, 0], [0.1, 2, 0], [0, 0, 3]])
+    f = tmp_path / "chain.urdf"
+    f.write_text(_chain_urdf([J, J, J], ['xyz="0 0 0"', 'rpy="1.5707963267948966 0 0"',
+                                         'xyz="1 2 3" rpy="0 0 1.5707963267948966"']))
+    a = read_urdf(f)
+    np.testing.assert_array_equal(a.body("l0").mass.inertia, Jm)
+    np.testing.assert_allclose(a.body("l1").mass.inertia, RX90 @ Jm @ RX90.T, atol=1e-15)
+    np.testing.assert_allclose(a.body("l2").mass.inertia, RZ90 @ Jm @ RZ90.T, atol=1e-15)
+    np.testing.assert_array_equal(a.body("l2").mass.com, [1, 2, 3])
+
+
+@pytest.mark.parametrize("bad, words", [({"izz": "abc"}, "inertia@izz: expected numbers"),
+                                        ({"ixx": "nan"}, "inertia@ixx: values must be finite")])
+def test_a_bad_inertia_among_good_ones_is_reported_at_its_line(tmp_path, bad, words):
+    f = tmp_path / "chain.urdf"
+    f.write_text(_chain_urdf([UNIT, UNIT, {**UNIT, **bad}, UNIT], ['xyz="0 0 0"'] * 4))
+    with pytest.raises(InputError) as exc:
+        read_urdf(f)
+    assert exc.value.line == 4 and words in str(exc.value)  # link l2: line 4
+
+
+@pytest.mark.parametrize("origin, words", [('xyz="0 0"', "expected 3 numbers"),
+                                           ('rpy="0 x 0"', "expected numbers"),
+                                           ('xyz="0 0 1e300"', "magnitude")])
+def test_a_bad_origin_among_good_ones_is_reported_at_its_line(tmp_path, origin, words):
+    f = tmp_path / "chain.urdf"
+    f.write_text(_chain_urdf([UNIT] * 4, ['xyz="0 0 0"', 'xyz="0 0 1"', origin, 'xyz="0 0 1"']))
+    with pytest.raises(InputError) as exc:
+        read_urdf(f)
+    assert exc.value.line == 4 and words in str(exc.value)
+
+
+def test_an_unphysical_inertia_among_good_ones_is_warned_at_its_line(tmp_path, caplog):
+    # principal moments 1, 1, 3: 1 + 1 < 3 breaks the triangle inequality; diag(1, 2, 3) is physical
+    f = tmp_path / "chain.urdf"
+    f.write_text(_chain_urdf([UNIT, {**UNIT, "izz": 3}, {**UNIT, "iyy": 2, "izz": 3}], ['xyz="0 0 0"'] * 3))
+    a = read_urdf(f)
+    warned = [line for line in caplog.text.splitlines() if "triangle inequality" in line]
+    assert len(warned) == 1 and f"{f}:3: link 'l1'" in warned[0]
+    np.testing.assert_array_equal(a.body("l1").mass.inertia, np.diag([1.0, 1.0, 3.0]))  # kept as written
+
+
+@pytest.mark.parametrize("extra, refused", [("<!-- <xacro:leg prefix='a'/> -->", False),
+                                            ("<!-- a comment --><xacro:leg prefix='a'/>", True),
+                                            ("<![CDATA[ <xacro:leg/> ]]>", False)])
+def test_xacro_elements_are_refused_but_not_in_comments_or_text(tmp_path, extra, refused):
+    f = tmp_path / "chain.urdf"
+    f.write_text(_chain_urdf([UNIT, UNIT], ['xyz="0 0 0"'] * 2).replace("</robot>", extra + "\n</robot>"))
+    if refused:
+        with pytest.raises(InputError, match="unexpanded xacro"):
+            read_urdf(f)
+    else:
+        assert read_urdf(f).body_names == ("l0", "l1")
