@@ -274,7 +274,7 @@ def _first_deeper_than(root: ET.Element, max_depth: int):
         first = next(iter(root), None)
         return None if first is None else (first, 2)
     for child in root:
-        if len(list(islice(child.iter(), max_depth))) < max_depth:
+        if next(islice(child.iter(), max_depth - 1, None), None) is None:  # fewer than max_depth elements
             continue
         level = [child]
         for _ in range(max_depth - 2):
