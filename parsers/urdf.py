@@ -396,7 +396,7 @@ def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", ine
                       massless="check", check_meshes=True) -> Assembly:
     """Build the Assembly from a parsed ``<robot>`` element (see :func:`read_urdf`)."""
     file = str(path)
-    meshes = MeshFiles(os.path.dirname(os.path.realpath(file)), package_dirs)
+    meshes = MeshFiles(package_dirs=package_dirs, document=file)
     robot_name = _check_robot(root_el)
     t = _read_tree(root_el)
     _place_links(t)

@@ -23,7 +23,7 @@ from mbcompose.dynamics.spatial import rpy_to_matrices, rpy_to_matrix
 
 from . import limits
 from .assembly import Geometry, MassProperties, Pose, frozen, of_frozen
-from .massprops import inertia_problem, proven_physical
+from .massprops import inertia_problem
 from .xmltree import where
 from .xmlutil import attr_float, attr_float_list, attr_float_values, attr_floats, error, float_rows, parse_floats, required
 
@@ -128,15 +128,25 @@ def resolve_uri(uri: str, base_dir: Path, package_dirs=()) -> Path | None:
 class MeshFiles:
     """The files of one document's mesh URIs (the rules of :func:`resolve_uri`), each looked up once.
 
-    base : the absolute directory of the document; package_dirs : as strings;
-    found : URI -> normalised path string or None.
+    base_dir : the directory relative URIs start from, or ``document``: the file whose real
+    directory (symbolic links resolved, only when a look-up needs it) that is;
+    package_dirs : as strings; found : URI -> normalised path string or None.
     """
 
-    def __init__(self, base_dir, package_dirs=()):
-        self.base = os.path.abspath(str(base_dir))
+    def __init__(self, base_dir=None, package_dirs=(), *, document: str | None = None):
+        self._document = document
+        self._base = None if document is not None else os.path.abspath(str(base_dir))
+        given = self._base if document is None else os.path.dirname(os.path.abspath(document))
         self.package_dirs = tuple(map(str, package_dirs))
-        self._roots_key = (self.base, self.package_dirs, os.environ.get("ROS_PACKAGE_PATH", ""))
+        self._roots_key = (given, self.package_dirs, os.environ.get("ROS_PACKAGE_PATH", ""))
         self.found: dict[str, str | None] = {}
+
+    @property
+    def base(self) -> str:
+        """The absolute directory relative URIs start from."""
+        if self._base is None:
+            self._base = os.path.dirname(os.path.realpath(self._document))
+        return self._base
 
     def find(self, uri: str) -> str | None:
         """``uri``'s file as a normalised path string, or None when it cannot be found."""
@@ -154,7 +164,7 @@ class MeshFiles:
                 f = hit + "/" + rel if _clean(rel) else os.path.normpath(os.path.join(hit, rel))
                 if os.path.isfile(f):
                     return f
-            for root in _package_roots(*key):
+            for root in _package_roots(pkg, self.base, self.package_dirs, self._roots_key[2]):
                 f = os.path.join(root, rel)
                 if os.path.isfile(f):
                     _ROOT_CACHE[key] = os.path.normpath(root)
@@ -197,7 +207,7 @@ def shape_geometry(shape_el, role: str, meshes: MeshFiles, check_meshes: bool, p
         uri = required(s, "filename")
         scale = _mesh_scale(s, memo)
         if uri not in meshes.found:
-            _check_mesh_uri(s, uri, meshes.base)
+            _check_mesh_uri(s, uri, meshes)
         path = meshes.find(uri)
         if path is None:
             if check_meshes and role == "collision":
@@ -224,16 +234,16 @@ def _clean(rel: str) -> bool:
             and "/." not in "/" + rel)
 
 
-def _check_mesh_uri(s, uri: str, base_dir: str) -> None:
+def _check_mesh_uri(s, uri: str, meshes: MeshFiles) -> None:
     """InputError for a mesh URI that is not merely missing: a ``package://`` path climbing out of
-    its package, or a local path (relative to the absolute directory ``base_dir``) to something
-    that is not a regular file (a device, a FIFO)."""
+    its package, or a local path (relative to ``meshes.base``) to something that is not a
+    regular file (a device, a FIFO)."""
     if uri.startswith("package://"):
         rel = uri[len("package://"):].partition("/")[2]
         if ".." in rel and os.path.normpath(rel).startswith(".."):
             raise error(s, f"mesh URI {uri!r} climbs out of its package")
         return
-    f = os.path.join(base_dir, uri[len("file://"):] if uri.startswith("file://") else uri)
+    f = os.path.join(meshes.base, uri[len("file://"):] if uri.startswith("file://") else uri)
     if os.path.exists(f) and not os.path.isfile(f):
         raise error(s, f"mesh {uri!r} is not a regular file")
 
@@ -294,7 +304,7 @@ def _inertials_together(found: dict, memo: dict) -> dict | None:
         values = np.array(list(map(float, texts)), dtype=float).reshape(-1, 7)  # mass, ixx ... izz
     except (TypeError, ValueError):
         return None
-    if not np.abs(values).max() <= limits.active().magnitude or (values[:, 0] < 0.0).any():
+    if not np.abs(values).max() <= limits.active().magnitude or values[:, 0].min() < 0.0:
         return None
     poses = origin_poses(list(found.values()), memo)
     _warn_unphysical(values, list(found), inertia_els)
@@ -308,21 +318,17 @@ def _inertials_together(found: dict, memo: dict) -> dict | None:
 
 
 #: the columns of ``ixx ixy ixz iyy iyz izz`` (1-6 after the mass) in the rows of a symmetric 3x3
-_SYMMETRIC = [1, 2, 3, 2, 4, 5, 3, 5, 6]
+_SYMMETRIC = np.array([1, 2, 3, 2, 4, 5, 3, 5, 6])
 
 
 def _warn_unphysical(values: np.ndarray, names: list, inertia_els: list) -> None:
     """Warn for each inertia of ``values`` (rows: mass, ixx ... izz) that is not physical, as
-    :func:`link_inertial` does: :func:`parsers.massprops.proven_physical` settles all but the
-    doubtful few, which :func:`parsers.massprops.inertia_problem` examines."""
-    six = values[:, 1:]
-    scale = np.abs(six).max(axis=1)
-    doubtful = (values[:, 0] > 0.0) & (scale > 1e-8) & ~proven_physical(*six.T, scale)
-    for k in np.flatnonzero(doubtful).tolist():
-        ixx, ixy, ixz, iyy, iyz, izz = six[k].tolist()
-        problem = inertia_problem([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-        if problem:
-            log.warning("%s: link %r: %s (kept as written)", where(inertia_els[k]), names[k], problem)
+    :func:`link_inertial` does (:func:`parsers.massprops.inertia_problem`, on Python floats)."""
+    for k, (mass, ixx, ixy, ixz, iyy, iyz, izz) in enumerate(values.tolist()):
+        if mass > 0 and max(abs(ixx), abs(ixy), abs(ixz), abs(iyy), abs(iyz), abs(izz)) > 1e-8:
+            problem = inertia_problem([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+            if problem:
+                log.warning("%s: link %r: %s (kept as written)", where(inertia_els[k]), names[k], problem)
 
 
 def link_inertial(link_el, name: str, memo: dict | None = None) -> MassProperties | None:
