@@ -91,14 +91,15 @@ def _origin(o) -> Pose:
     return of_frozen(Pose, rotation=frozen(rpy_to_matrix(rpy)) if any(rpy) else IDENTITY.rotation, translation=xyz)
 
 
-def _package_roots(pkg: str, base_dir: str, package_dirs: tuple, ros_path: str):
-    """Folders that may hold package ``pkg``'s files, most likely first (lazily)."""
-    for d in package_dirs:
-        yield os.path.join(str(d), pkg)
+def _package_roots(pkg: str, meshes: "MeshFiles", ros_path: str):
+    """Folders that may hold package ``pkg``'s files, most likely first (lazily: the document's
+    directory, ``meshes.base``, is found only when the package is not in the others)."""
+    for d in meshes.package_dirs:
+        yield os.path.join(d, pkg)
     for d in ros_path.split(os.pathsep):
         if d:
             yield os.path.join(d, pkg)
-    anc = base_dir
+    anc = meshes.base
     while True:
         yield os.path.join(anc, pkg)
         if os.path.basename(anc) == pkg:
@@ -164,7 +165,7 @@ class MeshFiles:
                 f = hit + "/" + rel if _clean(rel) else os.path.normpath(os.path.join(hit, rel))
                 if os.path.isfile(f):
                     return f
-            for root in _package_roots(pkg, self.base, self.package_dirs, self._roots_key[2]):
+            for root in _package_roots(pkg, self, self._roots_key[2]):
                 f = os.path.join(root, rel)
                 if os.path.isfile(f):
                     _ROOT_CACHE[key] = os.path.normpath(root)
