@@ -7,6 +7,7 @@ returns plain data in SI units and raises :class:`InputError` for bad input.
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 
 from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Coupling, Frame, Geometry,
@@ -29,7 +30,9 @@ READERS: dict[str, str] = {
 
 def reader_for(path) -> "callable":
     """The reader function registered for ``path``'s suffix; InputError if none."""
-    suffix = Path(path).suffix.lower()
+    name = os.path.basename(str(path))
+    dot = name.rfind(".")
+    suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""  # Path(path).suffix, without a Path
     if suffix not in READERS:
         known = ", ".join(sorted(READERS))
         raise InputError(f"no reader for suffix {suffix!r} (known: {known})", file=str(path))

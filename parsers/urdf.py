@@ -57,10 +57,8 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from collections import deque
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -71,7 +69,7 @@ from .mesh_progress import MeshWork
 from .urdf_actuation import mimic_couplings, transmissions
 from .urdf_geometry import MeshFiles, link_inertials, origin_poses, shape_geometry
 from .xmltree import first_tag_with_prefix, line_of, line_refs, parse_xml, where
-from .xmlutil import attr_float, attr_float_list, attr_float_values, error, required
+from .xmlutil import attr_float, attr_float_list, attr_float_values, error, float_rows, required
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +111,7 @@ def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geomet
     if massless not in ("check", "allow"):
         raise InputError(f"massless must be 'check' or 'allow', got {massless!r}", file=str(path))
     root_el = parse_xml(path, text, on_demand_lines=True)
-    return urdf_from_element(root_el, Path(path), package_dirs=package_dirs, base=base,
+    return urdf_from_element(root_el, path, package_dirs=package_dirs, base=base,
                              inertia_from_geometry_density=inertia_from_geometry_density,
                              massless=massless, check_meshes=check_meshes)
 
@@ -332,9 +330,35 @@ def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, fi
 _NO_AXIS = frozen(np.array([0.0, 0.0, 1.0]))
 
 
+def _joint_axes(joints: list) -> list[np.ndarray]:
+    """The axis of each joint ``(element, name, type, pose)`` in the assembly frame, read-only
+    (:func:`_joint_axis`); the texts of all the joints converted and turned together, or, when
+    one is bad or zero, read one by one (which raises for it)."""
+    axial = [k for k, (_, _, jtype, _) in enumerate(joints) if jtype in _AXIAL_TYPES]
+    out = [_NO_AXIS] * len(joints)
+    if not axial:
+        return out
+    texts = []
+    for k in axial:
+        a_el = joints[k][0].find("axis")
+        texts.append(_X_AXIS if a_el is None else a_el.get("xyz", _X_AXIS))
+    local = float_rows(texts, 3)
+    norm = None if local is None else np.sqrt((local * local).sum(axis=1))
+    if norm is None or not (norm > 0.0).all():
+        return [_joint_axis(*joint) for joint in joints]
+    R = np.array([joints[k][3].rotation for k in axial])
+    for k, axis in zip(axial, frozen(np.matmul(R, (local / norm[:, None])[:, :, None])[:, :, 0])):
+        out[k] = axis
+    return out
+
+
+_AXIAL_TYPES = frozenset({"revolute", "continuous", "prismatic", "planar"})
+_X_AXIS = "1 0 0"
+
+
 def _joint_axis(j_el, jname, jtype, pose) -> np.ndarray:
-    """The joint axis in the assembly frame, read-only (+z, unused, for types without one)."""
-    if jtype not in ("revolute", "continuous", "prismatic", "planar"):
+    """The joint axis in the assembly frame, read-only (+z, unused, for types without one), read alone."""
+    if jtype not in _AXIAL_TYPES:
         return _NO_AXIS
     a_el = j_el.find("axis")
     x, y, z = (1.0, 0.0, 0.0) if a_el is None else attr_float_list(a_el, "xyz", 3, (1.0, 0.0, 0.0))
@@ -373,26 +397,27 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[
             jn = "_" + jn
         out.append(Joint(jn, "fixed" if base == "fixed" else "free", GROUND, body_name[t.root],
                          origin=np.zeros(3), source=Source(file, t.line(t.element), f"{base} base")))
+    joints = []  # (element, name, type, pose of the child link)
     for name in t.order[1:]:
         jname = t.parent_of[name]
         j_el = t.joints[jname]
+        joints.append((j_el, jname, URDF_JOINT_TYPES[j_el.get("type")], t.link_pose[name]))
+    for (j_el, jname, jtype, pose), axis in zip(joints, _joint_axes(joints)):
         parent, child = t.ends(jname)
-        jtype = URDF_JOINT_TYPES[j_el.get("type")]
-        pose = t.link_pose[child]
         d_el = j_el.find("dynamics")
         damping = attr_float(d_el, "damping", 0.0) if d_el is not None else 0.0
         motor = actuators.get(jname)
         # of_frozen: the type is one of JOINT_TYPES and origin and axis are read-only (3,) floats, as
         # Joint.__post_init__ would keep them; without the frozen dataclass's setattr per field
         out.append(of_frozen(Joint, name=jname, type=jtype, reference=ground_of(parent), secondary=body_name[child],
-                             origin=pose.translation, axis=_joint_axis(j_el, jname, jtype, pose), axis2=None,
+                             origin=pose.translation, axis=axis, axis2=None,
                              secondary_origin=None, secondary_axis=None, limits=_joint_limits(j_el, jname, jtype),
                              actuated=motor is not None, motor=motor, damping=damping, armature=0.0, ref=0.0,
                              loop=False, implicit=False, source=Source(file, t.line(j_el))))
     return out
 
 
-def urdf_from_element(root_el, path: Path, *, package_dirs=(), base="fixed", inertia_from_geometry_density=None,
+def urdf_from_element(root_el, path, *, package_dirs=(), base="fixed", inertia_from_geometry_density=None,
                       massless="check", check_meshes=True) -> Assembly:
     """Build the Assembly from a parsed ``<robot>`` element (see :func:`read_urdf`)."""
     file = str(path)
