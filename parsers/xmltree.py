@@ -175,9 +175,10 @@ class _Document:
         ``parent``, itself a child of the root (the tree is alive: the caller reads it)."""
         top = self._top
         if top is None:  # id(child of the root) -> (its position,)
-            top = self._top = {id(c): (i,) for i, c in enumerate(self.root())}
-        if parent is not None:
-            return _LineRef(self, top[id(parent)] + (next(i for i, c in enumerate(parent) if c is el),))
+            root = self.root()
+            top = self._top = dict(zip(map(id, root), zip(range(len(root)))))
+        if parent is not None:  # (list.index finds el by identity: elements have no __eq__)
+            return _LineRef(self, top[id(parent)] + (list(parent).index(el),))
         path = top.get(id(el))
         return _LineRef(self, path if path is not None else () if el is self.root() else top[id(el)])
 
