@@ -56,20 +56,20 @@ Choices made here (documented behaviour):
 from __future__ import annotations
 
 import logging
-import math
 from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .assembly import GROUND, Assembly, Body, Joint, Limits, MassProperties, Pose, Source, frozen, of_frozen
+from .assembly import GROUND, Assembly, Body, Joint, MassProperties, Pose, Source, of_frozen
 from .errors import InputError, did_you_mean
 from .massprops import shapes_mass_properties
 from .mesh_progress import MeshWork
 from .urdf_actuation import mimic_couplings, transmissions
 from .urdf_geometry import MeshFiles, link_inertials, origin_poses, shape_geometry
+from .urdf_joints import joint_axes, joint_limits
 from .xmltree import first_tag_with_prefix, line_of, line_refs, parse_xml, where
-from .xmlutil import attr_float, attr_float_list, attr_float_values, error, float_rows, required
+from .xmlutil import attr_float, error, required
 
 log = logging.getLogger(__name__)
 
@@ -326,68 +326,6 @@ def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, fi
     return bodies
 
 
-#: the axis of joint types without one (unused), shared read-only
-_NO_AXIS = frozen(np.array([0.0, 0.0, 1.0]))
-
-
-def _joint_axes(joints: list) -> list[np.ndarray]:
-    """The axis of each joint ``(element, name, type, pose)`` in the assembly frame, read-only
-    (:func:`_joint_axis`); the texts of all the joints converted and turned together, or, when
-    one is bad or zero, read one by one (which raises for it)."""
-    axial = [k for k, (_, _, jtype, _) in enumerate(joints) if jtype in _AXIAL_TYPES]
-    out = [_NO_AXIS] * len(joints)
-    if not axial:
-        return out
-    texts = []
-    for k in axial:
-        a_el = joints[k][0].find("axis")
-        texts.append(_X_AXIS if a_el is None else a_el.get("xyz", _X_AXIS))
-    local = float_rows(texts, 3)
-    norm = None if local is None else np.sqrt((local * local).sum(axis=1))
-    if norm is None or not (norm > 0.0).all():
-        return [_joint_axis(*joint) for joint in joints]
-    R = np.array([joints[k][3].rotation for k in axial])
-    for k, axis in zip(axial, frozen(np.matmul(R, (local / norm[:, None])[:, :, None])[:, :, 0])):
-        out[k] = axis
-    return out
-
-
-_AXIAL_TYPES = frozenset({"revolute", "continuous", "prismatic", "planar"})
-_X_AXIS = "1 0 0"
-
-
-def _joint_axis(j_el, jname, jtype, pose) -> np.ndarray:
-    """The joint axis in the assembly frame, read-only (+z, unused, for types without one), read alone."""
-    if jtype not in _AXIAL_TYPES:
-        return _NO_AXIS
-    a_el = j_el.find("axis")
-    x, y, z = (1.0, 0.0, 0.0) if a_el is None else attr_float_list(a_el, "xyz", 3, (1.0, 0.0, 0.0))
-    n = math.sqrt(x * x + y * y + z * z)
-    if not n > 0:
-        raise error(a_el if a_el is not None else j_el, f"joint {jname!r}: axis must be non-zero")
-    return frozen(pose.rotation @ np.array([x / n, y / n, z / n]))
-
-
-def _joint_limits(j_el, jname, jtype) -> Limits:
-    """``<limit>``; lower > upper is kept as written with a warning (Pinocchio accepts it)."""
-    l_el = j_el.find("limit")
-    if l_el is None:
-        return _NO_LIMITS
-    lo, hi, velocity, effort = (attr_float_values(l_el, _LIMIT_KEYS)
-                                or [attr_float(l_el, key, None) for key in _LIMIT_KEYS])
-    if jtype == "continuous":
-        lo = hi = None
-    elif lo is not None and hi is not None and lo > hi:
-        log.warning("%s: joint %r: limit lower %g > upper %g (kept as written, as Pinocchio does)",
-                    where(l_el), jname, lo, hi)
-    return of_frozen(Limits, lower=lo, upper=hi, velocity=velocity, effort=effort)
-
-
-_LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
-#: the limits of a joint without ``<limit>`` (immutable, so shared)
-_NO_LIMITS = Limits()
-
-
 def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[Joint]:
     out = []
     ground_of = (lambda n: GROUND if (root_is_ground and n == t.root) else body_name[n])
@@ -402,7 +340,7 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[
         jname = t.parent_of[name]
         j_el = t.joints[jname]
         joints.append((j_el, jname, URDF_JOINT_TYPES[j_el.get("type")], t.link_pose[name]))
-    for (j_el, jname, jtype, pose), axis in zip(joints, _joint_axes(joints)):
+    for (j_el, jname, jtype, pose), axis in zip(joints, joint_axes(joints)):
         parent, child = t.ends(jname)
         d_el = j_el.find("dynamics")
         damping = attr_float(d_el, "damping", 0.0) if d_el is not None else 0.0
@@ -411,7 +349,7 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[
         # Joint.__post_init__ would keep them; without the frozen dataclass's setattr per field
         out.append(of_frozen(Joint, name=jname, type=jtype, reference=ground_of(parent), secondary=body_name[child],
                              origin=pose.translation, axis=axis, axis2=None,
-                             secondary_origin=None, secondary_axis=None, limits=_joint_limits(j_el, jname, jtype),
+                             secondary_origin=None, secondary_axis=None, limits=joint_limits(j_el, jname, jtype),
                              actuated=motor is not None, motor=motor, damping=damping, armature=0.0, ref=0.0,
                              loop=False, implicit=False, source=Source(file, t.line(j_el))))
     return out
