@@ -21,8 +21,8 @@ from functools import cached_property
 
 from mbcompose import graph
 from mbcompose.parsers import read_assembly
-from mbcompose.parsers.assembly import Assembly, Joint, Limits, Source, of_frozen
-from mbcompose.parsers.errors import InputError
+from mbcompose.parsers.assembly import GROUND, Assembly, Joint, Limits, Source, of_frozen
+from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.gc_pause import paused_gc
 from mbcompose.parsers.massprops import transform_mass_properties
 
@@ -130,9 +130,6 @@ def subject_location(subjects, assembly: Assembly) -> tuple[str | None, int | No
 
 def _check_composite_names(names, assembly: Assembly) -> None:
     """Keys of ``composite_names`` must be bodies; names unique, non-empty and not ground."""
-    from mbcompose.parsers.assembly import GROUND
-    from mbcompose.parsers.errors import did_you_mean
-
     for key, value in names.items():
         if key not in assembly.body_names:
             raise InputError(f"'{key}' is not a body{did_you_mean(key, assembly.body_names)}",
@@ -207,7 +204,7 @@ def model_stage(assembly: Assembly, analysis, options: StageOptions) -> Composit
         except ClosureError as exc:
             file, line = subject_location(exc.joints, assembly)
             raise InputError(str(exc), file=file, line=line) from None
-    return Composition(assembly=assembly, analysis=analysis, tree=tree, model=model, options=options)
+    return of_frozen(Composition, assembly=assembly, analysis=analysis, tree=tree, model=model, options=options)
 
 
 def compose(path, **options) -> Composition:

@@ -120,4 +120,4 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
             placement_rotation=_EYE, placement_translation=placement, mass=mp.mass, com=com,
             inertia=mp.inertia, axis=axis, axis2=axis2, armature=j.armature, ref=j.ref))
     model = dynamics.build_model(specs, gravity=np.asarray(gravity, dtype=float))
-    return TreeModel(model=model, edges=tuple(edges), chords=tuple(chords), bodies=by_name)
+    return of_frozen(TreeModel, model=model, edges=tuple(edges), chords=tuple(chords), bodies=by_name)

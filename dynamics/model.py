@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate
 
 import numpy as np
 
@@ -84,6 +85,9 @@ class BodySpec:
 
 #: joint types whose coordinate may have a reference value ``ref`` (one coordinate along one axis)
 REF_TYPES = ("revolute", "continuous", "prismatic")
+#: each joint type's reference configuration (:func:`dynamics.joints.neutral`) as a list
+_NEUTRAL = {t: J.neutral(t).tolist() for t in J.JOINT_TYPES}
+_TYPE_ORDER = {t: i for i, t in enumerate(J.JOINT_TYPES)}
 
 
 class SKOModel:
@@ -120,18 +124,20 @@ class SKOModel:
         self.joint_types = types = tuple(b.joint_type for b in bodies)
         if len(set(self.joint_names)) != n:
             raise ValueError("joint names must be unique")
-        for k, b in enumerate(bodies):
-            if b.joint_type not in J.JOINT_TYPES:
+        parents = [b.parent for b in bodies]
+        for k, (b, p) in enumerate(zip(bodies, parents)):
+            if b.joint_type not in J.NQ:
                 raise ValueError(f"body {b.name!r}: unknown joint type {b.joint_type!r}")
-            if not -1 <= b.parent < k:
-                raise ValueError(f"body {b.name!r}: parent {b.parent} must be -1 or an earlier body index")
+            if not -1 <= p < k:
+                raise ValueError(f"body {b.name!r}: parent {p} must be -1 or an earlier body index")
         nqs = [J.NQ[t] for t in types]
         nvs = [J.NV[t] for t in types]
-        self.tree = SKOTree(np.array([b.parent for b in bodies], dtype=int), np.full(n, 6), np.array(nvs, dtype=int))
+        self.tree = SKOTree(np.array(parents, dtype=int), np.full(n, 6), np.array(nvs, dtype=int))
         self.parent = self.tree.parent
-        self.q_offset = np.concatenate([[0], np.cumsum(nqs, dtype=int)]).astype(int)
+        q_offset = [0, *accumulate(nqs)]
+        self.q_offset = np.array(q_offset, dtype=int)
         self.v_offset = self.tree.v_offset
-        self.nq = int(self.q_offset[-1])
+        self.nq = q_offset[-1]
         self.nv = int(self.v_offset[-1])
         self.placement_R = np.array([b.placement_rotation for b in bodies], dtype=float).reshape(n, 3, 3)
         self.placement_p = np.array([b.placement_translation for b in bodies], dtype=float).reshape(n, 3)
@@ -141,38 +147,40 @@ class SKOModel:
         self.M_body = spatial_inertia(self.mass, self.com, self.inertia_com)
         self.axis, self.axis2 = _unit_axes(bodies)
         self.armature = np.array([a for b, nv in zip(bodies, nvs) for a in _per_freedom(b.armature, nv)], dtype=float)
-        neutral = {t: J.neutral(t).tolist() for t in set(types)}
-        self.q_ref = np.array([x for t in types for x in neutral[t]], dtype=float)
+        self.q_ref = np.array([x for t in types for x in _NEUTRAL[t]], dtype=float)
         for k, b in enumerate(bodies):
-            self._fold_reference(k, b)
+            if b.ref != 0.0:
+                self._fold_reference(k, b)
+        self._group_joint_types(types, q_offset, self.tree.v_offset.tolist())
+        self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
+        self._body_index = {name: k for k, name in enumerate(self.body_names)}
+
+    def _group_joint_types(self, types, q_offset: list, v_offset: list) -> None:
+        """``groups``, ``S_group`` and ``H_const`` (see the class docstring), one group per joint type
+        present, in :data:`dynamics.joints.JOINT_TYPES` order."""
         #: constant H(k) of each joint, (1, n_k, 6) (universal: at q2 = 0), read-only views of S_group's
-        self.H_const = [None] * n
+        self.H_const = [None] * len(types)
         self.groups = {}
         #: constant H(k) of each joint-type group: (g, 6) for 1-dof types, (g, n_k, 6) otherwise
         self.S_group = {}
         members: dict[str, list[int]] = {}
         for k, t in enumerate(types):
             members.setdefault(t, []).append(k)
-        for t in J.JOINT_TYPES:
-            if t not in members:
-                continue
-            idx = np.array(members[t], dtype=int)
-            qc = (self.q_offset[idx][:, None] + np.arange(J.NQ[t])).astype(int)
-            vc = (self.v_offset[idx][:, None] + np.arange(J.NV[t])).astype(int)
+        for t in sorted(members, key=_TYPE_ORDER.__getitem__):
+            ks, nq, nv = members[t], J.NQ[t], J.NV[t]
+            idx = np.array(ks, dtype=int)
+            qc = np.array([q_offset[k] + i for k in ks for i in range(nq)], dtype=int).reshape(len(ks), nq)
+            vc = np.array([v_offset[k] + i for k in ks for i in range(nv)], dtype=int).reshape(len(ks), nv)
             self.groups[t] = (idx, qc, vc)
             Hs = J.motion_subspace(t, self.axis[idx], self.axis2[idx])
             Hs.setflags(write=False)
-            for k, H in zip(members[t], Hs[:, None]):
+            for k, H in zip(ks, Hs[:, None]):
                 self.H_const[k] = H
-            self.S_group[t] = Hs[:, 0, :] if vc.shape[1] == 1 else Hs
-        self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
-        self._body_index = {name: k for k, name in enumerate(self.body_names)}
+            self.S_group[t] = Hs[:, 0, :] if nv == 1 else Hs
 
     def _fold_reference(self, k: int, b: BodySpec) -> None:
         """Fold joint k's ``ref`` into its placement (see the module docstring)."""
         ref = float(b.ref)
-        if ref == 0.0:
-            return
         if b.joint_type not in REF_TYPES:
             raise ValueError(f"joint {b.joint_name!r}: ref is defined for {', '.join(REF_TYPES)} joints only")
         self.q_ref[self.q_offset[k]] = ref
@@ -270,18 +278,25 @@ def _unit_axes(bodies) -> tuple[np.ndarray, np.ndarray]:
     ValueError for a zero axis or a universal joint without ``axis2``."""
     n = len(bodies)
     axis, axis2 = np.zeros((n, 3)), np.zeros((n, 3))
-    for out, key, ks in ((axis, "axis", [k for k, b in enumerate(bodies) if b.joint_type in AXIAL_TYPES]),
-                         (axis2, "axis2", [k for k, b in enumerate(bodies) if b.joint_type == "universal"])):
-        for k in ks if key == "axis2" else ():
-            if bodies[k].axis2 is None:
-                raise ValueError(f"universal joint {bodies[k].joint_name!r} needs axis2")
-        if ks:
-            a = np.array([getattr(bodies[k], key) for k in ks], dtype=float).reshape(len(ks), 3)
-            norm = np.sqrt(np.einsum("ij,ij->i", a, a))
-            if not norm.all():
-                raise ValueError("zero joint axis")
-            out[ks] = a / norm[:, None]
+    ks = [k for k, b in enumerate(bodies) if b.joint_type in AXIAL_TYPES]
+    if ks:
+        axis[ks] = _unit_rows([bodies[k].axis for k in ks])
+    ks = [k for k, b in enumerate(bodies) if b.joint_type == "universal"]
+    for k in ks:
+        if bodies[k].axis2 is None:
+            raise ValueError(f"universal joint {bodies[k].joint_name!r} needs axis2")
+    if ks:
+        axis2[ks] = _unit_rows([bodies[k].axis2 for k in ks])
     return axis, axis2
+
+
+def _unit_rows(rows) -> np.ndarray:
+    """(m, 3) unit vectors along ``rows`` (m vectors); ValueError for a zero one."""
+    a = np.array(rows, dtype=float).reshape(len(rows), 3)
+    norm = np.sqrt(np.einsum("ij,ij->i", a, a))
+    if not norm.all():
+        raise ValueError("zero joint axis")
+    return a / norm[:, None]
 
 
 def _per_freedom(value, nv: int) -> list:

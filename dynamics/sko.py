@@ -67,6 +67,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 
 import numpy as np
 
@@ -130,7 +131,7 @@ class SKOTree:
         object.__setattr__(self, "nv_node", np.asarray(self.nv_node, dtype=int))
         if not (len(parent) == len(self.m) == len(self.nv_node)):
             raise ValueError("parent, m and nv_node must have the same length")
-        for k, p in enumerate(parent):
+        for k, p in enumerate(parent.tolist()):
             if not (-1 <= p < k):
                 raise ValueError(f"node {k}: parent {p} violates parent[k] < k (use topological_order)")
 
@@ -164,12 +165,12 @@ class SKOTree:
     @cached_property
     def v_offset(self) -> np.ndarray:
         """(n+1,) start of node k's rows in generalized vectors; last entry is nv."""
-        return np.concatenate([[0], np.cumsum(self.nv_node)]).astype(int)
+        return np.array([0, *accumulate(self.nv_node.tolist())], dtype=int)
 
     @cached_property
     def x_offset(self) -> np.ndarray:
         """(n+1,) start of node k's rows in flat stacked node vectors; last entry is sum m."""
-        return np.concatenate([[0], np.cumsum(self.m)]).astype(int)
+        return np.array([0, *accumulate(self.m.tolist())], dtype=int)
 
     @property
     def nv(self) -> int:

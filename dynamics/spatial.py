@@ -124,14 +124,14 @@ def axis_angle_to_matrix(axis, angle: float) -> np.ndarray:
 def skew_batch(x) -> np.ndarray:
     """Batched :func:`skew`: x (..., 3) -> (..., 3, 3)."""
     x = np.asarray(x, dtype=float)
-    out = np.zeros(x.shape[:-1] + (3, 3))
-    out[..., 0, 1] = -x[..., 2]
-    out[..., 0, 2] = x[..., 1]
-    out[..., 1, 0] = x[..., 2]
-    out[..., 1, 2] = -x[..., 0]
-    out[..., 2, 0] = -x[..., 1]
-    out[..., 2, 1] = x[..., 0]
-    return out
+    lead = x.shape[:-1]
+    # the entries gathered from (x0, x1, x2, -x0, -x1, -x2, 0): one concatenate and one take
+    signed = np.concatenate((x, -x, np.zeros(lead + (1,))), axis=-1)
+    return signed[..., _SKEW_ENTRIES].reshape(lead + (3, 3))
+
+
+#: where each entry of ``skew(x)`` is in ``(x0, x1, x2, -x0, -x1, -x2, 0)``, row by row
+_SKEW_ENTRIES = np.array([6, 5, 1, 2, 6, 3, 4, 0, 6])
 
 
 def phi_transform(R, l) -> np.ndarray:
@@ -228,17 +228,21 @@ def spatial_inertia(mass, com, inertia_com) -> np.ndarray:
     (..., 6, 6) float
     """
     m = np.asarray(mass, dtype=float)
-    p = np.asarray(com, dtype=float)
-    Ic = np.asarray(inertia_com, dtype=float)
-    P = skew_batch(p)
-    shape = np.broadcast_shapes(m.shape, p.shape[:-1], Ic.shape[:-2])
-    out = np.zeros(shape + (6, 6))
+    P = skew_batch(com)
     mm = m[..., None, None]
-    out[..., :3, :3] = Ic - mm * (P @ P)
-    out[..., :3, 3:] = mm * P
-    out[..., 3:, :3] = -mm * P
-    out[..., 3:, 3:] = mm * np.eye(3)
+    mP = mm * P
+    J = np.asarray(inertia_com, dtype=float) - mm * (P @ P)  # the shape of all three broadcast
+    out = np.empty(J.shape[:-2] + (6, 6))
+    out[..., :3, :3] = J
+    out[..., :3, 3:] = mP
+    out[..., 3:, :3] = -mP
+    out[..., 3:, 3:] = mm * _EYE3
     return out
+
+
+#: the 3 x 3 identity, read-only
+_EYE3 = np.eye(3)
+_EYE3.setflags(write=False)
 
 
 def rotation_about_axis(axis, angle) -> np.ndarray:

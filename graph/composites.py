@@ -83,18 +83,12 @@ def merged_masses(assembly: Assembly, member_lists: Sequence[Iterable[str]]) -> 
     groups = [[row[n] for n in members] for members in member_lists]
     if not bodies:  # (then no composite either)
         return []
-    t, R, c, J, m = [], [], [], [], []
-    for b in bodies:  # one walk over the bodies; concatenate is the cheapest stacking of small arrays
-        pose, props = b.pose, b.mass
-        t.append(pose.translation)
-        R.append(pose.rotation)
-        c.append(props.com)
-        J.append(props.inertia)
-        m.append(props.mass)
-    origins = np.concatenate(t).reshape(-1, 3)
-    com, inertia = transform_mass_arrays(np.concatenate(c).reshape(-1, 3), np.concatenate(J).reshape(-1, 3, 3),
-                                         np.concatenate(R).reshape(-1, 3, 3), origins)
-    out = combine_groups(np.array(m, dtype=float), com, inertia, groups)
+    poses, props = [b.pose for b in bodies], [b.mass for b in bodies]
+    origins = np.concatenate([p.translation for p in poses]).reshape(-1, 3)  # the cheapest stacking of small arrays
+    com, inertia = transform_mass_arrays(np.concatenate([p.com for p in props]).reshape(-1, 3),
+                                         np.concatenate([p.inertia for p in props]).reshape(-1, 3, 3),
+                                         np.concatenate([p.rotation for p in poses]).reshape(-1, 3, 3), origins)
+    out = combine_groups(np.array([p.mass for p in props], dtype=float), com, inertia, groups)
     for k, mp in enumerate(out):
         if mp.mass == 0.0:
             out[k] = MassProperties(0.0, origins[groups[k]].mean(axis=0), mp.inertia)

@@ -219,8 +219,8 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
     tree, components = _spanning_forest(nodes, joints)
     tset = set(tree)
     chords = sorted(n for n in by_name if n not in tset)
-    T = nx.MultiGraph()
     if chords:  # the tree as a graph, and the joints' twists, for the loops' paths and Jacobians
+        T = nx.MultiGraph()
         T.add_nodes_from(nodes)
         for name in tree:
             j = by_name[name]

@@ -429,8 +429,9 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     pairs = _partial_pairs(work, kept, comp_of, centre, L, last)
     removed = tuple(RemovedJoint(j.name, j.type, comp_of[j.reference], comp_of[j.secondary], j.actuated,
                                  kind, keep, why) for j, kind, keep, why in sorted(work.removed, key=lambda r: r[0].name))
-    return Reduction(tuple(fixed_named), tuple(final), tuple(joints_before.values()), tuple(kept), removed,
-                     tuple(pairs), tuple(work.issues), L)
+    return of_frozen(  # a Reduction without the frozen dataclass's setattr per field
+        Reduction, fixed_composites=tuple(fixed_named), composites=tuple(final), joints_before=tuple(joints_before.values()),
+        joints=tuple(kept), removed=removed, pairs=tuple(pairs), issues=tuple(work.issues), length=L)
 
 
 def _rename_sets(member_sets, names, assembly, groups: _Groups, known: Mapping) -> list[Composite]:

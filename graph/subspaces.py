@@ -60,13 +60,15 @@ def _unit(v) -> np.ndarray:
 def twist_reference(assembly) -> tuple[np.ndarray, float]:
     """(centre, L): the mean of the joint origins (twists are taken about it; the origin if none) and the
     characteristic length, the largest distance of a joint or body frame origin from their centroid (else 1 m)."""
-    joints = np.array([j.origin for j in assembly.joints], dtype=float).reshape(-1, 3)
-    pts = np.concatenate([joints, np.array([b.pose.translation for b in assembly.bodies], dtype=float).reshape(-1, 3)])
-    if not len(pts):
+    n = len(assembly.joints)
+    points = [j.origin for j in assembly.joints] + [b.pose.translation for b in assembly.bodies]
+    if not points:
         return np.zeros(3), 1.0
-    d = pts - pts.mean(axis=0)
+    pts = np.array(points, dtype=float).reshape(-1, 3)  # the joints' origins, then the bodies'
+    # sum / count: what ndarray.mean computes (the same sum, then one division), without its Python wrapper
+    d = pts - pts.sum(axis=0) / len(pts)
     L = float(np.sqrt((d * d).sum(axis=1).max()))  # the square root of the largest square: the largest norm
-    return joints.mean(axis=0) if len(joints) else np.zeros(3), L if L > 1e-9 else 1.0
+    return pts[:n].sum(axis=0) / n if n else np.zeros(3), L if L > 1e-9 else 1.0
 
 
 def joint_subspace(joint, point=None, length: float = 1.0) -> np.ndarray:
