@@ -172,7 +172,7 @@ class SKOModel:
             qc = np.array([q_offset[k] + i for k in ks for i in range(nq)], dtype=int).reshape(len(ks), nq)
             vc = np.array([v_offset[k] + i for k in ks for i in range(nv)], dtype=int).reshape(len(ks), nv)
             self.groups[t] = (idx, qc, vc)
-            Hs = J.motion_subspace(t, self.axis[idx], self.axis2[idx])
+            Hs = J.motion_subspace(t, self.axis[idx], self.axis2[idx] if t == "universal" else None)
             Hs.setflags(write=False)
             for k, H in zip(ks, Hs[:, None]):
                 self.H_const[k] = H

@@ -40,10 +40,13 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties, of_frozen
+from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties, Pose, of_frozen
 from mbcompose.parsers.massprops import combine_groups, transform_mass_arrays
 
 from .system_graph import SystemGraph, distances_to_ground, extended_graph, joint_graph  # noqa: F401  (re-exported)
+
+#: the identity rotation every default Pose shares
+_IDENTITY = Pose().rotation
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,9 +88,13 @@ def merged_masses(assembly: Assembly, member_lists: Sequence[Iterable[str]]) -> 
         return []
     poses, props = [b.pose for b in bodies], [b.mass for b in bodies]
     origins = np.concatenate([p.translation for p in poses]).reshape(-1, 3)  # the cheapest stacking of small arrays
-    com, inertia = transform_mass_arrays(np.concatenate([p.com for p in props]).reshape(-1, 3),
-                                         np.concatenate([p.inertia for p in props]).reshape(-1, 3, 3),
-                                         np.concatenate([p.rotation for p in poses]).reshape(-1, 3, 3), origins)
+    com = np.concatenate([p.com for p in props]).reshape(-1, 3)
+    inertia = np.concatenate([p.inertia for p in props]).reshape(-1, 3, 3)
+    if all(p.rotation is _IDENTITY for p in poses):  # R c + t == c + t and R J R^T == J exactly
+        com = com + origins
+    else:
+        com, inertia = transform_mass_arrays(com, inertia, np.concatenate([p.rotation for p in poses]).reshape(-1, 3, 3),
+                                             origins)
     out = combine_groups(np.array([p.mass for p in props], dtype=float), com, inertia, groups)
     for k, mp in enumerate(out):
         if mp.mass == 0.0:

@@ -33,6 +33,8 @@ and a micro-``L`` as coincident (CAD exports round coordinates).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mbcompose.dynamics.spatial import cross3
@@ -65,10 +67,12 @@ def twist_reference(assembly) -> tuple[np.ndarray, float]:
     if not points:
         return np.zeros(3), 1.0
     pts = np.array(points, dtype=float).reshape(-1, 3)  # the joints' origins, then the bodies'
-    # sum / count: what ndarray.mean computes (the same sum, then one division), without its Python wrapper
-    d = pts - pts.sum(axis=0) / len(pts)
-    L = float(np.sqrt((d * d).sum(axis=1).max()))  # the square root of the largest square: the largest norm
-    return pts[:n].sum(axis=0) / n if n else np.zeros(3), L if L > 1e-9 else 1.0
+    # running sums, row after row as ndarray.sum adds along axis 0: [n - 1] the joints', [-1] all;
+    # over the count they are the means (ndarray.mean: that sum, then one division)
+    sums = pts.cumsum(axis=0)
+    d = pts - sums[-1] / len(pts)
+    L = math.sqrt((d * d).sum(axis=1).max())  # the square root of the largest square: the largest norm
+    return sums[n - 1] / n if n else np.zeros(3), L if L > 1e-9 else 1.0
 
 
 def joint_subspace(joint, point=None, length: float = 1.0) -> np.ndarray:

@@ -137,10 +137,11 @@ def combine_groups(mass: np.ndarray, com: np.ndarray, inertia: np.ndarray,
     Parts without mass and inertia are left out; a group left with one part gets it
     (inertia symmetrised), a group left with none :meth:`MassProperties.zero`.
     """
-    kept = ((mass > 0.0) | inertia.any(axis=(1, 2))).tolist()
-    if not all(kept):
-        groups = [[i for i in g if kept[i]] for g in groups]
     masses, coms = mass.tolist(), list(com)  # Python floats, and row views (made in one C loop)
+    if not all(m > 0.0 for m in masses):
+        kept = ((mass > 0.0) | inertia.any(axis=(1, 2))).tolist()
+        if not all(kept):
+            groups = [[i for i in g if kept[i]] for g in groups]
     symmetric = list(frozen(0.5 * (inertia + np.swapaxes(inertia, 1, 2))))
     out = [of_frozen(MassProperties, mass=masses[g[0]], com=coms[g[0]], inertia=symmetric[g[0]])
            if len(g) == 1 else None if g else MassProperties.zero() for g in groups]
