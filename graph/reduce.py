@@ -379,6 +379,8 @@ def _final_joints(work: _Work, comp_of: Mapping[str, str], before: Mapping[Joint
 def _partial_pairs(work: _Work, kept, comp_of: Mapping[str, str], centre, L: float, last: dict) -> list[PairReport]:
     """Pairs of composites still joined by several joints: they share a smaller common motion.
     ``last``: :func:`_reduce_pairs`' joints by pair, those of ``kept`` unless a locked pair added a joint."""
+    if not work.locks and all(len(js) < 2 for js in last.values()):
+        return []
     pairs = []
     if work.locks:
         by_pair = _joints_by_pair(kept, work.groups, attrgetter("reference_body", "secondary_body"))
@@ -420,18 +422,20 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     last = _reduce_pairs(work)
     fixed_of = {c.root: c.members for c in fixed}  # a group of the same size as its root's is that composite
     grown = any(len(fixed_of.get(r, ())) != len(m) for r, m in work.groups.members.items())
-    rigid = rigid_adjacency(work.rigid_pairs) if grown else {}
-    member_sets = sorted((fixed_of[r] if len(fixed_of.get(r, ())) == len(m) else order_members(m, rigid, dist)
-                          for r, m in work.groups.members.items()), key=lambda m: (dist[m[0]], m[0]))
-    final = _rename_sets(member_sets, composite_names, assembly, work.groups, {c.members: c for c in fixed_named})
+    final = list(fixed_named)  # the same composites in the same order, unless some merged or were welded to ground
+    if grown or work.locks:
+        rigid = rigid_adjacency(work.rigid_pairs) if grown else {}
+        member_sets = sorted((fixed_of[r] if len(fixed_of.get(r, ())) == len(m) else order_members(m, rigid, dist)
+                              for r, m in work.groups.members.items()), key=lambda m: (dist[m[0]], m[0]))
+        final = _rename_sets(member_sets, composite_names, assembly, work.groups, {c.members: c for c in fixed_named})
     comp_of = composite_of(final)
     kept = _final_joints(work, comp_of, joints_before)
     pairs = _partial_pairs(work, kept, comp_of, centre, L, last)
     removed = tuple(RemovedJoint(j.name, j.type, comp_of[j.reference], comp_of[j.secondary], j.actuated,
                                  kind, keep, why) for j, kind, keep, why in sorted(work.removed, key=lambda r: r[0].name))
-    return of_frozen(  # a Reduction without the frozen dataclass's setattr per field
-        Reduction, fixed_composites=tuple(fixed_named), composites=tuple(final), joints_before=tuple(joints_before.values()),
-        joints=tuple(kept), removed=removed, pairs=tuple(pairs), issues=tuple(work.issues), length=L)
+    return of_frozen(Reduction, fixed_composites=tuple(fixed_named), composites=tuple(final), length=L,  # no setattrs
+                     joints_before=tuple(joints_before.values()), joints=tuple(kept), removed=removed,
+                     pairs=tuple(pairs), issues=tuple(work.issues))
 
 
 def _rename_sets(member_sets, names, assembly, groups: _Groups, known: Mapping) -> list[Composite]:
