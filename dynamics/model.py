@@ -151,11 +151,11 @@ class SKOModel:
         for k, b in enumerate(bodies):
             if b.ref != 0.0:
                 self._fold_reference(k, b)
-        self._group_joint_types(types, q_offset, self.tree.v_offset.tolist())
+        self._group_joint_types(types)
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._body_index = {name: k for k, name in enumerate(self.body_names)}
 
-    def _group_joint_types(self, types, q_offset: list, v_offset: list) -> None:
+    def _group_joint_types(self, types) -> None:
         """``groups``, ``S_group`` and ``H_const`` (see the class docstring), one group per joint type
         present, in :data:`dynamics.joints.JOINT_TYPES` order."""
         #: constant H(k) of each joint, (1, n_k, 6) (universal: at q2 = 0), read-only views of S_group's
@@ -169,8 +169,8 @@ class SKOModel:
         for t in sorted(members, key=_TYPE_ORDER.__getitem__):
             ks, nq, nv = members[t], J.NQ[t], J.NV[t]
             idx = np.array(ks, dtype=int)
-            qc = np.array([q_offset[k] + i for k in ks for i in range(nq)], dtype=int).reshape(len(ks), nq)
-            vc = np.array([v_offset[k] + i for k in ks for i in range(nv)], dtype=int).reshape(len(ks), nv)
+            qc = self.q_offset[idx][:, None] + np.arange(nq)
+            vc = self.v_offset[idx][:, None] + np.arange(nv)
             self.groups[t] = (idx, qc, vc)
             Hs = J.motion_subspace(t, self.axis[idx], self.axis2[idx] if t == "universal" else None)
             Hs.setflags(write=False)
