@@ -80,9 +80,8 @@ def _tree_edges(body_names: Sequence[str], joints: Sequence[Joint]) -> tuple[lis
 
 
 def _oriented_axes(edge: TreeEdge) -> tuple[np.ndarray, np.ndarray | None]:
+    """(axis, axis2) of a tree joint traversed from its secondary body (``edge.reversed``)."""
     j = edge.joint
-    if not edge.reversed:
-        return j.axis, j.axis2
     if j.type not in REVERSIBLE:
         raise InputError(
             f"joint '{j.name}' ({j.type}) would be traversed from '{j.secondary}' to '{j.reference}' "
@@ -111,10 +110,10 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
     placements = frozen(origins - parent_origins[parents])
     coms = frozen(np.array([by_name[e.child].mass.com for e in edges], dtype=float).reshape(-1, 3) - origins)
     specs = []
-    for e, parent, placement, com in zip(edges, parents, placements, coms):
-        axis, axis2 = _oriented_axes(e)
-        mp = by_name[e.child].mass
+    for e, parent, placement, com in zip(edges, parents, list(placements), list(coms)):  # (row views made in C)
         j = e.joint
+        axis, axis2 = _oriented_axes(e) if e.reversed else (j.axis, j.axis2)
+        mp = by_name[e.child].mass
         specs.append(of_frozen(  # a BodySpec (no __post_init__) built without the frozen setattr per field
             dynamics.BodySpec, name=e.child, parent=parent, joint_type=j.type, joint_name=j.name,
             placement_rotation=_EYE, placement_translation=placement, mass=mp.mass, com=com,

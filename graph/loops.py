@@ -53,7 +53,7 @@ import networkx as nx
 import numpy as np
 
 from mbcompose.dynamics.tolerances import ATTACHMENT_GAP_RTOL as GAP_RTOL
-from mbcompose.parsers.assembly import GROUND
+from mbcompose.parsers.assembly import GROUND, of_frozen
 
 from .issues import ERROR, INFO, WARNING, Issue
 from .reduce import ReducedJoint
@@ -274,4 +274,5 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
         issues.insert(0, Issue(ERROR, "disconnected",
                                f"not connected to ground by any chain of joints: {', '.join(disconnected)}",
                                disconnected))
-    return LoopAnalysis(tree, tuple(loops), n_free - total_rank, total_rank, disconnected, tuple(issues))
+    return of_frozen(LoopAnalysis, tree=tree, loops=tuple(loops), dof=n_free - total_rank, total_rank=total_rank,
+                     disconnected=disconnected, issues=tuple(issues))  # without the frozen dataclass's setattrs
