@@ -121,7 +121,7 @@ class _Tree:
     """The link/joint elements of a ``<robot>`` and its tree, as read (see :func:`_read_tree`)."""
 
     element: object        # the <robot> element
-    line: object           # (element, parent) -> its line for a Source (xmltree.line_refs)
+    line: object           # (tag, index, child) -> its line for a Source (xmltree.line_refs)
     links: dict            # link name -> element
     joints: dict           # joint name -> element
     parent_of: dict        # child link -> joint name
@@ -131,9 +131,19 @@ class _Tree:
     link_pose: dict = field(default_factory=dict)   # link -> Pose in the assembly frame
     end_links: dict = field(default_factory=dict)   # joint name -> (parent link, child link)
     memo: dict = field(default_factory=dict)        # origins and mesh scales read (urdf_geometry.origin_poses)
+    link_index: dict = field(default_factory=dict)  # link name -> its position among the <link> elements
+    joint_index: dict = field(default_factory=dict)  # joint name -> its position among the <joint> elements
 
     def ends(self, jname) -> tuple[str, str]:
         return self.end_links[jname]
+
+    def link_line(self, name: str, child: str | None = None):
+        """The line, for a Source, of link ``name`` (or of its first ``<child>``)."""
+        return self.line("link", self.link_index[name], child)
+
+    def joint_line(self, name: str, child: str | None = None):
+        """The line, for a Source, of joint ``name`` (or of its first ``<child>``)."""
+        return self.line("joint", self.joint_index[name], child)
 
 
 def _check_robot(root_el) -> str:
@@ -193,6 +203,8 @@ def _read_tree(root_el) -> _Tree:
         t.children[ends["parent"]].append(name)
         t.joints[name] = j_el
         t.end_links[name] = (ends["parent"], ends["child"])
+    t.link_index = dict(zip(links, range(len(links))))  # (the names are unique: duplicates were refused)
+    t.joint_index = dict(zip(t.joints, range(len(t.joints))))
     return t
 
 
@@ -307,9 +319,8 @@ def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, fi
     for name in t.order:
         if name == t.root and root_is_ground:
             continue
-        l_el = t.links[name]
         mp = mass_props[name]
-        line = t.line(l_el)
+        line = t.link_line(name)
         src = {"pose": Source(file, line)}
         if body_name[name] != name:
             src["name"] = Source(file, line, f"URDF link {name!r}")
@@ -319,7 +330,7 @@ def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, fi
         elif name in computed:
             src["mass"] = Source(file, line, computed[name])
         else:
-            src["mass"] = Source(file, t.line(l_el.find("inertial"), l_el))
+            src["mass"] = Source(file, t.link_line(name, "inertial"))
         # of_frozen: Body has no __post_init__; without the frozen dataclass's setattr per field
         bodies.append(of_frozen(Body, name=body_name[name], pose=t.link_pose[name], mass=mp, geometry=geoms[name],
                                 sources=src))
@@ -334,7 +345,7 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[
         while jn in t.joints:
             jn = "_" + jn
         out.append(Joint(jn, "fixed" if base == "fixed" else "free", GROUND, body_name[t.root],
-                         origin=np.zeros(3), source=Source(file, t.line(t.element), f"{base} base")))
+                         origin=np.zeros(3), source=Source(file, t.line(), f"{base} base")))
     joints = []  # (element, name, type, pose of the child link)
     for name in t.order[1:]:
         jname = t.parent_of[name]
@@ -351,7 +362,7 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[
                              origin=pose.translation, axis=axis, axis2=None,
                              secondary_origin=None, secondary_axis=None, limits=joint_limits(j_el, jname, jtype),
                              actuated=motor is not None, motor=motor, damping=damping, armature=0.0, ref=0.0,
-                             loop=False, implicit=False, source=Source(file, t.line(j_el))))
+                             loop=False, implicit=False, source=Source(file, t.joint_line(jname))))
     return out
 
 

@@ -39,7 +39,7 @@ def mimic_couplings(t, file) -> list[Coupling]:
                         where(m_el), jname, fixed[0], t.joints[fixed[0]].get("type"))
             continue
         couplings.append(Coupling(jname, leader, attr_float(m_el, "multiplier", 1.0),
-                                  attr_float(m_el, "offset", 0.0), source=Source(file, t.line(m_el, t.joints[jname]))))
+                                  attr_float(m_el, "offset", 0.0), source=Source(file, t.joint_line(jname, "mimic"))))
         log.info("%s: joint %r mimics %r (kept as a coupling)", where(m_el), jname, leader)
     return couplings
 

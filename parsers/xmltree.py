@@ -12,8 +12,8 @@ names them.  :func:`parse_xml` makes the tree one of two ways:
   ``TreeBuilder`` make them, 2.5x faster to build; their lines are found from
   the text the first time one is asked (:class:`_Document`), which a file read
   without a warning never does.  The tree must not be edited.  The URDF reader
-  uses it.  A :class:`~parsers.assembly.Source` keeps the element's place in the
-  tree and the document's bytes (:func:`line_refs`), not the tree, which goes
+  uses it.  A :class:`~parsers.assembly.Source` keeps the element's place (the
+  n-th ``<tag>`` under the root) and the document's bytes (:func:`line_refs`), not the tree, which goes
   when the reader is done (so that the collector does not scan it again and
   again); its line comes from the bytes parsed again, when first read.
 
@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import weakref
 import xml.etree.ElementTree as ET
+from functools import partial
 from itertools import islice
 from operator import attrgetter
 from xml.parsers import expat
@@ -92,15 +93,28 @@ def file_of(el: ET.Element) -> str | None:
 
 
 def line_refs(root: ET.Element):
-    """The function ``(el, parent=None) -> line`` for the :class:`~parsers.assembly.Source` of
-    the elements of ``root``'s tree (``el``: the root, a child of it, or a child of ``parent``, a
-    child of the root): the number itself for an attached tree; for an on-demand one, a
-    :class:`_LineRef` that finds it when called (:meth:`_Document.line_ref`)."""
+    """The function ``(tag=None, index=0, child=None) -> line`` for the
+    :class:`~parsers.assembly.Source` of the elements of ``root``'s tree: the line of the
+    ``index``-th ``<tag>`` child of the root (the root itself when ``tag`` is None), or of that
+    element's first ``<child>``.  For an on-demand tree it is a :class:`_LineRef` that finds the
+    line when called (the reader passes the index it counted, so nothing is looked up while
+    reading); for an attached tree, the number itself."""
     doc = _DOCUMENTS.get(id(root)) if type(root) is ET.Element else None
-    return doc.line_ref if doc is not None else _attached_line
+    return partial(_LineRef, doc) if doc is not None else partial(_line_in, root, {})
 
 
-def _attached_line(el: ET.Element, parent: ET.Element | None = None) -> int | None:
+def _line_in(root: ET.Element, children: dict, tag: str | None = None, index: int = 0,
+             child: str | None = None) -> int | None:
+    """The line :func:`line_refs` names, in the attached tree ``root`` (``children``: tag ->
+    the root's children of that tag, filled as asked)."""
+    el = root
+    if tag is not None:
+        found = children.get(tag)
+        if found is None:
+            found = children[tag] = root.findall(tag)
+        el = found[index]
+    if child is not None:
+        el = el.find(child)
     return line_of(el)
 
 
@@ -145,11 +159,11 @@ class _Document:
     element.  It holds its tree weakly: the tree goes when the reader is done with it, and a
     :class:`_LineRef` keeps only the element's place in it and this document's bytes."""
 
-    __slots__ = ("file", "data", "root", "_lines", "_top", "_attached")
+    __slots__ = ("file", "data", "root", "_lines", "_attached", "_children")
 
     def __init__(self, file: str | None, data: bytes, root: ET.Element):
         self.file, self.data, self.root = file, data, weakref.ref(root)
-        self._lines = self._top = self._attached = None
+        self._lines = self._attached = self._children = None
 
     def line(self, el: ET.Element) -> int | None:
         """The line of element ``el`` of this tree (None when it is not one of them).  The
@@ -170,48 +184,35 @@ class _Document:
             lines = [el.line for el in _parse_tracked(self.data, self.file).iter()]
         return dict(zip(map(id, elements), lines))
 
-    def line_ref(self, el: ET.Element, parent: ET.Element | None = None) -> "_LineRef":
-        """A :class:`_LineRef` to the line of ``el``: the root, a child of the root, or a child of
-        ``parent``, itself a child of the root (the tree is alive: the caller reads it)."""
-        top = self._top
-        if top is None:  # id(child of the root) -> (its position,)
-            root = self.root()
-            top = self._top = dict(zip(map(id, root), zip(range(len(root)))))
-        if parent is not None:  # (list.index finds el by identity: elements have no __eq__)
-            return _LineRef(self, top[id(parent)] + (list(parent).index(el),))
-        path = top.get(id(el))
-        return _LineRef(self, path if path is not None else () if el is self.root() else top[id(el)])
-
-    def line_at(self, path: tuple) -> int | None:
-        """The line of the element at ``path`` (child positions from the root), from the
-        document's bytes parsed again with attached lines (once)."""
+    def line_at(self, tag: str | None, index: int, child: str | None) -> int | None:
+        """The line :func:`line_refs` names, from the document's bytes parsed again with
+        attached lines (once)."""
         if self._attached is None:
             try:
                 root = _parse_fast(self.data, self.file)
                 self._attached = root if root is not None else _parse_tracked(self.data, self.file)
             except InputError:  # limits made tighter since the file was read
                 return None
-        el = self._attached
-        for i in path:
-            el = el[i]
-        return el.line
+            self._children = {}
+        return _line_in(self._attached, self._children, tag, index, child)
 
     def forget_tree(self) -> None:
         """Drop what refers to the tree by id (called when the tree goes)."""
-        self._lines = self._top = None
+        self._lines = None
 
 
 class _LineRef:
-    """The line of an element of an on-demand tree, found when called from the element's place
-    in the tree (``path``) and the document's bytes: the tree itself is not kept."""
+    """The line of an element of an on-demand tree (see :func:`line_refs`), found when called
+    from the element's place (``tag``, ``index``, ``child``) and the document's bytes: the tree
+    itself is not kept."""
 
-    __slots__ = ("doc", "path")
+    __slots__ = ("doc", "tag", "index", "child")
 
-    def __init__(self, doc: _Document, path: tuple):
-        self.doc, self.path = doc, path
+    def __init__(self, doc: _Document, tag: str | None = None, index: int = 0, child: str | None = None):
+        self.doc, self.tag, self.index, self.child = doc, tag, index, child
 
     def __call__(self) -> int | None:
-        return self.doc.line_at(self.path)
+        return self.doc.line_at(self.tag, self.index, self.child)
 
 
 #: id(root) -> its _Document, for every on-demand tree alive (dropped with the root)

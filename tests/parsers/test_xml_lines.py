@@ -101,7 +101,7 @@ def test_on_demand_lines_are_not_mapped_until_asked_and_leave_with_the_tree():
 
 def test_a_source_finds_its_line_after_the_tree_is_dropped_and_pickles_with_it():
     root = parse_xml("tricky.urdf", TRICKY, on_demand_lines=True)
-    source = Source("tricky.urdf", line_refs(root)(root.find("joint")), "joint j")
+    source = Source("tricky.urdf", line_refs(root)("joint", 0), "joint j")
     del root
     gc.collect()
     assert source.line == 9 and str(source) == "joint j (tricky.urdf:9)"
@@ -145,3 +145,14 @@ def test_the_element_found_too_deep_is_the_first_one_in_document_order_at_that_d
         expected = first_at(root, limit + 1)
         found = xmltree._first_deeper_than(root, limit)
         assert (found is None) if expected is None else (found == (expected, limit + 1))
+
+
+@MODES
+def test_line_refs_name_an_element_by_its_tag_position_and_child(on_demand):
+    root = parse_xml("tricky.urdf", TRICKY, on_demand_lines=on_demand)
+    refs = line_refs(root)
+    found = [refs(), refs("link", 0), refs("link", 1), refs("link", 0, "visual"), refs("joint", 0, "child")]
+    del root
+    gc.collect()
+    lines = [Source("tricky.urdf", ref).line for ref in found]
+    assert lines == [2, 4, 6, 4, 9]  # TRICKY_LINES: robot, link a, link b, a's visual, j's child
