@@ -65,7 +65,7 @@ from .assembly import GROUND, Assembly, Body, Joint, MassProperties, Pose, Sourc
 from .errors import InputError, did_you_mean
 from .massprops import shapes_mass_properties
 from .mesh_progress import MeshWork
-from .urdf_actuation import mimic_couplings, transmissions
+from .urdf_actuation import TEXT_TAGS, mimic_couplings, transmissions
 from .urdf_geometry import MeshFiles, link_inertials, origin_poses, shape_geometry
 from .urdf_joints import joint_axes, joint_limits
 from .xmltree import first_tag_with_prefix, line_of, line_refs, parse_xml, where
@@ -110,7 +110,7 @@ def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geomet
         raise InputError(f"base must be 'fixed' or 'floating', got {base!r}", file=str(path))
     if massless not in ("check", "allow"):
         raise InputError(f"massless must be 'check' or 'allow', got {massless!r}", file=str(path))
-    root_el = parse_xml(path, text, on_demand_lines=True)
+    root_el = parse_xml(path, text, on_demand_lines=True, text_of=TEXT_TAGS)
     return urdf_from_element(root_el, path, package_dirs=package_dirs, base=base,
                              inertia_from_geometry_density=inertia_from_geometry_density,
                              massless=massless, check_meshes=check_meshes)

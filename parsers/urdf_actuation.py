@@ -16,6 +16,9 @@ from .xmlutil import attr_float, parse_floats, required
 
 log = logging.getLogger("mbcompose.parsers.urdf")
 
+#: the elements whose text the URDF reader reads (the rest of a document is built without text)
+TEXT_TAGS = ("mechanicalReduction",)
+
 #: joint types with exactly one coordinate (a mimic couples two of them)
 ONE_COORDINATE = ("revolute", "continuous", "prismatic")
 

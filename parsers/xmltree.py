@@ -48,11 +48,17 @@ class Element(ET.Element):
     __slots__ = ("line", "file")
 
 
-def parse_xml(path=None, text: str | None = None, *, on_demand_lines: bool = False) -> ET.Element:
+def parse_xml(path=None, text: str | None = None, *, on_demand_lines: bool = False,
+              text_of: tuple[str, ...] | None = None) -> ET.Element:
     """Parse an XML file (or ``text``) into a tree whose elements have lines (see the module docstring).
 
     Raises InputError (with the line) for a syntax error, an element nested deeper
     than ``nesting_depth`` or an unreadable file.
+
+    text_of : with ``on_demand_lines``, the tags whose text the caller reads: a document
+        where none of them can occur (no ``<tag`` in its UTF-8 bytes, no DOCTYPE) is built
+        without character data, every element's ``text`` and ``tail`` None (a tenth faster
+        to build and to free).  None keeps all text.
 
     Attached lines come one of two ways: :func:`_parse_fast` lets expat call the C
     ``TreeBuilder`` directly and takes the lines from a scan of the start tags;
@@ -70,7 +76,7 @@ def parse_xml(path=None, text: str | None = None, *, on_demand_lines: bool = Fal
         data = text.encode("utf-8") if isinstance(text, str) else text
     data = _declaration_first(data)
     if on_demand_lines:
-        return _parse_on_demand(data, name)
+        return _parse_on_demand(data, name, text_of is None or _may_hold(data, text_of))
     root = _parse_fast(data, name)
     return root if root is not None else _parse_tracked(data, name)
 
@@ -162,7 +168,8 @@ class _Document:
     __slots__ = ("file", "data", "root", "_lines", "_attached", "_children")
 
     def __init__(self, file: str | None, data: bytes, root: ET.Element):
-        self.file, self.data, self.root = file, data, weakref.ref(root)
+        # the weak reference's callback takes the document out of the registry when the tree goes
+        self.file, self.data, self.root = file, data, weakref.ref(root, partial(_forget, id(root)))
         self._lines = self._attached = self._children = None
 
     def line(self, el: ET.Element) -> int | None:
@@ -219,7 +226,7 @@ class _LineRef:
 _DOCUMENTS: dict[int, _Document] = {}
 
 
-def _forget(root_id: int) -> None:
+def _forget(root_id: int, _ref=None) -> None:
     """The tree of ``root_id`` is gone: its document leaves the registry and forgets its ids."""
     doc = _DOCUMENTS.pop(root_id, None)
     if doc is not None:
@@ -233,13 +240,18 @@ def _document_of(el: ET.Element) -> _Document | None:
     return next((doc for doc in docs if doc.root() is el or doc.line(el) is not None), None)
 
 
-def _parse_on_demand(data: bytes, name: str | None) -> ET.Element:
+def _may_hold(data: bytes, tags: tuple[str, ...]) -> bool:
+    """False when no element of one of ``tags`` can occur in ``data``: UTF-8 (or ASCII) text
+    without DOCTYPE (whose entities could make one) and without ``<tag`` anywhere."""
+    return not _mappable(data) or any(b"<" + tag.encode() in data for tag in tags)
+
+
+def _parse_on_demand(data: bytes, name: str | None, keep_text: bool = True) -> ET.Element:
     """The tree of plain C elements, registered with its text for :func:`line_of`; checks the nesting depth."""
-    root = _built_tree(data)
+    root = _built_tree(data, text=keep_text)
     if root is None:
         return _parse_tracked(data, name)  # raises the error with its line
     doc = _DOCUMENTS[id(root)] = _Document(name, data, root)
-    weakref.finalize(root, _forget, id(root))
     too_deep = _first_deeper_than(root, limits.active().nesting_depth)
     if too_deep is not None:
         el, depth = too_deep
@@ -248,15 +260,17 @@ def _parse_on_demand(data: bytes, name: str | None) -> ET.Element:
     return root
 
 
-def _built_tree(data: bytes, element_factory=None) -> ET.Element | None:
+def _built_tree(data: bytes, element_factory=None, text: bool = True) -> ET.Element | None:
     """The tree expat and the C ``TreeBuilder`` make of ``data`` (elements of ``element_factory``,
-    plain C elements by default), the collector paused; None when expat refuses the text."""
+    plain C elements by default; without ``text``, no character data), the collector paused;
+    None when expat refuses the text."""
     builder = ET.TreeBuilder() if element_factory is None else ET.TreeBuilder(element_factory=element_factory)
     parser = expat.ParserCreate()
     parser.buffer_text = True
     parser.StartElementHandler = builder.start
     parser.EndElementHandler = builder.end
-    parser.CharacterDataHandler = builder.data
+    if text:
+        parser.CharacterDataHandler = builder.data
     with paused_gc():
         try:
             parser.Parse(data, True)

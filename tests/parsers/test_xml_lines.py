@@ -156,3 +156,16 @@ def test_line_refs_name_an_element_by_its_tag_position_and_child(on_demand):
     gc.collect()
     lines = [Source("tricky.urdf", ref).line for ref in found]
     assert lines == [2, 4, 6, 4, 9]  # TRICKY_LINES: robot, link a, link b, a's visual, j's child
+
+
+def test_text_is_built_only_where_an_element_whose_text_is_read_can_occur():
+    doc = "<robot name='r'><transmission><mechanicalReduction> 50 </mechanicalReduction></transmission></robot>"
+    kept = parse_xml("t.urdf", doc, on_demand_lines=True, text_of=("mechanicalReduction",))
+    assert kept.find("transmission/mechanicalReduction").text == " 50 "
+    dropped = parse_xml("t.urdf", doc, on_demand_lines=True, text_of=("gear",))
+    assert dropped.find("transmission/mechanicalReduction").text is None
+    # an entity may make the element: a document with a DOCTYPE keeps its text
+    entity = ('<!DOCTYPE robot [<!ENTITY r "&#60;mechanicalReduction>7&#60;/mechanicalReduction>">]>'
+              "<robot name='r'><transmission>&r;</transmission></robot>")
+    tree = parse_xml("e.urdf", entity, on_demand_lines=True, text_of=("mechanicalReduction",))
+    assert tree.find("transmission/mechanicalReduction").text == "7"
