@@ -63,6 +63,7 @@ import numpy as np
 
 from .assembly import GROUND, Assembly, Body, Joint, MassProperties, Pose, Source, of_frozen
 from .errors import InputError, did_you_mean
+from .gc_pause import paused_gc
 from .massprops import shapes_mass_properties
 from .mesh_progress import MeshWork
 from .urdf_actuation import TEXT_TAGS, mimic_couplings, transmissions
@@ -110,10 +111,11 @@ def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geomet
         raise InputError(f"base must be 'fixed' or 'floating', got {base!r}", file=str(path))
     if massless not in ("check", "allow"):
         raise InputError(f"massless must be 'check' or 'allow', got {massless!r}", file=str(path))
-    root_el = parse_xml(path, text, on_demand_lines=True, text_of=TEXT_TAGS)
-    return urdf_from_element(root_el, path, package_dirs=package_dirs, base=base,
-                             inertia_from_geometry_density=inertia_from_geometry_density,
-                             massless=massless, check_meshes=check_meshes)
+    with paused_gc():  # the reader makes no reference cycles: the collector would only walk the tree
+        root_el = parse_xml(path, text, on_demand_lines=True, text_of=TEXT_TAGS)
+        return urdf_from_element(root_el, path, package_dirs=package_dirs, base=base,
+                                 inertia_from_geometry_density=inertia_from_geometry_density,
+                                 massless=massless, check_meshes=check_meshes)
 
 
 @dataclass
