@@ -61,11 +61,15 @@ def frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def of_frozen(cls, **fields):
+def of_frozen(cls, common=None, /, **fields):
     """An instance of a frozen dataclass here (Pose, MassProperties) with ``fields`` as its
-    ``__post_init__`` leaves them (floats; arrays read-only, see :func:`frozen`), unchecked."""
+    ``__post_init__`` leaves them (floats; arrays read-only, see :func:`frozen`), unchecked;
+    ``common``: a dict of more fields, shared by many instances (copied)."""
     obj = object.__new__(cls)
-    obj.__dict__.update(fields)
+    if common is None:
+        obj.__dict__.update(fields)
+    else:
+        obj.__dict__.update(common, **fields)
     return obj
 
 

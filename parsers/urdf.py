@@ -164,7 +164,7 @@ def _check_robot(root_el) -> str:
 def _read_links(root_el) -> dict:
     links = {}
     for l_el in root_el.findall("link"):
-        name = required(l_el, "name")
+        name = l_el.get("name") or required(l_el, "name")  # (required only raises: skip its call)
         if name in links:
             raise error(l_el, f"duplicate link name {name!r} (first at line {line_of(links[name])})")
         links[name] = l_el
@@ -178,10 +178,10 @@ def _read_tree(root_el) -> _Tree:
     links = _read_links(root_el)
     t = _Tree(root_el, line_refs(root_el), links, {}, {}, {n: [] for n in links})
     for j_el in root_el.findall("joint"):
-        name = required(j_el, "name")
+        name = j_el.get("name") or required(j_el, "name")
         if name in t.joints:
             raise error(j_el, f"duplicate joint name {name!r} (first at line {line_of(t.joints[name])})")
-        jtype = required(j_el, "type")
+        jtype = j_el.get("type") or required(j_el, "type")
         if jtype not in URDF_JOINT_TYPES:
             raise error(j_el, f"joint {name!r}: unknown joint type {jtype!r}{did_you_mean(jtype, URDF_JOINT_TYPES)} "
                               "(expected one of "
@@ -191,7 +191,7 @@ def _read_tree(root_el) -> _Tree:
             e = j_el.find(tag)
             if e is None:
                 raise error(j_el, f"joint {name!r} needs <{tag} link=...>")
-            link = required(e, "link")
+            link = e.get("link") or required(e, "link")
             if link not in links:
                 raise error(e, f"joint {name!r}: unknown {tag} link {link!r}{did_you_mean(link, links)}")
             ends[tag] = link
@@ -360,12 +360,16 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[
         motor = actuators.get(jname)
         # of_frozen: the type is one of JOINT_TYPES and origin and axis are read-only (3,) floats, as
         # Joint.__post_init__ would keep them; without the frozen dataclass's setattr per field
-        out.append(of_frozen(Joint, name=jname, type=jtype, reference=ground_of(parent), secondary=body_name[child],
-                             origin=pose.translation, axis=axis, axis2=None,
-                             secondary_origin=None, secondary_axis=None, limits=joint_limits(j_el, jname, jtype),
-                             actuated=motor is not None, motor=motor, damping=damping, armature=0.0, ref=0.0,
-                             loop=False, implicit=False, source=Source(file, t.joint_line(jname))))
+        out.append(of_frozen(Joint, _URDF_JOINT, name=jname, type=jtype, reference=ground_of(parent),
+                             secondary=body_name[child], origin=pose.translation, axis=axis,
+                             limits=joint_limits(j_el, jname, jtype), actuated=motor is not None, motor=motor,
+                             damping=damping, source=Source(file, t.joint_line(jname))))
     return out
+
+
+#: the fields of a Joint that a URDF joint leaves at these values
+_URDF_JOINT = {"axis2": None, "secondary_origin": None, "secondary_axis": None, "armature": 0.0, "ref": 0.0,
+               "loop": False, "implicit": False}
 
 
 def urdf_from_element(root_el, path, *, package_dirs=(), base="fixed", inertia_from_geometry_density=None,
