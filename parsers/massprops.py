@@ -77,18 +77,24 @@ def _clearly_physical(rows) -> bool:
             return False
     except (TypeError, ValueError):
         return False
-    scale = max(abs(a), abs(b), abs(c), abs(e), abs(f), abs(i))
+    return bool(proven_physical(a, b, c, e, f, i, max(abs(a), abs(b), abs(c), abs(e), abs(f), abs(i))))
+
+
+def proven_physical(a, b, c, e, f, i, scale):
+    """The test of :func:`_clearly_physical` for the finite symmetric inertia
+    ``[[a, b, c], [b, e, f], [c, f, i]]`` whose largest absolute entry is ``scale``: floats, or
+    arrays of many inertias at once (element by element, a boolean array)."""
     lo, hi = INERTIA_RTOL * scale, (a + e + i) / (2.0 - INERTIA_RTOL)
     return (_positive_definite(a - lo, b, c, e - lo, f, i - lo, scale)
-            and _positive_definite(hi - a, -b, -c, hi - e, -f, hi - i, scale))
+            & _positive_definite(hi - a, -b, -c, hi - e, -f, hi - i, scale))
 
 
-def _positive_definite(a, b, c, e, f, i, scale: float) -> bool:
+def _positive_definite(a, b, c, e, f, i, scale):
     """Sylvester's criterion for ``[[a, b, c], [b, e, f], [c, f, i]]``: its leading minors above
     ``1e-12 scale^k`` (k = 1, 2, 3), a margin far above their rounding errors (~1e-15 scale^k)."""
     m = 1e-12 * scale
-    return (a > m and a * e - b * b > m * scale
-            and a * (e * i - f * f) - b * (b * i - c * f) + c * (b * f - c * e) > m * scale * scale)
+    return ((a > m) & (a * e - b * b > m * scale)
+            & (a * (e * i - f * f) - b * (b * i - c * f) + c * (b * f - c * e) > m * scale * scale))
 
 
 def transform_mass_properties(mp: MassProperties, pose: Pose) -> MassProperties:

@@ -23,7 +23,7 @@ from mbcompose.dynamics.spatial import rpy_to_matrices, rpy_to_matrix
 
 from . import limits
 from .assembly import Geometry, MassProperties, Pose, frozen, of_frozen
-from .massprops import inertia_problem
+from .massprops import inertia_problem, proven_physical
 from .xmltree import where
 from .xmlutil import attr_float, attr_float_list, attr_float_values, attr_floats, error, float_rows, parse_floats, required
 
@@ -324,12 +324,17 @@ _SYMMETRIC = np.array([1, 2, 3, 2, 4, 5, 3, 5, 6])
 
 def _warn_unphysical(values: np.ndarray, names: list, inertia_els: list) -> None:
     """Warn for each inertia of ``values`` (rows: mass, ixx ... izz) that is not physical, as
-    :func:`link_inertial` does (:func:`parsers.massprops.inertia_problem`, on Python floats)."""
-    for k, (mass, ixx, ixy, ixz, iyy, iyz, izz) in enumerate(values.tolist()):
-        if mass > 0 and max(abs(ixx), abs(ixy), abs(ixz), abs(iyy), abs(iyz), abs(izz)) > 1e-8:
-            problem = inertia_problem([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-            if problem:
-                log.warning("%s: link %r: %s (kept as written)", where(inertia_els[k]), names[k], problem)
+    :func:`link_inertial` does: :func:`parsers.massprops.proven_physical` settles all of them at
+    once but the doubtful few, which :func:`parsers.massprops.inertia_problem` examines."""
+    six = values[:, 1:]
+    scale = np.abs(six).max(axis=1)
+    ixx, ixy, ixz, iyy, iyz, izz = six.T
+    doubtful = (values[:, 0] > 0.0) & (scale > 1e-8) & ~proven_physical(ixx, ixy, ixz, iyy, iyz, izz, scale)
+    for k in np.flatnonzero(doubtful).tolist():
+        ixx, ixy, ixz, iyy, iyz, izz = six[k].tolist()
+        problem = inertia_problem([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+        if problem:
+            log.warning("%s: link %r: %s (kept as written)", where(inertia_els[k]), names[k], problem)
 
 
 def link_inertial(link_el, name: str, memo: dict | None = None) -> MassProperties | None:
