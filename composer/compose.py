@@ -68,25 +68,47 @@ def _summed_armature(rj, original: Joint | None, assembly: Assembly, redundant_o
     """Rotor inertia of a reduced joint: its joints' and that of the redundant joints removed in
     its favour (``redundant_of``: kept joint -> names; co-linear joints turn together, so each
     rotor turns with the kept freedom); ``original``: the joint of ``rj.joints[0]``."""
-    names = rj.joints[1:] + tuple(redundant_of.get(rj.name, ()))
     first = original.armature if original is not None else 0
-    if not names:
+    if len(rj.joints) < 2 and rj.name not in redundant_of:
         return float(first)
+    names = rj.joints[1:] + tuple(redundant_of.get(rj.name, ()))
     return float(sum((j.armature for j in (_joint_or_none(assembly, n) for n in names) if j is not None), first))
+
+
+def _unchanged(rj, original: Joint) -> bool:
+    """True when ``original`` (the joint of ``rj.joints[0]``) is what :func:`_reduced_joint_as_joint`
+    would build for ``rj`` (armature aside): same name, type, bodies and attachments, no secondary axis,
+    no motor, a bool ``loop``, not implicit."""
+    return (rj.name == original.name and rj.reference == original.reference and rj.secondary == original.secondary
+            and rj.type == original.type and rj.actuated is original.actuated and rj.origin is original.origin
+            and rj.axis is original.axis and rj.axis2 is original.axis2
+            and rj.secondary_origin is original.secondary_origin and original.secondary_axis is None
+            and original.motor is None and type(original.loop) is bool and original.implicit is False
+            and type(original.armature) is float)
 
 
 def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint:
     """The :class:`parsers.assembly.Joint` of a reduced joint, its limits, damping, ``ref`` and source
-    those of its first original joint.  Built with ``of_frozen``: the type and the read-only
-    arrays come from the assembly's joints, so ``Joint.__post_init__`` would keep them as they are."""
+    those of its first original joint.  Built unchecked: the type and the read-only arrays come from
+    the assembly's joints, so ``Joint.__post_init__`` would keep them as they are; with a first
+    original joint, its fields copied (one C dict copy) and those of the reduced joint set over them."""
     original = _joint_or_none(assembly, rj.joints[0]) if rj.joints else None
-    return of_frozen(Joint, name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
-                     origin=rj.origin, axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin,
-                     secondary_axis=None, limits=original.limits if original else Limits(), actuated=rj.actuated,
-                     motor=None, damping=original.damping if original else 0.0,
-                     armature=_summed_armature(rj, original, assembly, redundant_of),
-                     ref=original.ref if original else 0.0, loop=bool(original and original.loop), implicit=False,
-                     source=original.source if original else Source())
+    if original is None:
+        return of_frozen(Joint, name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
+                         origin=rj.origin, axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin,
+                         secondary_axis=None, limits=Limits(), actuated=rj.actuated, motor=None, damping=0.0,
+                         armature=_summed_armature(rj, None, assembly, redundant_of), ref=0.0, loop=False,
+                         implicit=False, source=Source())
+    if _unchanged(rj, original) and not (len(rj.joints) > 1 or rj.name in redundant_of):
+        return original
+    joint = object.__new__(Joint)
+    fields = joint.__dict__
+    fields.update(original.__dict__)  # limits, damping, ref, source (and the fields set below)
+    fields.update(name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary, origin=rj.origin,
+                  axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin, secondary_axis=None,
+                  actuated=rj.actuated, motor=None, armature=_summed_armature(rj, original, assembly, redundant_of),
+                  loop=bool(original.loop), implicit=False)
+    return joint
 
 
 def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,

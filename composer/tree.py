@@ -108,15 +108,17 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
     parent_origins = np.zeros((len(origins) + 1, 3))
     parent_origins[:-1] = origins
     placements = frozen(origins - parent_origins[parents])
-    coms = frozen(np.array([by_name[e.child].mass.com for e in edges], dtype=float).reshape(-1, 3) - origins)
-    specs = []
-    for e, parent, placement, com in zip(edges, parents, list(placements), list(coms)):  # (row views made in C)
+    masses = [by_name[e.child].mass for e in edges]
+    coms = frozen(np.array([mp.com for mp in masses], dtype=float).reshape(-1, 3) - origins)
+    specs, new, spec = [], object.__new__, dynamics.BodySpec
+    for e, parent, placement, com, mp in zip(edges, parents, list(placements), list(coms), masses):  # (rows made in C)
         j = e.joint
         axis, axis2 = _oriented_axes(e) if e.reversed else (j.axis, j.axis2)
-        mp = by_name[e.child].mass
-        specs.append(of_frozen(  # a BodySpec (no __post_init__) built without the frozen setattr per field
-            dynamics.BodySpec, name=e.child, parent=parent, joint_type=j.type, joint_name=j.name,
-            placement_rotation=_EYE, placement_translation=placement, mass=mp.mass, com=com,
-            inertia=mp.inertia, axis=axis, axis2=axis2, armature=j.armature, ref=j.ref))
+        body = new(spec)  # a BodySpec (no __post_init__) built without the frozen setattr per field
+        body.__dict__.update(
+            name=e.child, parent=parent, joint_type=j.type, joint_name=j.name, placement_rotation=_EYE,
+            placement_translation=placement, mass=mp.mass, com=com, inertia=mp.inertia, axis=axis, axis2=axis2,
+            armature=j.armature, ref=j.ref)
+        specs.append(body)
     model = dynamics.build_model(specs, gravity=np.asarray(gravity, dtype=float))
     return of_frozen(TreeModel, model=model, edges=tuple(edges), chords=tuple(chords), bodies=by_name)

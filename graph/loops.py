@@ -264,7 +264,10 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
                                 f"the attachments of {', '.join(bad)} on their two bodies are {gap:.6g} m apart", (loop.name, *bad)))
         issues += _rank_issues(loop, J, rtol)
     for name in tree:
-        g = attachment_gap(by_name[name], length)
+        j = by_name[name]
+        if j.secondary_origin is None and j.secondary_axis is None:  # one attachment: no gap
+            continue
+        g = attachment_gap(j, length)
         if g > GAP_RTOL * length:
             issues.append(Issue(WARNING, "joint-frame-gap",
                                 f"joint {name}: its attachments on its two bodies are {g:.6g} m apart", (name,)))
