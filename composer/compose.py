@@ -89,9 +89,9 @@ def _unchanged(rj, original: Joint) -> bool:
 
 def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint:
     """The :class:`parsers.assembly.Joint` of a reduced joint, its limits, damping, ``ref`` and source
-    those of its first original joint.  Built unchecked: the type and the read-only arrays come from
-    the assembly's joints, so ``Joint.__post_init__`` would keep them as they are; with a first
-    original joint, its fields copied (one C dict copy) and those of the reduced joint set over them."""
+    those of its first original joint (that joint itself when the reduction left it as it is).  Built
+    with ``of_frozen`` (the first original joint's fields as the common ones): the type and the read-only
+    arrays come from the assembly's joints, so ``Joint.__post_init__`` would keep them as they are."""
     original = _joint_or_none(assembly, rj.joints[0]) if rj.joints else None
     if original is None:
         return of_frozen(Joint, name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
@@ -101,14 +101,11 @@ def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint:
                          implicit=False, source=Source())
     if _unchanged(rj, original) and not (len(rj.joints) > 1 or rj.name in redundant_of):
         return original
-    joint = object.__new__(Joint)
-    fields = joint.__dict__
-    fields.update(original.__dict__)  # limits, damping, ref, source (and the fields set below)
-    fields.update(name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary, origin=rj.origin,
-                  axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin, secondary_axis=None,
-                  actuated=rj.actuated, motor=None, armature=_summed_armature(rj, original, assembly, redundant_of),
-                  loop=bool(original.loop), implicit=False)
-    return joint
+    return of_frozen(Joint, original.__dict__, name=rj.name, type=rj.type, reference=rj.reference,
+                     secondary=rj.secondary, origin=rj.origin, axis=rj.axis, axis2=rj.axis2,
+                     secondary_origin=rj.secondary_origin, secondary_axis=None, actuated=rj.actuated, motor=None,
+                     armature=_summed_armature(rj, original, assembly, redundant_of), loop=bool(original.loop),
+                     implicit=False)  # limits, damping, ref and source: the original's
 
 
 def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,

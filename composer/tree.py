@@ -110,15 +110,13 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
     placements = frozen(origins - parent_origins[parents])
     masses = [by_name[e.child].mass for e in edges]
     coms = frozen(np.array([mp.com for mp in masses], dtype=float).reshape(-1, 3) - origins)
-    specs, new, spec = [], object.__new__, dynamics.BodySpec
+    specs = []
     for e, parent, placement, com, mp in zip(edges, parents, list(placements), list(coms), masses):  # (rows made in C)
         j = e.joint
         axis, axis2 = _oriented_axes(e) if e.reversed else (j.axis, j.axis2)
-        body = new(spec)  # a BodySpec (no __post_init__) built without the frozen setattr per field
-        body.__dict__.update(
-            name=e.child, parent=parent, joint_type=j.type, joint_name=j.name, placement_rotation=_EYE,
-            placement_translation=placement, mass=mp.mass, com=com, inertia=mp.inertia, axis=axis, axis2=axis2,
-            armature=j.armature, ref=j.ref)
-        specs.append(body)
+        specs.append(of_frozen(  # a BodySpec (no __post_init__) built without the frozen setattr per field
+            dynamics.BodySpec, name=e.child, parent=parent, joint_type=j.type, joint_name=j.name,
+            placement_rotation=_EYE, placement_translation=placement, mass=mp.mass, com=com,
+            inertia=mp.inertia, axis=axis, axis2=axis2, armature=j.armature, ref=j.ref))
     model = dynamics.build_model(specs, gravity=np.asarray(gravity, dtype=float))
     return of_frozen(TreeModel, model=model, edges=tuple(edges), chords=tuple(chords), bodies=by_name)

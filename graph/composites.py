@@ -110,8 +110,7 @@ def _dfs(adjacency: Mapping[str, Iterable[str]], start: str, allowed: set[str]) 
             continue
         seen.add(n)
         order.append(n)
-        stack.extend(sorted((m for m in adjacency.get(n, ()) if m in allowed and m not in seen),
-                            reverse=True))
+        stack.extend(sorted([m for m in adjacency.get(n, ()) if m in allowed and m not in seen], reverse=True))
     return order
 
 
@@ -136,7 +135,7 @@ def order_members(members: Iterable[str], adjacency: Mapping[str, Iterable[str]]
     out: list[str] = []
     while len(out) < len(members):
         rest = members - set(out)
-        root = min(rest, key=lambda n: (distance.get(n, np.inf), n))
+        root = min([(distance.get(n, np.inf), n) for n in rest])[1]  # (names are unique: no tie)
         out.extend(_dfs(adj, root, rest))
     return tuple(out)
 
