@@ -33,8 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import accumulate, chain
-from operator import attrgetter
+from itertools import accumulate
 
 import numpy as np
 
@@ -89,9 +88,6 @@ REF_TYPES = ("revolute", "continuous", "prismatic")
 #: each joint type's reference configuration (:func:`dynamics.joints.neutral`) as a list
 _NEUTRAL = {t: J.neutral(t).tolist() for t in J.JOINT_TYPES}
 _TYPE_ORDER = {t: i for i, t in enumerate(J.JOINT_TYPES)}
-#: the fields of a :class:`BodySpec` that :class:`SKOModel` reads as columns
-_SPEC_COLUMNS = attrgetter("name", "joint_name", "joint_type", "parent", "placement_rotation",
-                           "placement_translation", "mass", "com", "inertia", "armature", "ref")
 
 
 class SKOModel:
@@ -122,15 +118,20 @@ class SKOModel:
     def __init__(self, bodies, gravity=(0.0, 0.0, -9.81)):
         bodies = list(bodies)
         n = len(bodies)
-        (names, joint_names, types, parents, rotations, translations, masses, coms, inertias, armatures,
-         refs) = zip(*map(_SPEC_COLUMNS, bodies)) if n else ((),) * 11  # the columns, read in one C loop
         self.gravity = np.asarray(gravity, dtype=float)
-        self.body_names, self.joint_names, self.joint_types = names, joint_names, types
-        if len(set(joint_names)) != n:
+        self.body_names = tuple(b.name for b in bodies)
+        self.joint_names = tuple(b.joint_name for b in bodies)
+        self.joint_types = types = tuple(b.joint_type for b in bodies)
+        if len(set(self.joint_names)) != n:
             raise ValueError("joint names must be unique")
-        _check_types_and_parents(bodies, types, parents)
-        nqs = list(map(J.NQ.__getitem__, types))
-        nvs = list(map(J.NV.__getitem__, types))
+        parents = [b.parent for b in bodies]
+        for k, (b, p) in enumerate(zip(bodies, parents)):
+            if b.joint_type not in J.NQ:
+                raise ValueError(f"body {b.name!r}: unknown joint type {b.joint_type!r}")
+            if not -1 <= p < k:
+                raise ValueError(f"body {b.name!r}: parent {p} must be -1 or an earlier body index")
+        nqs = [J.NQ[t] for t in types]
+        nvs = [J.NV[t] for t in types]
         self.tree = SKOTree(np.array(parents, dtype=int), np.full(n, 6), np.array(nvs, dtype=int))
         self.parent = self.tree.parent
         q_offset = [0, *accumulate(nqs)]
@@ -138,17 +139,18 @@ class SKOModel:
         self.v_offset = self.tree.v_offset
         self.nq = q_offset[-1]
         self.nv = int(self.v_offset[-1])
-        self.placement_R = np.array(rotations, dtype=float).reshape(n, 3, 3)
-        self.placement_p = np.array(translations, dtype=float).reshape(n, 3)
-        self.mass = np.array(list(map(float, masses)))
-        self.com = np.array(coms, dtype=float).reshape(n, 3)
-        self.inertia_com = np.array(inertias, dtype=float).reshape(n, 3, 3)
+        self.placement_R = np.array([b.placement_rotation for b in bodies], dtype=float).reshape(n, 3, 3)
+        self.placement_p = np.array([b.placement_translation for b in bodies], dtype=float).reshape(n, 3)
+        self.mass = np.array([float(b.mass) for b in bodies])
+        self.com = np.array([b.com for b in bodies], dtype=float).reshape(n, 3)
+        self.inertia_com = np.array([b.inertia for b in bodies], dtype=float).reshape(n, 3, 3)
         self.M_body = spatial_inertia(self.mass, self.com, self.inertia_com)
         self.axis, self.axis2 = _unit_axes(bodies)
-        self.armature = _freedom_armatures(armatures, nvs)
-        self.q_ref = np.array(list(chain.from_iterable(map(_NEUTRAL.__getitem__, types))), dtype=float)
-        for k in [k for k, ref in enumerate(refs) if ref != 0.0]:
-            self._fold_reference(k, bodies[k])
+        self.armature = np.array([a for b, nv in zip(bodies, nvs) for a in _per_freedom(b.armature, nv)], dtype=float)
+        self.q_ref = np.array([x for t in types for x in _NEUTRAL[t]], dtype=float)
+        for k, b in enumerate(bodies):
+            if b.ref != 0.0:
+                self._fold_reference(k, b)
         self._group_joint_types(types)
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._body_index = {name: k for k, name in enumerate(self.body_names)}
@@ -295,26 +297,6 @@ def _unit_rows(rows) -> np.ndarray:
     if not norm.all():
         raise ValueError("zero joint axis")
     return a / norm[:, None]
-
-
-def _check_types_and_parents(bodies, types, parents) -> None:
-    """ValueError for the first body with an unknown joint type or a parent that is not
-    -1 or an earlier body's index."""
-    if set(types) <= J.NQ.keys() and all(-1 <= p < k for k, p in enumerate(parents)):
-        return
-    for k, (b, p) in enumerate(zip(bodies, parents)):
-        if b.joint_type not in J.NQ:
-            raise ValueError(f"body {b.name!r}: unknown joint type {b.joint_type!r}")
-        if not -1 <= p < k:
-            raise ValueError(f"body {b.name!r}: parent {p} must be -1 or an earlier body index")
-
-
-def _freedom_armatures(armatures, nvs) -> np.ndarray:
-    """(nv,) rotor inertia of each freedom: each joint's ``armature`` (a scalar or per freedom),
-    ``nvs[k]`` times."""
-    if all(type(a) is float for a in armatures):
-        return np.repeat(np.array(armatures, dtype=float), nvs)
-    return np.array([a for value, nv in zip(armatures, nvs) for a in _per_freedom(value, nv)], dtype=float)
 
 
 def _per_freedom(value, nv: int) -> list:
