@@ -51,47 +51,45 @@ Meshes are not loaded by ``read_urdf`` itself (only found and checked to
 exist), so reading the robots costs the "model only" time unless inertia from
 geometry is requested.
 
-Measured 2026-11-23 (fourth session) on the same machine, idle (load average 0.3-0.5),
-``--repeat 5 --no-meshes``, CPU clock, after the XML tree became plain C elements with
-lines found on demand and the graph and model stages were cut (issue 12, point 6)::
+Measured 2026-11-23 at 09:23-09:25 on the same machine, idle (load average 0.7-0.9),
+``--repeat 5 --no-meshes``, CPU clock, after the URDF reader converted a document's numbers
+together and the graph and model stages lost most of their fixed cost per file (issue 12,
+point 6); the first of six full runs::
 
     66 of 69 example-robot-data URDFs accepted by both parsers (pinocchio 4.1.0, 2 CPUs, cpu clock)
-    compose              : ours 0.296 s   pinocchio.buildModelFromUrdf 0.093 s   ratio 3.2
-    compose (BLAS 1 thr) : ours 0.280 s   pinocchio.buildModelFromUrdf 0.087 s   ratio 3.2
-    compose (BLAS 2 thr) : ours 0.286 s   pinocchio.buildModelFromUrdf 0.091 s   ratio 3.1
-    XML tree             : ours 0.056 s   pinocchio.buildModelFromUrdf 0.077 s   ratio 0.7
-    model only           : ours 0.161 s   pinocchio.buildModelFromUrdf 0.074 s   ratio 2.2
+    compose              : ours 0.232 s   pinocchio.buildModelFromUrdf 0.083 s   ratio 2.8
+    compose (BLAS 1 thr) : ours 0.247 s   pinocchio.buildModelFromUrdf 0.084 s   ratio 2.9
+    compose (BLAS 2 thr) : ours 0.254 s   pinocchio.buildModelFromUrdf 0.087 s   ratio 2.9
+    XML tree             : ours 0.062 s   pinocchio.buildModelFromUrdf 0.079 s   ratio 0.8
+    model only           : ours 0.155 s   pinocchio.buildModelFromUrdf 0.074 s   ratio 2.1
 
-Three ``--compose-only`` runs just before gave 3.1, 3.1 and 3.2; twenty minutes later, with
-Pinocchio at 76-78 ms, two full runs gave compose 2.96 / 2.96, BLAS 1 thread 3.05 / 2.97, BLAS 2
-threads 2.99 / 3.11 (the machine's speed moves between runs, and with it the ratio).  The same morning, before
-this work: compose 4.2-4.8x, XML tree 1.5x, model only 3.1x; the day before, 11.8x.  The 3x
-asked is not reached.  Where compose's time goes now (CPU ms over the 66 files, each part
-timed alone on warm caches, ~215 ms in all; interleaved with Pinocchio, as above, the
-same work takes about a third more):
+Over the six runs the 18 compose quotients were 2.71-2.99 (ours 0.216-0.280 s, Pinocchio
+0.079-0.094 s: the machine's speed moves between runs, and with it the ratio, ours more
+than Pinocchio's).  In the same minutes the code of the morning, run alternately with this
+one, gave 3.2-3.3 where this gave 2.8-3.0; with another job on the second core (load 2-5)
+this code gave 3.0-3.2.  Earlier: 2.96-3.2 at 07:00-07:20 that morning, 4.2-4.8 earlier that
+morning, 11.8x the day before.  Instruction counts (callgrind, one pass of ``compose`` over the 66 files,
+deterministic where times are not): 1,691 M that morning, 1,482 M now (-12%).  Where
+compose's time goes now (CPU ms over the 66 files, interleaved with Pinocchio as above,
+a quiet run; Pinocchio 83 ms):
 
     ========================================================  ========
-    XML tree (parse_xml, on-demand lines)                       ~51 ms
-      expat + the C TreeBuilder making 47,000 plain elements      ~43 ms
-      nesting depth (root's children with large subtrees)          ~8 ms
-    URDF reader on the tree (urdf_from_element)                 ~95 ms
-      visual/collision shapes (incl. ~1,200 mesh stat calls)      ~28 ms
-      inertials (7 numbers checked, rotation, physical test)     ~21 ms
-      joints (axis, limits, Joint objects, line references)      ~19 ms
-      link poses down the tree                                    ~17 ms
-      tree, bodies, transmissions, mimics, xacro check            ~10 ms
-    graph stage (composites, mass merge, reduction, loops)       ~33 ms
-    model stage (tree, SKO model; 8 files embed mimics: ~8 ms)  ~36 ms
+    read stage (XML tree, URDF reader, tree freed)              ~156 ms
+      XML tree (parse_xml: expat + the C TreeBuilder, 47,000     ~55 ms
+      elements; no character data unless <mechanicalReduction>)
+      URDF reader (~640 M instructions: shapes and mesh        ~95 ms
+      look-ups 120 M, inertials 107 M, joints 100 M, bodies
+      and Sources ~50 M, link poses, tree, checks the rest)
+    graph stage (composites, mass merge, reduction, loops)       ~34 ms
+    model stage (tree, SKO model; 8 files embed mimics: ~8 ms)  ~35 ms
     ========================================================  ========
 
 A URDF file's lines are mapped only when a message is written or a ``Source``'s line is
-read, and its tree is dropped when the reader is done (a ``Source`` keeps the element's
-place and the file's bytes), so the collector does not scan 47,000 elements again at the end
-of ``compose``.  Pinocchio's whole build takes 75-90 ms on this machine; the reader's Python
-work (about 1 us per small operation over 2,100 links and joints and 3,200 shapes: a plain
-walk that only reads the same attributes and numbers takes 30 ms) is now the largest part,
-then the graph and model stages' per-body objects, and a fixed cost of about 0.5 ms per
-file in the graph and model stages (against Pinocchio's 0.04 ms for a two-link file).
+read (a ``Source`` names its element as the n-th ``<link>`` or ``<joint>`` and keeps the
+file's bytes), and its tree is dropped when the reader is done.  What remains is Python
+work of about 1 us per small operation over 2,100 links and joints and 3,200 shapes, and
+memory traffic: timed on warm caches the same stages take a third less, and the ratio
+grows when another job shares the machine's caches.
 """
 
 from __future__ import annotations
