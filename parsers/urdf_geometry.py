@@ -323,9 +323,9 @@ _SYMMETRIC = np.array([1, 2, 3, 2, 4, 5, 3, 5, 6])
 
 
 def _warn_unphysical(values: np.ndarray, names: list, inertia_els: list) -> None:
-    """Warn for each inertia of ``values`` (rows: mass, ixx ... izz) that is not physical, as
-    :func:`link_inertial` does: :func:`parsers.massprops.proven_physical` settles all of them at
-    once but the doubtful few, which :func:`parsers.massprops.inertia_problem` examines."""
+    """Warn for each inertia of ``values`` (rows: mass, ixx ... izz) that has mass, is not all but
+    zero and is not physical (kept as written): :func:`parsers.massprops.proven_physical` settles
+    all of them at once but the doubtful few, which :func:`parsers.massprops.inertia_problem` examines."""
     six = values[:, 1:]
     scale = np.abs(six).max(axis=1)
     ixx, ixy, ixz, iyy, iyz, izz = six.T
@@ -356,13 +356,10 @@ def link_inertial(link_el, name: str, memo: dict | None = None) -> MassPropertie
     i_el = inl.find("inertia")
     if i_el is None:
         raise error(inl, f"link {name!r}: <inertial> needs <inertia ixx ixy ixz iyy iyz izz>")
-    ixx, ixy, ixz, iyy, iyz, izz = attr_float_values(i_el, INERTIA_KEYS) or _inertia_values(i_el)
-    rows = [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]]
-    if mass > 0 and max(map(abs, (ixx, ixy, ixz, iyy, iyz, izz))) > 1e-8:  # not np.allclose(J, 0)
-        problem = inertia_problem(rows)
-        if problem:
-            log.warning("%s: link %r: %s (kept as written)", where(i_el), name, problem)
-    J = np.array(rows)
+    six = attr_float_values(i_el, INERTIA_KEYS) or _inertia_values(i_el)
+    values = np.array([[mass, *six]])
+    _warn_unphysical(values, [name], [i_el])
+    J = values[0, _SYMMETRIC].reshape(3, 3)
     R = pose.rotation
     return of_frozen(MassProperties, mass=mass, com=pose.translation,
                      inertia=frozen(J if R is IDENTITY.rotation else R @ J @ R.T))
