@@ -7,8 +7,7 @@ returns plain data in SI units and raises :class:`InputError` for bad input.
 from __future__ import annotations
 
 import importlib
-import os
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Coupling, Frame, Geometry,
                        Joint, Limits, MassProperties, Motor, Pose, Source, SpringDamper)
@@ -30,9 +29,7 @@ READERS: dict[str, str] = {
 
 def reader_for(path) -> "callable":
     """The reader function registered for ``path``'s suffix; InputError if none."""
-    name = os.path.basename(str(path))
-    dot = name.rfind(".")
-    suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""  # Path(path).suffix, without a Path
+    suffix = (path if isinstance(path, PurePath) else PurePath(path)).suffix.lower()
     if suffix not in READERS:
         known = ", ".join(sorted(READERS))
         raise InputError(f"no reader for suffix {suffix!r} (known: {known})", file=str(path))
