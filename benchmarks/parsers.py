@@ -67,7 +67,8 @@ Over the six runs the 18 compose quotients were 2.71-2.99 (ours 0.216-0.280 s, P
 0.079-0.094 s: the machine's speed moves between runs, and with it the ratio, ours more
 than Pinocchio's).  In the same minutes the code of the morning, run alternately with this
 one, gave 3.2-3.3 where this gave 2.8-3.0; with another job on the second core (load 2-5)
-this code gave 3.0-3.2.  Earlier: 2.96-3.2 at 07:00-07:20 that morning, 4.2-4.8 earlier that
+this code gave 3.0-3.2.  Twenty minutes later, in a faster window (Pinocchio 75-79 ms), three
+full runs of the final code gave 2.63-2.73 (ours 0.197-0.211 s), model only 1.8-1.9.  Earlier: 2.96-3.2 at 07:00-07:20 that morning, 4.2-4.8 earlier that
 morning, 11.8x the day before.  Instruction counts (callgrind, one pass of ``compose`` over the 66 files,
 deterministic where times are not): 1,691 M that morning, 1,482 M now (-12%).  Where
 compose's time goes now (CPU ms over the 66 files, interleaved with Pinocchio as above,
