@@ -17,7 +17,7 @@ call; the methods interleaved block by block, the minimum over repeated blocks) 
   algorithm on the embedded tree);
 * ``tree``: the compiled articulated-body algorithm on the spanning tree alone (loops open);
 * ``lagrange``: a dense Lagrange-multiplier solve (compiled tree M and C, closure Jacobian
-  and ``Gdot v`` of ``dynamics.closure``, ``[M G^T; G 0]`` by LU),
+  and ``Gdot v`` of ``dynamics.closed.closure``, ``[M G^T; G 0]`` by LU),
 
 and the ratios ours / pin (issue 12: <= 3x on fourbar, fivebar and leg_fourbar_knee) and
 ours / tree.  Before timing, the accelerations of ours are compared with the numpy
@@ -64,9 +64,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests" / "closed_chains"), str(ROOT / "tests" / "dynamics")]
 
 from mbcompose import dynamics as dyn  # noqa: E402
-from mbcompose.composer.closed import embed_tree_model  # noqa: E402
+from mbcompose.graph.model.closed import embed_tree_model  # noqa: E402
 from mbcompose.dynamics import embedding as E  # noqa: E402
-from mbcompose.dynamics.closure import closure_bias, closure_jacobian  # noqa: E402
+from mbcompose.dynamics.closed.closure import closure_bias, closure_jacobian  # noqa: E402
 from mechanisms import CLOSED, PinTwin, load, random_states  # noqa: E402
 
 #: samples whose loops are planar with revolute chords (Pinocchio twin with one point per chord)
@@ -76,7 +76,7 @@ PLANAR = ("fourbar", "fivebar", "leg_fourbar_knee")
 def stacked_knees(K: int):
     """A planar leg of K four-bar knee modules (the leg_fourbar_knee sample's knee, repeated):
     (tree model, embedded model)."""
-    from mbcompose.composer.tree import RigidBody, build_tree_model
+    from mbcompose.graph.model.tree import RigidBody, build_tree_model
     from mbcompose.parsers.assembly import GROUND, Joint, MassProperties
 
     def bar(name, a, b, mass):
@@ -113,7 +113,7 @@ def kept_rows(em):
 
 def lagrange_forward_dynamics(em, q, v, tau, keep):
     """Dense reference: tree ``M`` (composite inertia), ``C`` (Newton-Euler), ``G`` and ``Gdot v``
-    (``dynamics.closure``, rows ``keep``), ``[M G^T; G 0] [a; lambda] = [tau - C; -Gdot v]`` by LU."""
+    (``dynamics.closed.closure``, rows ``keep``), ``[M G^T; G 0] [a; lambda] = [tau - C; -Gdot v]`` by LU."""
     m = em.tree_model
     M = dyn.mass_matrix(m, q)
     C = dyn.bias_forces(m, q, v)

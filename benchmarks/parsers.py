@@ -22,7 +22,7 @@ parsers accept, in the same run:
    checked for physical consistency; then the graph stage (extended system graph,
    composites, reduction, loops) and the SKO tree model, with ``<mimic>`` couplings
    embedded as constraints (8 of the files have some).  Neither side loads meshes.
-1. **model**: our ``parsers.urdf.read_urdf`` (tree, inertias, poses; meshes
+1. **model**: our ``parsers.urdf.reader.read_urdf`` (tree, inertias, poses; meshes
    resolved and checked to exist, not loaded) against
    ``pinocchio.buildModelFromUrdf`` (kinematic tree and inertias); best of
    ``--repeat`` passes;
@@ -109,7 +109,7 @@ import pinocchio as pin  # noqa: E402
 import mbcompose  # noqa: E402
 from mbcompose.parsers import InputError  # noqa: E402
 from mbcompose.parsers.massprops import load_mesh  # noqa: E402
-from mbcompose.parsers.urdf import read_urdf  # noqa: E402
+from mbcompose.parsers.urdf.reader import read_urdf  # noqa: E402
 from mbcompose.parsers.xmltree import parse_xml  # noqa: E402
 
 SHARE = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")

@@ -5,7 +5,7 @@ Run ``python benchmarks/simulate.py`` (``--quick``: fewer repeats).
 For the seeker (samples/seeker, a 2-dof tree) and the four-bar (samples/fourbar, one
 closed loop), both simulated for 2 s from a moving state:
 
-* ``ours``: :func:`mbcompose.composer.simulate.simulate` with ``method="rk4"`` at the step
+* ``ours``: :func:`mbcompose.dynamics.simulation.simulate` with ``method="rk4"`` at the step
   ``dt``, and the compiled loop alone (``kernel``) -- for the seeker
   ``simulate_api.simulate_fixed_step`` (the whole loop in machine code), for the four-bar
   the constraint-embedded model with the loops closed by Newton's method at every stage and
@@ -64,7 +64,7 @@ ROOT = Path(__file__).resolve().parents[1]
 import mujoco  # noqa: E402
 
 import mbcompose  # noqa: E402
-from mbcompose.composer.simulate import simulate  # noqa: E402
+from mbcompose.dynamics.simulation import simulate  # noqa: E402
 from mbcompose.dynamics import embedding as E  # noqa: E402
 from mbcompose.dynamics.compiled.simulate_api import closed_chain_stepper, simulate_fixed_step  # noqa: E402
 from mbcompose.parsers.exporters.mjcf import mjcf_element  # noqa: E402
@@ -177,7 +177,7 @@ def seeker(dt: float, repeats: int) -> None:
 
 
 def fourbar(dt: float, repeats: int) -> None:
-    from mbcompose.dynamics.closure import closure_error
+    from mbcompose.dynamics.closed.closure import closure_error
 
     c = mbcompose.compose(ROOT / "samples/fourbar/fourbar.yaml")
     em = c.model

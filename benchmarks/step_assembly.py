@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "cad"))
 import cad_shapes as S  # noqa: E402
 
 from mbcompose.parsers import read_assembly  # noqa: E402
-from mbcompose.parsers.brep import read_document  # noqa: E402
+from mbcompose.parsers.step.brep import read_document  # noqa: E402
 
 
 def main() -> None:

@@ -48,8 +48,8 @@ from pathlib import Path
 import yaml
 
 from mbcompose.composer.config import load_pipeline
-from mbcompose.composer.executors import DaskExecutor, InlineExecutor, LocalExecutor
-from mbcompose.composer.sweep import run_sweep
+from mbcompose.composer.sweep.executors import DaskExecutor, InlineExecutor, LocalExecutor
+from mbcompose.composer.sweep.run import run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEKER = ROOT / "samples" / "seeker" / "seeker.yaml"

@@ -32,7 +32,7 @@ Example::
         initial: {q: {pitch_a: 0.1}, v: {}}
         torques: zero                  # zero | {joint: value}
         format: csv                    # csv | npz
-    sweep: {...}                       # variants of the input: see composer.sweep_config
+    sweep: {...}                       # variants of the input: see composer.sweep.config
     executor: {kind: local}            # local | dask | inline, for sweeps and batches
 """
 
@@ -44,18 +44,17 @@ from pathlib import Path
 from typing import Mapping
 
 from mbcompose.dynamics.tolerances import GRAPH_RANK_RTOL, SIMULATION_CLOSURE_TOL
+from mbcompose.graph.model import LOOP_POLICIES, REDUNDANT_POLICIES
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.limits import InputLimits
-from mbcompose.parsers.yamlutil import Node, load_yaml
+from mbcompose.parsers.yaml.document import Node, load_yaml
 
-from .sweep_config import ExecutorConfig, SweepConfig, parse_executor, parse_sweep
+from .sweep.config import ExecutorConfig, SweepConfig, parse_executor, parse_sweep
 
 EXPORT_FORMATS = ("urdf", "mjcf", "sdf")
 GRAPH_STAGES = ("extended", "reduced", "sko", "sparsity")
-LOOP_POLICIES = ("embed", "lagrange", "error")
-REDUNDANT_POLICIES = ("remove", "keep")
-#: adaptive (DOP853) or a named scipy solve_ivp method; rk4 / euler: fixed step (composer.fixed_step)
+#: adaptive (DOP853) or a named scipy solve_ivp method; rk4 / euler: fixed step (dynamics.simulation.fixed_step)
 INTEGRATORS = ("adaptive", "rk4", "euler", "RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 
 
@@ -93,7 +92,7 @@ class SimulationConfig:
     duration: float = 1.0
     samples: int = 201
     integrator: str = "adaptive"
-    #: step of the fixed-step integrators, s (None: composer.fixed_step.DEFAULT_DT)
+    #: step of the fixed-step integrators, s (None: dynamics.simulation.DEFAULT_DT)
     dt: float | None = None
     rtol: float = 1e-10
     atol: float = 1e-10
@@ -182,7 +181,7 @@ def _simulation(node: Node) -> SimulationConfig:
 
 def _check_size(node: Node, duration: float, samples: int) -> None:
     """duration and samples within the limits (errors at their lines)."""
-    from .simulate import check_simulation_size
+    from .simulation import check_simulation_size
 
     for key, args in (("duration", (duration, 2)), ("samples", (1.0, samples))):
         try:
@@ -193,7 +192,7 @@ def _check_size(node: Node, duration: float, samples: int) -> None:
 
 def _check_steps(node: Node, duration: float, samples: int, dt: float) -> None:
     """The number of fixed steps within the limit (error at the ``dt`` line)."""
-    from .fixed_step import check_steps
+    from .simulation import check_steps
 
     try:
         check_steps(duration, samples, dt)

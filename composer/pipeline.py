@@ -8,7 +8,7 @@ The runner keeps every stage's artefact and wall time, logs through
 input's run succeeds, and none appears when it fails.
 
 A batch config (``inputs: [...]``) runs every input, each into its own
-sub-folder, one task per input on an executor (:mod:`composer.executors`,
+sub-folder, one task per input on an executor (:mod:`composer.sweep.executors`,
 as sweeps do), and reports per-file success or the per-file error without
 stopping the others.
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from mbcompose.dynamics.closure import ClosureError
+from mbcompose.dynamics.closed.closure import ClosureError
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.mesh_progress import reporting_progress
@@ -92,7 +92,7 @@ def exports_stage(composition: Composition, formats, directory: Path, stem: str)
 
     from mbcompose.parsers.exporters import EXPORTERS
     from mbcompose.parsers.exporters.assets import plan_mesh_assets, relocated
-    from mbcompose.parsers.yaml_format import write_yaml
+    from mbcompose.parsers.yaml.format import write_yaml
 
     lumped = composition.lumped
     assets = plan_mesh_assets(lumped)
@@ -117,28 +117,28 @@ def _export(writer, assembly, path, fmt: str, mesh_reference) -> None:
 
 def pictures_stage(composition: Composition, stages) -> dict[str, bytes]:
     """PNG bytes of the requested pictures, keyed by a short name."""
-    from .pictures import picture_png
+    from .report.pictures import picture_png
 
     return {stage: picture_png(composition, stage) for stage in stages}
 
 
 def simulation_stage(composition: Composition, cfg: SimulationConfig, progress: Progress | None = None):
     """Simulate from the configured initial state with the configured joint forces."""
-    from .simulate import run_simulation
+    from .simulation import run_simulation
 
     return run_simulation(composition, cfg, progress=None if progress is None else
                           (lambda f: progress("simulate", f)))
 
 
 def scene_stage(composition: Composition, simulation):
-    """The moving scene of the 3-D view and the GLB file (:func:`composer.scene.build_scene`)."""
-    from .scene import build_scene
+    """The moving scene of the 3-D view and the GLB file (:func:`composer.report.scene.build_scene`)."""
+    from .report.scene import build_scene
 
     return build_scene(composition, simulation)
 
 
 def scene_glb(scene) -> bytes:
-    from .gltf import scene_glb as glb
+    from .report.gltf import scene_glb as glb
 
     return glb(scene)
 
@@ -146,7 +146,7 @@ def scene_glb(scene) -> bytes:
 def report_stage(composition: Composition, result: RunResult, config: PipelineConfig,
                  pictures: dict[str, bytes], simulation, scene=None, files=()) -> tuple[str, str]:
     """The HTML report (with the 3-D view of ``scene`` and links to ``files``) and its Markdown twin."""
-    from .report import render_report
+    from .report.html import render_report
 
     return render_report(composition, result, config, pictures, simulation, scene, files)
 
@@ -206,8 +206,8 @@ def _run_stages(result: RunResult, input_path: Path, config: PipelineConfig, pro
         simulation = None
         if outs.simulation is not None:
             simulation = stages.run("simulate", simulation_stage, composition, outs.simulation, progress)
-            from .plots import png_bytes, simulation_figure
-            from .simulate import write_simulation
+            from .report.plots import png_bytes, simulation_figure
+            from .simulation import write_simulation
             sim_name = f"{stem}.simulation.{outs.simulation.format}"
             out.add(directory / sim_name, lambda p: write_simulation(simulation, p, outs.simulation.format))
             pictures["simulation"] = png_bytes(simulation_figure(simulation, composition.assembly.name))
@@ -268,7 +268,7 @@ def run_pipeline(config: PipelineConfig, progress: Progress | None = None,
     """
     if len(config.inputs) == 1:
         return [run_input(config.inputs[0], config, progress, after_stage)]
-    from .executors import InlineExecutor, make_executor
+    from .sweep.executors import InlineExecutor, make_executor
 
     if after_stage is not None:  # hooks are not sent to other processes
         executor = InlineExecutor()

@@ -79,9 +79,9 @@ c_i(j, k)          ``christoffel_symbols``     seed 002 Eq. 38
 
 import numpy as np
 
-from ._batch import prepare as _prepare
 from .aba import forward_dynamics_sko
-from .closure import ClosureError
+from .batch import prepare as _prepare
+from .closed.closure import ClosureError
 from .coriolis import christoffel_symbols, coriolis_matrix
 from .crba import composite_inertia as _composite_inertia_sko
 from .crba import mass_matrix_sko
@@ -94,10 +94,10 @@ from .kinematics import (body_poses, body_velocities, center_of_mass, difference
                          random_configuration)
 from .model import BodySpec, SKOModel, build_model
 from .opspace import RankDeficientTask, operational_space_compliance, task_rows
-from .singular import SingularMassMatrix
 from .riccati import ArticulatedBody, articulated_body
 from .rnea import newton_euler
 from .sensitivity import articulated_body_sensitivity, innovations_factors_sensitivity, mass_matrix_sensitivity
+from .singular import SingularMassMatrix
 from .sko import SKOTree, SKOWeights
 from .spatial import crf, crm, phi_transform, spatial_inertia
 
@@ -127,7 +127,7 @@ def forward_dynamics(model, q, v, tau, f_ext=None):
 
     Closed chains: the accelerations of every tree joint, dependent ones
     included, consistent with the loop constraints (constraint embedding, or
-    multipliers for a :class:`dynamics.lagrange.LagrangeModel`).
+    multipliers for a :class:`dynamics.closed.lagrange.LagrangeModel`).
     """
     return algorithm(model, "forward_dynamics")(model, q, v, tau, f_ext=f_ext)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import joints as J
-from ._batch import out, prepare
+from .batch import out, prepare
 from .model import SKOModel
 from .sensitivity import mass_matrix_sensitivity
 from .spatial import crf, crm, skew_batch

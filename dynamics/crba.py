@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._batch import out, prepare
+from .batch import out, prepare
 from .lyapunov import forward_lyapunov
 from .model import SKOModel
 from .sko import SKOWeights

@@ -8,8 +8,8 @@ kind            model                                       coordinates of the r
 ``tree``        :class:`dynamics.SKOModel`                  the tree's (nv)
 ``embedded``    :class:`dynamics.embedding.EmbeddedModel`   all tree joints; mass matrix and
                                                             Jacobians in the independent ones
-``lagrange``    :class:`dynamics.lagrange.LagrangeModel`    all tree joints (accelerations only)
-``aggregated``  :class:`dynamics.aggregated.AggregatedModel`  the tree's, original order
+``lagrange``    :class:`dynamics.closed.lagrange.LagrangeModel`    all tree joints (accelerations only)
+``aggregated``  :class:`dynamics.closed.aggregated.AggregatedModel`  the tree's, original order
 ==============  ==========================================  =====================================
 
 :data:`ALGORITHMS` maps ``kind -> {public function name -> implementation}``;
@@ -22,7 +22,7 @@ configuration or a batch.  The tree row is the compiled backend
 (:mod:`dynamics.compiled`; the numpy modules ``crba``, ``rnea``, ``aba``,
 ``innovations``, ``jacobians`` stay the reference), and so is the embedded
 forward dynamics (:mod:`dynamics.compiled.closed_api`; the numpy reference is
-:func:`dynamics.embedded_dynamics.forward_dynamics`).  A backend plugs in by
+:func:`dynamics.closed.embedded_dynamics.forward_dynamics`).  A backend plugs in by
 replacing entries of a row; a new model kind adds a row.  A pair missing from
 the table raises ``TypeError`` with the reason in :data:`NOT_DEFINED` when
 there is one.
@@ -36,7 +36,8 @@ from typing import Callable
 
 import numpy as np
 
-from . import aggregated, embedded_coordinates, embedded_dynamics, lagrange, opspace
+from . import opspace
+from .closed import aggregated, embedded_coordinates, embedded_dynamics, lagrange
 from .compiled import cache_is_cold
 
 log = logging.getLogger(__name__)

@@ -1,14 +1,14 @@
 """Constraint embedding of closed chains into an SKO tree (seed 000 sections 5-6; seed 002 section 6).
 
 A closed-chain mechanism is a spanning tree (a rigid-body :class:`dynamics.SKOModel`)
-plus *chords*, the joints that close its loops (:class:`dynamics.closure.Chord`).
+plus *chords*, the joints that close its loops (:class:`dynamics.closed.closure.Chord`).
 For every chord ``a - b`` the bodies of its loop that move relative to the loop's
 base -- the tree path from ``a`` to ``b`` minus their lowest common ancestor -- form
 a set satisfying the aggregation condition (seed 000 Lemma 6.3, the same set as
 :func:`graph.aggregation.loop_aggregation_nodes`); sets that share a body are
 merged into the aggregation subgraph ``S_A`` of their union (as
 :func:`graph.aggregation.loop_aggregation_sets`).  Each set becomes one compound
-node of the aggregated tree (:mod:`dynamics.aggregated`, Lemmas 7-9), and since a
+node of the aggregated tree (:mod:`dynamics.closed.aggregated`, Lemmas 7-9), and since a
 loop's closure depends only on the coordinates of its own compound node, the
 node's coordinates ``theta_S`` are restricted locally:
 
@@ -18,7 +18,7 @@ node's coordinates ``theta_S`` are restricted locally:
   ``theta_d``, ``r = rank G_S`` of them; ``r`` rows of ``G_S`` are kept likewise, the
   others being redundant constraints);
 * positions: ``theta_d`` solves ``e(theta) = 0`` by Newton's method (exact
-  Jacobian, :mod:`dynamics.closure`);
+  Jacobian, :mod:`dynamics.closed.closure`);
 * velocities: ``theta_dot_S = X theta_dot_i`` with the null-space basis
   ``X = [I; -G_d^-1 G_i]`` of ``G_S`` (rows permuted to the node's order);
 * accelerations: ``theta_ddot_S = X theta_ddot_i + Xdot theta_dot_i`` where
@@ -38,7 +38,7 @@ section 6: compound bodies make tree techniques apply to closed graphs).
 
 Singular configurations are never returned as numbers: a loop that cannot close
 (Newton fails, or redundant constraints are violated) or whose ``G_d`` loses rank
-raises :class:`dynamics.closure.ClosureError` naming the loop and its joints.
+raises :class:`dynamics.closed.closure.ClosureError` naming the loop and its joints.
 
 Functions take one configuration (``q`` (nq,), ``v`` (nv,)); the states and results
 are full tree vectors in the tree model's order (``q_slice``/``v_slice`` by joint
@@ -49,7 +49,7 @@ Public API
 ----------
 ``embed(tree_model, chords, actuated=(), independent=None, q_ref=None) -> EmbeddedModel``;
 ``loop_sets`` (:func:`dynamics.topology.loop_sets` on the chords' body pairs).  The
-composer's tree model is converted to chords by :mod:`composer.closed`
+composer's tree model is converted to chords by :mod:`graph.model.closed`
 (``chords_from_tree_model``, ``embed_tree_model``).
 ``EmbeddedModel``: ``joint_names``, ``nq``, ``nv``, ``q_slice(name)``, ``v_slice(name)``,
 ``gravity``, ``neutral()``, ``independent`` / ``independent_v``, ``dependent`` /
@@ -62,23 +62,24 @@ composer's tree model is converted to chords by :mod:`composer.closed`
 ``embedded_state(em, q, v=None)`` (the embedded SKO weights, for the generic algorithms).
 
 This module is the public face; the code lives in one module per topic:
-:mod:`dynamics.embedded_model` (building the model: compound nodes, choice of the
-dependent coordinates), :mod:`dynamics.embedded_state` (per-configuration terms
-``X``, ``Xdot theta_dot_i``, embedded weights), :mod:`dynamics.embedded_coordinates`
+:mod:`dynamics.closed.embedded_model` (building the model: compound nodes, choice of the
+dependent coordinates), :mod:`dynamics.closed.embedded_state` (per-configuration terms
+``X``, ``Xdot theta_dot_i``, embedded weights), :mod:`dynamics.closed.embedded_coordinates`
 (closing loops, velocities, projections, chord coordinates) and
-:mod:`dynamics.embedded_dynamics` (forward and inverse dynamics, mass matrix,
+:mod:`dynamics.closed.embedded_dynamics` (forward and inverse dynamics, mass matrix,
 constraint forces).  Tolerances are in :mod:`dynamics.tolerances`.
 """
 
 from __future__ import annotations
 
 from . import topology
-from .closure import ClosureError
-from .embedded_coordinates import (chord_coordinates, complete_configuration, complete_velocity,
-                                   project_configuration, project_state, project_velocity)
-from .embedded_dynamics import ConstraintForces, constraint_forces, forward_dynamics, inverse_dynamics, mass_matrix
-from .embedded_model import EmbeddedLoop, EmbeddedModel, embed
-from .embedded_state import EmbeddedState, embedded_state
+from .closed.closure import ClosureError
+from .closed.embedded_coordinates import (chord_coordinates, complete_configuration, complete_velocity,
+                                          project_configuration, project_state, project_velocity)
+from .closed.embedded_dynamics import (ConstraintForces, constraint_forces, forward_dynamics, inverse_dynamics,
+                                       mass_matrix)
+from .closed.embedded_model import EmbeddedLoop, EmbeddedModel, embed
+from .closed.embedded_state import EmbeddedState, embedded_state
 
 __all__ = ["EmbeddedModel", "EmbeddedLoop", "EmbeddedState", "ConstraintForces", "embed", "loop_sets",
            "complete_configuration", "complete_velocity", "forward_dynamics", "inverse_dynamics", "mass_matrix",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._batch import out, prepare
+from .batch import out, prepare
 from .kinematics import body_poses
 from .model import SKOModel, as_batch
 

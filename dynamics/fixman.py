@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._batch import out, prepare
+from .batch import out, prepare
 from .innovations import logdet_sko
 from .model import SKOModel
 from .opspace import upsilon

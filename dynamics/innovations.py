@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._batch import out, prepare
+from .batch import out, prepare
 from .model import SKOModel
 from .riccati import ArticulatedBody, articulated_body
 from .sko import SKOWeights

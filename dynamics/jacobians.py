@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._batch import out, prepare
+from .batch import out, prepare
 from .kinematics import body_poses
 from .model import SKOModel
 from .spatial import phi_transform
@@ -94,7 +94,7 @@ def frame_acceleration(model: SKOModel, q, v, a, body, point=None, frame: str = 
     -------
     (6,) or (B, 6)
     """
-    from ._batch import node_list
+    from .batch import node_list
     from .model import as_batch
     from .rnea import newton_euler
     from .spatial import cross3

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import joints as J
-from ._batch import out, prepare
+from .batch import out, prepare
 from .model import SKOModel, as_batch, relative_poses
 
 __all__ = ["integrate", "difference", "normalize", "body_poses", "body_velocities", "random_configuration",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._batch import out, prepare
+from .batch import out, prepare
 from .jacobians import pick_off
 from .kinematics import body_poses
 from .lyapunov import backward_lyapunov, backward_lyapunov_product, path_product

@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._batch import out
+from .batch import out
 from .model import SKOModel, as_batch
 from .spatial import quat_multiply, quat_to_matrix_batch
+
+
+#: the simulators' ``stabilise`` gain (1/s): quaternions drift back to the unit sphere in ~0.1 s
+QUATERNION_GAIN = 10.0
 
 
 def _quaternion_rate(quat, omega, stabilise: float):

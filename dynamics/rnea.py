@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._batch import external_forces, node_list, out, prepare
+from .batch import external_forces, node_list, out, prepare
 from .model import SKOModel, as_batch
 from .sko import SKOWeights, mul, mulT
 

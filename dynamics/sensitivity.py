@@ -43,14 +43,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import joints as J
-from ._batch import prepare
+from .batch import prepare
+from .innovations import innovations_factors_sko
 from .lyapunov import forward_lyapunov
 from .model import SKOModel
 from .riccati import ArticulatedBody, articulated_body
 from .sko import SKOWeights
 from .spatial import crf
 from .spo import sko_mul, spo_mul, spo_star_mul
-from .innovations import innovations_factors_sko
 
 __all__ = ["stacked_Hstar", "phi_M_phistar_Hstar", "mass_matrix_derivative_sko", "ABSensitivity",
            "articulated_body_derivative_sko", "innovations_derivative_sko", "direction_blocks",

@@ -1,7 +1,7 @@
 """World kinematics of the bodies of a rigid-body tree at one configuration, for loop closures.
 
 Poses, world joint columns, twists and bias accelerations of every body (body
-frames, seed 001 Eq. 1 Coriolis terms), as :mod:`dynamics.closure` needs them to
+frames, seed 001 Eq. 1 Coriolis terms), as :mod:`dynamics.closed.closure` needs them to
 evaluate chord constraints; and the motion of a point fixed in a body.
 Ground (index -1) is at rest at the origin.
 """

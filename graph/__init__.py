@@ -11,8 +11,8 @@ Modules, one per algorithm family:
 * :mod:`graph.reduce` - reduction and redundant joints (Table 3);
 * :mod:`graph.loops` - fundamental loops, closure Jacobian ranks, dof;
 * :mod:`graph.analysis` - the whole stage; :mod:`graph.issues` - errors and warnings;
-* :mod:`graph.draw` - pictures of the graphs;
-* :mod:`graph.aggregation`, :mod:`graph.segments` - aggregation of loops (seed 000).
+* :mod:`graph.draw.systems` - pictures of the graphs;
+* :mod:`graph.aggregation`, :mod:`graph.aggregation.segments` - aggregation of loops (seed 000).
 """
 
 from .analysis import Analysis, analyse, reduced_graph

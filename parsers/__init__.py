@@ -9,16 +9,16 @@ from __future__ import annotations
 import importlib
 from pathlib import Path, PurePath
 
-from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Coupling, Frame, Geometry,
-                       Joint, Limits, MassProperties, Motor, Pose, Source, SpringDamper)
+from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Coupling, Frame, Geometry, Joint, Limits,
+                       MassProperties, Motor, Pose, Source, SpringDamper)
 from .errors import InputError
 
 #: file suffix -> "module:function"; the function is ``f(path, **options) -> Assembly``.
 READERS: dict[str, str] = {
-    ".yaml": "mbcompose.parsers.yaml_format:read_yaml",
-    ".yml": "mbcompose.parsers.yaml_format:read_yaml",
+    ".yaml": "mbcompose.parsers.yaml:read_yaml",
+    ".yml": "mbcompose.parsers.yaml:read_yaml",
     ".urdf": "mbcompose.parsers.urdf:read_urdf",
-    ".xml": "mbcompose.parsers.xmlutil:read_xml",
+    ".xml": "mbcompose.parsers.xml:read_xml",
     ".mjcf": "mbcompose.parsers.mjcf:read_mjcf",
     ".sdf": "mbcompose.parsers.sdf:read_sdf",
     ".world": "mbcompose.parsers.sdf:read_sdf",

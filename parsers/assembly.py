@@ -387,7 +387,7 @@ class Assembly:
     springs : spring-damper force elements.
     frames : named frames fixed to bodies.
     source_file : the file the assembly was read from.
-    contacts : contacts between parts found in a CAD assembly (``parsers.mating.Contact``,
+    contacts : contacts between parts found in a CAD assembly (``parsers.step.mating.Contact``,
         SI units), from which its joints were inferred; empty for other inputs.
     """
 

@@ -1,7 +1,7 @@
 """The spanning tree of an assembly's joint graph, grown from ground.
 
 One breadth-first search (:func:`dynamics.topology.spanning_tree`) serves the
-dynamics model (:mod:`composer.tree`) and the tree-shaped exporters
+dynamics model (:mod:`graph.model.tree`) and the tree-shaped exporters
 (:mod:`parsers.exporters`); this module adapts it to the assembly's joints.
 Joints declared as loop closures (``Joint.loop``, e.g. MJCF equality
 constraints) are used only for bodies no other joint reaches; at each body,

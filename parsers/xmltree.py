@@ -21,7 +21,7 @@ Syntax errors become :class:`~parsers.errors.InputError` with expat's line numbe
 
 Element nesting is bounded by ``nesting_depth`` and the file is read only if
 it is a regular file within ``input_bytes`` (:mod:`parsers.limits`).  The
-helpers that read numbers and names from the elements are in :mod:`parsers.xmlutil`.
+helpers that read numbers and names from the elements are in :mod:`parsers.xml`.
 """
 
 from __future__ import annotations

@@ -421,7 +421,7 @@ def test_inspect_reports_the_dof_and_loops_stated_in_the_readme(name, dof, loops
 
     from click.testing import CliRunner
 
-    from mbcompose.composer.cli import main
+    from mbcompose.composer.cli.commands import main
 
     result = CliRunner().invoke(main, ["inspect", str(SAMPLES / name / f"{name}.yaml"), "--format", "json"])
     assert result.exit_code == 0, result.output

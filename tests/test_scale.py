@@ -18,7 +18,7 @@ import pytest
 
 from mbcompose.graph.matrices import topology_matrices
 from mbcompose.graph.system_graph import extended_graph
-from mbcompose.parsers.urdf import read_urdf
+from mbcompose.parsers.urdf.reader import read_urdf
 
 import scale_models
 
@@ -39,7 +39,7 @@ print(json.dumps({"nv": c.model.nv, "bodies": len(c.model.body_names), "dof": an
 
 INSPECT_CHILD = PEAK + """
 import io, json, sys, contextlib
-from mbcompose.composer.cli import main
+from mbcompose.composer.cli.commands import main
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     main(["inspect", sys.argv[1], "--format", "json"], standalone_mode=False)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mbcompose.composer.cli import main
+from mbcompose.composer.cli.commands import main
 from mbcompose.parsers import InputError, read_assembly
 
 DATA = Path(__file__).parent / "data" / "malformed"

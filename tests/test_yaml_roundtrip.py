@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mbcompose.parsers import read_assembly
-from mbcompose.parsers.yaml_format import write_yaml
+from mbcompose.parsers.yaml.format import write_yaml
 
 SAMPLES = sorted(Path(__file__).parents[1].glob("samples/*/*.yaml"))
 SAMPLES = [p for p in SAMPLES if p.name not in ("pipeline.yaml", "sweep.yaml")]

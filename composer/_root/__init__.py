@@ -32,7 +32,7 @@ def compose(path, **options):
     Same as :func:`mbcompose.composer.compose`: returns a ``Composition`` with
     ``.assembly``, the intermediate graphs and ``.model``.
     """
-    from .composer.compose import compose as _compose
+    from mbcompose.composer.compose import compose as _compose
     return _compose(path, **options)
 
 

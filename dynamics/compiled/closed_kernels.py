@@ -1,6 +1,6 @@
 """Compiled forward dynamics of a constraint-embedded closed chain (numba, one configuration).
 
-The numpy reference is :func:`dynamics.embedded_dynamics.forward_dynamics` (the
+The numpy reference is :func:`dynamics.closed.embedded_dynamics.forward_dynamics` (the
 articulated-body algorithm on the embedded tree, seed 000 sections 5-6, seed 001
 Algorithm 6.1).  Here the same accelerations come from the null-space projection of
 the tree equations of motion onto the loops' constraint manifold (seed 000 section 6:
@@ -11,9 +11,9 @@ the tree equations of motion onto the loops' constraint manifold (seed 000 secti
    Algorithm 3.1) by the compiled tree kernels (``entry_kernels.mass_matrix_and_bias``); the
    Newton-Euler pass leaves the body poses, twists and bias accelerations in the work arrays;
 2. world kinematics of every body and the closure terms of every chord row -- error ``e``,
-   Jacobian ``G = de/dq`` and ``gamma = Gdot v`` -- with the formulas of :mod:`dynamics.closure`;
+   Jacobian ``G = de/dq`` and ``gamma = Gdot v`` -- with the formulas of :mod:`dynamics.closed.closure`;
 3. per loop the dependent block ``G_d`` inverted (Gauss-Jordan, partial pivoting):
-   ``X_d = -G_d^-1 G_i`` and ``c_d = -G_d^-1 gamma`` (:mod:`dynamics.embedded_state`);
+   ``X_d = -G_d^-1 G_i`` and ``c_d = -G_d^-1 gamma`` (:mod:`dynamics.closed.embedded_state`);
 4. ``M_e a_i = X^* (tau - C - M c)`` by Cholesky, and ``a = X a_i + c``.
 
 Why the null-space projection rather than the compound-node sweep: with few coordinates per
@@ -28,7 +28,7 @@ dependent block whose Frobenius-norm condition estimate exceeds ``1 / RCOND_SWIT
 reference then switches to other dependent coordinates or raises), or a reduced mass matrix
 that is not positive definite -- returns a status instead of numbers; the caller
 (:mod:`dynamics.compiled.closed_api`) then runs the numpy reference, which raises
-:class:`dynamics.closure.ClosureError` or switches coordinates.
+:class:`dynamics.closed.closure.ClosureError` or switches coordinates.
 
 Packed arrays of one embedded model (built by :class:`dynamics.compiled.closed_api.ClosedFlat`):
 
@@ -207,7 +207,7 @@ def point_motion(body, x, kin):
 @njit(cache=True, error_model="numpy")
 def chord_terms(cv, kin, n, e, G, gamma):
     """Closure error ``e`` of every row, and the Jacobian ``G`` and ``gamma = Gdot v`` of the kept
-    rows, of every chord (:mod:`dynamics.closure` module docstring for the formulas)."""
+    rows, of every chord (:mod:`dynamics.closed.closure` module docstring for the formulas)."""
     chord_rows(cv, kin, n, e, G, gamma, 0, cv[0].shape[0])
 
 

@@ -1,7 +1,7 @@
 """Compiled loop closure, velocity completion and fixed-step simulation of a constraint-embedded
 closed chain (numba).
 
-The numpy references (:mod:`dynamics.embedded_coordinates`, seed 000 sections 5-6):
+The numpy references (:mod:`dynamics.closed.embedded_coordinates`, seed 000 sections 5-6):
 
 * :func:`close_loops` is :func:`complete_configuration`: per loop, Newton's method on the
   dependent coordinates ``theta_d`` with the independent ones held,
@@ -10,7 +10,7 @@ The numpy references (:mod:`dynamics.embedded_coordinates`, seed 000 sections 5-
   error below ``tol``, then up to two polishing steps while they halve it);
 * :func:`complete_velocity_at` is :func:`complete_velocity`: ``theta_dot_S = X theta_dot_i``,
   ``X = [I; -G_d^-1 G_i]`` (:func:`closed_kernels.dependent_maps`);
-* :func:`simulate_closed` is the fixed-step loop of :mod:`composer.fixed_step` on the state
+* :func:`simulate_closed` is the fixed-step loop of :mod:`dynamics.simulation.fixed_step` on the state
   ``y = [q, v_i]``: RK4 whose every stage closes q, completes v and evaluates the embedded
   forward dynamics (:func:`closed_kernels.forward_dynamics_at`), or semi-implicit Euler,
   and the loops closed after every step.  It runs on trees whose joints all have
@@ -31,7 +31,7 @@ condition estimate exceeds ``1 / RCOND_SWITCH``: the reference may switch the de
 or raise), ``NOT_DEFINITE`` (reduced mass matrix), ``NOT_CONVERGED`` (``max_iter`` Newton
 iterations), ``DIVERGED`` (a Newton step above ``max_step`` or not finite).  On any of them the
 caller runs the numpy reference, which gives the result or raises
-:class:`dynamics.closure.ClosureError` exactly as without the compiled path.
+:class:`dynamics.closed.closure.ClosureError` exactly as without the compiled path.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def newton_step(cv, r0, r1, i0, i1, e, G, Gd, Gdi, dv, max_step):
 def close_loops(m, w, cv, lr, kin, sc, q, tol, max_iter, max_step, dv):
     """Close every loop by Newton's method on its dependent coordinates, q (nq,) in place
     (``dv`` (nv,) scratch); returns a status.  Loop by loop and with the stopping rule of
-    :func:`dynamics.embedded_coordinates.complete_configuration`."""
+    :func:`dynamics.closed.embedded_coordinates.complete_configuration`."""
     e, G, gamma, Gd, Gdi = sc[0], sc[1], sc[2], sc[3], sc[4]
     lk = cv[7]
     kind, q_off, v_off = m[1], m[2], m[3]
@@ -225,7 +225,7 @@ def state_rate(P, loops, ys, tau, damping, newton, buf, k):
 @njit(cache=True, error_model="numpy")
 def closed_step(P, loops, y, tau, damping, newton, dt, method, yn, K, ys, buf):
     """One step ``y -> yn`` (``[q, v_i]``) of the integrator ``method``, the loops closed after
-    it; K (4, ny), ys (ny,) scratch.  As :func:`composer.fixed_step.closed_chain_step`: RK4 on y;
+    it; K (4, ny), ys (ny,) scratch.  As :func:`dynamics.simulation.fixed_step.closed_chain_step`: RK4 on y;
     semi-implicit Euler ``v_i+ = v_i + h a_i``, ``q+ = q + h X(q) v_i+``."""
     m, w, cv, lr, sc = loops
     nq, ny = buf[0].shape[0], y.shape[0]

@@ -2,7 +2,7 @@
 
 One call runs the whole loop in machine code: the integrator's stages (compiled ABA),
 viscous joint damping, the joint group updates and the joint stops.  Closed chains:
-:func:`closed_chain_stepper` runs the loop of :mod:`composer.fixed_step` on the state
+:func:`closed_chain_stepper` runs the loop of :mod:`dynamics.simulation.fixed_step` on the state
 ``[q, v_i]`` of a constraint-embedded model (:func:`closure_kernels.simulate_closed`).
 Importing this module compiles nothing.
 """

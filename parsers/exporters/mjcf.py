@@ -1,6 +1,6 @@
 """MJCF writer: an Assembly as a MuJoCo model, loops closed by equality constraints.
 
-Layout (read back by :func:`parsers.mjcf.read_mjcf` into the same bodies,
+Layout (read back by :func:`parsers.mjcf.reader.read_mjcf` into the same bodies,
 joint frames and mass properties):
 
 * ``<compiler angle="radian" inertiafromgeom="false" autolimits="true">``;
@@ -43,8 +43,8 @@ import numpy as np
 from mbcompose.dynamics.spatial import matrix_to_quat
 
 from ..assembly import GROUND, Assembly, Pose
-from ..mjcf_equality import coupling_about_ref
-from ..xmlutil import fmt, write_xml
+from ..mjcf.equality import coupling_about_ref
+from ..xml import fmt, write_xml
 from . import ExportError, export_tree
 from .assets import absolute_reference
 

@@ -1,6 +1,6 @@
 """SDFormat writer: an Assembly as one SDFormat 1.8 model, loops kept as joints.
 
-Layout (read back by :func:`parsers.sdf.read_sdf` into the same bodies, joint
+Layout (read back by :func:`parsers.sdf.reader.read_sdf` into the same bodies, joint
 frames and mass properties):
 
 * every body is a ``<link>`` with ``<pose relative_to="__model__">`` (the model
@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..assembly import GROUND, Assembly
-from ..xmlutil import fmt, write_xml
+from ..xml import fmt, write_xml
 from . import ExportError, flip, robust_rpy, warn_dropped
 from .assets import absolute_reference
 

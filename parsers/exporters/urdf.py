@@ -3,7 +3,7 @@
 Size: :func:`urdf_element` is over the 80-line function limit: it writes one element per
 URDF tag in document order, which reads like the file it produces.
 
-Layout of the output (read back by :func:`parsers.urdf.read_urdf` into the
+Layout of the output (read back by :func:`parsers.urdf.reader.read_urdf` into the
 same bodies, joint frames and mass properties):
 
 * a massless root link ``world`` stands for ground (the reader maps it back to
@@ -40,7 +40,7 @@ import numpy as np
 from mbcompose.dynamics.spatial import rotation_about_axis
 
 from ..assembly import GROUND, Assembly, Pose
-from ..xmlutil import fmt, write_xml
+from ..xml import fmt, write_xml
 from . import ExportError, export_tree, loop_description, on_axis, robust_rpy, warn_dropped
 from .assets import absolute_reference
 

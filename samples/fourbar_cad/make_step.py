@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mbcompose.parsers.cad_solids import box, cut, cylinder, fuse
-from mbcompose.parsers.step_writer import Node, Product, write_step
+from mbcompose.parsers.step.solids import box, cut, cylinder, fuse
+from mbcompose.parsers.step.writer import Node, Product, write_step
 
 HERE = Path(__file__).resolve().parent
 STEEL = 7850.0

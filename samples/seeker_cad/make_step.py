@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mbcompose.parsers.cad_solids import box, cut, cylinder, fuse
-from mbcompose.parsers.step_writer import Node, Product, write_step
+from mbcompose.parsers.step.solids import box, cut, cylinder, fuse
+from mbcompose.parsers.step.writer import Node, Product, write_step
 
 HERE = Path(__file__).resolve().parent
 ALUMINIUM = 2700.0   # kg/m^3, written as each product's material density

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from mbcompose.parsers.cad_solids import box, cut, cylinder, fuse, sphere  # noqa: F401 (used as S.box ...)
-from mbcompose.parsers.step_writer import Node, Product, write_step
+from mbcompose.parsers.step.solids import box, cut, cylinder, fuse, sphere  # noqa: F401 (used as S.box ...)
+from mbcompose.parsers.step.writer import Node, Product, write_step
 
 
 def rigid(rotvec=(0, 0, 0), translation=(0, 0, 0)) -> np.ndarray:

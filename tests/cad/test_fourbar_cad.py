@@ -16,7 +16,7 @@ pytest.importorskip("OCP")
 
 from mbcompose import compose  # noqa: E402
 from mbcompose.composer.inspect import render_json  # noqa: E402
-from mbcompose.composer.simulate import simulate  # noqa: E402
+from mbcompose.dynamics.simulation import simulate  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "fourbar_cad"
 

@@ -1,4 +1,4 @@
-"""The intersection of motion subspaces and its names (parsers.freedom), on synthetic contacts.
+"""The intersection of motion subspaces and its names (parsers.step.freedom), on synthetic contacts.
 
 References: the freedoms written by hand from the contact geometry (axes, centres).
 """
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from mbcompose.parsers import InputError
-from mbcompose.parsers.freedom import Freedom, classify, pair_freedom
-from mbcompose.parsers.mating import Contact, MatingTolerances
+from mbcompose.parsers.step.freedom import Freedom, classify, pair_freedom
+from mbcompose.parsers.step.mating import Contact, MatingTolerances
 
 Z = np.array([0.0, 0.0, 1.0])
 
@@ -67,7 +67,7 @@ def test_two_rotations_and_a_screw_have_no_joint_type():
 
 
 def test_an_unclassified_pair_is_an_error_naming_both_parts_with_a_hint(monkeypatch):
-    from mbcompose.parsers import inference
+    from mbcompose.parsers.step import inference
     monkeypatch.setattr(inference, "pair_freedom", lambda *a: Freedom(None, np.zeros(3), Z, 2))
     with pytest.raises(InputError, match="parts a and b: .* declare the joint between them"):
         inference._pair_joint("x.step", "a", "b", [contact("bearing", [0, 0, 0], Z)], MatingTolerances(), "fixed")
@@ -85,14 +85,14 @@ def _disk(r, n=400):
 
 
 def test_overlap_of_two_offset_squares_is_the_analytic_rectangle():
-    from mbcompose.parsers.mating import overlap_area
+    from mbcompose.parsers.step.mating import overlap_area
     area, c = overlap_area(_square(0, 0, 1), _square(0.3, 0.4, 1), np.eye(3)[:2])
     assert area == pytest.approx(0.7 * 0.6, rel=1e-12)
     np.testing.assert_allclose(c, [0.65, 0.7], atol=1e-12)
 
 
 def test_overlap_of_a_disk_and_a_square_corner_is_a_quarter_disk():
-    from mbcompose.parsers.mating import overlap_area
+    from mbcompose.parsers.step.mating import overlap_area
     n = 400
     area, c = overlap_area(_disk(1.0, n), _square(0, 0, 2), np.eye(3)[:2])
     polygon = 0.5 * n * np.sin(2 * np.pi / n)                  # area of the inscribed 400-gon

@@ -65,7 +65,7 @@ def test_the_step_file_alone_gives_the_same_mechanism():
 def test_inspect_prints_the_contacts_before_table_1():
     from click.testing import CliRunner
 
-    from mbcompose.composer.cli import main
+    from mbcompose.composer.cli.commands import main
     out = CliRunner().invoke(main, ["inspect", str(SAMPLE / "seeker.yaml")])
     assert out.exit_code == 0, out.output
     text = out.output
@@ -79,7 +79,7 @@ def test_urdf_and_mjcf_exports_load_with_our_mass_matrix(seeker, tmp_path):
     mujoco = pytest.importorskip("mujoco")
     from click.testing import CliRunner
 
-    from mbcompose.composer.cli import main
+    from mbcompose.composer.cli.commands import main
     out = tmp_path / "out"
     out.mkdir()
     urdf, mjcf = out / "seeker.urdf", out / "seeker.xml"

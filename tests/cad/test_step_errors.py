@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from mbcompose.composer.cli import main
+from mbcompose.composer.cli.commands import main
 from mbcompose.parsers import InputError, read_assembly
 
 SEEKER = Path(__file__).resolve().parents[2] / "samples" / "seeker_cad" / "seeker.step"
@@ -68,13 +68,13 @@ ocp = pytest.importorskip("OCP")
 
 
 def test_an_empty_assembly(tmp_path):
-    from mbcompose.parsers.step_writer import Node, write_step
+    from mbcompose.parsers.step.writer import Node, write_step
     write_step(tmp_path / "e.step", Node("top", children=[]))
     assert "empty assembly" in _cli_error("inspect", str(tmp_path / "e.step"))
 
 
 def _single(tmp_path, name, shape):
-    from mbcompose.parsers.step_writer import Node, Product, write_step
+    from mbcompose.parsers.step.writer import Node, Product, write_step
     write_step(tmp_path / f"{name}.step", Node("top", children=[Node(name, Product(name, shape))]))
     return tmp_path / f"{name}.step"
 
@@ -107,8 +107,8 @@ def test_a_solid_with_non_positive_volume(tmp_path):
     """An inside-out solid (STEP writers fix its orientation, so it is handed to the part stage directly)."""
     import cad_shapes as S
 
-    from mbcompose.parsers import brep, step
-    from mbcompose.parsers.mating import MatingTolerances
+    from mbcompose.parsers.step import brep, reader as step
+    from mbcompose.parsers.step.mating import MatingTolerances
     leaf = brep.LeafPart("inside_out", ("inside_out",), S.box((0, 0, 0), (5, 5, 5)).Reversed(), np.eye(4), None, None)
     part = step.Part("inside_out", leaf, 1000.0, "test")
     with pytest.raises(InputError, match="part inside_out: the solid's volume is not positive"):

@@ -19,7 +19,7 @@ import cad_shapes as S  # noqa: E402
 import trimesh  # noqa: E402
 
 from mbcompose.parsers import read_assembly  # noqa: E402
-from mbcompose.parsers.step_writer import Node, Product, write_step  # noqa: E402
+from mbcompose.parsers.step.writer import Node, Product, write_step  # noqa: E402
 
 RHO = 7850.0
 A, B, C = 10.0, 20.0, 30.0          # box, mm
@@ -87,7 +87,7 @@ def test_mass_properties_equal_brepgprop_on_the_written_shapes(tmp_path):
     from OCP.GProp import GProp_GProps
     from OCP.TopLoc import TopLoc_Location
 
-    from mbcompose.parsers.step_writer import trsf
+    from mbcompose.parsers.step.writer import trsf
     parts = S.pin_mechanism(5.2, shoulder=True) + [("ball", S.product("ball", S.fuse(
         S.sphere(4.0, (40, 0, 0)), S.cylinder(2, (40, 0, 0), (40, 0, 12)))), np.eye(4))]
     path = S.write_mechanism(tmp_path / "m.step", parts, nest=("pin",))
@@ -110,7 +110,7 @@ def test_mass_properties_equal_brepgprop_on_the_written_shapes(tmp_path):
 
 def _fine_mesh(shape) -> trimesh.Trimesh:
     """BRepMesh of ``shape`` with linear deflection 0.01 mm and angular deflection 0.05 rad (mm)."""
-    from mbcompose.parsers.brep import tessellate_faces
+    from mbcompose.parsers.step.brep import tessellate_faces
     verts, tris, n = [], [], 0
     for _, v, t in tessellate_faces(shape, 0.01, 0.05):
         verts.append(v)

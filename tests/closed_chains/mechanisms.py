@@ -1,7 +1,7 @@
 """Closed-chain samples and their independent references for the tests.
 
 * :func:`load`: read a sample, split it into spanning tree + chords
-  (``composer.tree.build_tree_model``) and constraint-embed it.
+  (``graph.model.tree.build_tree_model``) and constraint-embed it.
 * :class:`PinTwin`: the same spanning tree built through Pinocchio's API
   (``tests/dynamics/trees.to_pinocchio``), with each chord replaced by point
   constraints written here from the Assembly joints: one point for a spherical
@@ -11,7 +11,7 @@
   mass matrix (Pinocchio CRBA), analytic frame Jacobians (checked against the
   finite differences in the tests) and classical frame accelerations give the dense Lagrange-multiplier
   reference ``[M G^T; G 0]``, and its rigid constraint models feed
-  ``pinocchio.constraintDynamics``.  Nothing here calls ``dynamics.closure``.
+  ``pinocchio.constraintDynamics``.  Nothing here calls ``dynamics.closed.closure``.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import numpy as np
 
 from mbcompose import dynamics as dyn
 from mbcompose import parsers
-from mbcompose.composer.closed import embed_tree_model
-from mbcompose.composer.tree import RigidBody, build_tree_model
+from mbcompose.graph.model.closed import embed_tree_model
+from mbcompose.graph.model.tree import RigidBody, build_tree_model
 from mbcompose.dynamics import embedding as E
 from mbcompose.parsers.massprops import transform_mass_properties
 

@@ -3,7 +3,7 @@
 References: the original tree's own recursions (checked against Pinocchio in
 tests/dynamics) for the system-level quantities, and the dense operator formulas
 ``T_a``, ``E_A_a = I - (I - E_A) T_a^-1``, ``H_a = H T_a^-1``, ``a_a = T_a^-* a`` of
-graph.aggregation_blocks (written independently) for the blocks.
+graph.aggregation.blocks (written independently) for the blocks.
 """
 
 import networkx as nx
@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from mbcompose import dynamics as dyn
-from mbcompose.dynamics import aggregated as ag
-from mbcompose.dynamics._batch import node_list, prepare
+from mbcompose.dynamics.closed import aggregated as ag
+from mbcompose.dynamics.batch import node_list, prepare
 from mbcompose.dynamics.embedding import loop_sets
 from mbcompose.graph.aggregation import loop_aggregation_sets
-from mbcompose.graph.aggregation_blocks import permutation_matrix
-from mbcompose.graph.aggregation_transforms import aggregation_transform
+from mbcompose.graph.aggregation.blocks import permutation_matrix
+from mbcompose.graph.aggregation.transforms import aggregation_transform
 from trees import random_model, random_q
 
 GROUND = "g"

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from mbcompose import dynamics as dyn
-from mbcompose.dynamics.closure import Chord, chord_rows, closure_bias, closure_error, closure_jacobian
+from mbcompose.dynamics.closed.closure import Chord, chord_rows, closure_bias, closure_error, closure_jacobian
 from mbcompose.dynamics.kinematics import integrate
 from mbcompose.dynamics.spatial import quat_to_matrix
 from trees import random_model, random_q

@@ -1,17 +1,16 @@
 """Compiled loop closure, velocity completion and closed-chain fixed-step loop
-(:mod:`dynamics.compiled.closure_kernels`) against the numpy reference (:mod:`dynamics.embedded_coordinates`,
-the numpy steps of :mod:`composer.fixed_step`), the closure error and Jacobian of :mod:`dynamics.closure`,
+(:mod:`dynamics.compiled.closure_kernels`) against the numpy reference (:mod:`dynamics.closed.embedded_coordinates`,
+the numpy steps of :mod:`dynamics.simulation.fixed_step`), the closure error and Jacobian of :mod:`dynamics.closed.closure`,
 the orthogonal projection ``project_velocity`` and DOP853 at 1e-12."""
 
 import numpy as np
 import pytest
 
-from mbcompose.composer.passive import JointProperties
-from mbcompose.composer.simulate import simulate
+from mbcompose.dynamics.simulation import JointProperties, fixed_step, simulate
 from mbcompose.dynamics import embedding as E
-from mbcompose.dynamics.closure import ClosureError, closure_error, closure_jacobian
+from mbcompose.dynamics.closed.closure import ClosureError, closure_error, closure_jacobian
 from mbcompose.dynamics.compiled import closed_api, simulate_api
-from mbcompose.dynamics.embedded_coordinates import project_velocity
+from mbcompose.dynamics.closed.embedded_coordinates import project_velocity
 from mbcompose.dynamics.kinematics import integrate
 from mechanisms import available, load, random_states
 
@@ -20,7 +19,7 @@ PLANAR_SAMPLES = ("fourbar", "fivebar", "leg_fourbar_knee")
 
 def numpy_only(monkeypatch):
     """Make the fixed-step simulator take every closed-chain step with the numpy reference."""
-    monkeypatch.setattr(simulate_api, "closed_chain_stepper", lambda *args, **kwargs: None)
+    monkeypatch.setattr(fixed_step, "closed_chain_stepper", lambda *args, **kwargs: None)
 
 
 def spy_on_stepper(monkeypatch):
@@ -36,7 +35,7 @@ def spy_on_stepper(monkeypatch):
             return s
         return spied
 
-    monkeypatch.setattr(simulate_api, "closed_chain_stepper", stepper)
+    monkeypatch.setattr(fixed_step, "closed_chain_stepper", stepper)
     return calls
 
 

@@ -7,9 +7,9 @@ import pytest
 
 from mbcompose import dynamics as dyn
 from mbcompose import parsers
-from mbcompose.composer.closed import embed_tree_model
+from mbcompose.graph.model.closed import embed_tree_model
 from mbcompose.dynamics import embedding as E
-from mbcompose.dynamics.closure import ClosureError
+from mbcompose.dynamics.closed.closure import ClosureError
 from mbcompose.dynamics.compiled import closed_api
 from mbcompose.dynamics.dispatch import algorithm
 from mechanisms import PinTwin, available, load, random_states, tree_of

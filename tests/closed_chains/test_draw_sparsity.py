@@ -4,7 +4,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from mbcompose.graph.draw_sparsity import draw_sparsity, sparsity_patterns
+from mbcompose.graph.draw.sparsity import draw_sparsity, sparsity_patterns
 from mechanisms import load
 
 FIG6_LIKE = nx.DiGraph([(0, 1), (1, 2), (2, 3), (2, 4), (4, 5), (4, 6), (6, 7), (3, 8), (8, 9)])

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from mbcompose.dynamics import embedding as E
-from mbcompose.dynamics.closure import ClosureError
+from mbcompose.dynamics.closed.closure import ClosureError
 from mechanisms import PinTwin, available, load, random_states
 
 SAMPLES = available()

@@ -10,7 +10,7 @@ coordinates in the CSV (in-plane axes e1 = x, e2 = n x e1 = -z of the arm's join
 import numpy as np
 from click.testing import CliRunner
 
-from mbcompose.composer.cli import main
+from mbcompose.composer.cli.commands import main
 
 INERTIA = "{ixx: 0.001, iyy: 0.02, izz: 0.02, ixy: 0, ixz: 0, iyz: 0}"
 MECHANISM = f"""

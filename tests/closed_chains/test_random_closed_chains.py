@@ -6,7 +6,7 @@ import pytest
 
 from mbcompose import dynamics as dyn
 from mbcompose.dynamics import embedding as E
-from mbcompose.dynamics.closure import Chord, closure_bias, closure_error, closure_jacobian
+from mbcompose.dynamics.closed.closure import Chord, closure_bias, closure_error, closure_jacobian
 from mbcompose.dynamics.kinematics import integrate
 from mbcompose.dynamics.spatial import quat_to_matrix
 from trees import q_to_pin, random_model, random_q, to_pinocchio, v_perm

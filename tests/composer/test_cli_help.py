@@ -4,7 +4,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from mbcompose.composer.cli import main
+from mbcompose.composer.cli.commands import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from mbcompose.composer.cli import main
+from mbcompose.composer.cli.commands import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARE = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")
@@ -36,7 +36,7 @@ def value_of(result):
 def test_bias_of_a_closed_chain_equals_the_minimal_coordinate_equations(sample):
     from mbcompose import composer, dynamics
     from mbcompose.dynamics import embedding as E
-    from mbcompose.dynamics.closure import closure_bias, closure_jacobian
+    from mbcompose.dynamics.closed.closure import closure_bias, closure_jacobian
 
     path = ROOT / f"samples/{sample}/{sample}.yaml"
     em = composer.compose(path).model

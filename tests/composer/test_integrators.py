@@ -13,9 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from mbcompose import composer
-from mbcompose.composer.cli import main
-from mbcompose.composer.passive import joint_properties
-from mbcompose.composer.simulate import simulate
+from mbcompose.composer.cli.commands import main
+from mbcompose.dynamics.simulation import simulate
 
 from test_simulation import lagrange_double_pendulum
 
@@ -53,7 +52,7 @@ def pendulum(tmp_path, damping=0.0, limits=""):
 def test_urdf_damping_slows_a_slider_as_the_analytic_exponential(tmp_path, method, tol):
     (tmp_path / "slider.urdf").write_text(SLIDER_URDF)
     c = composer.compose(tmp_path / "slider.urdf")
-    joints = joint_properties(c)
+    joints = c.joint_properties
     assert joints.damping.tolist() == [3.0]
     r = simulate(c.model, np.zeros(1), np.ones(1), 1.0, 11, method=method, dt=1e-3, joints=joints)
     m, d = 2.0, 3.0
@@ -66,7 +65,7 @@ def test_mjcf_damping_gives_the_analytic_damped_pendulum_at_small_angles(tmp_pat
     _, c = pendulum(tmp_path, damping=0.2)
     theta0 = 1e-3
     r = simulate(c.model, np.array([theta0]), np.zeros(1), 2.0, 41, method=method, dt=1e-3,
-                 joints=joint_properties(c))
+                 joints=c.joint_properties)
     inertia, k, d = 0.02 + 1.0 * 0.5 ** 2, 1.0 * 9.81 * 0.5, 0.2
     zeta_w, wd = d / (2 * inertia), np.sqrt(k / inertia - (d / (2 * inertia)) ** 2)
     exact = theta0 * np.exp(-zeta_w * r.t) * (np.cos(wd * r.t) + zeta_w / wd * np.sin(wd * r.t))
@@ -100,7 +99,7 @@ def test_a_pendulum_stopped_inelastically_swings_back_to_the_stops_mirror_angle(
     """Released at 0.6 rad with a stop at -0.3: it reaches the stop, stops there (inelastic), and
     from rest at -0.3 swings between -0.3 and +0.3, touching the stop at zero speed."""
     path, c = pendulum(tmp_path, limits='limited="true" range="-0.3 2"')
-    joints = joint_properties(c)
+    joints = c.joint_properties
     assert (joints.lower[0], joints.upper[0]) == (-0.3, 2.0)
     for method, tol in (("adaptive", 1e-7), ("rk4", 1e-6), ("euler", 2e-3)):
         r = simulate(c.model, np.array([0.6]), np.zeros(1), 2.0, 2001, method=method, dt=1e-3, joints=joints)
@@ -187,7 +186,7 @@ def test_limits_of_a_joint_the_tree_traverses_backwards_bound_the_same_coordinat
     (tmp_path / "reversed.yaml").write_text(REVERSED_PENDULUM)
     c = composer.compose(tmp_path / "reversed.yaml")
     assert c.tree.edges[0].reversed
-    joints = joint_properties(c)
+    joints = c.joint_properties
     assert (joints.lower[0], joints.upper[0]) == (-0.3, 2.0)
     r = simulate(c.model, np.array([0.6]), np.zeros(1), 1.0, 1001, method="rk4", dt=1e-3, joints=joints)
     assert r.q[:, 0].min() == -0.3 and r.limit_contacts == 1
@@ -196,7 +195,7 @@ def test_limits_of_a_joint_the_tree_traverses_backwards_bound_the_same_coordinat
 def test_adaptive_stop_events_and_the_compiled_stops_agree_on_a_double_pendulum_with_an_elbow_stop():
     """Two independent resolutions of the same stops (events with a held set vs impulses after
     each fixed step) converge to one trajectory: the elbow hits its stops, is held, released."""
-    from mbcompose.composer.passive import JointProperties
+    from mbcompose.dynamics.simulation import JointProperties
 
     c = composer.compose(ROOT / "samples/double_pendulum/double_pendulum.yaml")
     joints = JointProperties(np.zeros(2), np.array([-np.inf, -0.2]), np.array([np.inf, 0.2]))

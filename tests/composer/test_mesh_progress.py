@@ -22,8 +22,8 @@ import trimesh
 from mbcompose import parsers
 from mbcompose.parsers import mesh_progress
 from mbcompose.parsers.mesh_progress import MeshWork, reporting_progress
-from mbcompose.parsers.mjcf import read_mjcf
-from mbcompose.parsers.urdf import read_urdf
+from mbcompose.parsers.mjcf.reader import read_mjcf
+from mbcompose.parsers.urdf.reader import read_urdf
 
 N_MESHES = mesh_progress.MANY_MESHES + 5
 
@@ -159,7 +159,7 @@ def test_inspect_draws_the_bar_on_a_terminal_and_not_when_piped(tmp_path):
 
 
 def test_the_report_3d_view_reports_its_meshes(tmp_path):
-    from mbcompose.composer.scene import _part_meshes
+    from mbcompose.composer.report.scene import _part_meshes
 
     a = read_mjcf(mjcf_with_meshes(tmp_path, N_MESHES))
     rec = Recorder()

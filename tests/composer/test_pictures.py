@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from mbcompose import compose
-from mbcompose.composer.pictures import sko_figure
+from mbcompose.composer.report.pictures import sko_figure
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -38,8 +38,8 @@ def test_bar_only_moves_forward_and_is_cleared_at_the_end():
 def test_the_simulation_plot_of_a_large_robot_names_every_coordinate():
     import numpy as np
 
-    from mbcompose.composer.plots import png_bytes, simulation_figure
-    from mbcompose.composer.simulate import SimulationResult
+    from mbcompose.composer.report.plots import png_bytes, simulation_figure
+    from mbcompose.dynamics.simulation import SimulationResult
 
     names = tuple(f"joint_{k}" for k in range(40))
     t = np.linspace(0, 1, 11)

@@ -8,7 +8,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from mbcompose import composer
-from mbcompose.composer.simulate import simulate
+from mbcompose.dynamics.simulation import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,7 +81,7 @@ def read_csv(path):
 def test_simulate_cli_reports_every_joint_of_the_mechanism(tmp_path):
     from click.testing import CliRunner
 
-    from mbcompose.composer.cli import main
+    from mbcompose.composer.cli.commands import main
 
     out = tmp_path / "seeker.csv"
     result = CliRunner().invoke(main, ["simulate", str(ROOT / "samples/seeker/seeker.yaml"), "--duration", "0.3",
@@ -101,7 +101,7 @@ def test_simulate_cli_reports_every_joint_of_the_mechanism(tmp_path):
 def test_fourbar_columns_include_the_loop_joint_and_the_planar_loop_angles_sum_to_zero(tmp_path):
     from click.testing import CliRunner
 
-    from mbcompose.composer.cli import main
+    from mbcompose.composer.cli.commands import main
 
     out = tmp_path / "fourbar.csv"
     result = CliRunner().invoke(main, ["simulate", str(ROOT / "samples/fourbar/fourbar.yaml"), "--duration", "0.4",

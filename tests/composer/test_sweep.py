@@ -18,10 +18,9 @@ from sweep_helpers import ROOT, edited_seeker, grid_3x3, reference_outputs, writ
 
 import mbcompose
 from mbcompose.composer.config import load_pipeline
-from mbcompose.composer.executors import InlineExecutor, LocalExecutor
-from mbcompose.composer.passive import joint_properties
-from mbcompose.composer.simulate import simulate
-from mbcompose.composer.sweep import run_sweep, table_path
+from mbcompose.composer.sweep.executors import InlineExecutor, LocalExecutor
+from mbcompose.dynamics.simulation import simulate
+from mbcompose.composer.sweep.run import run_sweep, table_path
 from mbcompose.parsers.errors import InputError
 
 CLI = [sys.executable, "-P", "-m", "mbcompose"]
@@ -221,7 +220,7 @@ def test_the_local_executor_replaces_a_killed_worker_and_completes_every_row(tmp
     q0, tau = model.neutral(), np.zeros(model.nv)
     q0[model.q_slice("pitch_a")], tau[model.v_slice("pitch_a")] = 0.2, 0.002
     sim = simulate(model, q0, np.zeros(model.nv), 1.0, 11, torque=lambda t, q, v: tau, rtol=1e-10, atol=1e-10,
-                   joints=joint_properties(composition))    # the seeker's joint limits (+-25 deg) apply
+                   joints=composition.joint_properties)    # the seeker's joint limits (+-25 deg) apply
     for i, name in enumerate(sim.columns):
         assert float(row[f"final_q[{name}]"]) == pytest.approx(sim.q[-1, i], abs=1e-8)
         assert float(row[f"final_v[{name}]"]) == pytest.approx(sim.v[-1, i], abs=1e-8)

@@ -11,8 +11,8 @@ import pytest
 from sweep_helpers import grid_3x3, write_sweep
 
 from mbcompose.composer.config import load_pipeline
-from mbcompose.composer.executors import DaskExecutor, InlineExecutor
-from mbcompose.composer.sweep import run_sweep
+from mbcompose.composer.sweep.executors import DaskExecutor, InlineExecutor
+from mbcompose.composer.sweep.run import run_sweep
 
 distributed = pytest.importorskip("dask.distributed")
 

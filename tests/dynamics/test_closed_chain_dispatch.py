@@ -9,7 +9,7 @@ import pytest
 from mbcompose import composer
 from mbcompose import dynamics
 from mbcompose.dynamics import embedding as E
-from mbcompose.dynamics.closure import closure_bias, closure_jacobian
+from mbcompose.dynamics.closed.closure import closure_bias, closure_jacobian
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,8 +62,8 @@ def test_lagrange_model_gives_the_same_accelerations_as_embedding():
 
 
 def test_every_model_kind_dispatches_and_undefined_pairs_say_why():
-    from mbcompose.dynamics.aggregated import AggregatedModel
-    from mbcompose.dynamics.closure import closure_error
+    from mbcompose.dynamics.closed.aggregated import AggregatedModel
+    from mbcompose.dynamics.closed.closure import closure_error
 
     path = ROOT / "samples/slider_crank/slider_crank.yaml"
     em = composer.compose(path).model

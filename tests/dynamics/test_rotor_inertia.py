@@ -72,7 +72,7 @@ def test_aggregated_tree_keeps_each_members_rotor_inertia(seed):
     """Compound nodes (seed 000) carry their members' armature on the diagonal: M, inverse and
     forward dynamics of the aggregated tree equal Pinocchio's with ``model.armature``."""
     pin = pytest.importorskip("pinocchio")
-    from mbcompose.dynamics import aggregated as ag
+    from mbcompose.dynamics.closed import aggregated as ag
 
     model, plain, rng = with_armature_and_ref(seed + 10)
     pairs = [frozenset((int(model.parent[k]), k)) for k in range(model.n_bodies) if model.parent[k] >= 0]

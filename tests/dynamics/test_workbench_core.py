@@ -423,9 +423,9 @@ def test_subgraph_picks_one_configuration_of_batched_weights():
 
 def test_workbench_on_an_aggregated_tree_with_compound_nodes():
     """Seed 002 section 6 anticipates compound bodies: the operators run unchanged on the SKO model
-    of an aggregated tree (dynamics.aggregated, seed 000 Lemmas 7-9; m_k = 6|S|).  Reference:
+    of an aggregated tree (dynamics.closed.aggregated, seed 000 Lemmas 7-9; m_k = 6|S|).  Reference:
     Pinocchio's mass matrix and numpy's inverse, in the aggregated tree's coordinate order."""
-    from mbcompose.dynamics.aggregated import AggregatedModel, satisfies_aggregation_condition
+    from mbcompose.dynamics.closed.aggregated import AggregatedModel, satisfies_aggregation_condition
 
     model, q, _, rng = rigid(seed=19, n=10)
     sets = []

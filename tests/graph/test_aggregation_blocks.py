@@ -19,21 +19,8 @@ from mbcompose.graph.aggregation import (
     partition,
     path_induced_subgraph,
 )
-from mbcompose.graph.aggregation_transforms import aggregated_sko, aggregation_transform, aggregation_transform_inverse
-from mbcompose.graph.aggregation_blocks import (
-    aggregated_sko_pattern,
-    aggregated_spo_pattern,
-    block_slices,
-    compound_dims,
-    expand_pattern,
-    mass_matrix_pattern,
-    permutation_matrix,
-    selection_matrix,
-    sko_pattern,
-    spo_pattern,
-    transform_inverse_pattern,
-    transform_pattern,
-)
+from mbcompose.graph.aggregation.transforms import (aggregated_sko, aggregation_transform, aggregation_transform_inverse)
+from mbcompose.graph.aggregation.blocks import (aggregated_sko_pattern, aggregated_spo_pattern, block_slices, compound_dims, expand_pattern, mass_matrix_pattern, permutation_matrix, selection_matrix, sko_pattern, spo_pattern, transform_inverse_pattern, transform_pattern)
 from random_trees import random_tree
 
 TOL = 1e-10

@@ -1,4 +1,4 @@
-"""composer.inspect renderers and graph.draw pictures."""
+"""composer.inspect renderers and graph.draw.systems pictures."""
 
 import json
 import re
@@ -10,7 +10,7 @@ import pytest
 
 from mbcompose import graph
 from mbcompose.composer.inspect import exit_code, render_json, render_markdown, render_text
-from mbcompose.graph.draw import draw_system_graph, layout
+from mbcompose.graph.draw.systems import draw_system_graph, layout
 from mbcompose.parsers import read_assembly
 
 import graph_mechanisms as gm
@@ -111,7 +111,7 @@ joints:
 
 def test_cli_inspect_reports_a_disconnected_body_with_exit_code_2(tmp_path):
     from click.testing import CliRunner
-    from mbcompose.composer.cli import main
+    from mbcompose.composer.cli.commands import main
     f = tmp_path / "loose.yaml"
     f.write_text(DISCONNECTED_YAML)
     res = CliRunner().invoke(main, ["inspect", str(f), "--format", "json"])
@@ -123,7 +123,7 @@ def test_cli_inspect_reports_a_disconnected_body_with_exit_code_2(tmp_path):
 
 def test_cli_inspect_matrices_and_graph_pictures(tmp_path):
     from click.testing import CliRunner
-    from mbcompose.composer.cli import main
+    from mbcompose.composer.cli.commands import main
     res = CliRunner().invoke(main, ["inspect", str(SEEKER), "--matrices"])
     assert res.exit_code == 0 and "Cut-set matrix" in res.stdout and "Degrees of freedom: 2" in res.stdout
     res = CliRunner().invoke(main, ["graph", str(SEEKER), "-o", str(tmp_path / "g.png"), "--stage", "both"])
@@ -135,7 +135,7 @@ def test_cli_inspect_matrices_and_graph_pictures(tmp_path):
 
 def test_cli_graph_writes_the_file_it_was_given(tmp_path):
     from click.testing import CliRunner
-    from mbcompose.composer.cli import main
+    from mbcompose.composer.cli.commands import main
     res = CliRunner().invoke(main, ["graph", str(SEEKER), "-o", str(tmp_path / "x.png")])
     assert res.exit_code == 0, res.output
     assert [p.name for p in tmp_path.iterdir()] == ["x.png"]
@@ -144,7 +144,7 @@ def test_cli_graph_writes_the_file_it_was_given(tmp_path):
 
 def test_cli_inspect_reports_a_loop_that_cannot_close_with_exit_code_2(tmp_path):
     from click.testing import CliRunner
-    from mbcompose.composer.cli import main
+    from mbcompose.composer.cli.commands import main
     text = (Path(__file__).resolve().parents[2] / "samples" / "fourbar" / "fourbar.yaml").read_text()
     a = read_assembly(Path(__file__).resolve().parents[2] / "samples" / "fourbar" / "fourbar.yaml")
     chord = graph.analyse(a).loops[0].chord
@@ -161,7 +161,7 @@ def test_cli_inspect_reports_a_loop_that_cannot_close_with_exit_code_2(tmp_path)
 
 
 def test_a_large_robot_is_drawn_in_layers_from_ground_with_room_for_its_labels():
-    from mbcompose.graph.draw import LAYERED_ABOVE
+    from mbcompose.graph.draw.systems import LAYERED_ABOVE
     from mbcompose.parsers.assembly import GROUND, Assembly
 
     chains, links = 3, LAYERED_ABOVE              # three chains from ground: a tree of 36 bodies

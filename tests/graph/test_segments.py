@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from mbcompose.graph.aggregation import canonical_order
-from mbcompose.graph.aggregation_blocks import mass_matrix_pattern, sko_pattern, spo_pattern
-from mbcompose.graph.segments import Segment, branching_nodes, leaves, segment_tree, serial_chain_segments
+from mbcompose.graph.aggregation.blocks import mass_matrix_pattern, sko_pattern, spo_pattern
+from mbcompose.graph.aggregation.segments import (Segment, branching_nodes, leaves, segment_tree, serial_chain_segments)
 from random_trees import random_tree
 
 

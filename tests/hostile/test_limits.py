@@ -10,7 +10,7 @@ from mbcompose.parsers import limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.massprops import load_mesh
 from mbcompose.parsers.xmltree import parse_xml
-from mbcompose.parsers.yamlutil import check_alias_expansion, loads_yaml
+from mbcompose.parsers.yaml.document import check_alias_expansion, loads_yaml
 
 from models import tetra_stl
 
@@ -58,7 +58,7 @@ def test_numbers_beyond_the_magnitude_limit_are_input_errors():
     with pytest.raises(InputError, match="magnitude"):
         loads_yaml("m: 1.0e13\n", "m.yaml").mapping()["m"].number()
     with pytest.raises(InputError, match="magnitude"):
-        from mbcompose.parsers.xmlutil import attr_floats
+        from mbcompose.parsers.xml import attr_floats
 
         attr_floats(parse_xml(text='<a xyz="0 1e308 1e308"/>'), "xyz", 3)
 
@@ -130,7 +130,7 @@ def test_files_read_are_recorded_and_never_written(tmp_path):
     model = tmp_path / "m.yaml"
     model.write_text("a: 1\n")
     with limits.recording_inputs() as read:
-        from mbcompose.parsers.yamlutil import load_yaml
+        from mbcompose.parsers.yaml.document import load_yaml
 
         load_yaml(model)
     assert read == {model.resolve()}

@@ -15,7 +15,7 @@ mujoco = pytest.importorskip("mujoco")
 
 from mbcompose import parsers  # noqa: E402
 from mbcompose.parsers import GROUND, InputError  # noqa: E402
-from mbcompose.parsers.mjcf import read_mjcf  # noqa: E402
+from mbcompose.parsers.mjcf.reader import read_mjcf  # noqa: E402
 from mbcompose.dynamics.spatial import quat_to_matrix  # noqa: E402
 
 DATA = Path(__file__).parent / "data"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mbcompose.composer.cli import main
+from mbcompose.composer.cli.commands import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARE = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")

@@ -21,7 +21,7 @@ from mbcompose.parsers.exporters.mjcf import write_mjcf
 from mbcompose.parsers.exporters.sdf import write_sdf
 from mbcompose.parsers.exporters.urdf import write_urdf
 from mbcompose.parsers.massprops import inertia_problem
-from mbcompose.parsers.urdf import read_urdf
+from mbcompose.parsers.urdf.reader import read_urdf
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]

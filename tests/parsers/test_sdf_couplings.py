@@ -22,7 +22,7 @@ from mbcompose import compose, dynamics
 from mbcompose.dynamics import embedding
 from mbcompose.parsers import InputError
 from mbcompose.parsers.exporters.sdf import write_sdf
-from mbcompose.parsers.sdf import read_sdf
+from mbcompose.parsers.sdf.reader import read_sdf
 
 SDF = Path(__file__).resolve().parents[1] / "data" / "sdf"
 COUPLINGS = SDF / "couplings.sdf"

@@ -14,7 +14,7 @@ import pytest
 
 from mbcompose import compose, dynamics
 from mbcompose.dynamics import embedding
-from mbcompose.parsers.sdf import read_sdf
+from mbcompose.parsers.sdf.reader import read_sdf
 
 pytest.importorskip("pydrake")
 from pydrake.multibody.parsing import Parser  # noqa: E402

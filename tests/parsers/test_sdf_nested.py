@@ -14,7 +14,7 @@ import pytest
 
 from mbcompose import compose, dynamics
 from mbcompose.parsers import GROUND, InputError
-from mbcompose.parsers.sdf import read_sdf
+from mbcompose.parsers.sdf.reader import read_sdf
 
 SDF = Path(__file__).resolve().parents[1] / "data" / "sdf"
 MODELS = SDF / "models"
@@ -166,7 +166,7 @@ def test_include_cycle_is_refused(tmp_path):
 def test_cli_model_and_model_path_options(tmp_path):
     from click.testing import CliRunner
 
-    from mbcompose.composer.cli import main
+    from mbcompose.composer.cli.commands import main
 
     run = CliRunner().invoke
     out = run(main, ["inspect", str(two_robots(tmp_path)), "--model", "robot", "--model-path", str(MODELS),

@@ -12,7 +12,7 @@ import pytest
 
 from mbcompose import parsers
 from mbcompose.parsers import GROUND, InputError
-from mbcompose.parsers.sdf import read_sdf
+from mbcompose.parsers.sdf.reader import read_sdf
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]

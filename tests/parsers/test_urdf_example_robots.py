@@ -19,7 +19,7 @@ pin = pytest.importorskip("pinocchio")
 
 from mbcompose.parsers import InputError, Pose  # noqa: E402
 from mbcompose.parsers.massprops import combine, transform_mass_properties  # noqa: E402
-from mbcompose.parsers.urdf import read_urdf  # noqa: E402
+from mbcompose.parsers.urdf.reader import read_urdf  # noqa: E402
 
 SHARE = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")
 ROBOTS = sorted(glob.glob(os.path.join(SHARE, "example-robot-data", "robots", "*", "urdf", "*.urdf")))

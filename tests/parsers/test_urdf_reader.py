@@ -9,8 +9,8 @@ import pytest
 
 from mbcompose import parsers
 from mbcompose.parsers import GROUND, InputError
-from mbcompose.parsers.urdf import read_urdf
-from mbcompose.parsers.urdf_geometry import resolve_uri
+from mbcompose.parsers.urdf.reader import read_urdf
+from mbcompose.parsers.urdf.geometry import resolve_uri
 
 DATA = Path(__file__).parent / "data"
 

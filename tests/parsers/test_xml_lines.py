@@ -113,7 +113,7 @@ def test_a_source_finds_its_line_after_the_tree_is_dropped_and_pickles_with_it()
 
 def test_an_error_in_an_on_demand_urdf_names_the_line_of_its_element():
     text = TRICKY.replace('<box size="1 1 1"/>', '<box size="1 1 x"/>')
-    from mbcompose.parsers.urdf import read_urdf
+    from mbcompose.parsers.urdf.reader import read_urdf
     with pytest.raises(InputError) as err:
         read_urdf("tricky.urdf", text=text)
     assert (err.value.file, err.value.line) == ("tricky.urdf", 4) and "box@size" in err.value.message

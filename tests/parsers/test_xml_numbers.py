@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mbcompose.parsers import limits
-from mbcompose.parsers.xmlutil import float_rows
+from mbcompose.parsers.xml import float_rows
 
 
 def test_float_rows_reads_each_text_as_one_row():

@@ -9,7 +9,7 @@ import pytest
 
 from mbcompose import compose, dynamics
 from mbcompose.parsers import read_assembly
-from mbcompose.parsers.yaml_format import write_yaml
+from mbcompose.parsers.yaml.format import write_yaml
 
 PENDULUM = """
 units: {angle: deg}

@@ -204,7 +204,7 @@ def test_mimic_of_a_fixed_joint_has_no_effect_and_is_dropped_with_its_line(tmp_p
 
 def test_mjcf_export_writes_couplings_back_as_mujoco_equalities(tmp_path):
     from mbcompose.parsers.exporters.mjcf import write_mjcf
-    from mbcompose.parsers.mjcf import read_mjcf
+    from mbcompose.parsers.mjcf.reader import read_mjcf
 
     src = tmp_path / "eq.xml"
     src.write_text(MJCF)

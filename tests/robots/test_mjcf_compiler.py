@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mbcompose.dynamics.spatial import quat_to_matrix
-from mbcompose.parsers.mjcf import read_mjcf
+from mbcompose.parsers.mjcf.reader import read_mjcf
 
 mujoco = pytest.importorskip("mujoco")
 

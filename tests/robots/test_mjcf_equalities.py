@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mbcompose.parsers import InputError
-from mbcompose.parsers.mjcf import read_mjcf
+from mbcompose.parsers.mjcf.reader import read_mjcf
 
 mujoco = pytest.importorskip("mujoco")
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from mbcompose.parsers import InputError
-from mbcompose.parsers.mjcf import read_mjcf
+from mbcompose.parsers.mjcf.reader import read_mjcf
 from mujoco_refs import joint_name
 from test_mujoco_corpora import check_against_mujoco
 
@@ -116,7 +116,7 @@ def _mujoco_fitted_sizes(path):
 @pytest.mark.parametrize("name, rtol", [("fitted_geoms", 1e-12), ("fitted_geoms_aabb", 1e-6)])
 def test_fitted_geom_sizes_are_mujocos(name, rtol):
     """Equal-inertia box sizes agree to rounding; the bounding box in MuJoCo's principal frame
-    (its eigen solver, single-precision vertices) to about 1e-8 (parsers/mjcf_fit.py)."""
+    (its eigen solver, single-precision vertices) to about 1e-8 (parsers/mjcf/fit.py)."""
     path = str(DATA / f"{name}.xml")
     ref = _mujoco_fitted_sizes(path)
     geoms = [g for b in read_mjcf(path).bodies for g in b.geometry]

@@ -107,7 +107,7 @@ def test_closed_chain_with_armature_matches_mujoco_and_the_lagrange_model(mjcf):
 
 def test_mjcf_export_writes_ref_and_armature_back(mjcf, tmp_path):
     from mbcompose.parsers.exporters.mjcf import write_mjcf
-    from mbcompose.parsers.mjcf import read_mjcf
+    from mbcompose.parsers.mjcf.reader import read_mjcf
 
     out = write_mjcf(read_mjcf(mjcf), tmp_path / "out.xml")
     m0, m1 = mujoco.MjModel.from_xml_path(mjcf), mujoco.MjModel.from_xml_path(str(out))
@@ -139,7 +139,7 @@ def test_urdf_export_folds_ref_into_the_joint_origins_and_drops_armature_with_a_
     pin = pytest.importorskip("pinocchio")
     from mbcompose.parsers.exporters.sdf import write_sdf
     from mbcompose.parsers.exporters.urdf import write_urdf
-    from mbcompose.parsers.mjcf import read_mjcf
+    from mbcompose.parsers.mjcf.reader import read_mjcf
 
     src = tmp_path / "arm.xml"
     src.write_text(URDF_ARM)

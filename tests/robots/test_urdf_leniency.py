@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mbcompose import compose
-from mbcompose.parsers.urdf import read_urdf
+from mbcompose.parsers.urdf.reader import read_urdf
 from robot_refs import assert_matches_pinocchio
 
 pin = pytest.importorskip("pinocchio")

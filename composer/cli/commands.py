@@ -1,0 +1,585 @@
+"""The ``mbcompose`` command line: thin click commands that wire the stages.
+
+Exit codes: 0 success, 2 bad input (one line ``error: FILE:LINE: message``),
+1 internal error (one line with a hint; ``--verbose`` shows the traceback).
+
+Size: over the 450-line module limit on purpose: one click command per verb, each a few
+lines of option declarations that read best next to the function they feed; values are
+checked in :mod:`cli_values`, the work is done by the stages.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from mbcompose.dynamics.closed.closure import ClosureError
+from mbcompose.dynamics.singular import SingularMassMatrix
+from mbcompose.parsers import limits as input_limits
+from mbcompose.parsers.errors import InputError, did_you_mean
+
+from ..config import INTEGRATORS as SIMULATION_INTEGRATORS
+from ..formatting import format_matrix, plural
+from .values import (FiniteFloat, SuggestingChoice, check_output_folder, check_simulation_options, checked_values,
+                     limit_overrides, point_value, suggest_choices, terminate_cleanly_on_sigterm)
+
+log = logging.getLogger("mbcompose")
+
+
+
+class _Group(click.Group):
+    """A click group that turns exceptions into one-line errors and exit codes."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+            sys.exit(0)
+        except click.UsageError as exc:
+            hint = f" (see 'mbcompose {exc.ctx.command_path.split(' ', 1)[1]} --help')" \
+                if exc.ctx and " " in exc.ctx.command_path else " (see 'mbcompose --help')"
+            click.echo(f"error: {exc.format_message()}{hint}", err=True)
+            sys.exit(2)
+        except click.ClickException as exc:
+            click.echo(f"error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(0)
+
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            if args and args[0] not in self.commands and not args[0].startswith("-"):
+                raise click.UsageError(f"{exc.format_message()}{did_you_mean(args[0], self.commands)}",
+                                       ctx) from None
+            raise
+
+    def invoke(self, ctx):
+        terminate_cleanly_on_sigterm()
+        try:
+            return super().invoke(ctx)
+        except InputError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        except (ClosureError, SingularMassMatrix) as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except KeyboardInterrupt:
+            click.echo("error: interrupted", err=True)
+            sys.exit(130)
+        except Exception as exc:  # the one place where anything unexpected is caught
+            if log.isEnabledFor(logging.DEBUG):
+                traceback.print_exc()
+            click.echo(f"internal error: {type(exc).__name__}: {exc} "
+                       "(hint: rerun with --verbose for the traceback and report it)", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="mbcompose")
+@click.option("-v", "--verbose", is_flag=True, help="Log progress and debugging details.")
+@click.option("-q", "--quiet", is_flag=True, help="Log errors only.")
+@click.option("--limit", "limit_specs", multiple=True, metavar="NAME=VALUE",
+              help=f"Raise or lower a resource limit ({', '.join(input_limits.LIMIT_NAMES)}; see "
+                   "'mbcompose docs limits'). Repeatable.")
+def main(verbose: bool, quiet: bool, limit_specs):
+    """mbcompose: mechanical assemblies to multibody dynamics models.
+
+    Reads an assembly (a STEP CAD assembly, native YAML, URDF, SDFormat,
+    MJCF), builds its system graph, lumps rigid parts into composite bodies,
+    finds loops, and evaluates the dynamics on the resulting tree.
+    """
+    limit_overrides(limit_specs)
+    _set_level(verbose, quiet)
+
+
+def _set_level(verbose: bool, quiet: bool) -> None:
+    level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
+    root = logging.getLogger()
+    if not root.handlers:
+        from ..logs import GroupingHandler
+
+        root.addHandler(GroupingHandler(sys.stderr))
+    root.setLevel(level)
+
+
+def _verbosity_options(command):
+    """``--verbose`` / ``--quiet`` accepted after the subcommand as well as before it."""
+    def flag(name):
+        def set_flag(ctx, param, value):
+            if value:
+                _set_level(name == "verbose", name == "quiet")
+            return value
+        return set_flag
+
+    command = click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=flag("quiet"),
+                           help="Log errors only.")(command)
+    return click.option("-v", "--verbose", is_flag=True, expose_value=False, callback=flag("verbose"),
+                        help="Log progress and debugging details (tracebacks of internal errors).")(command)
+
+
+def _base_option(command):
+    command = _sdf_options(command)
+    return click.option("--base", type=click.Choice(["fixed", "floating"]), default="fixed", show_default=True,
+                        help="URDF/MJCF root body: welded to ground (fixed) or free to move in space "
+                             "(floating, a 6-dof free joint).")(command)
+
+
+_SDF_META = "mbcompose.sdf_reader_options"
+
+
+def _sdf_options(command):
+    """``--model NAME`` and ``--model-path DIR`` (repeatable), kept for :func:`_reader_options`."""
+    def keep(key):
+        def store(ctx, param, value):
+            if value:
+                ctx.meta.setdefault(_SDF_META, {})[key] = value
+        return store
+
+    command = click.option("--model-path", multiple=True, type=click.Path(file_okay=False), expose_value=False,
+                           callback=keep("model_paths"), metavar="DIR",
+                           help="SDFormat: a folder searched first for <include> model://NAME (repeatable; "
+                                "then $GZ_SIM_RESOURCE_PATH, $IGN_GAZEBO_RESOURCE_PATH, $SDF_PATH).")(command)
+    return click.option("--model", expose_value=False, callback=keep("model"), metavar="NAME",
+                        help="SDFormat: the model of a world to read.")(command)
+
+
+def _reader_options(file: str) -> dict:
+    """The SDFormat reader's options given on the command line; a usage error for other formats."""
+    options = dict(click.get_current_context().meta.get(_SDF_META, {}))
+    if options:
+        from mbcompose.parsers.sdf.reader import is_sdformat
+
+        if not is_sdformat(file):
+            raise click.BadParameter("applies to SDFormat files only", param_hint="--model / --model-path")
+    return options
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
+              show_default=True, help="Output format.")
+@click.option("--matrices", is_flag=True, help="Also print the incidence, cut-set and circuit matrices.")
+@_base_option
+@_verbosity_options
+def inspect(file: str, fmt: str, matrices: bool, base: str):
+    """Print the bodies, joints, composites, loops and degrees of freedom of FILE.
+
+    The tables follow seed 004 (Diaz-Calderon et al.): Table 1 (kinematic
+    description, actuated joints marked *), Table 2 (composite bodies) and
+    Table 3 (reduced kinematic description).  A composite body is a group of
+    parts joined by fixed joints, which move as one rigid body.
+    """
+    from mbcompose.parsers import read_assembly
+
+    with _mesh_bars():
+        assembly = read_assembly(file, **({"base": base} if base != "fixed" else {}), **_reader_options(file))
+    from mbcompose.composer import inspect as render
+    from mbcompose.graph import analyse
+
+    analysis = analyse(assembly)
+    if fmt == "json":
+        click.echo(json.dumps(render.render_json(analysis, matrices=matrices), indent=2))
+    elif fmt == "markdown":
+        click.echo(render.render_markdown(analysis, matrices=matrices), nl=False)
+    else:
+        click.echo(render.render_text(analysis, matrices=matrices), nl=False)
+    from mbcompose.composer.compose import subject_location
+
+    for issue in analysis.errors:
+        where, line = subject_location(issue.subjects, assembly)
+        click.echo(f"error: {InputError(issue.message, file=where or file, line=line)}", err=True)
+    if analysis.errors:
+        sys.exit(2)
+
+
+@main.command("graph")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), required=True,
+              help="Picture to write (.svg, .png or .pdf); with --stage both, '_extended'/'_reduced' "
+                   "is added before the suffix (the names written are printed).")
+@click.option("--stage", type=click.Choice(["extended", "reduced", "both", "sko", "sparsity"]), default="extended",
+              show_default=True,
+              help="extended system graph (every part, joint and force; seed 004 Fig. 3), reduced graph "
+                   "(one node per composite body; Fig. 4), both, the SKO tree the dynamics runs on, or "
+                   "the block sparsity of E_A, A and M (seed 000 Figs. 6-7).")
+@_base_option
+@_verbosity_options
+def graph_cmd(file: str, output: str, stage: str, base: str):
+    """Draw a picture of FILE's mechanism: system graphs, SKO tree or block sparsity.
+
+    The SKO (spatial operator) tree is the tree of bodies the dynamics
+    recursions run on: closed loops are merged into compound nodes.
+    """
+    from pathlib import Path
+
+    from mbcompose.composer.report.pictures import save_picture
+
+    out = Path(output)
+    if out.suffix.lower() not in (".svg", ".png", ".pdf"):
+        raise click.BadParameter(f"unsupported picture format {out.suffix!r} (use .svg, .png or .pdf)",
+                                 param_hint="--output")
+    check_output_folder(out)
+    composition, read = _compose_with_inputs(file, base=base)
+    stages = ("extended", "reduced") if stage == "both" else (stage,)
+    written = []
+    for st in stages:
+        path = out.with_name(f"{out.stem}_{st}{out.suffix}") if stage == "both" else out
+        save_picture(composition, st, path, inputs=read)
+        written.append(str(path))
+    click.echo(f"wrote {', '.join(written)}")
+
+
+def _progress_bars(enabled: bool):
+    """tqdm bars on stderr (drawn only on a terminal; see :mod:`composer.progress`)."""
+    from mbcompose.composer.progress import ProgressBars
+
+    return ProgressBars(enabled=enabled)
+
+
+def _mesh_bars():
+    from mbcompose.composer.progress import mesh_bars
+
+    return mesh_bars(enabled=logging.getLogger().getEffectiveLevel() < logging.ERROR)
+
+
+@main.command()
+@click.argument("pipeline", type=click.Path(dir_okay=False))
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run sweep variants and batch inputs on this Dask scheduler (tcp://HOST:8786).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes for the local executor or a Dask LocalCluster (default: one per core).")
+@_verbosity_options
+@click.pass_context
+def run(ctx, pipeline: str, scheduler: str | None, workers: int | None):
+    """Run the pipeline described by PIPELINE (a YAML file; 'mbcompose docs pipeline' prints its format).
+
+    Reads the input(s), analyses them, builds the dynamics model, and writes the
+    model file, exports, pictures, simulation and report into the configured
+    folder. Files appear only when an input's run succeeds. With a 'sweep:'
+    section, composes every variant and writes one table row per variant.
+    """
+    from mbcompose.composer.config import load_pipeline
+    from mbcompose.composer.sweep.executors import make_executor
+    from mbcompose.composer.pipeline import run_pipeline
+
+    config = load_pipeline(pipeline)
+    executor = make_executor(config.executor, scheduler, workers)
+    if config.sweep is not None:
+        return _run_sweep(config, executor)
+    quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
+    with _progress_bars(not quiet) as bars:
+        results = run_pipeline(config, progress=bars, executor=executor)
+    failed = 0
+    if len(results) == 1 and results[0].ok and not quiet:
+        from mbcompose.composer.inspect import render_text
+
+        click.echo(render_text(results[0].artefact("analyse")))
+    for r in results:
+        if r.ok:
+            click.echo(f"ok: {r.input} -> {plural(len(r.outputs), 'file')} in "
+                       f"{r.outputs[0].parent if r.outputs else config.outputs.directory}")
+            for p in r.outputs:
+                click.echo(f"  {p}")
+        else:
+            failed += 1
+            click.echo(r.error if r.error.startswith(("error:", "internal error:")) else f"error: {r.error}",
+                       err=True)
+    if failed:
+        internal = any(r.error and r.error.startswith("internal error:") for r in results)
+        sys.exit(1 if internal else 2)
+
+
+def _run_sweep(config, executor) -> None:
+    from mbcompose.composer.sweep.run import run_sweep
+
+    result = run_sweep(config, executor)
+    click.echo(f"ok: {len(result.keys)} variants ({len(result.computed)} computed, {len(result.skipped)} "
+               f"already done, {len(result.failed)} failed) -> {result.table}")
+    for p in result.outputs:
+        click.echo(f"  {p}")
+    if result.failed:
+        click.echo(f"warning: {len(result.failed)} variants failed; their errors are in {result.table}", err=True)
+
+
+def _compose(file: str, **options):
+    return _compose_with_inputs(file, **options)[0]
+
+
+def _compose_with_inputs(file: str, **options):
+    """compose(file) and the resolved paths of every file it read (model, includes, meshes)."""
+    from mbcompose.composer import compose
+
+    with input_limits.recording_inputs() as read, _mesh_bars():
+        read.add(Path(file).resolve())
+        composition = compose(file, **options, **_reader_options(file))
+    return composition, read
+
+
+def _parse_values(spec: str | None, what: str) -> dict[str, object]:
+    """``"a=0.1,b=0.2,c=[1,0,0,0]"`` -> {a: 0.1, ...}; JSON values allowed."""
+    if not spec:
+        return {}
+    out = {}
+    try:
+        parsed = json.loads(spec) if spec.strip().startswith("{") else None
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"invalid JSON: {exc}", param_hint=what) from None
+    if parsed is not None:
+        if not isinstance(parsed, dict):
+            raise click.BadParameter("expected a JSON object {name: value}", param_hint=what)
+        return checked_values(parsed, what)
+    for item in _split_top(spec):
+        if "=" not in item:
+            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint=what)
+        name, value = item.split("=", 1)
+        try:
+            out[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            raise click.BadParameter(f"value of {name.strip()!r} is not a number or list: {value!r}",
+                                     param_hint=what) from None
+    return checked_values(out, what)
+
+
+def _split_top(spec: str) -> list[str]:
+    items, depth, cur = [], 0, ""
+    for ch in spec:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            items.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        items.append(cur)
+    return items
+
+
+def _vector(model, values, rate: bool, what: str):
+    from mbcompose.composer.simulation import joint_vector
+
+    try:
+        return joint_vector(model, values, rate=rate)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=what) from None
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--duration", type=FiniteFloat(positive=True), default=1.0, show_default=True,
+              help="Simulated time in seconds (at most the 'duration' limit).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="Trajectory file: .csv or .npz; a plot .png is written beside it.")
+@click.option("--q0", help="Initial joint positions, e.g. 'pitch_a=0.1,yaw_a=-0.2' (default: reference).")
+@click.option("--v0", help="Initial joint velocities (default: at rest).")
+@click.option("--torque", help="Constant joint forces, e.g. 'pitch_a=0.01' (default: zero).")
+@click.option("--samples", type=click.IntRange(min=2), default=201, show_default=True)
+@click.option("--integrator", type=SuggestingChoice(SIMULATION_INTEGRATORS), default="adaptive", show_default=True,
+              help="adaptive: DOP853 to --rtol/--atol, the accurate one; rk4 or euler (semi-implicit): "
+                   "fixed step --dt, compiled for trees; or a scipy solve_ivp method.")
+@click.option("--dt", type=FiniteFloat(positive=True), default=None,
+              help="Step of rk4/euler in seconds, rounded down to divide the sample interval [default: 0.001].")
+@click.option("--rtol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
+@click.option("--atol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
+@click.option("--no-plot", is_flag=True, help="Do not write the plot PNG.")
+@_base_option
+@_verbosity_options
+def simulate(file, duration, output, q0, v0, torque, samples, integrator, dt, rtol, atol, no_plot, base):
+    """Simulate FILE from an initial state and write the trajectory.
+
+    Columns: ``time``, one per joint coordinate (``name`` or ``name[i]``), the
+    velocities (``v:name``) and the total energy.
+    """
+    from pathlib import Path
+
+    from mbcompose.composer.config import SimulationConfig
+    from mbcompose.composer.outputs import OutputSet
+    from mbcompose.composer.report.plots import png_bytes, simulation_figure
+    from mbcompose.composer.simulation import run_simulation, write_simulation
+
+    out = Path(output)
+    fmt = out.suffix.lower().lstrip(".")
+    if fmt not in ("csv", "npz"):
+        raise click.BadParameter(f"unsupported trajectory format {out.suffix!r} (use .csv or .npz)",
+                                 param_hint="--output")
+    check_simulation_options(duration, samples, dt)
+    check_output_folder(out)
+    composition, read = _compose_with_inputs(file, base=base)
+    values = {hint: _parse_values(spec, hint) for hint, spec in (("--q0", q0), ("--v0", v0), ("--torque", torque))}
+    for hint, rate in (("--q0", False), ("--v0", True), ("--torque", True)):
+        _vector(composition.model, values[hint], rate, hint)
+    cfg = SimulationConfig(duration=duration, samples=samples, integrator=integrator, dt=dt, rtol=rtol, atol=atol,
+                           initial_q=values["--q0"], initial_v=values["--v0"], torques=values["--torque"],
+                           format=fmt)
+    quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
+    with _progress_bars(not quiet) as bars:
+        result = run_simulation(composition, cfg, progress=lambda f: bars("simulate", f))
+    with OutputSet(inputs=read) as staged:
+        staged.add(out, lambda p: write_simulation(result, p, fmt))
+        if not no_plot:
+            png = png_bytes(simulation_figure(result, composition.assembly.name))
+            staged.add(out.with_suffix(".png"), lambda p: p.write_bytes(png))
+    click.echo(f"{output}: {plural(len(result.t), 'sample')}, {plural(len(result.columns), 'coordinate')}, "
+               f"relative energy drift {result.energy_drift():.2e}"
+               + (f", {plural(result.limit_contacts, 'joint limit contact')}" if result.limit_contacts else ""))
+
+
+@main.command("eval")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("quantity", type=click.Choice(["mass-matrix", "inverse-dynamics", "forward-dynamics",
+                                               "jacobian", "opspace-inertia", "bias"]))
+@click.option("--q", "q_spec", help="Joint positions, e.g. 'pitch_a=0.1' (default: reference).")
+@click.option("--v", "v_spec", help="Joint velocities (default: zero).")
+@click.option("--a", "a_spec", help="Joint accelerations for inverse dynamics (default: zero).")
+@click.option("--tau", "tau_spec", help="Joint forces for forward dynamics (default: zero).")
+@click.option("--body", help="Body for jacobian / opspace-inertia: a composite body or one of its original "
+                             "parts (default: the last body).")
+@click.option("--point", help="Point on the body, body frame, 'x,y,z' in metres (default: body origin).")
+@click.option("--frame", type=click.Choice(["local", "world"]), default="local", show_default=True,
+              help="Axes of jacobian / opspace-inertia: the body's (local) or ground's (world).")
+@click.option("--directions", default="all", show_default=True,
+              help="opspace-inertia task directions: all, linear, angular, or a list of wx,wy,wz,x,y,z "
+                   "(e.g. 'x,z' for a planar 2-dof mechanism).")
+@click.option("--pinv", is_flag=True, help="opspace-inertia at a singular or rank-deficient task: give the "
+                                           "pseudo-inverse instead of an error.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_base_option
+@_verbosity_options
+def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, frame, directions, pinv, fmt, base):
+    """Evaluate a dynamics quantity of FILE at one state.
+
+    mass-matrix M(q); inverse-dynamics tau(q, v, a); forward-dynamics a(q, v, tau);
+    bias forces C(q, v) + g(q) (inverse dynamics at zero acceleration); jacobian J
+    (6 x nv, angular rows first) of a body point; opspace-inertia Lambda (the
+    inertia felt at a body point, k x k for the k chosen --directions). Closed
+    chains: the loops are closed first (the given independent coordinates kept,
+    dependent ones solved by Newton's method from the given values); results are
+    in the independent (minimal) coordinates (mass matrix, jacobian) or for all
+    joints (dynamics, zero at the dependent joints for forces).
+    """
+    import numpy as np
+
+    from mbcompose import dynamics
+
+    from .evaluate import frame_options, opspace_inertia, print_value
+
+    composition = _compose(file, base=base)
+    model = composition.model
+    q = _vector(model, _parse_values(q_spec, "--q"), False, "--q")
+    v = _vector(model, _parse_values(v_spec, "--v"), True, "--v")
+    q, v = dynamics.consistent_state(model, q, v)
+    note = ""
+    if quantity == "mass-matrix":
+        value = dynamics.mass_matrix(model, q)
+    elif quantity == "inverse-dynamics":
+        value = dynamics.inverse_dynamics(model, q, v, _vector(model, _parse_values(a_spec, "--a"), True, "--a"))
+    elif quantity == "forward-dynamics":
+        value = dynamics.forward_dynamics(model, q, v,
+                                          _vector(model, _parse_values(tau_spec, "--tau"), True, "--tau"))
+    elif quantity == "bias":
+        value = dynamics.bias_forces(model, q, v)
+    else:
+        target, pt, note = frame_options(composition, body, point)
+        if quantity == "jacobian":
+            value = dynamics.jacobian(model, q, target, pt, frame)
+        else:
+            value = opspace_inertia(file, model, q, target, pt, frame, directions, pinv)
+    value = np.asarray(value)
+    if not np.all(np.isfinite(value)):
+        raise InputError(f"{quantity} is not finite at this state (check the joint values' size)", file=file)
+    print_value(composition, quantity, np.asarray(value), frame, fmt, note,
+                 dynamics.task_rows(directions) if quantity == "opspace-inertia" else None)
+
+
+def _doc_topics() -> dict[str, object]:
+    from importlib import resources
+
+    pages = {p.name[:-3]: p for p in resources.files("mbcompose.docs").iterdir() if p.name.endswith(".md")}
+    aliases = {name.split("-")[0]: page for name, page in pages.items() if name.split("-")[0] not in pages}
+    return {**aliases, **pages}
+
+
+@main.command("docs")
+@click.argument("topic", required=False)
+def docs_cmd(topic: str | None):
+    """Print an installed documentation page; without TOPIC, list the topics.
+
+    Topics: assembly (the YAML assembly format), pipeline (the pipeline file of
+    'mbcompose run'), limits, workbench (the operator workbench), architecture.
+    """
+    topics = _doc_topics()
+    if topic is None:
+        for name in sorted(topics):
+            click.echo(name)
+        return
+    if topic not in topics:
+        raise click.BadParameter(f"no page {topic!r}{did_you_mean(topic, topics)} (pages: "
+                                 f"{', '.join(sorted(topics))})", param_hint="TOPIC")
+    click.echo(topics[topic].read_text(encoding="utf-8"), nl=False)
+
+
+@main.command()
+@click.argument("input_file", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="Output file; its suffix picks the writer: .yaml (native model), .urdf, .sdf, .xml/.mjcf (MJCF).")
+@click.option("--no-lumping", is_flag=True, help="Export every body as it is instead of the composites.")
+@click.option("--cut-loops", is_flag=True, help="URDF only: leave out loop-closing joints instead of refusing.")
+@_base_option
+@_verbosity_options
+def convert(input_file, output, no_lumping, cut_loops, base):
+    """Convert INPUT to another format (reader and writer chosen by suffix).
+
+    By default the lumped model is written: composites with merged mass
+    properties, every original part kept as a named frame.  Meshes are copied
+    (or converted to STL) into an assets/ folder beside OUTPUT and referenced
+    relatively, so the folder can be moved.
+    """
+    import importlib
+    from pathlib import Path
+
+    from mbcompose.composer.outputs import OutputSet
+    from mbcompose.parsers.exporters import EXPORTERS, ExportError
+    from mbcompose.parsers.exporters.assets import plan_mesh_assets, relocated
+    from mbcompose.parsers.yaml.format import write_yaml
+
+    out = Path(output)
+    suffix = out.suffix.lower()
+    if suffix not in (".yaml", ".yml") and suffix not in EXPORTERS:
+        raise click.BadParameter(f"no writer for suffix {suffix!r} (use .yaml, "
+                                 f"{', '.join(sorted(EXPORTERS))})", param_hint="--output")
+    check_output_folder(out)
+    composition, read = _compose_with_inputs(input_file, lumping=not no_lumping, loops="embed", base=base)
+    assembly = composition.lumped
+    assets = plan_mesh_assets(assembly)
+    with OutputSet(inputs=read, create_dirs=True) as staged:     # the folder exists; assets/ may be created
+        if suffix in (".yaml", ".yml"):
+            staged.add_text(out, write_yaml(relocated(assembly, assets, out.parent), out.parent))
+        else:
+            module, func = EXPORTERS[suffix].split(":")
+            writer = getattr(importlib.import_module(module), func)
+            options = {"cut_loops": True} if cut_loops and suffix == ".urdf" else {}
+            try:
+                staged.add(out, lambda p: writer(assembly, p, mesh_reference=assets.reference, **options))
+            except ExportError as exc:
+                message = str(exc).replace("pass cut_loops=True", "use --cut-loops")
+                raise InputError(f"cannot write {output}: {message}", file=input_file) from None
+        for name, write in assets.writers().items():
+            staged.add(out.parent / name, write)
+    click.echo(f"{output}: {plural(len(assembly.bodies), 'body')}, {plural(len(assembly.joints), 'joint')}")
+
+
+suggest_choices(main)

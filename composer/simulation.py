@@ -1,0 +1,129 @@
+"""Simulation in the pipeline and the CLI: joint values from the user, checks, the run, the file.
+
+The integrators are :mod:`dynamics.simulation`'s; here the user's joint values (``--q0``,
+``initial.q``, ...) become vectors with errors that name the joint, the simulation's size is
+checked against the input limits, the joints removed by the reduction get their columns
+(:func:`graph.model.removed_joint_columns`) and the trajectory is written as CSV or NPZ.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+import numpy as np
+
+from mbcompose.dynamics.simulation import SIMULATORS, SimulationResult, simulate, too_many_steps
+from mbcompose.graph.model import removed_joint_columns
+from mbcompose.parsers import limits
+from mbcompose.parsers.errors import InputError, did_you_mean
+
+
+class JointValueError(ValueError):
+    """A joint value that does not fit the model; ``joint`` names the joint."""
+
+    def __init__(self, message: str, joint: str):
+        super().__init__(message)
+        self.joint = joint
+
+
+def joint_values_array(name: str, value) -> np.ndarray:
+    """``value`` (a number or a list of numbers) as a finite 1-D array within the magnitude limit."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    for v in items:
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
+            raise JointValueError(f"joint '{name}': expected a number or a list of numbers, "
+                                  f"got {type(v).__name__} {str(v)[:40]!r}", name)
+        if not np.isfinite(float(v)):
+            raise JointValueError(f"joint '{name}': values must be finite, got {v}", name)
+        too_big = limits.check_magnitude(float(v), f"joint '{name}'")
+        if too_big:
+            raise JointValueError(too_big, name)
+    return np.array(items, dtype=float)
+
+
+def joint_vector(model, values: Mapping[str, object], rate: bool, base=None) -> np.ndarray:
+    """A q (or v if ``rate``) vector from ``{joint: value or list}``.
+
+    Unknown joints (with a "did you mean"), wrong counts and non-finite values
+    raise :class:`JointValueError`.
+    """
+    out = np.array(base if base is not None else (np.zeros(model.nv) if rate else model.neutral()), dtype=float)
+    for name, value in values.items():
+        if name not in model.joint_names:
+            raise JointValueError(f"unknown joint '{name}'{did_you_mean(name, model.joint_names)} "
+                                  f"(joints: {', '.join(model.joint_names)})", name)
+        sl = model.v_slice(name) if rate else model.q_slice(name)
+        vals = joint_values_array(name, value)
+        if vals.size != sl.stop - sl.start:
+            raise JointValueError(f"joint '{name}' takes {sl.stop - sl.start} values, got {vals.size}", name)
+        out[sl] = vals
+    return out
+
+
+def run_simulation(composition, cfg, progress: Callable[[float], None] | None = None) -> SimulationResult:
+    """Simulate a composition as a pipeline config says (initial state, torques, integrator).
+
+    Unknown joint names in the config are input errors naming the joint.
+    """
+    model = composition.model
+    if model.kind not in SIMULATORS:
+        raise InputError("simulation of closed chains needs options.loops: embed "
+                         "(loops: lagrange evaluates dynamics but does not simulate)")
+    check_simulation_size(cfg.duration, cfg.samples, composition.assembly.source_file)
+    q0, v0, tau = (_config_vector(model, cfg, key, values, rate) for key, values, rate in
+                   (("initial.q", cfg.initial_q, False), ("initial.v", cfg.initial_v, True),
+                    ("torques", cfg.torques, True)))
+    result = simulate(model, q0, v0, cfg.duration, cfg.samples, torque=tau if cfg.torques else None,
+                      method=cfg.integrator, rtol=cfg.rtol, atol=cfg.atol, progress=progress,
+                      closure_tol=composition.options.tolerances.closure, dt=cfg.dt,
+                      joints=composition.joint_properties)
+    names, values = removed_joint_columns(composition.assembly, composition.analysis, result.columns, result.q)
+    return result.with_extra(names, values) if names else result
+
+
+def _config_vector(model, cfg, key: str, values, rate: bool) -> np.ndarray:
+    """joint_vector of one config entry; errors located where the config gave the joint."""
+    try:
+        return joint_vector(model, values, rate=rate)
+    except JointValueError as exc:
+        file, line = getattr(cfg, "locations", {}).get(f"{key}.{exc.joint}", (None, None))
+        raise InputError(str(exc), file=file, line=line, key=f"simulation.{key}") from None
+
+
+def check_simulation_size(duration: float, samples: int, file=None, line=None) -> None:
+    """InputError unless ``duration`` (s) and ``samples`` are finite and within the limits."""
+    from mbcompose.parsers import limits
+    if not (np.isfinite(duration) and duration > 0):
+        raise InputError(f"simulation duration must be a finite number > 0, got {duration}", file=file, line=line)
+    if duration > limits.active().duration:
+        raise InputError(limits.exceeded("simulation duration in s", duration, "duration"), file=file, line=line)
+    if samples > limits.active().samples:
+        raise InputError(limits.exceeded("simulation samples", samples, "samples"), file=file, line=line)
+
+
+def check_steps(duration: float, samples: int, dt: float | None, file=None, line=None) -> None:
+    """InputError when ``dt`` would take too many fixed steps (:data:`dynamics.simulation.MAX_STEPS`)."""
+    why = too_many_steps(duration, samples, dt)
+    if why:
+        raise InputError(why, file=file, line=line)
+
+
+def write_simulation(result: SimulationResult, path, fmt: str = "csv") -> None:
+    """Write a trajectory: CSV (``time``, one column per coordinate of the model,
+    then the derived joints' columns, the ``v:`` velocity columns and ``energy``)
+    or NPZ (arrays ``time``, ``q``, ``v``, ``energy``, ``columns``,
+    ``extra_columns``, ``extra_q``)."""
+    if fmt == "npz":
+        with open(path, "wb") as fh:
+            np.savez(fh, time=result.t, q=result.q, v=result.v, energy=result.energy,
+                     columns=np.array(result.columns), velocity_columns=np.array(result.velocity_columns),
+                     extra_columns=np.array(result.extra_columns),
+                     extra_q=result.extra_q if result.extra_q is not None else np.zeros((len(result.t), 0)))
+        return
+    extra = result.extra_q if result.extra_q is not None else np.zeros((len(result.t), 0))
+    header = ["time", *result.columns, *result.extra_columns, *(f"v:{c}" for c in result.velocity_columns),
+              "energy"]
+    data = np.column_stack([result.t, result.q, extra, result.v, result.energy])
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(",".join(header) + "\n")
+        np.savetxt(fh, data, delimiter=",", fmt="%.17g")

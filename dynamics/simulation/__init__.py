@@ -1,0 +1,55 @@
+"""Simulation of dynamics models: ``simulate(model, q0, v0, duration, ...) -> SimulationResult``.
+
+Modules: :mod:`.adaptive` (scipy's ``solve_ivp``), :mod:`.fixed_step` (RK4 and semi-implicit
+Euler, compiled), :mod:`.closed` (the ``[q, v_ind]`` state of embedded closed chains),
+:mod:`.stops` (joint limits as inelastic stops, by events), :mod:`.passive` (damping and limits
+per coordinate), :mod:`.result` (the trajectory and its named columns).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..tolerances import SIMULATION_CLOSURE_TOL
+from .adaptive import ADAPTIVE_METHOD, simulate_closed_chain, simulate_tree
+from .fixed_step import (DEFAULT_DT, FIXED_STEP, MAX_STEPS, simulate_closed_chain_fixed_step, simulate_tree_fixed_step,
+                         too_many_steps)
+from .passive import JointProperties
+from .result import SimulationResult, coordinate_columns, total_energy
+
+#: model kind -> (adaptive integrator, fixed-step integrator) of that kind (:mod:`dynamics.dispatch`
+#: names the kinds; ``lagrange`` and ``aggregated`` models are evaluated, not simulated)
+SIMULATORS = {"tree": (simulate_tree, simulate_tree_fixed_step),
+              "embedded": (simulate_closed_chain, simulate_closed_chain_fixed_step)}
+
+
+def simulate(model, q0, v0, duration: float, samples: int = 201,
+             torque: Callable[[float, np.ndarray, np.ndarray], np.ndarray] | None = None,
+             method: str = "adaptive", rtol: float = 1e-10, atol: float = 1e-10,
+             progress: Callable[[float], None] | None = None,
+             closure_tol: float = SIMULATION_CLOSURE_TOL, dt: float | None = None,
+             joints: JointProperties | None = None) -> SimulationResult:
+    """Integrate a model from (q0 (nq,), v0 (nv,)) for ``duration`` seconds, ``samples`` samples.
+
+    torque : f(t, q, v) -> (nv,) joint forces (the fixed-step tree simulator takes a
+        constant (nv,) array instead); zero when None.
+    method : "rk4" or "euler" (fixed step ``dt``, :mod:`.fixed_step`), "adaptive"
+        (DOP853 at rtol, atol) or any other ``scipy.integrate.solve_ivp`` method.
+    joints : damping and limits of the tree joints (:mod:`.passive`); none when None.
+    progress : called with the fraction of simulated time done.
+    closure_tol : Newton tolerance of the loop closure (closed chains).
+    """
+    if model.kind not in SIMULATORS:
+        raise TypeError(f"{model.kind} models are not simulated (kinds: {', '.join(SIMULATORS)})")
+    adaptive, fixed_step = SIMULATORS[model.kind]
+    joints = joints or JointProperties.none(model.tree_model.nv)
+    if method in FIXED_STEP:
+        return fixed_step(model, q0, v0, duration, samples, torque, method, dt, joints, progress, closure_tol)
+    method = ADAPTIVE_METHOD if method == "adaptive" else method
+    return adaptive(model, q0, v0, duration, samples, torque, method, rtol, atol, progress, closure_tol, joints)
+
+
+__all__ = ["DEFAULT_DT", "FIXED_STEP", "MAX_STEPS", "SIMULATORS", "JointProperties", "SimulationResult",
+           "coordinate_columns", "simulate", "too_many_steps", "total_energy"]

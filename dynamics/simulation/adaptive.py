@@ -1,0 +1,69 @@
+"""Adaptive integration over ``y = [q, v]`` with scipy's ``solve_ivp`` (DOP853 by default).
+
+``q_dot`` comes from :func:`dynamics.rates.configuration_rate` (quaternion kinematics for
+spherical and free joints, stabilised onto the unit sphere) and ``v_dot`` from the O(N)
+articulated-body forward dynamics (seed 001 Algorithm 6.1); closed chains integrate
+``[q, v_ind]`` (:mod:`.closed`).  Joint damping and limits enter as :mod:`.passive` says: trees
+stop at their limits by events (:mod:`.stops`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from ..compiled.simulate_api import limited_coordinates
+from ..kinematics import normalize
+from ..tolerances import SIMULATION_CLOSURE_TOL
+from .closed import closed_chain_result, closed_chain_rhs
+from .passive import JointProperties, damped
+from .result import SimulationResult, coordinate_columns, total_energy
+from .stops import simulate_tree_with_stops
+
+#: the adaptive integrator's scipy method
+ADAPTIVE_METHOD = "DOP853"
+
+
+def simulate_tree(model, q0, v0, duration: float, samples: int = 201, torque=None, method: str = "DOP853",
+                  rtol: float = 1e-10, atol: float = 1e-10, progress=None, closure_tol=None,
+                  joints: JointProperties | None = None) -> SimulationResult:
+    """Integrate a rigid-body tree (``closure_tol`` is unused: a tree has no loops).
+
+    Joint limits in ``joints`` are stops resolved by events (:mod:`.stops`).
+    """
+    nq, nv = model.nq, model.nv
+    joints = joints or JointProperties.none(nv)
+    torque = damped(torque, joints.damping, nv)
+    t_eval = np.linspace(0.0, duration, samples)
+    y0 = np.concatenate([q0, v0])
+    limits = limited_coordinates(model, joints.lower, joints.upper)
+    t, y, contacts = simulate_tree_with_stops(model, y0, t_eval, torque, method, rtol, atol, progress, limits)
+    q = normalize(model, y[:, :nq])
+    v = y[:, nq:]
+    energy = np.array([total_energy(model, qi, vi) for qi, vi in zip(q, v)])
+    status = f"{method}, rtol {rtol:g}, atol {atol:g}" + (f", {contacts} joint limit contacts" if contacts else "")
+    return SimulationResult(t=t, q=q, v=v, energy=energy, columns=coordinate_columns(model),
+                            velocity_columns=coordinate_columns(model, rate=True), status=status,
+                            limit_contacts=contacts)
+
+
+def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torque=None, method: str = "DOP853",
+                          rtol: float = 1e-10, atol: float = 1e-10, progress=None,
+                          closure_tol: float = SIMULATION_CLOSURE_TOL,
+                          joints: JointProperties | None = None) -> SimulationResult:
+    """Integrate a constraint-embedded closed chain (see :func:`closed_chain_rhs`).
+
+    q0 is closed first (its independent coordinates kept); v0's independent
+    entries set the initial velocity.  joints : damping of the tree joints (limits are
+    not enforced on closed chains, see :mod:`.passive`).
+    """
+    damping = None if joints is None else joints.damping
+    rhs, close = closed_chain_rhs(em, damped(torque, damping, em.nv), duration, progress, closure_tol)
+    q_start = close(np.asarray(q0, dtype=float))
+    y0 = np.concatenate([q_start, np.asarray(v0, dtype=float)[em.independent_v]])
+    sol = solve_ivp(rhs, (0.0, duration), y0, method=method, t_eval=np.linspace(0.0, duration, samples),
+                    rtol=rtol, atol=atol)
+    if not sol.success:
+        raise RuntimeError(f"integration failed: {sol.message}")
+    return closed_chain_result(em, sol.t, sol.y[:em.nq].T, sol.y[em.nq:].T, f"{method}, rtol {rtol:g}, atol {atol:g}",
+                               closure_tol)

@@ -1,0 +1,143 @@
+"""Fixed-step simulation: RK4 or semi-implicit Euler at a step ``dt``.
+
+Trees run compiled end to end (:func:`dynamics.compiled.simulate_api.simulate_fixed_step`:
+RK4 on the joint groups, damping and joint stops inside the kernel).  Closed chains step
+the state ``[q, v_ind]`` of the constraint-embedded model (independent velocities, the
+dependent ones follow from the null-space map) and close the loops by Newton's method
+after every step and at every stage, so the closure error stays at the Newton tolerance.
+That loop runs compiled as well (:func:`dynamics.compiled.simulate_api.closed_chain_stepper`,
+the whole trajectory in one kernel call) where it applies; :func:`closed_chain_step` is its
+numpy reference and takes the steps the kernel declines, with the forward dynamics of
+:mod:`dynamics.dispatch`.
+
+The step is rounded down so that the output samples fall on steps:
+``dt_used = (duration / (samples - 1)) / ceil(duration / (samples - 1) / dt)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import embedding as E
+from ..compiled.simulate_api import closed_chain_stepper, simulate_fixed_step
+from ..kinematics import normalize
+from ..rates import QUATERNION_GAIN, configuration_rate
+from ..tolerances import SIMULATION_CLOSURE_TOL
+from .closed import closed_chain_result, closed_chain_rhs
+from .passive import JointProperties, damped
+from .result import SimulationResult, coordinate_columns, total_energy
+
+#: integrator names -> code of the fixed-step integrators
+FIXED_STEP = {"rk4": "rk4", "euler": "semi-implicit-euler"}
+
+#: step of the fixed-step integrators when none is given, s
+DEFAULT_DT = 1e-3
+
+#: most fixed steps of one simulation
+MAX_STEPS = 10_000_000
+
+
+def step_grid(duration: float, samples: int, dt: float | None) -> tuple[float, int, int]:
+    """(dt_used, steps per sample, number of steps) for ``samples`` output samples over ``duration``."""
+    interval = duration / (samples - 1)
+    per_sample = max(1, math.ceil(interval / (dt or DEFAULT_DT) * (1.0 - 1e-12)))
+    return interval / per_sample, per_sample, per_sample * (samples - 1)
+
+
+def too_many_steps(duration: float, samples: int, dt: float | None) -> str | None:
+    """Why ``dt`` cannot be used (more than :data:`MAX_STEPS` steps), or None."""
+    steps = step_grid(duration, samples, dt)[2]
+    if steps > MAX_STEPS:
+        return f"dt {dt:g} s takes {steps:,} steps over {duration:g} s; at most {MAX_STEPS:,} (use a larger dt)"
+    return None
+
+
+def constant_torque(torque, nv: int) -> np.ndarray:
+    """The constant joint forces of ``torque`` (None, an (nv,) array, or f(t, q, v) that ignores its
+    arguments, as the pipeline's constant torques are)."""
+    if torque is None:
+        return np.zeros(nv)
+    if callable(torque):
+        raise TypeError("the compiled fixed-step simulator takes constant joint forces (an (nv,) array)")
+    return np.asarray(torque, dtype=float).reshape(nv)
+
+
+def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
+                             progress=None, closure_tol=None):
+    """Fixed-step simulation of a tree (compiled); returns a SimulationResult (``closure_tol`` unused)."""
+    dt_used, stride, steps = step_grid(duration, samples, dt)
+    run = simulate_fixed_step(model, q0, v0, dt_used, steps, FIXED_STEP[method], constant_torque(torque, model.nv),
+                              joints.damping, joints.lower, joints.upper, stride=stride)
+    if progress is not None:
+        progress(1.0)
+    energy = np.array([total_energy(model, q, v) for q, v in zip(run.Q, run.V)])
+    status = f"{method}, {steps} steps of {dt_used:.6g} s"
+    if run.limit_contacts:
+        status += f", {run.limit_contacts} joint limit contacts"
+    return SimulationResult(t=np.linspace(0.0, duration, samples), q=run.Q, v=run.V, energy=energy,
+                            columns=coordinate_columns(model), velocity_columns=coordinate_columns(model, rate=True),
+                            status=status, limit_contacts=run.limit_contacts)
+
+
+def closed_chain_step(rhs, close, nq: int, method: str, t: float, y: np.ndarray, h: float, rate) -> np.ndarray:
+    """One step of ``y = [q, v_ind]``, the loops closed after it.
+
+    rk4: classic Runge-Kutta on ``y`` (``rhs`` closes q at every stage);
+    euler: ``v_ind+ = v_ind + h a``, then ``q+ = q + h q_dot(q, v(v_ind+))`` (``rate``).
+    """
+    if method == "rk4":
+        k1 = rhs(t, y)
+        k2 = rhs(t + h / 2, y + h / 2 * k1)
+        k3 = rhs(t + h / 2, y + h / 2 * k2)
+        k4 = rhs(t + h, y + h * k3)
+        out = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    else:
+        out = y.copy()
+        out[nq:] = y[nq:] + h * rhs(t, y)[nq:]
+        out[:nq] = y[:nq] + h * rate(y[:nq], out[nq:])
+    out[:nq] = close(out[:nq])
+    return out
+
+
+def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
+                                     progress=None, closure_tol=None):
+    """Fixed-step simulation of a constraint-embedded closed chain; returns a SimulationResult.
+
+    The steps run compiled (:func:`dynamics.compiled.simulate_api.closed_chain_stepper`) for
+    constant joint forces on the chains it takes; the steps its kernels decline, and every step
+    of the other chains (joint couplings, joints with ``q_dot != v``, forces f(t, q, v)), run
+    :func:`closed_chain_step` with the numpy closure and velocity completion.
+    """
+    tree = em.tree_model
+    tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
+    rhs, close = closed_chain_rhs(em, damped(torque, joints.damping, tree.nv), duration, None, tol)
+
+    def rate(q, v_ind):
+        return configuration_rate(tree, q, E.complete_velocity(em, q, v_ind), stabilise=QUATERNION_GAIN)
+
+    dt_used, stride, steps = step_grid(duration, samples, dt)
+    compiled = None if callable(torque) else closed_chain_stepper(
+        em, dt_used, FIXED_STEP[method], constant_torque(torque, tree.nv), joints.damping, tol)
+    y = np.concatenate([close(np.asarray(q0, dtype=float)), np.asarray(v0, dtype=float)[em.independent_v]])
+    Y = np.empty((samples, y.size))
+    Y[0] = y
+    s = 0
+    while s < steps:
+        if compiled is not None:
+            s = compiled(y, s, steps, stride, Y)
+            if progress is not None:
+                progress(s / steps)
+            if s == steps:
+                break
+        y = closed_chain_step(rhs, close, em.nq, method, s * dt_used, y, dt_used, rate)
+        y[:em.nq] = normalize(tree, y[:em.nq])
+        s += 1
+        if s % stride == 0:
+            Y[s // stride] = y
+            if progress is not None:
+                progress(s / steps)
+    return closed_chain_result(em, np.linspace(0.0, duration, samples), Y[:, :em.nq], Y[:, em.nq:],
+                               f"{method}, {steps} steps of {dt_used:.6g} s", tol)
+

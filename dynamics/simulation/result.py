@@ -1,0 +1,71 @@
+"""The result of a simulation: a sampled trajectory with its columns named after the joints.
+
+Columns are ``name`` for one-coordinate joints and ``name[i]`` otherwise (the public contract in
+DESIGN.md: ``mbcompose simulate``'s CSV).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..energy import kinetic_energy, potential_energy
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Sampled trajectory.
+
+    t : (T,) s.  q : (T, nq).  v : (T, nv).  energy : (T,) kinetic + potential, J.
+    columns : coordinate column names (len nq).  status : the integrator and its settings.
+    closure : (T,) loop closure error norm for closed chains, else None.
+    limit_contacts : number of times a joint reached one of its limits.
+    extra_columns, extra_q : joints that are not coordinates of the model (the
+        chords that close loops, joints removed as redundant), named like the
+        others, and their coordinates (T, k); see :func:`derived_joint_columns`.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    energy: np.ndarray
+    columns: tuple[str, ...]
+    velocity_columns: tuple[str, ...]
+    status: str
+    closure: np.ndarray | None = None
+    extra_columns: tuple[str, ...] = ()
+    extra_q: np.ndarray | None = None
+    limit_contacts: int = 0
+
+    def with_extra(self, columns, values) -> "SimulationResult":
+        """A copy with the joints ``columns`` (their coordinates ``values`` (T, len(columns))) appended to
+        the extra columns."""
+        values = np.asarray(values, dtype=float).reshape(len(self.t), len(columns))
+        if self.extra_q is not None:
+            values = np.hstack([self.extra_q, values])
+        return replace(self, extra_columns=self.extra_columns + tuple(columns), extra_q=values)
+
+    def energy_drift(self) -> float:
+        """max |E(t) - E(0)| / |E(0)| (the absolute drift when E(0) = 0)."""
+        drift = float(np.abs(self.energy - self.energy[0]).max())
+        return drift / abs(self.energy[0]) if self.energy[0] != 0 else drift
+
+
+def coordinate_columns(model, rate: bool = False) -> tuple[str, ...]:
+    """Column names: ``joint`` or ``joint[i]`` per coordinate (velocity coordinates if ``rate``)."""
+    names = []
+    for name in model.joint_names:
+        sl = model.v_slice(name) if rate else model.q_slice(name)
+        n = sl.stop - sl.start
+        if n == 1:
+            names.append(name)
+        else:
+            names.extend(f"{name}[{i}]" for i in range(n))
+    return tuple(names)
+
+
+def total_energy(model, q, v) -> float:
+    return float(kinetic_energy(model, q, v) + potential_energy(model, q))
+
+

@@ -1,0 +1,171 @@
+"""Joint stops (position limits) for the adaptive integrator of trees: events and impulses.
+
+The limits are hard, perfectly inelastic stops, the same model as the compiled
+fixed-step kernel (:func:`dynamics.compiled.simulate_kernels.enforce_limits`), here
+resolved exactly in time:
+
+* free motion is integrated until a limited coordinate reaches a limit (an event of
+  ``solve_ivp``, located to the integrator's tolerance);
+* there the impulse ``dv = M^-1 E p`` with ``E^T (v + dv) = 0`` stops the coordinates
+  on their stops that move outwards (``E`` the unit columns of those coordinates);
+* a coordinate whose stop pushes back (force ``lambda`` into the range) is held:
+  ``a = a0 + M^-1 E lambda`` with ``E^T a = 0`` (``a0`` the free acceleration), until
+  ``lambda`` would pull (another event), when it is released.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from .. import forward_dynamics, mass_matrix
+from ..rates import QUATERNION_GAIN, configuration_rate
+
+
+#: most integration segments between stop events in one simulation
+MAX_SEGMENTS = 10000
+
+
+def _inverse_inertia_columns(model, q, cols) -> np.ndarray:
+    """``M(q)^-1 E`` (nv, len(cols)) for the unit columns ``cols``."""
+    M = mass_matrix(model, q)
+    E = np.zeros((model.nv, len(cols)))
+    E[cols, np.arange(len(cols))] = 1.0
+    return np.linalg.solve(M, E)
+
+
+def held_forces(model, q, a0, cols, sides) -> np.ndarray:
+    """Stop forces ``lambda`` (len(cols),) holding ``cols`` still: ``E^T (a0 + M^-1 E lambda) = 0``;
+    sides: -1 (lower stop) or +1 (upper); returned signed so that > 0 pushes into the range."""
+    if not cols:
+        return np.zeros(0)
+    W = _inverse_inertia_columns(model, q, cols)
+    lam = np.linalg.solve(W[cols], -a0[cols])
+    return -np.asarray(sides) * lam
+
+
+def _constrained_acceleration(model, q, a0, cols):
+    if not cols:
+        return a0
+    W = _inverse_inertia_columns(model, q, cols)
+    return a0 + W @ np.linalg.solve(W[cols], -a0[cols])
+
+
+def stop_impulse(model, q, v, cols) -> np.ndarray:
+    """v after the inelastic impulse that zeroes ``v[cols]`` (the least-energy change)."""
+    if not cols:
+        return v
+    W = _inverse_inertia_columns(model, q, cols)
+    return v + W @ np.linalg.solve(W[cols], -v[cols])
+
+
+class StopSet:
+    """The limited coordinates (from :func:`simulate_api.limited_coordinates`) and which are held."""
+
+    def __init__(self, q_index, v_index, lower, upper):
+        self.q_index, self.v_index, self.lower, self.upper = q_index, v_index, lower, upper
+        self.held: dict[int, int] = {}     # limit row -> side (-1 lower, +1 upper)
+        self.contacts = 0
+
+    def on_stop(self, q, hit=None):
+        """{row: side} of the coordinates on (or past) a stop; row ``hit`` (an event just located
+        it there, to the integrator's tolerance) counts as on its nearer stop."""
+        out = {}
+        for r, i in enumerate(self.q_index):
+            if q[i] <= self.lower[r] or (r == hit and q[i] - self.lower[r] <= self.upper[r] - q[i]):
+                out[r] = -1
+            elif q[i] >= self.upper[r] or r == hit:
+                out[r] = 1
+        return out
+
+    def settle(self, model, q, v, a_free, released=(), hit=None):
+        """Clamp q onto the stops, stop outward velocities, choose the held set (in place;
+        a_free(q, v) the acceleration without stops);
+        ``released`` rows (whose stop force just reached zero) are not held again, ``hit`` the row
+        whose stop an event just reached."""
+        touching = self.on_stop(q, hit)
+        for r, side in touching.items():
+            q[self.q_index[r]] = self.lower[r] if side < 0 else self.upper[r]
+            if r not in self.held:
+                self.contacts += 1
+        outward = [r for r, side in touching.items() if side * v[self.v_index[r]] > 0]
+        v[:] = stop_impulse(model, q, v, [int(self.v_index[r]) for r in outward])
+        candidates = {r: side for r, side in touching.items() if r not in released}
+        while candidates:
+            rows = list(candidates)
+            lam = held_forces(model, q, a_free(q, v), [int(self.v_index[r]) for r in rows],
+                              [candidates[r] for r in rows])
+            if lam.min() >= 0:
+                break
+            del candidates[rows[int(np.argmin(lam))]]
+        self.held = candidates
+
+    def events(self, model, a_free):
+        """solve_ivp events (a free coordinate reaching a stop, a held one's stop force reaching zero)
+        and, for each, the row it watches and whether it is a release; a_free(t, q, v)."""
+        nq = model.nq
+        out, meaning = [], []
+        for r, i in enumerate(self.q_index):
+            if r in self.held:
+                rows, sides = list(self.held), list(self.held.values())
+                k = rows.index(r)
+
+                def release(t, y, k=k, rows=rows, sides=sides):
+                    q, v = y[:nq], y[nq:]
+                    return held_forces(model, q, a_free(t, q, v), [int(self.v_index[x]) for x in rows], sides)[k]
+                out.append(release)
+                meaning.append((r, True))
+            else:
+                out.append(lambda t, y, i=i, r=r: y[i] - self.lower[r])
+                out.append(lambda t, y, i=i, r=r: self.upper[r] - y[i])
+                meaning += [(r, False), (r, False)]
+        for e in out:
+            e.terminal, e.direction = True, -1
+        return out, meaning
+
+
+def simulate_tree_with_stops(model, y0, t_eval, torque, method, rtol, atol, progress, limits):
+    """Adaptive integration of a tree with joint stops: (t (T,), y (T, nq + nv), contacts).
+
+    limits : the (q index, v index, lower, upper) arrays of :func:`simulate_api.limited_coordinates`.
+    """
+    nq, nv = model.nq, model.nv
+    zero = np.zeros(nv)
+    stops = StopSet(*limits)
+    duration = float(t_eval[-1])
+
+    def a_free(t, q, v):
+        return forward_dynamics(model, q, v, zero if torque is None else torque(t, q, v))
+
+    def rhs(t, y):
+        q, v = y[:nq], y[nq:]
+        tau = zero if torque is None else torque(t, q, v)
+        a = forward_dynamics(model, q, v, tau)
+        a = _constrained_acceleration(model, q, a, [int(stops.v_index[r]) for r in stops.held])
+        if progress is not None:
+            progress(min(t / duration, 1.0))
+        return np.concatenate([configuration_rate(model, q, v, stabilise=QUATERNION_GAIN), a])
+
+    y, t, released, hit = np.array(y0, dtype=float), 0.0, set(), None
+    ts, ys = [], []
+    for _ in range(MAX_SEGMENTS):
+        q, v = y[:nq], y[nq:]
+        stops.settle(model, q, v, lambda qq, vv, t=t: a_free(t, qq, vv), released, hit)
+        pending = t_eval[(t_eval > t) if ts else (t_eval >= t)]
+        if not len(pending):
+            break
+        events, meaning = stops.events(model, a_free)
+        sol = solve_ivp(rhs, (t, duration), y, method=method, t_eval=pending, rtol=rtol, atol=atol, events=events)
+        if not sol.success:
+            raise RuntimeError(f"integration failed: {sol.message}")
+        ts.extend(np.atleast_1d(sol.t))
+        ys.extend(np.asarray(sol.y, dtype=float).reshape(len(y), -1).T)
+        if sol.status != 1:
+            break
+        k = next(i for i, te in enumerate(sol.t_events) if len(te))
+        t, y = float(sol.t_events[k][0]), np.array(sol.y_events[k][0])
+        row, is_release = meaning[k]
+        released, hit = ({row}, None) if is_release else (set(), row)
+    else:
+        raise RuntimeError(f"more than {MAX_SEGMENTS} joint stop events; use a fixed-step integrator")
+    return np.array(ts), np.array(ys), stops.contacts

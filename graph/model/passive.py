@@ -1,0 +1,53 @@
+"""Joint damping and position limits of the input file, per velocity coordinate of the tree model
+(:class:`dynamics.simulation.JointProperties`; what the simulators do with them is said there)."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from mbcompose.dynamics.simulation.passive import JointProperties
+
+from .tree import TreeModel
+
+log = logging.getLogger(__name__)
+
+#: joint types whose limits are enforced (one coordinate, its rate is its velocity)
+LIMITED_TYPES = ("revolute", "prismatic")
+
+
+def coordinate_limits(joint) -> tuple[float, float]:
+    """(lower, upper) of a joint's coordinate, -inf / +inf where not given.  The tree keeps the
+    coordinate's meaning when it traverses a joint backwards (:mod:`.tree`), so the
+    file's limits apply as they are."""
+    lo = -np.inf if joint.limits.lower is None else float(joint.limits.lower)
+    hi = np.inf if joint.limits.upper is None else float(joint.limits.upper)
+    return lo, hi
+
+
+def joint_properties(tree: TreeModel, model) -> JointProperties:
+    """Damping and limits of the tree joints of ``tree`` in the coordinates of ``model`` (its dynamics
+    model: the tree itself, or a closed chain built on it, whose limits are not enforced: reported)."""
+    sko = model.tree_model
+    props = JointProperties.none(sko.nv)
+    for edge in tree.edges:
+        joint = edge.joint
+        sl = sko.v_slice(joint.name)
+        props.damping[sl] = joint.damping
+        if joint.type in LIMITED_TYPES:
+            props.lower[sl], props.upper[sl] = coordinate_limits(joint)
+    if model.kind != "tree" and props.has_limits:
+        log.warning("joint limits are not enforced in closed-chain simulations (joints: %s)",
+                    ", ".join(n for n in sko.joint_names if _limited(props, sko, n)))
+        unlimited = JointProperties.none(sko.nv)
+        props = JointProperties(props.damping, unlimited.lower, unlimited.upper)
+    damped_chords = [j.name for j in tree.chords if j.damping]
+    if damped_chords:
+        log.warning("damping of loop-closing joints is not applied: %s", ", ".join(damped_chords))
+    return props
+
+
+def _limited(props: JointProperties, tree, name: str) -> bool:
+    sl = tree.v_slice(name)
+    return bool(np.isfinite(props.lower[sl]).any() or np.isfinite(props.upper[sl]).any())

@@ -1,0 +1,116 @@
+"""Write XCAF STEP assemblies (names, nested sub-assemblies, placements, colours, densities).
+
+Used by the samples' generator scripts and the tests (with the solids of :mod:`parsers.step.solids`) to make real CAD
+assemblies with OpenCascade (the ``cad`` extra), the same way a CAD program
+exports them: one product per distinct shape, one named instance per use.
+
+A tree is given as nested :class:`Node` objects::
+
+    pin = Product("pin", shape, color=(0.7, 0.7, 0.7), density=7850.0)
+    root = Node("linkage", children=[Node("pin_1", product=pin, placement=T1), ...])
+    write_step("linkage.step", root, unit="MM")
+
+Lengths of the shapes are millimetres; ``unit`` is the unit written in the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .brep import require_ocp, silence_opencascade
+
+
+@dataclass(eq=False)
+class Product:
+    """A part definition: name, OCP shape (mm), optional RGB colour and density (kg/m^3)."""
+
+    name: str
+    shape: object
+    color: tuple[float, float, float] | None = None
+    density: float | None = None
+
+
+@dataclass(eq=False)
+class Node:
+    """An instance: a leaf (``product``) or a sub-assembly (``children``), placed by a 4x4 matrix (mm)."""
+
+    name: str
+    product: Product | None = None
+    children: list["Node"] = field(default_factory=list)
+    placement: np.ndarray = field(default_factory=lambda: np.eye(4))
+
+
+def trsf(matrix) -> object:
+    """gp_Trsf of a rigid 4x4 matrix (mm)."""
+    from OCP.gp import gp_Trsf
+    m = np.asarray(matrix, dtype=float)
+    t = gp_Trsf()
+    t.SetValues(*m[0, :4], *m[1, :4], *m[2, :4])
+    return t
+
+
+def _set_name(label, name: str) -> None:
+    from OCP.TCollection import TCollection_ExtendedString
+    from OCP.TDataStd import TDataStd_Name
+    TDataStd_Name.Set_s(label, TCollection_ExtendedString(name))
+
+
+def _add_product(tools, product: Product, cache: dict):
+    from OCP.Quantity import Quantity_Color, Quantity_TOC_RGB
+    from OCP.TCollection import TCollection_HAsciiString as H
+    from OCP.XCAFDoc import XCAFDoc_ColorGen
+    if id(product) in cache:
+        return cache[id(product)]
+    shape_tool, color_tool, material_tool = tools
+    label = shape_tool.AddShape(product.shape, False)
+    _set_name(label, product.name)
+    if product.color is not None:
+        color_tool.SetColor(label, Quantity_Color(*product.color, Quantity_TOC_RGB), XCAFDoc_ColorGen)
+    if product.density is not None:   # XCAF keeps g/cm^3
+        mat = material_tool.AddMaterial(H(f"{product.name}_material"), H(""), product.density * 1e-3,
+                                        H("density"), H("POSITIVE_RATIO_MEASURE"))
+        material_tool.SetMaterial(label, mat)
+    cache[id(product)] = label
+    return label
+
+
+def _add_node(tools, node: Node, cache: dict):
+    """The label of ``node``'s definition (a product, or a new assembly with its components)."""
+    from OCP.TopLoc import TopLoc_Location
+    if node.product is not None:
+        return _add_product(tools, node.product, cache)
+    shape_tool = tools[0]
+    assembly = shape_tool.NewShape()
+    _set_name(assembly, node.name)
+    for child in node.children:
+        definition = _add_node(tools, child, cache)
+        component = shape_tool.AddComponent(assembly, definition, TopLoc_Location(trsf(child.placement)))
+        _set_name(component, child.name)
+    return assembly
+
+
+def write_step(path, root: Node, unit: str = "MM") -> None:
+    """Write the tree under ``root`` (an assembly node) as an AP214 STEP file in ``unit`` (MM, M, INCH...)."""
+    require_ocp()
+    from OCP.IFSelect import IFSelect_RetDone
+    from OCP.Interface import Interface_Static
+    from OCP.STEPCAFControl import STEPCAFControl_Writer
+    from OCP.STEPControl import STEPControl_AsIs
+    from OCP.TCollection import TCollection_ExtendedString
+    from OCP.TDocStd import TDocStd_Document
+    from OCP.XCAFDoc import XCAFDoc_DocumentTool
+    silence_opencascade()
+    doc = TDocStd_Document(TCollection_ExtendedString("XmlOcaf"))
+    main = doc.Main()
+    tools = (XCAFDoc_DocumentTool.ShapeTool_s(main), XCAFDoc_DocumentTool.ColorTool_s(main),
+             XCAFDoc_DocumentTool.MaterialTool_s(main))
+    _add_node(tools, root, {})
+    tools[0].UpdateAssemblies()
+    Interface_Static.SetCVal_s("write.step.unit", unit)
+    writer = STEPCAFControl_Writer()
+    for mode in ("SetColorMode", "SetNameMode", "SetMaterialMode"):
+        getattr(writer, mode)(True)
+    if not writer.Transfer(doc, STEPControl_AsIs) or writer.Write(str(path)) != IFSelect_RetDone:
+        raise RuntimeError(f"OpenCascade could not write {path}")

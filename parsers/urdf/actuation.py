@@ -1,0 +1,70 @@
+"""URDF joint couplings and drives: ``<mimic>`` as couplings, ``<transmission>`` as motors.
+
+Split from :mod:`parsers.urdf.reader` (the reader's tree walk); see its module docstring for the
+rules (a mimic of an unknown or non-one-coordinate joint is dropped with a warning; a
+non-numeric ``mechanicalReduction`` is 1 with a warning, as Pinocchio ignores transmissions).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..assembly import Coupling, Motor, Source
+from ..errors import InputError
+from ..xml import attr_float, parse_floats, required
+from ..xmltree import where
+
+log = logging.getLogger("mbcompose.parsers.urdf.reader")
+
+#: the elements whose text the URDF reader reads (the rest of a document is built without text)
+TEXT_TAGS = ("mechanicalReduction",)
+
+#: joint types with exactly one coordinate (a mimic couples two of them)
+ONE_COORDINATE = ("revolute", "continuous", "prismatic")
+
+
+def mimic_couplings(t, file) -> list[Coupling]:
+    """``<mimic>`` elements of the joints of ``t`` (the reader's link tree, walked in ``t.order``) as couplings (a mimic of an unknown joint, or between joints that are
+    not both one-coordinate joints, is dropped with a warning)."""
+    couplings = []
+    for jname in (t.parent_of[n] for n in t.order[1:]):
+        m_el = t.joints[jname].find("mimic")
+        if m_el is None:
+            continue
+        leader = required(m_el, "joint")
+        if leader not in t.joints:
+            log.warning("%s: joint %r mimics unknown joint %r: coupling dropped (the joint stays "
+                        "independent, as in Pinocchio's default parser)", where(m_el), jname, leader)
+            continue
+        fixed = [n for n in (jname, leader) if t.joints[n].get("type") not in ONE_COORDINATE]
+        if fixed:
+            log.warning("%s: mimic of joint %r: joint %r is %s, so the mimic has no effect (dropped)",
+                        where(m_el), jname, fixed[0], t.joints[fixed[0]].get("type"))
+            continue
+        couplings.append(Coupling(jname, leader, attr_float(m_el, "multiplier", 1.0),
+                                  attr_float(m_el, "offset", 0.0), source=Source(file, t.joint_line(jname, "mimic"))))
+        log.info("%s: joint %r mimics %r (kept as a coupling)", where(m_el), jname, leader)
+    return couplings
+
+
+def transmissions(root_el, joints) -> dict[str, Motor]:
+    """``<transmission>`` elements: the moving joints they drive, each with its Motor (actuator name,
+    mechanicalReduction; a reduction that is not a number is 1, with a warning)."""
+    motors = {}
+    for t_el in root_el.findall("transmission"):
+        act = t_el.find("actuator")
+        act_name = act.get("name") if act is not None else t_el.get("name", "motor")
+        ratio = 1.0
+        if act is not None:
+            r_el = act.find("mechanicalReduction")
+            if r_el is not None and r_el.text and r_el.text.strip():
+                try:
+                    ratio = float(parse_floats(r_el.text, r_el, "<mechanicalReduction>", 1)[0])
+                except InputError as exc:
+                    log.warning("%s: %s: reduction 1 used (a transmission is not dynamics; Pinocchio "
+                                "ignores it)", where(r_el), exc.message)
+        for j in t_el.findall("joint"):
+            jn = j.get("name")
+            if jn in joints and joints[jn].get("type") != "fixed":
+                motors[jn] = Motor(act_name or jn, None, ratio if ratio != 0 else 1.0, 0.0)
+    return motors

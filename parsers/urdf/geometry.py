@@ -1,0 +1,379 @@
+"""URDF link elements: ``<origin>`` poses, ``<inertial>``, mesh URIs (``package://``, ``file://``) and shapes.
+
+Shared by the URDF and SDFormat readers.
+
+Meshes ``package://PKG/rel`` are looked up in each of ``package_dirs``
+(``DIR/PKG/rel``), then next to the file and in every parent directory
+(``ANCESTOR/PKG/rel``, or ``ANCESTOR/rel`` when the ancestor itself is named
+PKG); ``file://`` URIs and plain paths are taken relative to the URDF file.
+Which missing meshes are errors: :mod:`parsers.urdf.reader`.  Meshes are only checked for existence while reading (mass properties come from
+``<inertial>``); they are loaded, through :func:`parsers.massprops.load_mesh`,
+only when inertia from geometry is requested.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+
+from mbcompose.dynamics.spatial import rpy_to_matrices, rpy_to_matrix
+
+from .. import limits
+from ..assembly import Geometry, MassProperties, Pose, frozen, of_frozen
+from ..massprops import inertia_problem, proven_physical
+from ..xml import attr_float, attr_float_list, attr_float_values, attr_floats, error, float_rows, parse_floats, required
+from ..xmltree import where
+
+log = logging.getLogger(__name__)
+
+#: collision shapes without volume, skipped with a warning (no inertia effect).
+MASSLESS_SHAPES = ("plane", "cdf")
+
+_UNKNOWN = object()  # a mesh URI not looked up yet
+
+
+#: the pose of an absent ``<origin>`` (a Pose is immutable, so one serves every element)
+IDENTITY = Pose()
+
+
+def origin_pose(el, memo: dict | None = None) -> Pose:
+    """The ``<origin xyz rpy>`` child of ``el`` as a Pose (identity when absent)."""
+    return origin_poses([el], {} if memo is None else memo)[0]
+
+
+def origin_poses(owners, memo: dict) -> list[Pose]:
+    """The ``<origin xyz rpy>`` child of each element of ``owners`` as a Pose (identity when absent).
+
+    memo : poses already read from the same file, keyed by their ``(xyz, rpy)`` text (half a
+        robot's origins repeat another's); a Pose is immutable, so shared.  The texts not read
+        yet are converted together (:func:`parsers.xml.float_rows`); when one of them is not
+        three numbers, they are read one by one, which raises for the first bad one.
+    """
+    keys, new = [], {}
+    for el in owners:
+        o = el.find("origin")
+        if o is None:
+            keys.append(None)
+            continue
+        key = (o.get("xyz"), o.get("rpy"))
+        keys.append(key)
+        if key not in memo:
+            new.setdefault(key, o)
+    if new:
+        memo.update(zip(new, _poses_of_texts(list(new), list(new.values()))))
+    return [IDENTITY if key is None else memo[key] for key in keys]
+
+
+def _poses_of_texts(keys: list, origins: list) -> list[Pose]:
+    """The Poses of ``<origin>`` elements given their ``(xyz, rpy)`` texts (absent: zeros)."""
+    xyz = float_rows([_ZEROS if x is None else x for x, _ in keys], 3)
+    rpy = float_rows([_ZEROS if r is None else r for _, r in keys], 3)
+    if xyz is None or rpy is None:
+        return [_origin(o) for o in origins]
+    rotations = [IDENTITY.rotation] * len(keys)
+    turned = np.flatnonzero(rpy.any(axis=1)).tolist()
+    if turned:
+        for k, R in zip(turned, frozen(rpy_to_matrices(rpy[turned]))):
+            rotations[k] = R
+    return [of_frozen(Pose, rotation=R, translation=t) for R, t in zip(rotations, xyz)]
+
+
+_ZEROS = "0 0 0"
+
+
+def _origin(o) -> Pose:
+    """The Pose of an ``<origin>`` element, read alone (InputError for a bad attribute)."""
+    xyz = frozen(attr_floats(o, "xyz", 3, (0.0, 0.0, 0.0)))
+    rpy = attr_float_list(o, "rpy", 3, (0.0, 0.0, 0.0))
+    return of_frozen(Pose, rotation=frozen(rpy_to_matrix(rpy)) if any(rpy) else IDENTITY.rotation, translation=xyz)
+
+
+def _package_roots(pkg: str, meshes: "MeshFiles", ros_path: str):
+    """Folders that may hold package ``pkg``'s files, most likely first (lazily: the document's
+    directory, ``meshes.base``, is found only when the package is not in the others)."""
+    for d in meshes.package_dirs:
+        yield os.path.join(d, pkg)
+    for d in ros_path.split(os.pathsep):
+        if d:
+            yield os.path.join(d, pkg)
+    anc = meshes.base
+    while True:
+        yield os.path.join(anc, pkg)
+        if os.path.basename(anc) == pkg:
+            yield anc
+        parent = os.path.dirname(anc)
+        if parent == anc:
+            return
+        anc = parent
+
+
+_ROOT_CACHE: dict[tuple, str] = {}
+
+
+def resolve_uri(uri: str, base_dir: Path, package_dirs=()) -> Path | None:
+    """The file a mesh ``filename`` names, or None when it cannot be found.
+
+    ``package://PKG/rel``: ``DIR/PKG/rel`` for DIR in ``package_dirs`` and in
+    ``$ROS_PACKAGE_PATH``, then the URDF's directory and its ancestors
+    (``A/PKG/rel``, or ``A/rel`` if A is named PKG).  ``file://abs`` and plain
+    paths: relative to ``base_dir``.  The package folder found first is
+    remembered for the next look-ups.
+    """
+    found = MeshFiles(base_dir, package_dirs).find(uri)
+    return None if found is None else Path(found)
+
+
+class MeshFiles:
+    """The files of one document's mesh URIs (the rules of :func:`resolve_uri`), each looked up once.
+
+    base_dir : the directory relative URIs start from, or ``document``: the file whose real
+    directory (symbolic links resolved, only when a look-up needs it) that is;
+    package_dirs : as strings; found : URI -> normalised path string or None.
+    """
+
+    def __init__(self, base_dir=None, package_dirs=(), *, document: str | None = None):
+        self._document = document
+        self._base = None if document is not None else os.path.abspath(str(base_dir))
+        given = self._base if document is None else os.path.dirname(os.path.abspath(document))
+        self.package_dirs = tuple(map(str, package_dirs))
+        self._roots_key = (given, self.package_dirs, os.environ.get("ROS_PACKAGE_PATH", ""))
+        self.found: dict[str, str | None] = {}
+
+    @property
+    def base(self) -> str:
+        """The absolute directory relative URIs start from."""
+        if self._base is None:
+            self._base = os.path.dirname(os.path.realpath(self._document))
+        return self._base
+
+    def find(self, uri: str) -> str | None:
+        """``uri``'s file as a normalised path string, or None when it cannot be found."""
+        found = self.found.get(uri, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self.found[uri] = self._look_up(uri)
+        return found
+
+    def _look_up(self, uri: str) -> str | None:
+        if uri.startswith("package://"):
+            pkg, _, rel = uri[len("package://"):].partition("/")
+            key = (pkg, *self._roots_key)
+            hit = _ROOT_CACHE.get(key)
+            if hit is not None:
+                f = hit + "/" + rel if _clean(rel) else os.path.normpath(os.path.join(hit, rel))
+                if os.path.isfile(f):
+                    return f
+            for root in _package_roots(pkg, self, self._roots_key[2]):
+                f = os.path.join(root, rel)
+                if os.path.isfile(f):
+                    _ROOT_CACHE[key] = os.path.normpath(root)
+                    return os.path.normpath(f)
+            return None
+        if uri.startswith("file://"):
+            uri = uri[len("file://"):]
+        f = os.path.normpath(os.path.join(self.base, uri))
+        return f if os.path.isfile(f) else None
+
+
+def shape_geometry(shape_el, role: str, meshes: MeshFiles, check_meshes: bool, pose: Pose,
+                   memo: dict | None = None) -> Geometry | None:
+    """The shape of a ``<visual>`` or ``<collision>`` (None when skipped, see :mod:`parsers.urdf.reader`).
+
+    meshes : the document's mesh files; pose : its ``<origin>`` (:func:`origin_poses`);
+    memo : the mesh scales read from the same file (by text), shared read-only.
+    """
+    g = shape_el.find("geometry")
+    if g is None or len(g) == 0:
+        raise error(shape_el, f"<{role}> needs a <geometry> with one shape")
+    s = g[0]
+    if s.tag == "box":
+        size = attr_floats(s, "size", 3)
+        if size is None:
+            raise error(s, "<box> needs attribute 'size'")
+        return _shape("box", {"size": size}, pose, None, role)
+    if s.tag in ("cylinder", "capsule"):
+        r = attr_float(s, "radius")
+        ln = attr_float(s, "length")
+        if r is None or ln is None:
+            raise error(s, f"<{s.tag}> needs attributes 'radius' and 'length'")
+        return _shape(s.tag, {"radius": r, "length": ln}, pose, None, role)
+    if s.tag == "sphere":
+        r = attr_float(s, "radius")
+        if r is None:
+            raise error(s, "<sphere> needs attribute 'radius'")
+        return _shape("sphere", {"radius": r}, pose, None, role)
+    if s.tag == "mesh":
+        uri = required(s, "filename")
+        scale = _mesh_scale(s, memo)
+        if uri not in meshes.found:
+            _check_mesh_uri(s, uri, meshes)
+        path = meshes.find(uri)
+        if path is None:
+            if check_meshes and role == "collision":
+                raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(meshes.package_dirs)})")
+            log.warning("%s: %s mesh not found: %r (shape skipped)", where(s), role, uri)
+            return None
+        return _shape("mesh", {"scale": scale, "uri": uri}, pose, path, role)
+    if s.tag in MASSLESS_SHAPES:
+        log.warning("%s: <%s> %s geometry skipped (it has no volume; Pinocchio ignores it too)",
+                    where(s), s.tag, role)
+        return None
+    raise error(s, f"unknown geometry <{s.tag}> (expected box, cylinder, sphere, capsule, mesh, plane or cdf)")
+
+
+def _shape(kind: str, params: dict, pose: Pose, file: str | None, role: str) -> Geometry:
+    """A Geometry (no ``__post_init__``) built without the frozen dataclass's setattr per field."""
+    return of_frozen(Geometry, kind=kind, params=params, pose=pose, file=file, role=role)
+
+
+def _clean(rel: str) -> bool:
+    """True when ``os.path.normpath(root + "/" + rel)`` is ``root + "/" + rel`` for a normalised
+    ``root`` on POSIX: a relative path without empty, ``.`` or ``..`` parts (conservative)."""
+    return (os.sep == "/" and bool(rel) and rel[0] != "/" and rel[-1] != "/" and "//" not in rel
+            and "/." not in "/" + rel)
+
+
+def _check_mesh_uri(s, uri: str, meshes: MeshFiles) -> None:
+    """InputError for a mesh URI that is not merely missing: a ``package://`` path climbing out of
+    its package, or a local path (relative to ``meshes.base``) to something that is not a
+    regular file (a device, a FIFO)."""
+    if uri.startswith("package://"):
+        rel = uri[len("package://"):].partition("/")[2]
+        if ".." in rel and os.path.normpath(rel).startswith(".."):
+            raise error(s, f"mesh URI {uri!r} climbs out of its package")
+        return
+    f = os.path.join(meshes.base, uri[len("file://"):] if uri.startswith("file://") else uri)
+    if os.path.exists(f) and not os.path.isfile(f):
+        raise error(s, f"mesh {uri!r} is not a regular file")
+
+
+def _mesh_scale(s, memo: dict | None = None) -> np.ndarray:
+    """``<mesh scale>``: one or three numbers, read-only (shared through ``memo`` by the meshes of
+    the same scale text); a fourth (seen in the wild) is ignored with a warning."""
+    text = s.get("scale")
+    key = ("scale", text)
+    scale = None if memo is None else memo.get(key)
+    if scale is None:
+        scale = frozen(_scale_values(s, text))
+        if memo is not None:
+            memo[key] = scale
+    return scale
+
+
+def _scale_values(s, text: str | None) -> np.ndarray:
+    if text is None:
+        return np.ones(3)
+    if len(text.split()) == 4:
+        log.warning("%s: mesh scale %r has 4 numbers: the 4th is ignored", where(s), text)
+        return parse_floats(text, s, "mesh@scale", 4)[:3].copy()
+    scale = attr_float_list(s, "scale", (1, 3))
+    return np.array(scale if len(scale) == 3 else scale * 3)
+
+
+def link_inertials(links: dict, memo: dict) -> dict:
+    """Link name -> its ``<inertial>`` in the link frame as MassProperties (None without one),
+    values kept as written.  The numbers of all the links are converted and checked together
+    (:func:`_inertials_together`); when one is missing or bad, each link is read alone
+    (:func:`link_inertial`), which raises for the first.  ``memo``: see :func:`origin_poses`."""
+    found = {}
+    for name, l_el in links.items():
+        inl = l_el.find("inertial")
+        if inl is not None:
+            found[name] = inl
+    out = dict.fromkeys(links)
+    if found:
+        together = _inertials_together(found, memo)
+        out.update(together if together is not None else {n: link_inertial(links[n], n, memo) for n in found})
+    return out
+
+
+def _inertials_together(found: dict, memo: dict) -> dict | None:
+    """name -> MassProperties of the ``<inertial>`` elements ``found`` (name -> element), or None
+    when one lacks ``<mass>`` or ``<inertia>`` or has a number that is not finite, beyond the
+    ``magnitude`` limit, or a negative mass."""
+    texts, inertia_els = [], []
+    for inl in found.values():
+        m_el, i_el = inl.find("mass"), inl.find("inertia")
+        if m_el is None or i_el is None:
+            return None
+        texts.append(m_el.get("value"))
+        texts.extend(map(i_el.get, INERTIA_KEYS))
+        inertia_els.append(i_el)
+    try:
+        values = np.array(list(map(float, texts)), dtype=float).reshape(-1, 7)  # mass, ixx ... izz
+    except (TypeError, ValueError):
+        return None
+    if not np.abs(values).max() <= limits.active().magnitude or values[:, 0].min() < 0.0:
+        return None
+    poses = origin_poses(list(found.values()), memo)
+    _warn_unphysical(values, list(found), inertia_els)
+    J = values[:, _SYMMETRIC].reshape(-1, 3, 3)
+    turned = [k for k, pose in enumerate(poses) if pose.rotation is not IDENTITY.rotation]
+    if turned:
+        R = np.array([poses[k].rotation for k in turned])
+        J[turned] = R @ J[turned] @ np.swapaxes(R, 1, 2)
+    return {name: of_frozen(MassProperties, mass=m, com=pose.translation, inertia=Jk)
+            for name, m, pose, Jk in zip(found, values[:, 0].tolist(), poses, frozen(J))}
+
+
+#: the columns of ``ixx ixy ixz iyy iyz izz`` (1-6 after the mass) in the rows of a symmetric 3x3
+_SYMMETRIC = np.array([1, 2, 3, 2, 4, 5, 3, 5, 6])
+
+
+def _warn_unphysical(values: np.ndarray, names: list, inertia_els: list) -> None:
+    """Warn for each inertia of ``values`` (rows: mass, ixx ... izz) that has mass, is not all but
+    zero and is not physical (kept as written): :func:`parsers.massprops.proven_physical` settles
+    all of them at once but the doubtful few, which :func:`parsers.massprops.inertia_problem` examines."""
+    six = values[:, 1:]
+    scale = np.abs(six).max(axis=1)
+    ixx, ixy, ixz, iyy, iyz, izz = six.T
+    doubtful = (values[:, 0] > 0.0) & (scale > 1e-8) & ~proven_physical(ixx, ixy, ixz, iyy, iyz, izz, scale)
+    for k in np.flatnonzero(doubtful).tolist():
+        ixx, ixy, ixz, iyy, iyz, izz = six[k].tolist()
+        problem = inertia_problem([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+        if problem:
+            log.warning("%s: link %r: %s (kept as written)", where(inertia_els[k]), names[k], problem)
+
+
+def link_inertial(link_el, name: str, memo: dict | None = None) -> MassProperties | None:
+    """A link's ``<inertial>`` in the link frame (None without one); values kept as written.
+    Read alone, raising for the first missing or bad value (see :func:`link_inertials`).
+    ``memo``: see :func:`origin_poses`."""
+    inl = link_el.find("inertial")
+    if inl is None:
+        return None
+    pose = origin_pose(inl, memo)
+    m_el = inl.find("mass")
+    if m_el is None:
+        raise error(inl, f"link {name!r}: <inertial> needs <mass value=...>")
+    mass = attr_float(m_el, "value")
+    if mass is None:
+        raise error(m_el, "<mass> needs attribute 'value'")
+    if mass < 0:
+        raise error(m_el, f"link {name!r}: mass must be >= 0, got {mass:g}")
+    i_el = inl.find("inertia")
+    if i_el is None:
+        raise error(inl, f"link {name!r}: <inertial> needs <inertia ixx ixy ixz iyy iyz izz>")
+    six = attr_float_values(i_el, INERTIA_KEYS) or _inertia_values(i_el)
+    values = np.array([[mass, *six]])
+    _warn_unphysical(values, [name], [i_el])
+    J = values[0, _SYMMETRIC].reshape(3, 3)
+    R = pose.rotation
+    return of_frozen(MassProperties, mass=mass, com=pose.translation,
+                     inertia=frozen(J if R is IDENTITY.rotation else R @ J @ R.T))
+
+
+INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+
+
+def _inertia_values(i_el) -> list[float]:
+    """The six numbers of ``<inertia>`` one by one: InputError for the first missing or bad one."""
+    vals = []
+    for k in INERTIA_KEYS:
+        v = attr_float(i_el, k)
+        if v is None:
+            raise error(i_el, f"<inertia> needs attribute {k!r}")
+        vals.append(v)
+    return vals

@@ -1,0 +1,76 @@
+"""URDF ``<joint>`` elements: the axis in the assembly frame and ``<limit>`` (see :mod:`parsers.urdf.reader`)."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+
+from ..assembly import Limits, frozen, of_frozen
+from ..xml import attr_float, attr_float_list, attr_float_values, error, float_rows
+from ..xmltree import where
+
+log = logging.getLogger(__name__)
+
+
+#: the axis of joint types without one (unused), shared read-only
+_NO_AXIS = frozen(np.array([0.0, 0.0, 1.0]))
+
+
+def joint_axes(joints: list) -> list[np.ndarray]:
+    """The axis of each joint ``(element, name, type, pose)`` in the assembly frame, read-only
+    (:func:`_joint_axis`); the texts of all the joints converted and turned together, or, when
+    one is bad or zero, read one by one (which raises for it)."""
+    axial = [k for k, (_, _, jtype, _) in enumerate(joints) if jtype in _AXIAL_TYPES]
+    out = [_NO_AXIS] * len(joints)
+    if not axial:
+        return out
+    texts = []
+    for k in axial:
+        a_el = joints[k][0].find("axis")
+        texts.append(_X_AXIS if a_el is None else a_el.get("xyz", _X_AXIS))
+    local = float_rows(texts, 3)
+    norm = None if local is None else np.sqrt((local * local).sum(axis=1))
+    if norm is None or not (norm > 0.0).all():
+        return [_joint_axis(*joint) for joint in joints]
+    R = np.array([joints[k][3].rotation for k in axial])
+    for k, axis in zip(axial, frozen(np.matmul(R, (local / norm[:, None])[:, :, None])[:, :, 0])):
+        out[k] = axis
+    return out
+
+
+_AXIAL_TYPES = frozenset({"revolute", "continuous", "prismatic", "planar"})
+_X_AXIS = "1 0 0"
+
+
+def _joint_axis(j_el, jname, jtype, pose) -> np.ndarray:
+    """The joint axis in the assembly frame, read-only (+z, unused, for types without one), read alone."""
+    if jtype not in _AXIAL_TYPES:
+        return _NO_AXIS
+    a_el = j_el.find("axis")
+    x, y, z = (1.0, 0.0, 0.0) if a_el is None else attr_float_list(a_el, "xyz", 3, (1.0, 0.0, 0.0))
+    n = math.sqrt(x * x + y * y + z * z)
+    if not n > 0:
+        raise error(a_el if a_el is not None else j_el, f"joint {jname!r}: axis must be non-zero")
+    return frozen(pose.rotation @ np.array([x / n, y / n, z / n]))
+
+
+def joint_limits(j_el, jname, jtype) -> Limits:
+    """``<limit>``; lower > upper is kept as written with a warning (Pinocchio accepts it)."""
+    l_el = j_el.find("limit")
+    if l_el is None:
+        return _NO_LIMITS
+    lo, hi, velocity, effort = (attr_float_values(l_el, _LIMIT_KEYS)
+                                or [attr_float(l_el, key, None) for key in _LIMIT_KEYS])
+    if jtype == "continuous":
+        lo = hi = None
+    elif lo is not None and hi is not None and lo > hi:
+        log.warning("%s: joint %r: limit lower %g > upper %g (kept as written, as Pinocchio does)",
+                    where(l_el), jname, lo, hi)
+    return of_frozen(Limits, lower=lo, upper=hi, velocity=velocity, effort=effort)
+
+
+_LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
+#: the limits of a joint without ``<limit>`` (immutable, so shared)
+_NO_LIMITS = Limits()

@@ -1,0 +1,411 @@
+"""URDF reader: a robot description (a tree of links and joints) into an Assembly.
+
+URDF (ROS ``urdfdom`` specification, http://wiki.ros.org/urdf/XML) places each
+joint frame in its parent link frame (``<origin xyz rpy>``, roll-pitch-yaw about
+fixed axes, ``Rz(y) Ry(p) Rx(r)``), and a child link's frame *is* its joint's
+frame at zero joint coordinates.  Composing the origins down the tree from the
+root gives each link's pose in the assembly frame, and each joint's origin and
+axis in the assembly frame, as the Assembly model asks (seed 004, Table 1:
+type, reference body = parent link, secondary body = child link).
+
+Choices made here (documented behaviour):
+
+* **Root.**  The root link is attached to :data:`~parsers.assembly.GROUND` by a
+  joint named ``root_joint``: ``fixed`` (``base='fixed'``, the default, as in
+  Pinocchio's ``buildModelFromUrdf``) or ``free`` (``base='floating'``).  A root
+  link named ``world`` (or ``ground``) without ``<inertial>`` *is* the ground:
+  no body and no ``root_joint`` are made for it, and its child joints attach to
+  GROUND directly (Gazebo's convention), also with ``base='floating'`` (logged:
+  Pinocchio would put its free joint under that massless link).  Any other link
+  named ``ground`` is renamed ``ground_link`` (logged; ``Body.sources['name']``
+  keeps the URDF name).
+* **Joint types.**  revolute, continuous, prismatic, fixed, ``floating`` -> free,
+  planar (axis = plane normal).  Anything else is an InputError.
+* **mimic** becomes a :class:`~parsers.assembly.Coupling`
+  ``q[joint] = multiplier * q[leader] + offset``.  A mimic that names a joint
+  the file does not have is dropped with a logged warning (the joint stays
+  independent, as Pinocchio's default parser treats every mimic joint).
+* **Links without <inertial>** are massless frames where that is allowed:
+  the link is welded (fixed joint) to its parent; or the joint that carries it
+  also carries mass further down the tree; or it is a leaf (sensor and tool
+  frames; a massless leaf on a moving joint is accepted, as Pinocchio does,
+  with a logged warning: the mass matrix is singular along that joint).  A
+  massless link with children, none of which carries mass, on a moving joint
+  is an InputError, unless ``massless='allow'`` or
+  ``inertia_from_geometry_density`` is given.  With
+  ``inertia_from_geometry_density`` the mass properties of every link without
+  ``<inertial>`` are computed from its collision shapes (visual shapes if it
+  has none) at that density through :mod:`parsers.massprops` (trimesh; a mesh
+  must be watertight).
+* **Inertia values** are taken as written (Pinocchio accepts non-physical
+  tensors); a negative mass or a non-finite value is an InputError, a tensor
+  that is not positive semi-definite or breaks the triangle inequality is
+  logged as a warning.
+* **Meshes**: see :mod:`parsers.urdf.geometry`.  A collision mesh that cannot be
+  found is an InputError at the ``<mesh>`` line only when the link has no
+  ``<inertial>`` (its geometry may be needed for the mass); otherwise, and for
+  visual meshes, the shape is skipped with a logged warning (Pinocchio's model
+  parser ignores meshes altogether).  ``<plane>`` and ``<cdf>`` shapes are skipped
+  with a warning; a mesh ``scale`` with a 4th number keeps the first three.
+* ``limit lower > upper`` is kept as written with a warning (Pinocchio accepts it).
+* ``<transmission>`` joints are marked ``actuated`` with a
+  :class:`~parsers.assembly.Motor` (the actuator name, mechanicalReduction; a
+  reduction that is not a number is replaced by 1 with a warning).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..assembly import GROUND, Assembly, Body, Joint, MassProperties, Pose, Source, of_frozen
+from ..errors import InputError, did_you_mean
+from ..gc_pause import paused_gc
+from ..massprops import shapes_mass_properties
+from ..mesh_progress import MeshWork
+from ..xml import attr_float, error, required
+from ..xmltree import first_tag_with_prefix, line_of, line_refs, parse_xml, where
+from .actuation import TEXT_TAGS, mimic_couplings, transmissions
+from .geometry import MeshFiles, link_inertials, origin_poses, shape_geometry
+from .joints import joint_axes, joint_limits
+
+log = logging.getLogger(__name__)
+
+URDF_JOINT_TYPES = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic",
+                    "fixed": "fixed", "floating": "free", "planar": "planar"}
+
+GROUND_ROOT_NAMES = ("world", "ground")
+
+def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geometry_density=None,
+              massless: str = "check", check_meshes: bool = True, text: str | None = None) -> Assembly:
+    """Read a URDF file into an :class:`Assembly`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The URDF file (used for messages and relative paths when ``text`` is given).
+    package_dirs : sequence of str
+        Directories that contain ROS packages, for ``package://PKG/...`` meshes.
+    base : 'fixed' or 'floating'
+        How the root link is attached to ground (``root_joint``).
+    inertia_from_geometry_density : float or None
+        kg/m^3: compute mass properties of links without ``<inertial>`` from their
+        collision (else visual) shapes at this density.
+    massless : 'check' or 'allow'
+        'check' refuses a massless non-leaf link whose moving joint moves no mass.
+    check_meshes : bool
+        Raise InputError for mesh files that cannot be found.
+    text : str, optional
+        The document itself (then ``path`` only names it).
+
+    Returns
+    -------
+    Assembly
+        Bodies with poses in the assembly (world) frame at zero joint
+        coordinates; joints with origins and axes in the assembly frame.
+    """
+    if base not in ("fixed", "floating"):
+        raise InputError(f"base must be 'fixed' or 'floating', got {base!r}", file=str(path))
+    if massless not in ("check", "allow"):
+        raise InputError(f"massless must be 'check' or 'allow', got {massless!r}", file=str(path))
+    with paused_gc():  # the reader makes no reference cycles: the collector would only walk the tree
+        root_el = parse_xml(path, text, on_demand_lines=True, text_of=TEXT_TAGS)
+        return urdf_from_element(root_el, path, package_dirs=package_dirs, base=base,
+                                 inertia_from_geometry_density=inertia_from_geometry_density,
+                                 massless=massless, check_meshes=check_meshes)
+
+
+@dataclass
+class _Tree:
+    """The link/joint elements of a ``<robot>`` and its tree, as read (see :func:`_read_tree`)."""
+
+    element: object        # the <robot> element
+    line: object           # (tag, index, child) -> its line for a Source (xmltree.line_refs)
+    links: dict            # link name -> element
+    joints: dict           # joint name -> element
+    parent_of: dict        # child link -> joint name
+    children: dict         # link -> joint names
+    root: str = ""
+    order: list = field(default_factory=list)       # links, breadth first from the root
+    link_pose: dict = field(default_factory=dict)   # link -> Pose in the assembly frame
+    end_links: dict = field(default_factory=dict)   # joint name -> (parent link, child link)
+    memo: dict = field(default_factory=dict)        # origins and mesh scales read (urdf_geometry.origin_poses)
+    link_index: dict = field(default_factory=dict)  # link name -> its position among the <link> elements
+    joint_index: dict = field(default_factory=dict)  # joint name -> its position among the <joint> elements
+
+    def ends(self, jname) -> tuple[str, str]:
+        return self.end_links[jname]
+
+    def link_line(self, name: str, child: str | None = None):
+        """The line, for a Source, of link ``name`` (or of its first ``<child>``)."""
+        return self.line("link", self.link_index[name], child)
+
+    def joint_line(self, name: str, child: str | None = None):
+        """The line, for a Source, of joint ``name`` (or of its first ``<child>``)."""
+        return self.line("joint", self.joint_index[name], child)
+
+
+def _check_robot(root_el) -> str:
+    """The robot's name; InputError for another root, unexpanded xacro or no name."""
+    if root_el.tag != "robot":
+        raise error(root_el, f"root element is <{root_el.tag}>, expected <robot>")
+    el = first_tag_with_prefix(root_el, "xacro:")
+    if el is not None:
+        raise error(el, f"<{el.tag}>: this is an unexpanded xacro file; run xacro on it first")
+    robot_name = root_el.get("name")
+    if not robot_name:
+        raise error(root_el, "<robot> has no name (attribute 'name' is required)")
+    return robot_name
+
+
+def _read_links(root_el) -> dict:
+    links = {}
+    for l_el in root_el.findall("link"):
+        name = l_el.get("name") or required(l_el, "name")  # (required only raises: skip its call)
+        if name in links:
+            raise error(l_el, f"duplicate link name {name!r} (first at line {line_of(links[name])})")
+        links[name] = l_el
+    if not links:
+        raise error(root_el, "the robot has no <link>")
+    return links
+
+
+def _read_tree(root_el) -> _Tree:
+    """Links and joints with their parent/child relations (duplicates and two parents refused)."""
+    links = _read_links(root_el)
+    t = _Tree(root_el, line_refs(root_el), links, {}, {}, {n: [] for n in links})
+    for j_el in root_el.findall("joint"):
+        name = j_el.get("name") or required(j_el, "name")
+        if name in t.joints:
+            raise error(j_el, f"duplicate joint name {name!r} (first at line {line_of(t.joints[name])})")
+        jtype = j_el.get("type") or required(j_el, "type")
+        if jtype not in URDF_JOINT_TYPES:
+            raise error(j_el, f"joint {name!r}: unknown joint type {jtype!r}{did_you_mean(jtype, URDF_JOINT_TYPES)} "
+                              "(expected one of "
+                              f"{', '.join(URDF_JOINT_TYPES)})")
+        ends = {}
+        for tag in ("parent", "child"):
+            e = j_el.find(tag)
+            if e is None:
+                raise error(j_el, f"joint {name!r} needs <{tag} link=...>")
+            link = e.get("link") or required(e, "link")
+            if link not in links:
+                raise error(e, f"joint {name!r}: unknown {tag} link {link!r}{did_you_mean(link, links)}")
+            ends[tag] = link
+        if ends["parent"] == ends["child"]:
+            raise error(j_el, f"joint {name!r} connects link {ends['parent']!r} to itself")
+        if ends["child"] in t.parent_of:
+            other = t.parent_of[ends["child"]]
+            raise error(j_el, f"link {ends['child']!r} has two parent joints ({other!r} at line "
+                              f"{line_of(t.joints[other])} and {name!r}); URDF describes a tree")
+        t.parent_of[ends["child"]] = name
+        t.children[ends["parent"]].append(name)
+        t.joints[name] = j_el
+        t.end_links[name] = (ends["parent"], ends["child"])
+    t.link_index = dict(zip(links, range(len(links))))  # (the names are unique: duplicates were refused)
+    t.joint_index = dict(zip(t.joints, range(len(t.joints))))
+    return t
+
+
+def _place_links(t: _Tree) -> None:
+    """The root link and every link's pose, breadth first; InputError for several roots or a cycle."""
+    roots = [n for n in t.links if n not in t.parent_of]
+    if len(roots) > 1:
+        raise error(t.links[roots[1]], f"the robot has {len(roots)} root links ({', '.join(roots)}); "
+                                       "URDF needs exactly one (connect them with joints)")
+    if not roots:
+        jname = next(iter(t.joints))
+        cyc = _cycle_from(jname, t.ends, t.parent_of)
+        raise error(t.joints[jname], f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
+    t.root = roots[0]
+    t.order = [t.root]
+    queue = deque([t.root])
+    while queue:
+        for jname in t.children[queue.popleft()]:
+            child = t.ends(jname)[1]
+            t.order.append(child)
+            queue.append(child)
+    if len(t.order) != len(t.links):
+        placed = set(t.order)
+        stray = next(n for n in t.links if n not in placed)
+        cyc = _cycle_from(t.parent_of[stray], t.ends, t.parent_of)
+        raise error(t.joints[t.parent_of[stray]],
+                    f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
+    joints = [t.parent_of[child] for child in t.order[1:]]
+    t.link_pose = {t.root: Pose()}
+    for jname, origin in zip(joints, origin_poses([t.joints[j] for j in joints], t.memo)):
+        parent, child = t.ends(jname)
+        t.link_pose[child] = t.link_pose[parent].compose(origin)
+
+
+def _links_geometry(links: dict, meshes: MeshFiles, check_meshes, memo) -> dict:
+    """Link name -> its visual and collision shapes (a missing collision mesh is an error only
+    when ``check_meshes`` and the link has no ``<inertial>``); the origins read together."""
+    shapes = []  # (link name, role, element, mesh needed)
+    for name, l_el in links.items():
+        needed = check_meshes and l_el.find("inertial") is None
+        for role in ("visual", "collision"):
+            for s_el in l_el.findall(role):
+                shapes.append((name, role, s_el, needed))
+    out = {name: [] for name in links}
+    for (name, role, s_el, needed), pose in zip(shapes, origin_poses([s[2] for s in shapes], memo)):
+        g = shape_geometry(s_el, role, meshes, needed, pose, memo)
+        if g is not None:
+            out[name].append(g)
+    return {name: tuple(gs) for name, gs in out.items()}
+
+
+def _body_names(t: _Tree, root_is_ground: bool, file: str) -> dict:
+    """Link -> body name: a link named like the reserved ground body (other than a massless root) is renamed."""
+    body_name = {n: n for n in t.links}
+    if GROUND in t.links and not (root_is_ground and t.root == GROUND):
+        new = GROUND + "_link"
+        while new in t.links:
+            new = "_" + new
+        body_name[GROUND] = new
+        log.warning("%s: link %r renamed %r (the name is reserved for the fixed world)",
+                    where(t.links[GROUND]), GROUND, new)
+    return body_name
+
+
+def _inertia_from_geometry(t: _Tree, mass_props, geoms, rho, root_is_ground, file) -> dict:
+    """Mass properties of links without ``<inertial>`` from their shapes at density ``rho``; notes."""
+    rho = float(rho)
+    if not rho > 0:
+        raise InputError(f"inertia_from_geometry_density must be > 0, got {rho}", file=file)
+    computed, todo = {}, {}
+    for name in t.order:
+        if mass_props[name] is not None or (name == t.root and root_is_ground):
+            continue
+        todo[name] = [g for g in geoms[name] if g.role == "collision"] or \
+                     [g for g in geoms[name] if g.role == "visual"]
+    with MeshWork(g.file for shapes in todo.values() for g in shapes if g.kind == "mesh"):
+        for name, shapes in todo.items():
+            if not shapes:
+                continue
+            try:
+                mass_props[name] = shapes_mass_properties(shapes, rho)
+            except InputError as exc:
+                raise error(t.links[name], f"link {name!r}: inertia from geometry: {exc.message}") from None
+            computed[name] = f"computed from {len(shapes)} {shapes[0].role} shape(s) at density {rho:g} kg/m^3"
+    return computed
+
+
+def _check_massless(t: _Tree, mass_props, file) -> None:
+    """Refuse a massless link with children on a moving joint that moves no mass (module docstring)."""
+    subtree_mass: dict[str, float] = {}
+    for name in reversed(t.order):
+        m = mass_props[name].mass if mass_props[name] is not None else 0.0
+        subtree_mass[name] = m + sum(subtree_mass[t.ends(j)[1]] for j in t.children[name])
+    for name in t.order:
+        if mass_props[name] is not None or name == t.root:
+            continue
+        jname = t.parent_of[name]
+        if t.joints[jname].get("type") == "fixed" or subtree_mass[name] > 0.0:
+            continue
+        if not t.children[name]:
+            log.warning("%s: link %r has no <inertial>: a massless leaf moved by joint %r "
+                        "(accepted as Pinocchio does; the mass matrix is singular along it)",
+                        where(t.links[name]), name, jname)
+            continue
+        raise error(t.links[name], f"link {name!r} has no <inertial> and joint {jname!r} moves no mass "
+                                   "(the link and all links below it are massless); give it <inertial>, "
+                                   "or pass inertia_from_geometry_density or massless='allow'")
+
+
+def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, file) -> list[Body]:
+    bodies = []
+    for name in t.order:
+        if name == t.root and root_is_ground:
+            continue
+        mp = mass_props[name]
+        line = t.link_line(name)
+        src = {"pose": Source(file, line)}
+        if body_name[name] != name:
+            src["name"] = Source(file, line, f"URDF link {name!r}")
+        if mp is None:
+            mp = MassProperties.zero()
+            src["mass"] = Source(file, line, "massless: no <inertial>")
+        elif name in computed:
+            src["mass"] = Source(file, line, computed[name])
+        else:
+            src["mass"] = Source(file, t.link_line(name, "inertial"))
+        # of_frozen: Body has no __post_init__; without the frozen dataclass's setattr per field
+        bodies.append(of_frozen(Body, name=body_name[name], pose=t.link_pose[name], mass=mp, geometry=geoms[name],
+                                sources=src))
+    return bodies
+
+
+def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[Joint]:
+    out = []
+    ground_of = (lambda n: GROUND if (root_is_ground and n == t.root) else body_name[n])
+    if not root_is_ground:
+        jn = "root_joint"
+        while jn in t.joints:
+            jn = "_" + jn
+        out.append(Joint(jn, "fixed" if base == "fixed" else "free", GROUND, body_name[t.root],
+                         origin=np.zeros(3), source=Source(file, t.line(), f"{base} base")))
+    joints = []  # (element, name, type, pose of the child link)
+    for name in t.order[1:]:
+        jname = t.parent_of[name]
+        j_el = t.joints[jname]
+        joints.append((j_el, jname, URDF_JOINT_TYPES[j_el.get("type")], t.link_pose[name]))
+    for (j_el, jname, jtype, pose), axis in zip(joints, joint_axes(joints)):
+        parent, child = t.ends(jname)
+        d_el = j_el.find("dynamics")
+        damping = attr_float(d_el, "damping", 0.0) if d_el is not None else 0.0
+        motor = actuators.get(jname)
+        # of_frozen: the type is one of JOINT_TYPES and origin and axis are read-only (3,) floats, as
+        # Joint.__post_init__ would keep them; without the frozen dataclass's setattr per field
+        out.append(of_frozen(Joint, _URDF_JOINT, name=jname, type=jtype, reference=ground_of(parent),
+                             secondary=body_name[child], origin=pose.translation, axis=axis,
+                             limits=joint_limits(j_el, jname, jtype), actuated=motor is not None, motor=motor,
+                             damping=damping, source=Source(file, t.joint_line(jname))))
+    return out
+
+
+#: the fields of a Joint that a URDF joint leaves at these values
+_URDF_JOINT = {"axis2": None, "secondary_origin": None, "secondary_axis": None, "armature": 0.0, "ref": 0.0,
+               "loop": False, "implicit": False}
+
+
+def urdf_from_element(root_el, path, *, package_dirs=(), base="fixed", inertia_from_geometry_density=None,
+                      massless="check", check_meshes=True) -> Assembly:
+    """Build the Assembly from a parsed ``<robot>`` element (see :func:`read_urdf`)."""
+    file = str(path)
+    meshes = MeshFiles(package_dirs=package_dirs, document=file)
+    robot_name = _check_robot(root_el)
+    t = _read_tree(root_el)
+    _place_links(t)
+    mass_props = link_inertials(t.links, t.memo)
+    geoms = _links_geometry(t.links, meshes, check_meshes, t.memo)
+    root_is_ground = (t.root in GROUND_ROOT_NAMES and mass_props[t.root] is None)
+    if root_is_ground and base == "floating":
+        log.warning("%s: the root link %r is the fixed world: base='floating' leaves the robot fixed "
+                    "(Pinocchio would float the massless %r link)", where(t.links[t.root]), t.root, t.root)
+    body_name = _body_names(t, root_is_ground, file)
+    computed = {}
+    if inertia_from_geometry_density is not None:
+        computed = _inertia_from_geometry(t, mass_props, geoms, inertia_from_geometry_density, root_is_ground, file)
+    if massless == "check":
+        _check_massless(t, mass_props, file)
+    bodies = _bodies(t, mass_props, geoms, computed, body_name, root_is_ground, file)
+    joints = _joints(t, body_name, root_is_ground, base, transmissions(root_el, t.joints), file)
+    return Assembly(robot_name, tuple(bodies), tuple(joints), couplings=tuple(mimic_couplings(t, file)),
+                    source_file=file)
+
+
+def _cycle_from(jname, ends_of, parent_of):
+    """Link names around the cycle reached by walking parents from joint ``jname``'s child."""
+    seen = []
+    link = ends_of(jname)[1]
+    while link not in seen:
+        seen.append(link)
+        if link not in parent_of:
+            return seen
+        link = ends_of(parent_of[link])[0]
+    cyc = seen[seen.index(link):]
+    return list(reversed(cyc)) + [cyc[-1]]
