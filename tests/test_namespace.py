@@ -42,3 +42,13 @@ def test_import_mbcompose_loads_no_subpackage_and_compiles_nothing(tmp_path):
     out = _run(code, tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_composing_a_tree_imports_no_numba(tmp_path):
+    """numba is imported on first use of a compiled kernel, not by building a model (the CLI's start-up and the
+    compose benchmark pay for it otherwise)."""
+    code = ("import sys, mbcompose; c = mbcompose.compose(%r); c.joint_properties; "
+            "print(sorted(m for m in sys.modules if m.startswith('numba')))" % str(SEEKER))
+    out = _run(code, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

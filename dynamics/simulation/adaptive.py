@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..compiled.simulate_api import limited_coordinates
 from ..kinematics import normalize
 from ..tolerances import SIMULATION_CLOSURE_TOL
 from .closed import closed_chain_result, closed_chain_rhs
@@ -31,6 +30,8 @@ def simulate_tree(model, q0, v0, duration: float, samples: int = 201, torque=Non
 
     Joint limits in ``joints`` are stops resolved by events (:mod:`.stops`).
     """
+    from ..compiled.simulate_api import limited_coordinates   # numba is imported on first use
+
     nq, nv = model.nq, model.nv
     joints = joints or JointProperties.none(nv)
     torque = damped(torque, joints.damping, nv)

@@ -13,7 +13,6 @@ import numpy as np
 from .. import embedding as E
 from .. import forward_dynamics
 from ..closed.closure import closure_error
-from ..compiled import closed_api
 from ..rates import QUATERNION_GAIN, configuration_rate
 from ..tolerances import SIMULATION_CLOSURE_TOL
 from .result import SimulationResult, coordinate_columns, total_energy
@@ -45,6 +44,8 @@ def closed_chain_result(em, t, q, v_ind, status: str, closure_tol) -> Simulation
     """The result of a closed-chain run: every sample closed to ``closure_tol`` (its loop closure
     error reported), full velocities, energy and the loop-closing joints' columns (the closure and the
     velocities compiled, :mod:`dynamics.compiled.closed_api`, with the numpy reference as fallback)."""
+    from ..compiled import closed_api   # numba is imported on first use
+
     tree = em.tree_model
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
     qs = np.array([closed_api.complete_configuration(em, qi, tol=tol) for qi in q])

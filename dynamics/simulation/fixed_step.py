@@ -21,7 +21,6 @@ import math
 import numpy as np
 
 from .. import embedding as E
-from ..compiled.simulate_api import closed_chain_stepper, simulate_fixed_step
 from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
 from ..tolerances import SIMULATION_CLOSURE_TOL
@@ -67,6 +66,8 @@ def constant_torque(torque, nv: int) -> np.ndarray:
 def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
                              progress=None, closure_tol=None):
     """Fixed-step simulation of a tree (compiled); returns a SimulationResult (``closure_tol`` unused)."""
+    from ..compiled.simulate_api import simulate_fixed_step   # numba is imported on first use
+
     dt_used, stride, steps = step_grid(duration, samples, dt)
     run = simulate_fixed_step(model, q0, v0, dt_used, steps, FIXED_STEP[method], constant_torque(torque, model.nv),
                               joints.damping, joints.lower, joints.upper, stride=stride)
@@ -110,6 +111,8 @@ def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, meth
     of the other chains (joint couplings, joints with ``q_dot != v``, forces f(t, q, v)), run
     :func:`closed_chain_step` with the numpy closure and velocity completion.
     """
+    from ..compiled.simulate_api import closed_chain_stepper   # numba is imported on first use
+
     tree = em.tree_model
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
     rhs, close = closed_chain_rhs(em, damped(torque, joints.damping, tree.nv), duration, None, tol)
