@@ -27,9 +27,11 @@ Model:      ``BodySpec``, ``build_model(bodies, gravity)``, ``SKOModel`` (``join
             ``body_names``, ``nq``, ``nv``, ``q_slice(name)``, ``v_slice(name)``, ``gravity``,
             ``neutral()``, ``parent``, ``tree``)
 Dispatch:   every model has a ``kind`` (``tree``, ``embedded``, ``lagrange``, ``aggregated``);
-            :mod:`dynamics.dispatch` maps it to the algorithms of the functions below
-Dynamics:   ``mass_matrix``, ``inverse_dynamics(model, q, v, a, f_ext=None)``,
-            ``forward_dynamics(model, q, v, tau, f_ext=None)``, ``bias_forces``, ``gravity_forces``,
+            :mod:`dynamics.dispatch` maps it to the algorithms of the functions below;
+            ``dispatch.backend("numpy" | "compiled")`` forces an implementation in a ``with`` block
+Data:       ``model.create_data()`` (Pinocchio's ``Data``): ``data=`` of the tree functions below
+Dynamics:   ``mass_matrix``, ``inverse_dynamics(model, q, v, a, f_ext=None, data=None)``,
+            ``forward_dynamics(model, q, v, tau, f_ext=None, data=None)``, ``bias_forces``, ``gravity_forces``,
             ``composite_inertia``, ``articulated_body_quantities``
 Factors:    ``innovations_factors``, ``mass_matrix_inverse``, ``mass_matrix_det``,
             ``mass_matrix_logdet``
@@ -102,37 +104,43 @@ from .sko import SKOTree, SKOWeights
 from .spatial import crf, crm, phi_transform, spatial_inertia
 
 
-def mass_matrix(model, q):
+def mass_matrix(model, q, data=None):
     """The mass matrix M(q): (nv, nv) or (B, nv, nv) for q (nq,) or (B, nq).
 
     Rigid-body trees: composite-body algorithm (seed 001 Algorithms 4.1-4.2).
     Closed chains embedded by :mod:`dynamics.embedding`: the mass matrix in the
     minimal (independent) coordinates, ``X* M X`` (n_ind, n_ind), q closed.
     Implementation by model kind: :mod:`dynamics.dispatch`.
+
+    ``data`` (every tree function takes it): a ``model.create_data()``, Pinocchio's ``Data``: the
+    compiled kernels' work arrays, reused across calls (default: one kept with the model,
+    ``model.default_data``); after a call it holds that call's intermediate results.  Not
+    thread-safe: a thread needs its own.  The numpy reference (``dispatch.backend("numpy")``)
+    ignores it.
     """
-    return algorithm(model, "mass_matrix")(model, q)
+    return algorithm(model, "mass_matrix")(model, q, data=data)
 
 
-def inverse_dynamics(model, q, v, a, f_ext=None):
+def inverse_dynamics(model, q, v, a, f_ext=None, data=None):
     """Joint forces for accelerations a (Newton-Euler, seed 001 Algorithm 3.1), gravity from the model.
 
     Closed chains embedded by :mod:`dynamics.embedding`: (nv,) forces, zero at
     the dependent coordinates, for closed q and consistent v, a.
     """
-    return algorithm(model, "inverse_dynamics")(model, q, v, a, f_ext=f_ext)
+    return algorithm(model, "inverse_dynamics")(model, q, v, a, f_ext=f_ext, data=data)
 
 
-def forward_dynamics(model, q, v, tau, f_ext=None):
+def forward_dynamics(model, q, v, tau, f_ext=None, data=None):
     """Accelerations (nv,) or (B, nv) for joint forces tau (articulated body, seed 001 Algorithm 6.1).
 
     Closed chains: the accelerations of every tree joint, dependent ones
     included, consistent with the loop constraints (constraint embedding, or
     multipliers for a :class:`dynamics.closed.lagrange.LagrangeModel`).
     """
-    return algorithm(model, "forward_dynamics")(model, q, v, tau, f_ext=f_ext)
+    return algorithm(model, "forward_dynamics")(model, q, v, tau, f_ext=f_ext, data=data)
 
 
-def bias_forces(model, q, v, f_ext=None):
+def bias_forces(model, q, v, f_ext=None, data=None):
     """Coriolis, centrifugal and gravity forces ``C(q, v) + g(q)``: inverse dynamics with zero acceleration.
 
     Trees: (nv,) or (B, nv).  Closed chains embedded by :mod:`dynamics.embedding`:
@@ -140,30 +148,30 @@ def bias_forces(model, q, v, f_ext=None):
     where ``a_c`` are the tree accelerations the loop constraints force when the
     independent accelerations are zero; q closed, v consistent.
     """
-    return algorithm(model, "bias_forces")(model, q, v, f_ext=f_ext)
+    return algorithm(model, "bias_forces")(model, q, v, f_ext=f_ext, data=data)
 
 
-def gravity_forces(model, q):
+def gravity_forces(model, q, data=None):
     """Generalized gravity forces ``g(q)`` (inverse dynamics with v = a = 0): (nv,) or (B, nv); trees."""
-    return algorithm(model, "gravity_forces")(model, q)
+    return algorithm(model, "gravity_forces")(model, q, data=data)
 
 
-def mass_matrix_inverse(model, q):
+def mass_matrix_inverse(model, q, data=None):
     """``M(q)^-1`` by the innovations factorization (seed 001 Eq. 51): (nv, nv) or (B, nv, nv); trees."""
-    return algorithm(model, "mass_matrix_inverse")(model, q)
+    return algorithm(model, "mass_matrix_inverse")(model, q, data=data)
 
 
-def mass_matrix_logdet(model, q):
+def mass_matrix_logdet(model, q, data=None):
     """``log det M(q) = sum_k log det D(k)`` (seed 001 Eq. 53): float or (B,); trees."""
-    return algorithm(model, "mass_matrix_logdet")(model, q)
+    return algorithm(model, "mass_matrix_logdet")(model, q, data=data)
 
 
-def mass_matrix_det(model, q):
+def mass_matrix_det(model, q, data=None):
     """``det M(q) = prod_k det D(k)`` (seed 001 Corollary 6.1): float or (B,); trees."""
-    return algorithm(model, "mass_matrix_det")(model, q)
+    return algorithm(model, "mass_matrix_det")(model, q, data=data)
 
 
-def jacobian(model, q, body, point=None, frame: str = "local"):
+def jacobian(model, q, body, point=None, frame: str = "local", data=None):
     """Jacobian of the spatial velocity ``[omega; v]`` of a point on a body (J = B* phi* H*).
 
     q (nq,) or (B, nq); body a name or index; point (3,) in the body frame;
@@ -171,7 +179,7 @@ def jacobian(model, q, body, point=None, frame: str = "local"):
     Closed chains (embedded): with respect to the independent velocities,
     ``J_tree X(q)`` (6, n_ind).
     """
-    return algorithm(model, "jacobian")(model, q, body, point, frame)
+    return algorithm(model, "jacobian")(model, q, body, point, frame, data=data)
 
 
 def operational_space_inertia(model, q, bodies, points=None, frame: str = "local", directions=None,

@@ -18,32 +18,94 @@ the public functions of :mod:`dynamics` (``mass_matrix``, ``inverse_dynamics``,
 ``consistent_state``), the CLI and the simulator look their implementation up with :func:`algorithm` and never
 probe a model's type.  Every entry has the signature of the public function
 (arguments in the same order, ``f_ext`` by keyword) and accepts one
-configuration or a batch.  The tree row is the compiled backend
+configuration or a batch; the tree functions and the embedded forward dynamics also take
+``data=`` (the compiled backend's work arrays, ``model.create_data()``; the numpy entries
+allocate their own and ignore it).  The tree row is the compiled backend
 (:mod:`dynamics.compiled`; the numpy modules ``crba``, ``rnea``, ``aba``,
-``innovations``, ``jacobians`` stay the reference), and so is the embedded
+``innovations``, ``jacobians`` stay the reference, in :data:`REFERENCE`), and so is the embedded
 forward dynamics (:mod:`dynamics.compiled.closed_api`; the numpy reference is
 :func:`dynamics.closed.embedded_dynamics.forward_dynamics`).  A backend plugs in by
 replacing entries of a row; a new model kind adds a row.  A pair missing from
 the table raises ``TypeError`` with the reason in :data:`NOT_DEFINED` when
 there is one.
+
+Backends: :func:`backend` is the one switch that forces an implementation inside a ``with``
+block -- ``"numpy"``: the numpy reference of every function (:data:`REFERENCE` over
+:data:`ALGORITHMS`; the closed-chain loop closure and fixed-step loop take their numpy steps);
+``"compiled"``: the compiled kernels, and where one declines (a state it cannot evaluate, a
+model with joint couplings, a step) :class:`CompiledDeclined` is raised instead of running the
+reference; ``"auto"`` (the default): the compiled kernels, and where one declines the numpy
+reference runs and says so on the logger of the declining module at DEBUG level
+(``mbcompose.dynamics.compiled...``: what ran instead, and why).  Functions without a compiled
+implementation run the reference under every backend.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Callable
 
 import numpy as np
 
-from . import opspace
+from . import aba, crba, innovations, jacobians, opspace, rnea
 from .closed import aggregated, embedded_coordinates, embedded_dynamics, lagrange
 from .compiled import cache_is_cold
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TREE", "EMBEDDED", "LAGRANGE", "AGGREGATED", "ALGORITHMS", "NOT_DEFINED", "algorithm",
-           "each_configuration"]
+__all__ = ["TREE", "EMBEDDED", "LAGRANGE", "AGGREGATED", "ALGORITHMS", "REFERENCE", "NOT_DEFINED", "algorithm",
+           "each_configuration", "backend", "current_backend", "declined", "CompiledDeclined", "BACKENDS"]
+
+#: the values of :func:`backend`
+BACKENDS = ("auto", "numpy", "compiled")
+_backend: ContextVar[str] = ContextVar("mbcompose_dynamics_backend", default="auto")
+#: number of :func:`backend` blocks open in any thread: the lookups read the context variable only then
+_forcing = 0
+
+
+class CompiledDeclined(RuntimeError):
+    """A compiled kernel declined a call under ``backend("compiled")`` (the message says which and why)."""
+
+
+@contextmanager
+def backend(name: str):
+    """Force the implementation of the dynamics functions inside the ``with`` block (this thread or
+    context only; blocks nest).
+
+    ``"numpy"``: the numpy reference everywhere; ``"compiled"``: the compiled kernels wherever one
+    exists, a decline raising :class:`CompiledDeclined`; ``"auto"``: the default (compiled, and the
+    reference where a kernel declines, logged at DEBUG).  See the module docstring.
+
+    >>> with backend("numpy"):
+    ...     current_backend()
+    'numpy'
+    """
+    global _forcing
+    if name not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
+    token = _backend.set(name)
+    _forcing += 1
+    try:
+        yield
+    finally:
+        _forcing -= 1
+        _backend.reset(token)
+
+
+def current_backend() -> str:
+    """The backend in force here: ``"auto"`` outside every :func:`backend` block."""
+    return _backend.get() if _forcing else "auto"
+
+
+def declined(logger: logging.Logger, what: str, why: str, instead: str) -> None:
+    """Where a compiled kernel declines ``what`` because ``why`` and ``instead`` runs: raise
+    :class:`CompiledDeclined` under ``backend("compiled")``, else say so on ``logger`` at DEBUG level."""
+    if _forcing and _backend.get() == "compiled":
+        raise CompiledDeclined(f"the compiled {what} declined: {why} (backend 'compiled' forbids {instead})")
+    logger.debug("compiled %s declined (%s): %s runs instead", what, why, instead)
 
 TREE, EMBEDDED, LAGRANGE, AGGREGATED = "tree", "embedded", "lagrange", "aggregated"
 
@@ -60,14 +122,30 @@ def each_configuration(func, model, *arrays):
 
 def _without_external_forces(func, n_arrays: int, batched: bool = False) -> Callable:
     """``func(model, arrays..., params...)`` as a public-signature entry: refuses ``f_ext``
-    and, unless ``batched``, evaluates (B, .) batches of its first ``n_arrays`` arrays row by row."""
-    def entry(model, *args, f_ext=None):
+    and, unless ``batched``, evaluates (B, .) batches of its first ``n_arrays`` arrays row by row;
+    ``data`` (the compiled backend's) is not used."""
+    def entry(model, *args, f_ext=None, data=None):
         if f_ext is not None:
             raise TypeError(f"external forces are not supported on {model.kind} models yet")
         if batched:
             return func(model, *args)
         arrays, params = args[:n_arrays], args[n_arrays:]
         return each_configuration(lambda m, *row: func(m, *row, *params), model, *arrays)
+    entry.__name__ = entry.__qualname__ = func.__name__
+    entry.__doc__ = func.__doc__
+    return entry
+
+
+def _reference(func, external_forces: bool = False) -> Callable:
+    """A numpy function ``func(model, ...)`` of the tree (or of any kind that takes one configuration or a
+    batch itself) as an entry with the public signature: ``f_ext`` passed on when it takes external
+    forces (else refused), ``data`` (the compiled backend's) not used."""
+    def entry(model, *args, f_ext=None, data=None):
+        if external_forces:
+            return func(model, *args, f_ext=f_ext)
+        if f_ext is not None:
+            raise TypeError(f"external forces are not supported by {func.__name__} on {model.kind} models")
+        return func(model, *args)
     entry.__name__ = entry.__qualname__ = func.__name__
     entry.__doc__ = func.__doc__
     return entry
@@ -142,11 +220,30 @@ ALGORITHMS: dict[str, dict[str, Callable]] = {
         "consistent_state": _state_as_given,
     },
     AGGREGATED: {
-        "mass_matrix": aggregated.mass_matrix,
+        "mass_matrix": _reference(aggregated.mass_matrix),
         "inverse_dynamics": _without_external_forces(aggregated.inverse_dynamics, 3, batched=True),
         "forward_dynamics": _without_external_forces(aggregated.forward_dynamics, 3, batched=True),
         "bias_forces": _without_external_forces(aggregated.bias_forces, 2, batched=True),
         "consistent_state": _state_as_given,
+    },
+}
+
+#: kind -> public function name -> the numpy reference of the compiled entries of :data:`ALGORITHMS`
+#: (what ``backend("numpy")`` runs; the other entries are numpy already).
+REFERENCE: dict[str, dict[str, Callable]] = {
+    TREE: {
+        "mass_matrix": _reference(crba.mass_matrix),
+        "inverse_dynamics": _reference(rnea.inverse_dynamics, external_forces=True),
+        "forward_dynamics": _reference(aba.forward_dynamics, external_forces=True),
+        "bias_forces": _reference(rnea.bias_forces, external_forces=True),
+        "gravity_forces": _reference(rnea.gravity_forces),
+        "mass_matrix_inverse": _reference(innovations.mass_matrix_inverse),
+        "mass_matrix_logdet": _reference(innovations.mass_matrix_logdet),
+        "mass_matrix_det": _reference(innovations.mass_matrix_det),
+        "jacobian": _reference(jacobians.jacobian),
+    },
+    EMBEDDED: {
+        "forward_dynamics": _without_external_forces(embedded_dynamics.forward_dynamics, 3),
     },
 }
 
@@ -160,8 +257,11 @@ NOT_DEFINED = {
 
 
 def algorithm(model, name: str) -> Callable:
-    """The implementation of public function ``name`` for ``model`` (by ``model.kind``)."""
+    """The implementation of public function ``name`` for ``model`` (by ``model.kind``; the numpy
+    reference inside ``backend("numpy")``)."""
     try:
+        if _forcing and _backend.get() == "numpy":
+            return REFERENCE.get(model.kind, {}).get(name) or ALGORITHMS[model.kind][name]
         return ALGORITHMS[model.kind][name]
     except KeyError:
         if model.kind not in ALGORITHMS:

@@ -223,13 +223,31 @@ class SKOModel:
     def create_data(self):
         """Work arrays of the compiled kernels (Pinocchio's ``model.createData()``).
 
-        Returns a :class:`dynamics.compiled.layout.Data`; pass it as ``data=`` to the
-        functions of :mod:`dynamics.compiled.api` to keep one set of work arrays per
-        caller (the public functions use one kept on the model).  Compiles nothing.
+        Returns a :class:`dynamics.compiled.layout.Data`: pass it as ``data=`` to the tree
+        functions of :mod:`dynamics` (``inverse_dynamics(model, q, v, a, data=data)`` ...) to reuse
+        one set of work arrays per caller, as Pinocchio's ``Data``; it then holds the last call's
+        intermediate results (``data.V``, ``data.P`` ...).  One ``Data`` serves one call at a
+        time (not thread-safe: a thread needs its own).  Without ``data=`` the functions use
+        :attr:`default_data`.  Imports no numba and compiles nothing.
         """
         from .compiled.layout import Data
 
         return Data(self.n_bodies)
+
+    @cached_property
+    def default_data(self):
+        """The :meth:`create_data` that the tree functions use when called without ``data=``
+        (made on first use, then kept with the model)."""
+        return self.create_data()
+
+    @cached_property
+    def flat_model(self):
+        """The packed arrays of this tree for the compiled kernels
+        (:class:`dynamics.compiled.layout.FlatModel`), made on first use (numpy only) and kept with
+        the model; a model changed after its first compiled call needs ``del model.flat_model``."""
+        from .compiled.layout import FlatModel
+
+        return FlatModel(self)
 
     @cached_property
     def is_euclidean(self) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.linalg as sla
@@ -131,6 +132,29 @@ class EmbeddedModel(TreeCoordinates):
     def neutral(self) -> np.ndarray:
         """The reference configuration, closed (nq,)."""
         return self._q_ref.copy()
+
+    @cached_property
+    def closed_flat(self):
+        """The packed loop data of the compiled closed-chain kernels
+        (:class:`dynamics.compiled.closed_layout.ClosedFlat`), made on first use (numpy only) and kept
+        with the model; None for a model with joint couplings, which only the numpy reference evaluates."""
+        from ..compiled.closed_layout import ClosedFlat
+
+        return None if self.couplings else ClosedFlat(self)
+
+    def create_data(self):
+        """Work arrays of the compiled closed-chain kernels (:class:`dynamics.compiled.closed_layout.ClosedData`:
+        the tree's ``Data`` and the loops' scratch), Pinocchio's ``Data``: pass it as ``data=`` to reuse
+        one set per caller; one call at a time.  Imports no numba."""
+        from ..compiled.closed_layout import ClosedData
+
+        return ClosedData(self)
+
+    @cached_property
+    def default_data(self):
+        """The :meth:`create_data` the compiled functions use when called without ``data=`` (made on first
+        use, then kept with the model)."""
+        return self.create_data()
 
     def __repr__(self) -> str:
         return (f"EmbeddedModel(n_bodies={self.tree_model.n_bodies}, loops={len(self.loops)}, "

@@ -3,15 +3,16 @@
 Every function takes an :class:`dynamics.model.SKOModel` and, like the numpy functions
 it replaces, a single configuration (``q`` (nq,)) or a batch (``q`` (B, nq); arguments
 without a batch axis are broadcast).  A single configuration runs the one-configuration
-kernel on ``data`` (default: the model's own :class:`Data`, see ``SKOModel.create_data``);
-a batch runs the ``prange`` kernel of :mod:`dynamics.compiled.entry_kernels`.  Importing
-this module compiles nothing: numba compiles each kernel on its first call and keeps it
-in its on-disk cache for later processes.
+kernel on ``data`` (default: ``model.default_data``, see ``SKOModel.create_data``: Pinocchio's
+``Data``, reused across calls, one call at a time); a batch runs the ``prange`` kernel of
+:mod:`dynamics.compiled.entry_kernels`.  The packed arrays are ``model.flat_model``.
 
 One configuration of RNEA, CRBA or ABA with float64 (n,) arrays is passed to its kernel
 as given (the kernel checks the sizes; numba's dispatcher the types, see :func:`_seal`):
 the public call costs a few tenths of a microsecond over the kernel.  Other arguments
 (lists, other dtypes, strided or read-only arrays, batches) are converted first.
+Importing this module loads the three one-configuration kernels from numba's cache (or
+compiles them, the first time), see :func:`_seal`.
 """
 
 from __future__ import annotations
@@ -20,29 +21,18 @@ import numba
 import numpy as np
 
 from . import entry_kernels as ek
-from .layout import Data, flat_model
+from .jit import seal
 from ..singular import SingularMassMatrix, singular_mass_matrix
 
-__all__ = ["create_data", "inverse_dynamics", "bias_forces", "gravity_forces", "mass_matrix",
-           "forward_dynamics", "mass_matrix_inverse", "mass_matrix_logdet", "mass_matrix_det",
-           "jacobian", "body_poses"]
+__all__ = ["inverse_dynamics", "bias_forces", "gravity_forces", "mass_matrix", "forward_dynamics",
+           "mass_matrix_inverse", "mass_matrix_logdet", "mass_matrix_det", "jacobian", "body_poses"]
 
 _NO_FORCES = np.zeros((0, 6))
 _NO_FORCES_BATCH = np.zeros((0, 0, 6))
 #: looked up once (module globals are cheaper than attributes on the fast path)
 _empty, _crba = np.empty, ek.crba
 
-
-def create_data(model) -> Data:
-    """Work arrays for the compiled kernels of ``model`` (allocated once; see :class:`Data`)."""
-    return Data(model.n_bodies)
-
-
-def _own_data(model) -> Data:
-    data = model.__dict__.get("_compiled_data")
-    if data is None:
-        data = model.__dict__["_compiled_data"] = Data(model.n_bodies)
-    return data
+_MISFIT = "data is not a Data of this model (create it with model.create_data())"
 
 
 def _array(x, width: int, name: str):
@@ -83,21 +73,25 @@ def _forces(model, f_ext, batch):
     return np.broadcast_to(f, (batch, model.n_bodies, 6)).copy()   # a writeable array: the type the kernels take
 
 
+def _work(model, data):
+    return (model.default_data if data is None else data).work
+
+
 def _state_algorithm(kernel, which: int, x_name: str, doc: str):
     """The public function ``f(model, q, v, x, f_ext=None, data=None)`` of one state kernel (RNEA:
-    x = a; ABA: x = tau).  One configuration of C-contiguous float64 arrays without external
-    forces takes the fast path (the bound arrays of the model, no Python checks: see
-    :func:`_seal`); anything else goes through :func:`_state_kernel`.  A zero articulated
-    inertia (ABA's division, in one call or in a row of a parallel batch) becomes
-    :class:`dynamics.singular.SingularMassMatrix`."""
+    x = theta_ddot; ABA: x = tau).  One configuration of C-contiguous float64 arrays without external
+    forces takes the fast path (no Python checks: see :func:`_seal`); anything else goes through
+    :func:`_state_kernel`.  A zero articulated inertia (ABA's division, in one call or in a row of a
+    parallel batch) becomes :class:`dynamics.singular.SingularMassMatrix`."""
     def run(model, q, v, x, f_ext=None, data=None):
         try:
-            b = model._compiled_bound
+            flat = model.flat_model
             if f_ext is None and q.ndim == 1:   # a batch would cost numba's TypeError (0.13 ms, see _seal)
-                out = _empty(b.nv)
-                if kernel(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, v, x, _NO_FORCES, out):
+                out = _empty(flat.nv)
+                if kernel(flat.ints, flat.floats, (model.default_data if data is None else data).work, q, v, x,
+                          _NO_FORCES, out):
                     return out
-        except (TypeError, AttributeError):  # not bound yet, not the compiled argument type (see _seal), a list
+        except (TypeError, AttributeError):  # not the compiled argument type (see _seal), a list
             pass
         except ZeroDivisionError:
             raise _singular(model, q) from None
@@ -116,7 +110,8 @@ def _state_algorithm(kernel, which: int, x_name: str, doc: str):
 inverse_dynamics = _state_algorithm(ek.rnea, ek.RNEA, "a", """Joint forces ``tau = M(q) a + C(q, v)`` by the compiled RNEA (seed 001 Algorithm 3.1).
 
     ``inverse_dynamics(model, q, v, a, f_ext=None, data=None)``: q (nq,) | (B, nq); v, a (nv,) |
-    (B, nv); f_ext None | (n, 6) | (B, n, 6) (body frames, about the body origin, moment first).
+    (B, nv); f_ext None | (n, 6) | (B, n, 6) (body frames, about the body origin, moment first);
+    data: a ``model.create_data()`` for one configuration (default ``model.default_data``).
     Returns (nv,) or (B, nv).
     """)
 inverse_dynamics.__name__ = inverse_dynamics.__qualname__ = "inverse_dynamics"
@@ -148,88 +143,64 @@ def _singular(model, q) -> SingularMassMatrix:
     return singular_mass_matrix(model.joint_names, model.v_offset, Ms[worst])
 
 
-class _Bound:
-    """What a single-configuration call of one model passes to its kernel, looked up once: the
-    :class:`layout.FlatModel` arrays, the work array of the model's own :class:`Data`, nv and (nv, nv)."""
-
-    __slots__ = ("ints", "blocks", "extra", "work", "nv", "nv2")
-
-    def __init__(self, model):
-        flat = flat_model(model)
-        self.ints, self.blocks, self.extra = flat.ints, flat.blocks, flat.extra
-        self.work = _own_data(model).work
-        self.nv, self.nv2 = flat.nv, (flat.nv, flat.nv)
-
-
-def _bound(model) -> _Bound:
-    b = model.__dict__.get("_compiled_bound")
-    if b is None:
-        b = model.__dict__["_compiled_bound"] = _Bound(model)
-        _seal(b)
-    return b
-
-
-_sealed = False
-
-
-def _seal(b: _Bound):
+def _seal():
     """Compile (or load from numba's cache) the one-configuration RNEA, CRBA and ABA kernels for
-    the one argument type this module passes them (C-contiguous writeable float64 arrays), then
-    forbid numba to compile others: any other argument (a list, a strided or read-only array,
-    another dtype or a batch) raises ``TypeError`` at the call, and the public functions then
-    convert it (:func:`_array`).  The kernels check the sizes (``entry_kernels.fits``), so the
-    fast path of one configuration checks nothing in Python.
+    the one argument type this module passes them (C-contiguous writeable float64 arrays), on a
+    tree of one body without freedom, then forbid numba to compile others (:func:`jit.seal`): any
+    other argument (a list, a strided or read-only array, another dtype or a batch) raises
+    ``TypeError`` at the call, and the public functions then convert it (:func:`_array`).  The
+    kernels check the sizes (``entry_kernels.fits``), so the fast path of one configuration checks
+    nothing in Python.
     """
-    global _sealed
-    if _sealed:
-        return
-    none, no_coordinates = np.zeros((0, 6)), np.zeros(0)   # sizes that do not fit: nothing runs
-    ek.rnea(b.ints, b.blocks, b.extra, b.work, no_coordinates, no_coordinates, no_coordinates, none, no_coordinates)
-    ek.aba(b.ints, b.blocks, b.extra, b.work, no_coordinates, no_coordinates, no_coordinates, none, no_coordinates)
-    ek.crba(b.ints, b.blocks, b.extra, b.work, no_coordinates, np.zeros((0, 0)))
+    from ..model import BodySpec, build_model
+
+    eye, zero3 = np.eye(3), np.zeros(3)
+    tree = build_model([BodySpec("body", -1, "fixed", "weld", eye, zero3, 1.0, zero3, eye)])
+    flat, work, none = tree.flat_model, tree.create_data().work, np.zeros(0)
+    ek.rnea(flat.ints, flat.floats, work, none, none, none, np.zeros((0, 6)), none)
+    ek.aba(flat.ints, flat.floats, work, none, none, none, np.zeros((0, 6)), none)
+    ek.crba(flat.ints, flat.floats, work, none, np.zeros((0, 0)))
     for kernel in (ek.rnea, ek.aba, ek.crba):
-        kernel.disable_compile()
-    _sealed = True
+        seal(kernel)
+
+
+_seal()
 
 
 def _state_kernel(single, which: int, model, q, v, x, x_name: str, f_ext, data):
     """Run a kernel of (q, v, x, f_ext) -> (nv,) on one state or, compiled over rows, on a batch."""
-    _bound(model)
-    flat = flat_model(model)
+    flat = model.flat_model
     q, v, x = _array(q, flat.nq, "q"), _array(v, flat.nv, "v"), _array(x, flat.nv, x_name)
     if _single(q, v, x, f_ext=f_ext):
         out = np.empty(flat.nv)
-        if not single(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, v, x,
-                      _forces(model, f_ext, None), out):
-            raise ValueError("data is not a Data of this model (create it with model.create_data())")
+        if not single(flat.ints, flat.floats, _work(model, data), q, v, x, _forces(model, f_ext, None), out):
+            raise ValueError(_MISFIT)
         return out
     B, (q, v, x) = _rows([q, v, x], f_ext)
     out = np.empty((B, flat.nv))
-    ek.state_batch(which, flat.ints, flat.blocks, flat.extra, q, v, x, _forces(model, f_ext, B), out,
-                   numba.get_num_threads())
+    ek.state_batch(which, flat.ints, flat.floats, q, v, x, _forces(model, f_ext, B), out, numba.get_num_threads())
     return out
 
 
 def mass_matrix(model, q, data=None):
     """Mass matrix M(q) (nv, nv) or (B, nv, nv) by the compiled CRBA (seed 001 Algorithms 4.1-4.2)."""
     try:
-        b = model._compiled_bound
+        flat = model.flat_model
         if q.ndim == 1:   # a batch would cost numba's TypeError (0.13 ms, see _seal)
-            M = _empty(b.nv2)
-            if _crba(b.ints, b.blocks, b.extra, b.work if data is None else data.work, q, M):
+            M = _empty(flat.nv2)
+            if _crba(flat.ints, flat.floats, (model.default_data if data is None else data).work, q, M):
                 return M
-    except (TypeError, AttributeError):  # not bound yet, not the compiled argument type (see _seal), a list
+    except (TypeError, AttributeError):  # not the compiled argument type (see _seal), a list
         pass
-    _bound(model)
-    flat = flat_model(model)
+    flat = model.flat_model
     q = _array(q, flat.nq, "q")
     if q.ndim == 1:
-        M = np.empty((flat.nv, flat.nv))
-        if not ek.crba(flat.ints, flat.blocks, flat.extra, (data or _own_data(model)).work, q, M):
-            raise ValueError("data is not a Data of this model (create it with model.create_data())")
+        M = np.empty(flat.nv2)
+        if not ek.crba(flat.ints, flat.floats, _work(model, data), q, M):
+            raise ValueError(_MISFIT)
         return M
     M = np.empty((q.shape[0], flat.nv, flat.nv))
-    ek.crba_batch(flat.ints, flat.blocks, flat.extra, q, M, numba.get_num_threads())
+    ek.crba_batch(flat.ints, flat.floats, q, M, numba.get_num_threads())
     return M
 
 
@@ -239,13 +210,13 @@ def _each_row(q, one):
 
 def mass_matrix_inverse(model, q, data=None):
     """``M(q)^-1`` by the innovations factorization (seed 001 Eq. 51): (nv, nv) or (B, nv, nv)."""
-    flat = flat_model(model)
-    w = (data or _own_data(model)).work
+    flat, work = model.flat_model, _work(model, data)
 
     def one(qi):
-        Minv = np.empty((flat.nv, flat.nv))
+        Minv, scratch = np.empty(flat.nv2), np.empty((2,) + flat.nv2)
         try:
-            ek.mass_matrix_inverse(flat.ints, flat.blocks, flat.extra, w, qi, Minv)
+            if not ek.mass_matrix_inverse(flat.ints, flat.floats, work, qi, scratch[0], scratch[1], Minv):
+                raise ValueError(_MISFIT)
         except ZeroDivisionError:  # a zero articulated inertia D(k)
             raise _singular(model, qi) from None
         return Minv
@@ -254,9 +225,14 @@ def mass_matrix_inverse(model, q, data=None):
 
 def mass_matrix_logdet(model, q, data=None):
     """``log det M(q) = sum_k log det D(k)`` (seed 001 Eq. 53): float or (B,)."""
-    flat = flat_model(model)
-    w = (data or _own_data(model)).work
-    return _each_row(_array(q, flat.nq, "q"), lambda qi: ek.logdet(flat.ints, flat.blocks, flat.extra, w, qi))
+    flat, work = model.flat_model, _work(model, data)
+
+    def one(qi):
+        out = np.empty(1)
+        if not ek.logdet(flat.ints, flat.floats, work, qi, out):
+            raise ValueError(_MISFIT)
+        return out[0]
+    return _each_row(_array(q, flat.nq, "q"), one)
 
 
 def mass_matrix_det(model, q, data=None):
@@ -272,29 +248,29 @@ def jacobian(model, q, body, point=None, frame: str = "local", data=None):
     """
     if frame not in ("local", "world"):
         raise ValueError("frame must be 'local' or 'world'")
-    flat = flat_model(model)
-    w = (data or _own_data(model)).work
+    flat, work = model.flat_model, _work(model, data)
     k = model.body_index(body)
-    pt = np.zeros(3) if point is None else np.ascontiguousarray(point, dtype=np.float64).reshape(3)
+    pt = np.zeros(3) if point is None else np.array(point, dtype=np.float64).reshape(3)
 
     def one(qi):
         J = np.empty((6, flat.nv))
-        ek.jacobian(flat.ints, flat.blocks, flat.extra, w, qi, k, pt, frame == "world", J)
+        if not ek.jacobian(flat.ints, flat.floats, work, qi, k, pt, frame == "world", J):
+            raise ValueError(f"body {body!r} is not a body of the model, or " + _MISFIT)
         return J
     return _each_row(_array(q, flat.nq, "q"), one)
 
 
 def body_poses(model, q, data=None):
     """Ground-frame poses: R (n, 3, 3) or (B, n, 3, 3) and p (n, 3) or (B, n, 3) m."""
-    flat = flat_model(model)
-    data = data or _own_data(model)
+    flat = model.flat_model
+    data = model.default_data if data is None else data
 
     def one(qi):
-        ek.forward_kinematics(flat.ints, flat.blocks, flat.extra, data.work, qi)
+        if not ek.forward_kinematics(flat.ints, flat.floats, data.work, qi):
+            raise ValueError(_MISFIT)
         return data.oR.copy(), data.op.copy()
     q = _array(q, flat.nq, "q")
     if q.ndim == 1:
         return one(q)
     poses = [one(qi) for qi in q]
     return np.stack([r for r, _ in poses]), np.stack([p for _, p in poses])
-

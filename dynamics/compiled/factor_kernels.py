@@ -10,61 +10,62 @@
 * ``forward_kinematics`` -- ground-frame pose ``(oR, op)`` of every body.
 * ``jacobian`` -- ``J = B* phi* H*`` of a point on a body (seed 002 Eq. 13), the
   column of joint j being its motion subspace carried to the point.
+
+They read the model and work fields ``m``, ``w`` (:mod:`dynamics.compiled.fields`), allocate
+nothing and are inlined into the entries of :mod:`dynamics.compiled.entry_kernels`.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
+from .jit import inline
 from .spatial_kernels import UNIVERSAL, add_inertia_to_parent, force_columns_to_parent, joint_pose
-from .tree_kernels import articulated_inertia, set_projected_inertia
+from .tree_kernels import articulated_inertia, set_ground_pose, set_projected_inertia
 
 
-@njit(cache=True)
+@inline
 def riccati(m, w, q):
-    """Articulated body inertias P, D^-1, G of every node at q; returns ``log det M``."""
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
-    R, p, S, P, PH, G = w[0], w[1], w[2], w[7], w[9], w[11]
-    F, Y = w[15], w[17]
+    """Articulated body inertias ``P``, ``Dinv``, ``G`` (and ``PH``) of every node at q; returns ``log det M``."""
+    parent, P = m.parent, w.P
     n = parent.shape[0]
     for k in range(n):
-        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S)
+        joint_pose(m, w, k, q)
         for i in range(6):
             for j in range(6):
-                P[k, i, j] = M_body[k, i, j]
+                P[k, i, j] = m.M_body[k, i, j]
     logdet = 0.0
     # tips-to-base gather
     for k in range(n - 1, -1, -1):
-        logdet += articulated_inertia(kind, v_off, arm, S, S_const, P, PH, w[10], G, k)
+        logdet += articulated_inertia(m, w, k)
         if parent[k] >= 0:
-            set_projected_inertia(P, PH, G, k, v_off[k + 1] - v_off[k], F)
-            add_inertia_to_parent(R, p, k, F, P, parent[k], Y)
+            set_projected_inertia(w, k, m.v_offset[k + 1] - m.v_offset[k])
+            add_inertia_to_parent(w.R, w.p, k, w.P_plus, P, parent[k], w.inertia_scratch)
     return logdet
 
 
-@njit(cache=True)
+@inline
 def innovations_inverse(m, w, Linv):
     """``Linv = [I - H psi K]`` (nv, nv), block upper triangular, after :func:`riccati`."""
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
-    R, p, S, G = w[0], w[1], w[2], w[11]
-    F, T = w[15], w[16]
-    Linv[:, :] = 0.0
-    for i in range(Linv.shape[0]):
-        Linv[i, i] = 1.0
+    parent, v_off, G = m.parent, m.v_offset, w.G
+    F, T = w.force_columns, w.H_force_columns
+    nv = Linv.shape[0]
+    for i in range(nv):
+        for j in range(nv):
+            Linv[i, j] = 1.0 if i == j else 0.0
     for k in range(parent.shape[0]):
         ok = v_off[k]
         nk = v_off[k + 1] - ok
         if nk == 0:
             continue
-        F[:, :nk] = G[k, :, :nk]
+        for i in range(6):
+            for c in range(nk):
+                F[i, c] = G[k, i, c]
         j = k
         while parent[j] >= 0:
-            force_columns_to_parent(R, p, j, F, nk)
+            force_columns_to_parent(w.R, w.p, j, F, nk)
             j = parent[j]
             oj = v_off[j]
             nj = v_off[j + 1] - oj
-            Sj = S[j] if kind[j] == UNIVERSAL else S_const[j]
+            Sj = w.S[j] if m.kind[j] == UNIVERSAL else m.S_const[j]
             for r in range(nj):
                 for c in range(nk):
                     s = 0.0
@@ -80,24 +81,23 @@ def innovations_inverse(m, w, Linv):
                     F[i, c] = s
 
 
-@njit(cache=True)
-def mass_matrix_inverse(m, w, q, Minv):
-    """``M(q)^-1`` (nv, nv) by the innovations factorization (seed 001 Eq. 51)."""
-    v_off = m[3]
-    Dinv = w[10]
+@inline
+def mass_matrix_inverse(m, w, q, Linv, W, Minv):
+    """``M(q)^-1`` (nv, nv) into Minv by the innovations factorization (seed 001 Eq. 51);
+    Linv, W (nv, nv) scratch."""
+    v_off, Dinv = m.v_offset, w.Dinv
     riccati(m, w, q)
-    nv = Minv.shape[0]
-    Linv = np.empty((nv, nv))
     innovations_inverse(m, w, Linv)
-    W = np.zeros((nv, nv))
+    nv = Minv.shape[0]
     for k in range(v_off.shape[0] - 1):
         o = v_off[k]
         nk = v_off[k + 1] - o
         for r in range(nk):
-            for c in range(o, nv):
+            for c in range(nv):
                 s = 0.0
-                for j in range(nk):
-                    s += Dinv[k, r, j] * Linv[o + j, c]
+                if c >= o:
+                    for j in range(nk):
+                        s += Dinv[k, r, j] * Linv[o + j, c]
                 W[o + r, c] = s
     for i in range(nv):
         for j in range(i, nv):
@@ -108,46 +108,37 @@ def mass_matrix_inverse(m, w, q, Minv):
             Minv[j, i] = s
 
 
-@njit(cache=True)
+@inline
 def forward_kinematics(m, w, q):
-    """Ground-frame pose ``oR[k]`` (3, 3), ``op[k]`` (3,) m of every body at q."""
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
-    R, p, S, oR, op, F = w[0], w[1], w[2], w[13], w[14], w[15]
-    for k in range(parent.shape[0]):
-        joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S)
-        pk = parent[k]
-        if pk < 0:
-            oR[k, :, :] = R[k]
-            op[k, :] = p[k]
-            continue
-        for i in range(3):
-            for j in range(3):
-                oR[k, i, j] = oR[pk, i, 0] * R[k, 0, j] + oR[pk, i, 1] * R[k, 1, j] + oR[pk, i, 2] * R[k, 2, j]
-            op[k, i] = op[pk, i] + oR[pk, i, 0] * p[k, 0] + oR[pk, i, 1] * p[k, 1] + oR[pk, i, 2] * p[k, 2]
+    """Ground-frame pose ``w.oR[k]`` (3, 3), ``w.op[k]`` (3,) m of every body at q."""
+    for k in range(m.parent.shape[0]):
+        joint_pose(m, w, k, q)
+        set_ground_pose(w.R, w.p, m.parent, k, w.oR, w.op)
 
 
-@njit(cache=True)
+@inline
 def jacobian(m, w, q, body, point, world, J):
     """Jacobian (6, nv) of ``[omega; v]`` of ``point`` (3,) m fixed on ``body`` (body frame).
 
     ``world`` True: ground axes (Pinocchio's LOCAL_WORLD_ALIGNED); False: body axes.
     """
-    parent, kind, q_off, v_off, PR, Pp, ax, ax2, e1, e2, S_const, M_body, grav, arm = m
-    S, oR, op = w[2], w[13], w[14]
+    parent, v_off, oR, op = m.parent, m.v_offset, w.oR, w.op
     forward_kinematics(m, w, q)
-    J[:, :] = 0.0
-    x = np.empty(3)
-    for i in range(3):
-        x[i] = op[body, i] + oR[body, i, 0] * point[0] + oR[body, i, 1] * point[1] + oR[body, i, 2] * point[2]
+    for i in range(6):
+        for c in range(J.shape[1]):
+            J[i, c] = 0.0
+    x0 = op[body, 0] + oR[body, 0, 0] * point[0] + oR[body, 0, 1] * point[1] + oR[body, 0, 2] * point[2]
+    x1 = op[body, 1] + oR[body, 1, 0] * point[0] + oR[body, 1, 1] * point[1] + oR[body, 1, 2] * point[2]
+    x2 = op[body, 2] + oR[body, 2, 0] * point[0] + oR[body, 2, 1] * point[1] + oR[body, 2, 2] * point[2]
     j = body
     while j >= 0:
-        Sj = S[j] if kind[j] == UNIVERSAL else S_const[j]
+        Sj = w.S[j] if m.kind[j] == UNIVERSAL else m.S_const[j]
         for r in range(v_off[j + 1] - v_off[j]):
             col = v_off[j] + r
             for i in range(3):
                 J[i, col] = oR[j, i, 0] * Sj[r, 0] + oR[j, i, 1] * Sj[r, 1] + oR[j, i, 2] * Sj[r, 2]
                 J[3 + i, col] = oR[j, i, 0] * Sj[r, 3] + oR[j, i, 1] * Sj[r, 4] + oR[j, i, 2] * Sj[r, 5]
-            d0, d1, d2 = x[0] - op[j, 0], x[1] - op[j, 1], x[2] - op[j, 2]
+            d0, d1, d2 = x0 - op[j, 0], x1 - op[j, 1], x2 - op[j, 2]
             J[3, col] += J[1, col] * d2 - J[2, col] * d1
             J[4, col] += J[2, col] * d0 - J[0, col] * d2
             J[5, col] += J[0, col] * d1 - J[1, col] * d0

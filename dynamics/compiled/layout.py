@@ -1,150 +1,248 @@
-"""Flat arrays of a rigid-body tree for the compiled kernels, and the ``Data`` work arrays.
+"""Packed arrays of the compiled kernels: named fields from one table each (numpy only).
 
-``FlatModel`` is built once per :class:`dynamics.model.SKOModel` (Pinocchio's static
-``Model``); :class:`Data` holds the work arrays the kernels fill (Pinocchio's ``Data``),
-allocated once by ``model.create_data()``.  Nothing here compiles: building the arrays
-is numpy only.
+A :class:`Layout` is a table ``field -> (shape, meaning)``: the fields lie one after another in
+one flat array, each in C order, with shapes whose entries are numbers or the names of
+dimensions given when an array is packed (``n`` bodies, ``nv`` velocities ...).  From the one
+table come
 
-Layout (n bodies, node k = body k, ``parent[k] < k``)
------------------------------------------------------
-``arrays`` is the tuple the kernels unpack, in this order:
+* the packing (Python): :meth:`Layout.describe` writes each field's offset and shape into a
+  *descriptor table* (rows ``(offset, extent0, extent1, extent2)``, :data:`DESCRIPTOR_WIDTH`
+  integers a row) and returns the array's size; :meth:`Layout.views` gives the fields of a packed
+  array as a named tuple of numpy views;
+* the views of the kernels (compiled): :mod:`dynamics.compiled.fields` reads the same descriptor
+  rows, found by name (``layout.row.parent``), and returns the same named tuples inside numba.
 
-=============  ===========  ============================================================
-name           shape        meaning
-=============  ===========  ============================================================
-parent         (n,) int     parent body, -1 for a root
-kind           (n,) int     joint kind code (:data:`KIND`)
-q_offset       (n+1,) int   first coordinate of joint k in q
-v_offset       (n+1,) int   first velocity of joint k in v
-placement_R    (n, 3, 3)    joint frame orientation in the parent body frame
-placement_p    (n, 3) m     joint frame origin in the parent body frame
-axis, axis2    (n, 3)       unit joint axes in the joint frame (zeros where unused)
-e1, e2         (n, 3)       in-plane axes of planar joints (zeros elsewhere)
-S_const        (n, 6, 6)    rows 0..n_k-1: motion subspace H(k) (universal: at q2 = 0)
-M_body         (n, 6, 6)    spatial inertia about the body origin (seed 002 Eq. 14)
-gravity        (3,) m/s^2   ground frame
-armature       (nv,)        rotor inertia added to the diagonal of M (kg m^2 or kg)
-=============  ===========  ============================================================
+No size is written twice: the kernels read every offset and extent from the descriptor table.
+
+The rigid-body tree (:class:`FlatModel`, once per :class:`dynamics.model.SKOModel`, Pinocchio's
+static ``Model``) packs :data:`MODEL_INTS` and :data:`MODEL_FLOATS` into two arrays, ``ints``
+(the descriptor table of the three tree layouts first, then the integer fields) and ``floats``.
+:class:`Data` (Pinocchio's ``Data``, made by ``model.create_data()``) holds the work array of
+:data:`WORK`, which the kernels overwrite on every call.  Tables (n bodies, node k = body k,
+``parent[k] < k``; body frames unless stated):
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
+from enum import IntEnum
 
 import numpy as np
 
 from .. import joints as J
 
-__all__ = ["KIND", "FlatModel", "Data", "flat_model", "model_views", "work_views", "work_size"]
+__all__ = ["KIND", "DESCRIPTOR_WIDTH", "Layout", "MODEL_INTS", "MODEL_FLOATS", "WORK", "ModelFields", "WorkFields",
+           "FlatModel", "Data"]
 
 #: joint kind codes of the kernels (continuous shares revolute's code)
 KIND = {"fixed": 0, "revolute": 1, "continuous": 1, "prismatic": 2, "cylindrical": 3, "universal": 4,
         "spherical": 5, "planar": 6, "free": 7}
 
+#: integers of one descriptor row: offset of the field in its array, then its shape (padded with 1)
+DESCRIPTOR_WIDTH = 4
 
-class FlatModel:
-    """Static flat arrays of one rigid-body tree (see module table).
 
-    The kernels receive three packed arrays and take the arrays of the module table as
-    views by basic slicing (:func:`model_views`): numba unboxes each array argument
-    at every call, so few arguments keep the call cheap.
+class Layout:
+    """Named fields packed one after another in a flat array, from one table.
+
+    Parameters
+    ----------
+    name : the name of the named tuple of the fields
+    fields : ``(name, shape, meaning)`` rows; ``shape`` (at most 3 entries, ``()`` for a scalar)
+        holds numbers and dimension names
+    first_row : the layout's first row in the descriptor table it shares with other layouts
 
     Attributes
     ----------
-    ints : (4, n+1) int64 -- rows parent, kind (last entry unused), q_offset, v_offset
-    blocks : (3n, 6, 6) -- S_const, M_body, then per body ``[[R_place, p_place], [axis; axis2;
-        e1 e2]]`` (rows 0-2: placement_R | placement_p, row 3: axis, row 4: axis2, row 5: e1 | e2)
-    extra : (3 + nv,) -- gravity, armature
-    arrays : the tuple of the module table (views of the three)
+    names : the field names, in order;  shapes : name -> shape as given
+    row : ``IntEnum`` field -> its row in the descriptor table (what the compiled views read)
+    Fields : the named tuple class of the fields
+    end : the first row after the layout's rows
     """
+
+    def __init__(self, name: str, fields, first_row: int = 0):
+        self.name = name
+        self.names = tuple(f[0] for f in fields)
+        self.shapes = {f[0]: tuple(f[1]) for f in fields}
+        self.meanings = {f[0]: f[2] for f in fields}
+        if any(len(s) > 3 for s in self.shapes.values()) or len(set(self.names)) != len(self.names):
+            raise ValueError(f"{name}: fields need distinct names and at most 3 dimensions")
+        self.row = IntEnum(f"{name}Row", self.names, start=first_row)
+        self.Fields = namedtuple(name, self.names)
+        self.end = first_row + len(self.names)
+
+    def extents(self, dims: dict) -> dict:
+        """name -> shape (ints) for the dimensions ``dims`` (name -> int)."""
+        try:
+            return {k: tuple(int(dims[e]) if isinstance(e, str) else int(e) for e in s) for k, s in self.shapes.items()}
+        except KeyError as exc:
+            raise ValueError(f"{self.name}: dimension {exc.args[0]!r} not given") from None
+
+    def describe(self, dims: dict, table: np.ndarray, start: int = 0) -> int:
+        """Write the descriptor rows of the fields (first at ``start`` in the packed array) into
+        ``table`` ((rows, :data:`DESCRIPTOR_WIDTH`) int64); returns the first offset after the fields."""
+        offset = start
+        for k, shape in self.extents(dims).items():
+            r = self.row[k]
+            table[r, 0] = offset
+            table[r, 1:] = 1
+            table[r, 1:1 + len(shape)] = shape
+            offset += int(np.prod(shape, dtype=np.int64))
+        return offset
+
+    def views(self, buf: np.ndarray, table: np.ndarray):
+        """The fields of the packed ``buf`` as a named tuple of views (shapes as in the table)."""
+        out = []
+        for k in self.names:
+            o, *extent = (int(x) for x in table[self.row[k]])
+            shape = tuple(extent[:len(self.shapes[k])])
+            size = int(np.prod(shape, dtype=np.int64))
+            out.append(buf[o:o + size].reshape(shape) if shape else buf[o:o + 1].reshape(()))
+        return self.Fields(*out)
+
+    def doc(self) -> str:
+        """The table as reStructuredText rows (``name  shape  meaning``)."""
+        return "\n".join(f"{k:14s} {str(self.shapes[k]).replace(chr(39), ''):14s} {self.meanings[k]}" for k in self.names)
+
+
+MODEL_INTS = Layout("ModelInts", [
+    ("nq", (), "number of coordinates"),
+    ("nv", (), "number of velocities"),
+    ("float_size", (), "size of floats"),
+    ("work_size", (), "size of the work array of a Data of the model"),
+    ("parent", ("n",), "parent body, -1 for a root"),
+    ("kind", ("n",), "joint kind code (KIND)"),
+    ("q_offset", ("n1",), "first coordinate of joint k in q (n + 1: the last is nq)"),
+    ("v_offset", ("n1",), "first velocity of joint k in v (n + 1: the last is nv)"),
+])
+
+MODEL_FLOATS = Layout("ModelFloats", [
+    ("placement_R", ("n", 3, 3), "joint frame orientation in the parent body frame"),
+    ("placement_p", ("n", 3), "joint frame origin in the parent body frame, m"),
+    ("axis", ("n", 3), "unit joint axis in the joint frame (zeros where unused)"),
+    ("axis2", ("n", 3), "second axis of a universal joint (zeros elsewhere)"),
+    ("e1", ("n", 3), "first in-plane axis of a planar joint (zeros elsewhere)"),
+    ("e2", ("n", 3), "second in-plane axis of a planar joint (zeros elsewhere)"),
+    ("S_const", ("n", 6, 6), "rows 0..n_k-1: motion subspace H(k) (universal: at q2 = 0)"),
+    ("M_body", ("n", 6, 6), "spatial inertia about the body origin (seed 002 Eq. 14)"),
+    ("gravity", (3,), "gravity, ground frame, m/s^2"),
+    ("armature", ("nv",), "rotor inertia added to the diagonal of M, kg m^2 or kg"),
+], first_row=MODEL_INTS.end)
+
+WORK = Layout("Work", [
+    ("R", ("n", 3, 3), "orientation R_parent_k of body k in its parent (ground for a root)"),
+    ("p", ("n", 3), "origin of body k in its parent, m"),
+    ("S", ("n", 6, 6), "rows 0..n_k-1: H(k) at the current q (universal joints only)"),
+    ("V", ("n", 6), "velocity V(k)"),
+    ("alpha", ("n", 6), "acceleration alpha(k) (gravity included as the ground's acceleration)"),
+    ("a", ("n", 6), "velocity-product acceleration a(k) = V(k) x H*(k) theta_dot(k) (+ Sdot theta_dot)"),
+    ("b", ("n", 6), "bias force b(k) = V(k) x* M(k) V(k) - f_ext(k)"),
+    ("f", ("n", 6), "inter-node force f(k) (RNEA)"),
+    ("P", ("n", 6, 6), "articulated body inertia P(k) (seed 001 Eq. 33)"),
+    ("z", ("n", 6), "residual force z(k) (seed 001 Eq. 58a)"),
+    ("eps", ("n", 6), "entries 0..n_k-1: eps(k) = T(k) - H(k) z(k) (seed 001 Eq. 58c)"),
+    ("PH", ("n", 6, 6), "columns 0..n_k-1: P(k) H*(k)"),
+    ("Dinv", ("n", 6, 6), "block 0..n_k-1: D(k)^-1 = (H P H* + armature)^-1"),
+    ("G", ("n", 6, 6), "columns 0..n_k-1: G(k) = P H* D^-1"),
+    ("R_composite_I", ("n", 3, 3), "composite inertia R(k): rotational inertia about the ground origin, "
+                                   "ground axes, kg m^2 (CRBA, seed 001 Eq. 20)"),
+    ("R_composite_h", ("n", 3), "composite inertia R(k): first moment m c, ground frame, kg m"),
+    ("R_composite_m", ("n",), "composite inertia R(k): mass, kg"),
+    ("oS", ("n", 6, 6), "rows 0..n_k-1: H(k) in the ground frame, about the ground origin (CRBA)"),
+    ("oR", ("n", 3, 3), "orientation of body k in the ground frame"),
+    ("op", ("n", 3), "origin of body k in the ground frame, m"),
+    ("joint_motion", (6, 3), "scratch: R_J (rows 0-2) and p_J (row 3) of the joint being posed "
+                             "(universal: rows 3-5 hold Rot(a2, q2) first)"),
+    ("P_plus", (6, 6), "scratch: P+(k) = tau_bar(k) P(k) of the node being gathered (seed 001 Eq. 33)"),
+    ("inertia_scratch", (6, 6), "scratch: rotated blocks of an inertia being moved"),
+    ("vJ", (1, 6), "scratch: H*(k) theta_dot(k) of the joint being passed"),
+    ("MV", (1, 6), "scratch: M(k) V(k)"),
+    ("z_to_parent", (1, 6), "scratch: z(k) + P+(k) a(k) + G(k) eps(k), the force the gather carries to the parent"),
+    ("alpha_ground", (1, 6), "the ground's acceleration [0; -g] (gravity)"),
+    ("eps_alpha", (1, 6), "scratch: eps(k) - (P H*)(k)^T alpha+(k), D(k) theta_ddot(k) (seed 001 Eq. 58f)"),
+    ("force_columns", (6, 6), "scratch: columns G(k) carried up the path (innovations factor)"),
+    ("H_force_columns", (6, 6), "scratch: H(j) times force_columns (innovations factor)"),
+], first_row=MODEL_FLOATS.end)
+
+#: rows of the descriptor table at the start of a :class:`FlatModel`'s ``ints``
+TREE_ROWS = WORK.end
+
+#: the named tuples the kernels receive (:mod:`dynamics.compiled.fields`)
+ModelFields = namedtuple("ModelFields", MODEL_INTS.names + MODEL_FLOATS.names)
+WorkFields = WORK.Fields
+
+__doc__ += "\n".join(["", f"``ints`` ({MODEL_INTS.name})", "", MODEL_INTS.doc(), "",
+                      f"``floats`` ({MODEL_FLOATS.name})", "", MODEL_FLOATS.doc(), "",
+                      f"``Data.work`` ({WORK.name})", "", WORK.doc()])
+
+
+def tree_dims(n_bodies: int, nq: int = 0, nv: int = 0) -> dict:
+    return {"n": n_bodies, "n1": n_bodies + 1, "nq": nq, "nv": nv}
+
+
+class FlatModel:
+    """Packed arrays of one rigid-body tree (module tables), built once per model.
+
+    The kernels receive two packed arrays (and the work array) and take the fields as views
+    (:func:`dynamics.compiled.fields.model_fields`): numba unboxes every array argument at every
+    call, so few arguments keep the call cheap.
+
+    Attributes
+    ----------
+    ints : int64 -- descriptor table (:data:`TREE_ROWS` rows), then the fields of :data:`MODEL_INTS`
+    floats : float64 -- the fields of :data:`MODEL_FLOATS`
+    fields : :data:`ModelFields` of numpy views of the two
+    n_bodies, nq, nv, work_size : ints;  nv2 : (nv, nv)
+    """
+
+    __slots__ = ("ints", "floats", "fields", "n_bodies", "nq", "nv", "nv2", "work_size")
 
     def __init__(self, model):
         n = model.n_bodies
-        self.n_bodies, self.nq, self.nv = n, model.nq, model.nv
-        self.ints = np.zeros((4, n + 1), dtype=np.int64)
-        self.ints[0, :n] = model.parent
-        self.ints[1, :n] = [KIND[t] for t in model.joint_types]
-        self.ints[2] = model.q_offset
-        self.ints[3] = model.v_offset
-        self.blocks = np.zeros((3 * n, 6, 6))
-        S, M_body, geometry = self.blocks[:n], self.blocks[n:2 * n], self.blocks[2 * n:]
-        M_body[:] = model.M_body
-        geometry[:, 0:3, 0:3] = model.placement_R
-        geometry[:, 0:3, 3] = model.placement_p
-        geometry[:, 3, 0:3] = model.axis
-        geometry[:, 4, 0:3] = model.axis2
+        self.n_bodies, self.nq, self.nv, self.nv2 = n, int(model.nq), int(model.nv), (int(model.nv), int(model.nv))
+        dims = tree_dims(n, self.nq, self.nv)
+        table = np.zeros((TREE_ROWS, DESCRIPTOR_WIDTH), dtype=np.int64)
+        self.work_size = WORK.describe(dims, table)
+        self.ints = np.zeros(MODEL_INTS.describe(dims, table, TREE_ROWS * DESCRIPTOR_WIDTH), dtype=np.int64)
+        self.floats = np.zeros(MODEL_FLOATS.describe(dims, table))
+        self.ints[:table.size] = table.ravel()
+        table = self.ints[:table.size].reshape(table.shape)
+        i, f = MODEL_INTS.views(self.ints, table), MODEL_FLOATS.views(self.floats, table)
+        i.nq[()], i.nv[()], i.float_size[()], i.work_size[()] = self.nq, self.nv, self.floats.size, self.work_size
+        i.parent[:], i.kind[:] = model.parent, [KIND[t] for t in model.joint_types]
+        i.q_offset[:], i.v_offset[:] = model.q_offset, model.v_offset
+        f.placement_R[:], f.placement_p[:] = model.placement_R, model.placement_p
+        f.axis[:], f.axis2[:], f.M_body[:] = model.axis, model.axis2, model.M_body
         for k, t in enumerate(model.joint_types):
             if t == "planar":
-                e1, e2 = J.plane_basis(model.axis[k])
-                geometry[k, 5, 0:3], geometry[k, 5, 3:6] = e1, e2
+                f.e1[k], f.e2[k] = J.plane_basis(model.axis[k])
             H = model.H_const[k][0]
-            S[k, :H.shape[0]] = H
-        self.extra = np.zeros(3 + model.nv)
-        self.extra[:3] = model.gravity
+            f.S_const[k, :H.shape[0]] = H
+        f.gravity[:] = model.gravity
         given = getattr(model, "armature", None)
         if given is not None:
-            self.extra[3:] = np.asarray(given, dtype=float)
-        self.arrays = model_views(self.ints, self.blocks, self.extra)
-
-
-def model_views(ints, blocks, extra):
-    """The tuple of the module table as views of the packed arrays, by basic slicing only
-    (plain Python; the kernels call its compiled twin)."""
-    n = ints.shape[1] - 1
-    geometry = blocks[2 * n:3 * n]
-    return (ints[0, :n], ints[1, :n], ints[2], ints[3], geometry[:, 0:3, 0:3], geometry[:, 0:3, 3],
-            geometry[:, 3, 0:3], geometry[:, 4, 0:3], geometry[:, 5, 0:3], geometry[:, 5, 3:6],
-            blocks[0:n], blocks[n:2 * n], extra[0:3], extra[3:])
-
-
-def flat_model(model) -> FlatModel:
-    """The :class:`FlatModel` of an ``SKOModel``, built on first use and kept on the model."""
-    flat = model.__dict__.get("_flat_model")
-    if flat is None:
-        flat = FlatModel(model)
-        model.__dict__["_flat_model"] = flat
-    return flat
-
-
-def work_size(n_bodies: int) -> int:
-    """Number of (6, 6) blocks of the packed work array of a tree of n bodies."""
-    return 7 * n_bodies + 4
-
-
-def work_views(work, n):
-    """Work arrays (see :class:`Data`) as views of the packed array ``work`` (work_size(n), 6, 6),
-    by basic slicing only (plain Python; the kernels call its compiled twin)."""
-    vectors, poses = work[5 * n:6 * n], work[6 * n:7 * n]
-    o = 7 * n
-    return (poses[:, 0:3, 0:3], poses[:, 0:3, 3], work[0:n], vectors[:, 0], vectors[:, 1], vectors[:, 2],
-            vectors[:, 3], work[n:2 * n], vectors[:, 4], work[2 * n:3 * n], work[3 * n:4 * n], work[4 * n:5 * n],
-            vectors[:, 5], poses[:, 3:6, 0:3], poses[:, 3:6, 3], work[o], work[o + 1], work[o + 2], work[o + 3])
+            f.armature[:] = np.asarray(given, dtype=float)
+        self.fields = ModelFields(*i, *f)
 
 
 class Data:
     """Work arrays of the compiled kernels for one model (Pinocchio's ``Data``).
 
-    Created by ``model.create_data()``; the kernels overwrite them on every call, so
-    after a call they hold that call's intermediate results (body frames unless stated):
+    Created by ``model.create_data()``; reused across calls (no allocation per call) and
+    overwritten by every call, so after a call it holds that call's intermediate results (the
+    fields of :data:`WORK`, attributes of the same names: ``data.V``, ``data.P`` ...).  One
+    ``Data`` serves one call at a time: threads need one each.
 
-    R, p : (n, 3, 3), (n, 3)       pose of body k in its parent (ground for roots)
-    S : (n, 6, 6)                  rows 0..n_k-1: H(k) at the current q (universal joints only)
-    V, A, f, c : (n, 6)            velocity V(k), acceleration alpha(k), force f(k) (RNEA),
-                                   velocity-product acceleration a(k) (RNEA, ABA)
-    P, z : (n, 6, 6), (n, 6)       articulated body inertia P(k) and residual force z(k) (ABA;
-                                   RNEA: z the bias force b(k); CRBA: P the composite inertia in
-                                   3+3 form, see ``spatial_kernels.set_rigid_inertia_moved``)
-    PH, Dinv, G : (n, 6, 6)        ``P H*`` (6, n_k), ``D^-1`` (n_k, n_k), ``G = P H* D^-1`` (6, n_k)
-    eps : (n, 6)                   ``T - H z`` of each node (seed 001 Eq. 58c)
-    oR, op : (n, 3, 3), (n, 3)     pose of each body in the ground frame
-    F, T, Y, vec : (6, 6) scratch
-
-    ``work`` is the packed array the kernels receive; the attributes are views of it.
+    ``work`` is the packed array the kernels receive; ``fields`` and the attributes are views of it.
     """
-
-    names = ("R", "p", "S", "V", "A", "f", "c", "P", "z", "PH", "Dinv", "G", "eps", "oR", "op",
-             "F", "T", "Y", "vec")
 
     def __init__(self, n_bodies: int):
         self.n_bodies = n_bodies
-        self.work = np.zeros((work_size(n_bodies), 6, 6))
-        for name, arr in zip(self.names, work_views(self.work, n_bodies)):
+        table = np.zeros((TREE_ROWS, DESCRIPTOR_WIDTH), dtype=np.int64)
+        self.work = np.zeros(WORK.describe(tree_dims(n_bodies), table))
+        self.fields = WORK.views(self.work, table)
+        for name, arr in zip(WORK.names, self.fields):
             setattr(self, name, arr)
+
+    def __repr__(self) -> str:
+        return f"Data(n_bodies={self.n_bodies})"

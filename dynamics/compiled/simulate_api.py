@@ -4,22 +4,26 @@ One call runs the whole loop in machine code: the integrator's stages (compiled 
 viscous joint damping, the joint group updates and the joint stops.  Closed chains:
 :func:`closed_chain_stepper` runs the loop of :mod:`dynamics.simulation.fixed_step` on the state
 ``[q, v_i]`` of a constraint-embedded model (:func:`closure_kernels.simulate_closed`).
-Importing this module compiles nothing.
+Importing this module compiles nothing.  Under ``dispatch.backend("numpy")`` the closed-chain
+loop takes its numpy steps and the tree simulator, which has no numpy twin, refuses to run.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import NamedTuple
 
 import numpy as np
 
+from ..dispatch import current_backend, declined
 from ..singular import singular_mass_matrix
-from . import entry_kernels as ek
+from . import simulate_kernels as sk
 from .api import mass_matrix
-from .layout import Data, flat_model
 
 __all__ = ["INTEGRATORS", "FixedStepTrajectory", "simulate_fixed_step", "limited_coordinates",
            "closed_chain_stepper"]
+
+log = logging.getLogger(__name__)
 
 #: fixed-step integrators (codes of :mod:`simulate_kernels`); "euler" is the semi-implicit one
 INTEGRATORS = {"semi-implicit-euler": 0, "euler": 0, "rk4": 1}
@@ -90,15 +94,20 @@ def simulate_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = 
     lower, upper : (nv,) coordinate limits, rad or m (+-inf: none): hard inelastic stops,
         see :func:`simulate_kernels.enforce_limits`
 
+    data : a ``model.create_data()`` (default: a new one)
+
     Returns
     -------
     :class:`FixedStepTrajectory`
     """
+    if current_backend() == "numpy":
+        raise RuntimeError("the fixed-step tree simulator is compiled only: under backend('numpy') use an "
+                           "adaptive method, which calls the numpy forward dynamics")
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator must be one of {sorted(INTEGRATORS)}, got {integrator!r}")
     if not (np.isfinite(dt) and dt > 0) or int(steps) < 0 or int(stride) < 1:
         raise ValueError(f"need dt > 0, steps >= 0 and stride >= 1, got dt={dt}, steps={steps}, stride={stride}")
-    flat = flat_model(model)
+    flat = model.flat_model
     q0, v0 = _vector(q0, flat.nq, "q0"), _vector(v0, flat.nv, "v0")
     tau = np.zeros(flat.nv) if tau is None else _vector(tau, flat.nv, "tau")
     damping = np.zeros(flat.nv) if damping is None else _vector(damping, flat.nv, "damping")
@@ -107,9 +116,9 @@ def simulate_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = 
     rows = steps // stride + 1
     Q, V = np.empty((rows, flat.nq)), np.empty((rows, flat.nv))
     try:
-        contacts = ek.simulate(flat.ints, flat.blocks, flat.extra, (data or Data(model.n_bodies)).work, q0, v0, tau,
-                               damping, q_index, v_index, lo, hi, float(dt), steps, stride, INTEGRATORS[integrator],
-                               Q, V)
+        work = (model.create_data() if data is None else data).work
+        contacts = sk.simulate(flat.ints, flat.floats, work, q0, v0, tau, damping, q_index, v_index, lo, hi, float(dt),
+                               steps, stride, INTEGRATORS[integrator], Q, V)
     except ZeroDivisionError:  # a zero articulated inertia D(k) at the start or on the way
         raise singular_mass_matrix(model.joint_names, model.v_offset, mass_matrix(model, q0)) from None
     return FixedStepTrajectory(dt * stride * np.arange(rows), Q, V, int(contacts))
@@ -117,31 +126,41 @@ def simulate_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = 
 
 def closed_chain_stepper(em, dt: float, integrator: str, tau=None, damping=None, tol: float = 1e-12):
     """The compiled fixed-step loop of a constraint-embedded closed chain, or None where it does not
-    apply (joint couplings, or a tree joint outside :data:`CLOSED_CHAIN_JOINTS`).
+    apply (joint couplings, a tree joint outside :data:`CLOSED_CHAIN_JOINTS`, ``backend("numpy")``).
 
     Returns ``run(y, s0, steps, stride, Y) -> s``: advances ``y = [q, v_i]`` (nq + n_independent,),
     closed, in place from step s0 and writes every ``stride``-th state to ``Y[s // stride]``; s is
     ``steps``, or the step the kernel declined (a dependent block near singular, Newton not
     converging ...; see :mod:`closure_kernels`), which the caller then takes with the numpy
     reference.  tau, damping (nv,): constant joint forces and viscous damping (default 0); tol:
-    closure tolerance of the Newton iteration, m or rad.
+    closure tolerance of the Newton iteration, m or rad.  Each decline is logged at DEBUG level
+    (or raises ``dispatch.CompiledDeclined`` under ``backend("compiled")``).
     """
     from ..tolerances import NEWTON_MAX_ITER, NEWTON_MAX_STEP
     from . import closure_kernels as cu
-    from .closed_api import closed_flat
 
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator must be one of {sorted(INTEGRATORS)}, got {integrator!r}")
-    cf = closed_flat(em)
-    if cf is None or any(t not in CLOSED_CHAIN_JOINTS for t in em.tree_model.joint_types):
+    what, instead = "closed-chain fixed-step loop", "the numpy steps (simulation.fixed_step.closed_chain_step)"
+    if current_backend() == "numpy":
+        log.debug("backend 'numpy': the %s takes %s", what, instead)
         return None
+    odd = [f"{n} ({t})" for n, t in zip(em.tree_model.joint_names, em.tree_model.joint_types)
+           if t not in CLOSED_CHAIN_JOINTS]
+    if em.couplings or odd:
+        why = "the model has joint couplings" if em.couplings else f"joints with q_dot != v: {', '.join(odd)}"
+        declined(log, what, why, instead)
+        return None
+    packed = em.create_data().packed
     tau = np.zeros(em.nv) if tau is None else _vector(tau, em.nv, "tau")
     damping = np.zeros(em.nv) if damping is None else _vector(damping, em.nv, "damping")
     settings = (tau, damping, float(tol), NEWTON_MAX_ITER, NEWTON_MAX_STEP, float(dt))
     method = INTEGRATORS[integrator]
 
     def run(y, s0, steps, stride, Y):
-        s, status = cu.simulate_closed(*cf.args, y, *settings, int(s0), int(steps), int(stride), method, Y)
+        s, status = cu.simulate_closed(*packed, y, *settings, int(s0), int(steps), int(stride), method, Y)
+        if status != cu.OK:
+            declined(log, what, f"step {s}: {cu.DECLINED[status]}", "the numpy step")
         return int(s)
 
     return run

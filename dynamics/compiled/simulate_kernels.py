@@ -1,6 +1,6 @@
 """Compiled fixed-step simulation of a rigid-body tree: the whole loop in one kernel (numba).
 
-State ``(q, v)``; the acceleration is the compiled ABA (:func:`tree_kernels.aba`) with
+State ``(q, v)``; the acceleration is the compiled ABA (the entry :func:`entry_kernels.aba`) with
 joint forces ``tau - damping * v`` (viscous joint damping, per velocity coordinate;
 rotor armature is part of the model).  Configurations move on each joint's group by
 the exponential map of :func:`dynamics.joints.integrate` (``q (+) dt v``: SO(3) for
@@ -23,16 +23,25 @@ order (the error of an impact is O(dt), as for every time-stepping scheme).
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
+from collections import namedtuple
 
-from . import tree_kernels as tk
+import numpy as np
+
+from . import entry_kernels as ek
+from .fields import model_fields
+from .jit import kernel
 from .spatial_kernels import FREE, PLANAR, SPHERICAL
 
 SEMI_IMPLICIT_EULER, RK4 = 0, 1
 
+#: scratch of :func:`step`: forces, theta (nv,); a, vs, ks (4, nv): the stages' accelerations,
+#: velocities and group increments; qs (nq,) a stage's configuration; x, y, z (6,) Lie brackets
+StepScratch = namedtuple("StepScratch", ["forces", "theta", "a", "vs", "ks", "qs", "x", "y", "z"])
+#: scratch of :func:`enforce_limits` (nv,) each: zero velocities, a unit force, aba(q, 0, 0), a column of M^-1
+LimitScratch = namedtuple("LimitScratch", ["zero", "unit", "a0", "col"])
 
-@njit(cache=True)
+
+@kernel
 def quaternion_times_exp(q, o, w0, w1, w2, out):
     """``out[o:o+4] = q[o:o+4] (x) exp(w)``, normalised; w the rotation vector (3,) in the body frame."""
     th = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
@@ -48,7 +57,7 @@ def quaternion_times_exp(q, o, w0, w1, w2, out):
     out[o], out[o + 1], out[o + 2], out[o + 3] = r0 * n, r1 * n, r2 * n, r3 * n
 
 
-@njit(cache=True)
+@kernel
 def integrate_free(q, o, v, ov, dt, out):
     """Free joint ``q = [p; quat]``, ``v = [omega; v]`` (body frame): SE(3) exponential of dt v."""
     w0, w1, w2 = dt * v[ov], dt * v[ov + 1], dt * v[ov + 2]
@@ -73,7 +82,7 @@ def integrate_free(q, o, v, ov, dt, out):
     quaternion_times_exp(q, o + 3, w0, w1, w2, out)
 
 
-@njit(cache=True)
+@kernel
 def integrate_planar(q, o, v, ov, dt, out):
     """Planar joint (x, y, theta): SE(2) exponential of dt (vx, vy, omega) (body-frame in-plane velocity)."""
     vx, vy, w = dt * v[ov], dt * v[ov + 1], dt * v[ov + 2]
@@ -88,7 +97,7 @@ def integrate_planar(q, o, v, ov, dt, out):
     out[o + 2] = q[o + 2] + w
 
 
-@njit(cache=True)
+@kernel
 def integrate(kind, q_off, v_off, q, v, dt, out):
     """``out = q (+) dt v`` joint by joint (see :func:`dynamics.joints.integrate`)."""
     for k in range(kind.shape[0]):
@@ -104,7 +113,7 @@ def integrate(kind, q_off, v_off, q, v, dt, out):
                 out[o + i] = q[o + i] + dt * v[ov + i]
 
 
-@njit(cache=True)
+@kernel
 def add_bracket(kind, o, x, y, scale, out):
     """``out[o:] += scale [x, y]`` for the joint's Lie algebra (x, y (6,) locals of its velocity)."""
     if kind == SPHERICAL or kind == FREE:
@@ -120,7 +129,7 @@ def add_bracket(kind, o, x, y, scale, out):
         out[o + 1] += scale * (x[2] * y[0] - y[2] * x[0])
 
 
-@njit(cache=True)
+@kernel
 def set_dexp_inverse(kind, v_off, theta, xi, scale, out, x, y, z):
     """``out = scale (xi + [theta, xi] / 2 + [theta, [theta, xi]] / 12)`` joint by joint; x, y, z (6,) scratch."""
     for k in range(kind.shape[0]):
@@ -137,36 +146,41 @@ def set_dexp_inverse(kind, v_off, theta, xi, scale, out, x, y, z):
             out[o + i] += 0.5 * scale * z[i]
 
 
-@njit(cache=True)
-def acceleration(m, w, q, v, tau, damping, forces, f_ext, out):
-    """``out = aba(q, v, tau - damping * v)``; ``forces`` (nv,) scratch."""
+@kernel
+def acceleration(P, q, v, tau, damping, forces, f_ext, out):
+    """``out = aba(q, v, tau - damping * v)``; P: the packed arrays ``(ints, floats, work)``;
+    ``forces`` (nv,) scratch."""
+    ints, floats, work = P
     for i in range(v.shape[0]):
         forces[i] = tau[i] - damping[i] * v[i]
-    tk.aba_call(m, w, q, v, forces, f_ext, out)
+    ek.aba(ints, floats, work, q, v, forces, f_ext, out)
 
 
-@njit(cache=True)
-def inverse_inertia_column(m, w, q, j, zero, unit, a0, none, out):
+@kernel
+def inverse_inertia_column(P, q, j, zero, unit, a0, none, out):
     """``out = M(q)^-1 e_j`` as ``aba(q, 0, e_j) - aba(q, 0, 0)`` (gravity cancels); a0 = aba(q, 0, 0);
     none: an empty (0, 6) array of external forces."""
+    ints, floats, work = P
     unit[:] = 0.0
     unit[j] = 1.0
-    tk.aba_call(m, w, q, zero, unit, none, out)
+    ek.aba(ints, floats, work, q, zero, unit, none, out)
     for i in range(out.shape[0]):
         out[i] -= a0[i]
 
 
-@njit(cache=True)
-def enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, scratch, none):
+@kernel
+def enforce_limits(P, q, v, limit_q, limit_v, lower, upper, at_limit, scratch, none):
     """Hard joint stops after a step: returns the number of new contacts with a limit.
 
     A coordinate beyond its limit is put back on it; if its velocity points out of the
     range, a perfectly inelastic impulse ``dv = M^-1 e_j p`` with ``p = -v_j / (M^-1)_jj``
     stops it (the least kinetic energy change that zeroes v_j; Moreau's time stepping).
     Several coordinates on their limits are resolved by projected Gauss-Seidel sweeps
-    (each impulse pushes only into the range).  scratch (4, nv); none: empty (0, 6) external forces.
+    (each impulse pushes only into the range).  scratch: a :data:`LimitScratch`; none: empty (0, 6)
+    external forces.
     """
-    zero, unit, a0, col = scratch[0], scratch[1], scratch[2], scratch[3]
+    ints, floats, work = P
+    zero, unit, a0, col = scratch.zero, scratch.unit, scratch.a0, scratch.col
     zero[:] = 0.0
     events, have_a0 = 0, False
     for sweep in range(20):
@@ -186,9 +200,9 @@ def enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, scratch
             if not ((on_lower and v[j] < 0.0) or (not on_lower and q[i] >= upper[l] and v[j] > 0.0)):
                 continue
             if not have_a0:
-                tk.aba_call(m, w, q, zero, zero, none, a0)
+                ek.aba(ints, floats, work, q, zero, zero, none, a0)
                 have_a0 = True
-            inverse_inertia_column(m, w, q, j, zero, unit, a0, none, col)
+            inverse_inertia_column(P, q, j, zero, unit, a0, none, col)
             p = -v[j] / col[j]
             for k in range(v.shape[0]):
                 v[k] += p * col[k]
@@ -202,22 +216,21 @@ def enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, scratch
     return events
 
 
-@njit(cache=True)
-def step(m, w, q, v, tau, damping, dt, method, qn, vn, scratch, none):
-    """One step ``(q, v) -> (qn, vn)`` of the integrator ``method``; scratch ((14, nv), (nq,), (3, 6)),
-    none: empty (0, 6) external forces."""
-    kind, q_off, v_off = m[1], m[2], m[3]
+@kernel
+def step(P, joints, q, v, tau, damping, dt, method, qn, vn, scratch, none):
+    """One step ``(q, v) -> (qn, vn)`` of the integrator ``method``; P: the packed arrays ``(ints, floats,
+    work)``, joints: ``(kind, q_offset, v_offset)``; scratch: a :data:`StepScratch`; none: empty (0, 6)
+    external forces."""
+    kind, q_off, v_off = joints
     nv = v.shape[0]
-    forces, theta, a, vs, ks = scratch[0][0], scratch[0][1], scratch[0][2:6], scratch[0][6:10], \
-        scratch[0][10:14]
-    qs, xyz = scratch[1], scratch[2]
+    forces, theta, a, vs, ks, qs = scratch.forces, scratch.theta, scratch.a, scratch.vs, scratch.ks, scratch.qs
     if method == SEMI_IMPLICIT_EULER:
-        acceleration(m, w, q, v, tau, damping, forces, none, a[0])
+        acceleration(P, q, v, tau, damping, forces, none, a[0])
         for i in range(nv):
             vn[i] = v[i] + dt * a[0, i]
         integrate(kind, q_off, v_off, q, vn, dt, qn)
         return
-    acceleration(m, w, q, v, tau, damping, forces, none, a[0])
+    acceleration(P, q, v, tau, damping, forces, none, a[0])
     for i in range(nv):
         ks[0, i] = dt * v[i]
     for stage in range(1, 4):
@@ -226,35 +239,40 @@ def step(m, w, q, v, tau, damping, dt, method, qn, vn, scratch, none):
             vs[stage, i] = v[i] + c * dt * a[stage - 1, i]
             theta[i] = c * ks[stage - 1, i]
         integrate(kind, q_off, v_off, q, theta, 1.0, qs)
-        acceleration(m, w, qs, vs[stage], tau, damping, forces, none, a[stage])
-        set_dexp_inverse(kind, v_off, theta, vs[stage], dt, ks[stage], xyz[0], xyz[1], xyz[2])
+        acceleration(P, qs, vs[stage], tau, damping, forces, none, a[stage])
+        set_dexp_inverse(kind, v_off, theta, vs[stage], dt, ks[stage], scratch.x, scratch.y, scratch.z)
     for i in range(nv):
         theta[i] = (ks[0, i] + 2.0 * ks[1, i] + 2.0 * ks[2, i] + ks[3, i]) / 6.0
         vn[i] = v[i] + dt * (a[0, i] + 2.0 * a[1, i] + 2.0 * a[2, i] + a[3, i]) / 6.0
     integrate(kind, q_off, v_off, q, theta, 1.0, qn)
 
 
-@njit(cache=True)
-def simulate(m, w, q0, v0, tau, damping, limit_q, limit_v, lower, upper, dt, steps, stride, method, Q, V):
-    """Fixed-step trajectory from (q0, v0); returns the number of limit contacts.
+@kernel
+def simulate(ints, floats, work, q0, v0, tau, damping, limit_q, limit_v, lower, upper, dt, steps, stride, method,
+             Q, V):
+    """Fixed-step trajectory from (q0, v0) of the tree of the packed ``ints``, ``floats`` (work: a Data's
+    work array); returns the number of limit contacts.
 
     tau, damping (nv,); limits (L,): q and v index of each limited coordinate and its
     range (see :func:`enforce_limits`).  Every ``stride``-th state is written to
     Q (steps // stride + 1, nq) and V (steps // stride + 1, nv).
     """
+    m = model_fields(ints, floats)
+    P, joints = (ints, floats, work), (m.kind, m.q_offset, m.v_offset)
     nq, nv = q0.shape[0], v0.shape[0]
-    scratch = (np.empty((14, nv)), np.empty(nq), np.zeros((3, 6)))
-    limit_scratch = np.empty((4, nv))
+    scratch = StepScratch(forces=np.empty(nv), theta=np.empty(nv), a=np.empty((4, nv)), vs=np.empty((4, nv)),
+                          ks=np.empty((4, nv)), qs=np.empty(nq), x=np.zeros(6), y=np.zeros(6), z=np.zeros(6))
+    limit_scratch = LimitScratch(zero=np.empty(nv), unit=np.empty(nv), a0=np.empty(nv), col=np.empty(nv))
     none = np.zeros((0, 6))
     at_limit = np.zeros(limit_q.shape[0], dtype=np.bool_)
     q, v, qn, vn = q0.copy(), v0.copy(), np.empty(nq), np.empty(nv)
-    events = enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, limit_scratch, none)
+    events = enforce_limits(P, q, v, limit_q, limit_v, lower, upper, at_limit, limit_scratch, none)
     Q[0], V[0] = q, v
     for s in range(steps):
-        step(m, w, q, v, tau, damping, dt, method, qn, vn, scratch, none)
+        step(P, joints, q, v, tau, damping, dt, method, qn, vn, scratch, none)
         q, qn, v, vn = qn, q, vn, v
         if limit_q.shape[0] > 0:
-            events += enforce_limits(m, w, q, v, limit_q, limit_v, lower, upper, at_limit, limit_scratch, none)
+            events += enforce_limits(P, q, v, limit_q, limit_v, lower, upper, at_limit, limit_scratch, none)
         if (s + 1) % stride == 0:
             Q[(s + 1) // stride], V[(s + 1) // stride] = q, v
     return events

@@ -4,20 +4,22 @@ The same conventions as :mod:`dynamics.spatial` and :mod:`dynamics.joints`: a bo
 pose in its parent is ``(R, p)`` with ``R = R_parent_k`` and ``p`` the origin of k
 in the parent frame; ``phi(parent, k) = [[R, ~p R], [0, R]]`` (seed 002 Eq. 4) maps
 forces to the parent and ``phi*`` maps velocities to the child.  Every helper
-writes into arrays it is given and takes whole arrays and row indices rather than row
-views (no allocation, no reference counting: ``_nrt=False``, see
-:mod:`dynamics.compiled.tree_kernels`), so that the recursions allocate nothing per body.
+writes into arrays it is given and takes whole arrays (or the model and work fields ``m``, ``w``
+of :mod:`dynamics.compiled.fields`) and row indices rather than row views (no allocation, no
+reference counting: see :mod:`dynamics.compiled.jit`), so that the recursions allocate nothing
+per body.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jit import inline, kernel
 
 FIXED, REVOLUTE, PRISMATIC, CYLINDRICAL, UNIVERSAL, SPHERICAL, PLANAR, FREE = range(8)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def axis_rotation(ax, k, angle):
     """Rodrigues: the nine entries (row by row) of ``cos I + sin ~a + (1 - cos) a a^T`` for the unit
     axis a = ax[k]."""
@@ -29,7 +31,7 @@ def axis_rotation(ax, k, angle):
             t * x * z - s * y, t * y * z + s * x, c + t * z * z)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def rotation_about(ax, k, angle, out, row):
     """``out[row:row+3, :3]`` = the rotation of :func:`axis_rotation`."""
     r = axis_rotation(ax, k, angle)
@@ -37,7 +39,7 @@ def rotation_about(ax, k, angle, out, row):
         out[row + i, 0], out[row + i, 1], out[row + i, 2] = r[3 * i], r[3 * i + 1], r[3 * i + 2]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def rotation_of_quaternion(q, o, out):
     """``out[:3, :3]`` = rotation of the quaternion ``q[o:o+4] = [w, x, y, z]`` (normalised first)."""
     w, x, y, z = q[o], q[o + 1], q[o + 2], q[o + 3]
@@ -48,20 +50,23 @@ def rotation_of_quaternion(q, o, out):
     out[2, 0], out[2, 1], out[2, 2] = 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S):
-    """Pose ``(R[k], p[k])`` of body k in its parent at q, and ``S[k]`` (H(k) at q) for a universal joint.
+@inline
+def joint_pose(m, w, k, q):
+    """Pose ``(w.R[k], w.p[k])`` of body k in its parent at q, and ``w.S[k]`` (H(k) at q) for a
+    universal joint (m, w: :data:`layout.ModelFields`, :data:`layout.WorkFields`).
 
     The joint motion ``(R_J, p_J)`` of :func:`dynamics.joints.transform` (built in the
-    scratch ``F``) is composed with the joint placement: ``R = R_place R_J``,
+    scratch ``w.joint_motion``) is composed with the joint placement: ``R = R_place R_J``,
     ``p = p_place + R_place p_J``.  The motion subspace of every other kind is the
     constant ``S_const[k]`` (see :func:`subspace`).
     """
-    o = q_off[k]
-    kd = kind[k]
+    o = m.q_offset[k]
+    kd = m.kind[k]
+    F = w.joint_motion
     if kd == REVOLUTE:   # the common joint: the rotation in scalars, no joint translation
-        f00, f01, f02, f10, f11, f12, f20, f21, f22 = axis_rotation(ax, k, q[o])
-        set_placed_pose(PR, Pp, k, f00, f01, f02, f10, f11, f12, f20, f21, f22, 0.0, 0.0, 0.0, R, p)
+        f00, f01, f02, f10, f11, f12, f20, f21, f22 = axis_rotation(m.axis, k, q[o])
+        set_placed_pose(m.placement_R, m.placement_p, k, f00, f01, f02, f10, f11, f12, f20, f21, f22,
+                        0.0, 0.0, 0.0, w.R, w.p)
         return
     for i in range(3):
         for j in range(3):
@@ -69,28 +74,28 @@ def joint_pose(kind, q_off, ax, ax2, e1, e2, PR, Pp, k, q, F, R, p, S):
         F[3, i] = 0.0
     if kd == PRISMATIC:
         for i in range(3):
-            F[3, i] = q[o] * ax[k, i]
+            F[3, i] = q[o] * m.axis[k, i]
     elif kd == CYLINDRICAL:
-        rotation_about(ax, k, q[o], F, 0)
+        rotation_about(m.axis, k, q[o], F, 0)
         for i in range(3):
-            F[3, i] = q[o + 1] * ax[k, i]
+            F[3, i] = q[o + 1] * m.axis[k, i]
     elif kd == UNIVERSAL:
-        universal_pose(ax, ax2, k, q[o], q[o + 1], F, S)
+        universal_pose(m.axis, m.axis2, k, q[o], q[o + 1], F, w.S)
     elif kd == SPHERICAL:
         rotation_of_quaternion(q, o, F)
     elif kd == PLANAR:
-        rotation_about(ax, k, q[o + 2], F, 0)
+        rotation_about(m.axis, k, q[o + 2], F, 0)
         for i in range(3):
-            F[3, i] = q[o] * e1[k, i] + q[o + 1] * e2[k, i]
+            F[3, i] = q[o] * m.e1[k, i] + q[o + 1] * m.e2[k, i]
     elif kd == FREE:
         rotation_of_quaternion(q, o + 3, F)
         for i in range(3):
             F[3, i] = q[o + i]
-    set_placed_pose(PR, Pp, k, F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2], F[2, 0], F[2, 1], F[2, 2],
-                    F[3, 0], F[3, 1], F[3, 2], R, p)
+    set_placed_pose(m.placement_R, m.placement_p, k, F[0, 0], F[0, 1], F[0, 2], F[1, 0], F[1, 1], F[1, 2],
+                    F[2, 0], F[2, 1], F[2, 2], F[3, 0], F[3, 1], F[3, 2], w.R, w.p)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def set_placed_pose(PR, Pp, k, f00, f01, f02, f10, f11, f12, f20, f21, f22, t0, t1, t2, R, p):
     """``R[k] = R_place R_J``, ``p[k] = p_place + R_place p_J`` for the joint motion ``R_J = [f_ij]``,
     ``p_J = t`` and the placement ``(PR[k], Pp[k])``."""
@@ -102,9 +107,10 @@ def set_placed_pose(PR, Pp, k, f00, f01, f02, f10, f11, f12, f20, f21, f22, t0, 
         p[k, i] = Pp[k, i] + a0 * t0 + a1 * t1 + a2 * t2
 
 
-@njit(cache=True, _nrt=False)
+@kernel(refcount=False)
 def universal_pose(ax, ax2, k, q1, q2, F, S):
-    """``R_J = Rot(a1, q1) Rot(a2, q2)`` into ``F[:3, :3]``; H rows ``S[k, 0] = [R2^T a1; 0]``, ``S[k, 1] = [a2; 0]``."""
+    """``R_J = Rot(a1, q1) Rot(a2, q2)`` into ``F[:3, :3]`` (F: the (6, 3) joint motion scratch, rows 3-5
+    Rot(a2, q2) on the way, row 3 then p_J = 0); H rows ``S[k, 0] = [R2^T a1; 0]``, ``S[k, 1] = [a2; 0]``."""
     rotation_about(ax, k, q1, F, 0)
     rotation_about(ax2, k, q2, F, 3)
     for i in range(3):
@@ -121,14 +127,14 @@ def universal_pose(ax, ax2, k, q1, q2, F, S):
         F[3, i] = 0.0
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def subspace(kind, S, S_const, k, r, j):
-    """Entry ``H(k)[r, j]`` at the current q: ``S`` (filled by :func:`joint_pose`) for a universal
-    joint, ``S_const`` for every other kind."""
-    return S[k, r, j] if kind[k] == UNIVERSAL else S_const[k, r, j]
+@inline
+def subspace(m, w, k, r, j):
+    """Entry ``H(k)[r, j]`` at the current q: ``w.S`` (filled by :func:`joint_pose`) for a universal
+    joint, ``m.S_const`` for every other kind."""
+    return w.S[k, r, j] if m.kind[k] == UNIVERSAL else m.S_const[k, r, j]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def add_universal_bias(ax2, S, k, v1, v2, out, j):
     """``out[j] += S_dot v = [-(v1 v2) a2 x h1; 0]`` with ``h1 = S[k, 0, :3] = R2^T a1`` (see ``joints.universal_cJ``)."""
     s = -v1 * v2
@@ -138,7 +144,7 @@ def add_universal_bias(ax2, S, k, v1, v2, out, j):
     out[j, 2] += s * (ax2[k, 0] * h1 - ax2[k, 1] * h0)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def motion_to_child(R, p, k, X, i, out, j):
     """``out[j] = phi*(parent, k) X[i] = [R^T w; R^T (v + w x p)]`` for X[i] = [w; v] in the parent frame."""
     w0, w1, w2 = X[i, 0], X[i, 1], X[i, 2]
@@ -150,7 +156,7 @@ def motion_to_child(R, p, k, X, i, out, j):
         out[j, 3 + r] = R[k, 0, r] * u0 + R[k, 1, r] * u1 + R[k, 2, r] * u2
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def add_force_to_parent(R, p, k, f, i, out, j):
     """``out[j] += phi(parent, k) f[i] = [R n + p x (R F); R F]`` for f[i] = [n; F] in the frame of k."""
     n0 = R[k, 0, 0] * f[i, 0] + R[k, 0, 1] * f[i, 1] + R[k, 0, 2] * f[i, 2]
@@ -167,7 +173,7 @@ def add_force_to_parent(R, p, k, f, i, out, j):
     out[j, 5] += g2
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def force_columns_to_parent(R, p, k, X, ncol):
     """Columns ``X[:, :ncol]`` (forces in the frame of k) replaced by ``phi(parent, k) X``."""
     for c in range(ncol):
@@ -181,7 +187,7 @@ def force_columns_to_parent(R, p, k, X, ncol):
         X[3, c], X[4, c], X[5, c] = g0, g1, g2
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def set_rotated_block(R, k, X, r0, c0, Y, y0, x0):
     """``Y[y0:y0+3, x0:x0+3] = R[k] X[r0:r0+3, c0:c0+3] R[k]^T``."""
     for j in range(3):
@@ -192,7 +198,7 @@ def set_rotated_block(R, k, X, r0, c0, Y, y0, x0):
             Y[y0 + a, x0 + j] = R[k, a, 0] * t0 + R[k, a, 1] * t1 + R[k, a, 2] * t2
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def add_inertia_to_parent(R, p, k, I, out, j, Y):
     """``out[j] += phi(parent, k) I phi*(parent, k)`` for a symmetric (6, 6) I; Y (6, 6) scratch.
 
@@ -224,12 +230,12 @@ def add_inertia_to_parent(R, p, k, I, out, j, Y):
             out[j, 3 + r, 3 + c] += Y[3 + r, 3 + c]
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def set_rigid_inertia_moved(R, p, k, M_body, P, j, Y):
-    """``P[j] = T I T*``: the rigid inertia ``I = M_body[k] = [[I_o, ~h], [-~h, m 1]]`` (seed 002 Eq. 14)
-    moved by ``T = [[R, ~p R], [0, R]]`` of ``(R[k], p[k])``, in 3+3 form: ``P[j, :3, :3]``
-    rotational inertia about the new origin (kg m^2), ``P[j, 3, :3] = h' = m c`` (kg m),
-    ``P[j, 4, 0] = m`` (kg); Y (6, 6) scratch.
+@inline
+def set_rigid_inertia_moved(R, p, k, M_body, I, h, mass, j, Y):
+    """The rigid inertia ``M_body[k] = [[I_o, ~h], [-~h, m 1]]`` (seed 002 Eq. 14) moved by
+    ``T = [[R, ~p R], [0, R]]`` of ``(R[k], p[k])``, ``T I T*``, in 3+3 form: ``I[j]`` (3, 3) rotational
+    inertia about the new origin (kg m^2), ``h[j] = h' = m c`` (3,) first moment (kg m), ``mass[j] = m``
+    (kg); Y (6, 6) scratch.
 
     With ``hr = R h``: ``h' = hr + m p`` and
     ``I' = R I_o R^T - (hr p^T + p hr^T) + 2 (p . hr) 1 + m (|p|^2 1 - p p^T)`` (parallel axes).
@@ -245,24 +251,24 @@ def set_rigid_inertia_moved(R, p, k, M_body, P, j, Y):
     for r in range(3):
         for c in range(3):
             s = Y[r, c] - Y[r, 3] * p[k, c] - p[k, r] * Y[c, 3] - m * p[k, r] * p[k, c]
-            P[j, r, c] = s + diag if r == c else s
-        P[j, 3, r] = Y[r, 3] + m * p[k, r]
-    P[j, 4, 0] = m
+            I[j, r, c] = s + diag if r == c else s
+        h[j, r] = Y[r, 3] + m * p[k, r]
+    mass[j] = m
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def rigid_inertia_times(P, k, X, i, c):
+@inline
+def rigid_inertia_times(I, h, mass, k, X, i, c):
     """The force ``I(k) X[i, c] = [I_o w + h x v; m v - h x w]`` (six scalars) for the rigid inertia
-    ``P[k]`` in 3+3 form and the motion ``X[i, c] = [w; v]``."""
+    ``(I[k], h[k], mass[k])`` in 3+3 form and the motion ``X[i, c] = [w; v]``."""
     w0, w1, w2, v0, v1, v2 = X[i, c, 0], X[i, c, 1], X[i, c, 2], X[i, c, 3], X[i, c, 4], X[i, c, 5]
-    h0, h1, h2, m = P[k, 3, 0], P[k, 3, 1], P[k, 3, 2], P[k, 4, 0]
-    return (P[k, 0, 0] * w0 + P[k, 0, 1] * w1 + P[k, 0, 2] * w2 + h1 * v2 - h2 * v1,
-            P[k, 1, 0] * w0 + P[k, 1, 1] * w1 + P[k, 1, 2] * w2 + h2 * v0 - h0 * v2,
-            P[k, 2, 0] * w0 + P[k, 2, 1] * w1 + P[k, 2, 2] * w2 + h0 * v1 - h1 * v0,
+    h0, h1, h2, m = h[k, 0], h[k, 1], h[k, 2], mass[k]
+    return (I[k, 0, 0] * w0 + I[k, 0, 1] * w1 + I[k, 0, 2] * w2 + h1 * v2 - h2 * v1,
+            I[k, 1, 0] * w0 + I[k, 1, 1] * w1 + I[k, 1, 2] * w2 + h2 * v0 - h0 * v2,
+            I[k, 2, 0] * w0 + I[k, 2, 1] * w1 + I[k, 2, 2] * w2 + h0 * v1 - h1 * v0,
             m * v0 - (h1 * w2 - h2 * w1), m * v1 - (h2 * w0 - h0 * w2), m * v2 - (h0 * w1 - h1 * w0))
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def set_motion_cross(V, i, U, j, out, l):
     """``out[l] = V[i] x U[j] = [w x u_w; v x u_w + w x u_v]`` (crm(V) U)."""
     w0, w1, w2, v0, v1, v2 = V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5]
@@ -275,7 +281,7 @@ def set_motion_cross(V, i, U, j, out, l):
     out[l, 5] = v0 * u1 - v1 * u0 + w0 * u4 - w1 * u3
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def add_force_cross(V, i, f, j, out, l):
     """``out[l] += crf(V[i]) f[j] = [w x n + v x F; w x F]``."""
     w0, w1, w2, v0, v1, v2 = V[i, 0], V[i, 1], V[i, 2], V[i, 3], V[i, 4], V[i, 5]
@@ -288,7 +294,7 @@ def add_force_cross(V, i, f, j, out, l):
     out[l, 5] += w0 * f4 - w1 * f3
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@inline
 def set_inertia_times(I, k, X, i, out, j):
     """``out[j] = I[k] X[i]`` for (6, 6) matrices ``I[k]`` and rows ``X[i]`` (6,)."""
     x0, x1, x2, x3, x4, x5 = X[i, 0], X[i, 1], X[i, 2], X[i, 3], X[i, 4], X[i, 5]
@@ -297,7 +303,7 @@ def set_inertia_times(I, k, X, i, out, j):
             + I[k, r, 5] * x5
 
 
-@njit(cache=True, _nrt=False)
+@kernel(refcount=False)
 def invert_spd(D, k, nk):
     """In-place inverse of the SPD block ``D[k, :nk, :nk]`` (Gauss-Jordan); returns ``log det D[k]``."""
     logdet = 0.0

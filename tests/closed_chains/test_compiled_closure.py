@@ -3,6 +3,8 @@
 the numpy steps of :mod:`dynamics.simulation.fixed_step`), the closure error and Jacobian of :mod:`dynamics.closed.closure`,
 the orthogonal projection ``project_velocity`` and DOP853 at 1e-12."""
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -10,16 +12,12 @@ from mbcompose.dynamics.simulation import JointProperties, simulate
 from mbcompose.dynamics import embedding as E
 from mbcompose.dynamics.closed.closure import ClosureError, closure_error, closure_jacobian
 from mbcompose.dynamics.compiled import closed_api, simulate_api
+from mbcompose.dynamics.dispatch import CompiledDeclined, backend
 from mbcompose.dynamics.closed.embedded_coordinates import project_velocity
 from mbcompose.dynamics.kinematics import integrate
 from mechanisms import available, load, random_states
 
 PLANAR_SAMPLES = ("fourbar", "fivebar", "leg_fourbar_knee")
-
-
-def numpy_only(monkeypatch):
-    """Make the fixed-step simulator take every closed-chain step with the numpy reference."""
-    monkeypatch.setattr(simulate_api, "closed_chain_stepper", lambda *args, **kwargs: None)
 
 
 def spy_on_stepper(monkeypatch):
@@ -28,6 +26,8 @@ def spy_on_stepper(monkeypatch):
 
     def stepper(*args, **kwargs):
         run = original(*args, **kwargs)
+        if run is None:
+            return None
 
         def spied(y, s0, steps, stride, Y):
             s = run(y, s0, steps, stride, Y)
@@ -95,7 +95,7 @@ def test_compiled_velocity_completion_of_an_open_configuration_raises_the_refere
 
 @pytest.mark.parametrize("name", PLANAR_SAMPLES)
 @pytest.mark.parametrize("method", ["rk4", "euler"])
-def test_compiled_loop_keeps_every_step_closed_and_equals_the_numpy_steps(name, method, monkeypatch):
+def test_compiled_loop_keeps_every_step_closed_and_equals_the_numpy_steps(name, method):
     asm, tm, em = load(name)
     rng = np.random.default_rng(7)
     q, v, tau = random_states(em, rng, 1, spread=0.3)[0]
@@ -113,9 +113,10 @@ def test_compiled_loop_keeps_every_step_closed_and_equals_the_numpy_steps(name, 
     joints = JointProperties(damping, np.full(em.nv, -np.inf), np.full(em.nv, np.inf))
     args = (em, q, v, steps * dt, steps + 1)
     kwargs = dict(torque=0.2 * tau, method=method, dt=dt, joints=joints)
-    compiled = simulate(*args, **kwargs)
-    numpy_only(monkeypatch)
-    reference = simulate(*args, **kwargs)
+    with backend("compiled"):                               # every step compiled, or CompiledDeclined
+        compiled = simulate(*args, **kwargs)
+    with backend("numpy"):                                  # every step, closure and completion in numpy
+        reference = simulate(*args, **kwargs)
     scale = max(1.0, np.abs(reference.v).max())
     assert np.abs(compiled.q - reference.q).max() < 1e-10 * scale
     assert np.abs(compiled.v - reference.v).max() < 1e-10 * scale
@@ -135,26 +136,30 @@ def test_compiled_loop_converges_at_the_integrators_order_to_the_adaptive_refere
         assert np.log2(errors[0] / errors[1]) == pytest.approx(order, abs=0.1), (method, errors)
 
 
-def test_steps_the_kernel_declines_are_taken_by_the_numpy_reference(monkeypatch):
+def test_steps_the_kernel_declines_are_taken_by_the_numpy_reference_and_logged(monkeypatch, caplog):
     """A stricter threshold on the dependent block's condition in the packed constants makes the kernels
     decline on part of the run (the four-bar's dependent block conditioning varies along it): the
-    numpy steps take those, and the run is the numpy run."""
+    numpy steps take those, each decline is logged at DEBUG level, the run is the numpy run, and
+    forcing the compiled backend turns the first decline into an error."""
     asm, tm, em = load("fourbar")
     v0 = np.zeros(em.nv)
     v0[em.independent_v] = 4.0
     q0 = E.complete_configuration(em)
     v0 = E.complete_velocity(em, q0, v0)
-    cf = closed_api.closed_flat(em)
-    n_rows, n_c = cf.cint[8, 0], cf.cint[8, 1]
     conditions = []
     for q in simulate(em, q0, v0, 0.3, 31, method="rk4", dt=1e-2).q:
         G = closure_jacobian(em.tree_model, em.chords, q)[:, np.setdiff1d(np.arange(em.nv), em.independent_v)]
         conditions.append(np.linalg.norm(G) * np.linalg.norm(np.linalg.pinv(G)))
-    cf.cflt[n_rows + 2 * n_c, 1] = 1.0 / np.median(conditions)
+    em.closed_flat.fields.rcond_switch[()] = 1.0 / np.median(conditions)
     calls = spy_on_stepper(monkeypatch)
-    compiled = simulate(em, q0, v0, 0.3, 31, method="rk4", dt=1e-2)
+    with caplog.at_level(logging.DEBUG, logger=simulate_api.log.name):
+        compiled = simulate(em, q0, v0, 0.3, 31, method="rk4", dt=1e-2)
     assert len(calls) > 2 and any(s == s0 for s0, s in calls) and any(s > s0 for s0, s in calls)
-    numpy_only(monkeypatch)
-    reference = simulate(em, q0, v0, 0.3, 31, method="rk4", dt=1e-2)
+    declines = [r for r in caplog.records if r.name == simulate_api.log.name and "declined" in r.message]
+    assert len(declines) == sum(s < 31 for _, s in calls) and "near singular" in declines[0].message
+    with backend("numpy"):
+        reference = simulate(em, q0, v0, 0.3, 31, method="rk4", dt=1e-2)
     assert np.abs(compiled.q - reference.q).max() < 1e-10
     assert np.abs(compiled.v - reference.v).max() < 1e-10 * max(1.0, np.abs(reference.v).max())
+    with backend("compiled"), pytest.raises(CompiledDeclined, match="near singular"):
+        simulate(em, q0, v0, 0.3, 31, method="rk4", dt=1e-2)
