@@ -102,17 +102,16 @@ def one_configuration(label, model, pm, repeats, number):
               np.abs(dyn.mass_matrix(model, q)[np.ix_(vi, vi)] - Mp).max())
     print(f"\n{label}: nq={model.nq} nv={model.nv} bodies={model.n_bodies}  max |ours - pinocchio| = {err:.1e}")
     from mbcompose.dynamics.compiled import entry_kernels as ek
-    from mbcompose.dynamics.compiled.layout import flat_model
 
-    flat, data = flat_model(model), model.create_data()
+    flat, data = model.flat_model, model.create_data()
     out, M, nf = np.empty(model.nv), np.empty((model.nv, model.nv)), np.zeros((0, 6))
     t = best_of({
         "RNEA": lambda: dyn.inverse_dynamics(model, q, v, a), "pin RNEA": lambda: pin.rnea(pm, pd, qp, vp, ap),
         "CRBA": lambda: dyn.mass_matrix(model, q), "pin CRBA": lambda: pin.crba(pm, pd, qp),
         "ABA": lambda: dyn.forward_dynamics(model, q, v, a), "pin ABA": lambda: pin.aba(pm, pd, qp, vp, ap),
-        "RNEA kernel": lambda: ek.rnea(flat.ints, flat.blocks, flat.extra, data.work, q, v, a, nf, out),
-        "CRBA kernel": lambda: ek.crba(flat.ints, flat.blocks, flat.extra, data.work, q, M),
-        "ABA kernel": lambda: ek.aba(flat.ints, flat.blocks, flat.extra, data.work, q, v, a, nf, out),
+        "RNEA kernel": lambda: ek.rnea(flat.ints, flat.floats, data.work, q, v, a, nf, out),
+        "CRBA kernel": lambda: ek.crba(flat.ints, flat.floats, data.work, q, M),
+        "ABA kernel": lambda: ek.aba(flat.ints, flat.floats, data.work, q, v, a, nf, out),
     }, repeats, number)
     print("  one configuration (microseconds per call; kernel: the compiled entry called directly)")
     for alg in ("RNEA", "CRBA", "ABA"):

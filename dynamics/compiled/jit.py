@@ -55,6 +55,10 @@ if not CACHING:
                 "(about a minute of CPU)", CACHE_DIR)
 
 
+#: (module, qualified name, first line) -> refcount of every function made a kernel (see :func:`kernel`)
+_refcount: dict = {}
+
+
 @contextmanager
 def _cache_directory():
     """numba's cache directory set to :data:`CACHE_DIR` while a dispatcher is created (see the module docstring)."""
@@ -78,6 +82,10 @@ def kernel(fn=None, *, signature=None, refcount: bool = True, parallel: bool = F
         options["_nrt"] = False
 
     def decorate(f):
+        key = (f.__module__, f.__qualname__, f.__code__.co_firstlineno)
+        if _refcount.setdefault(key, refcount) != refcount:
+            raise ValueError(f"{f.__qualname__} is already a kernel with refcount={not refcount}: numba's cache "
+                             "would not tell the two apart")
         with _cache_directory():
             return njit(signature, **options)(f) if signature is not None else njit(**options)(f)
     return decorate if fn is None else decorate(fn)

@@ -159,3 +159,67 @@ def test_embedding_without_chords_gives_the_tree_accelerations():
     v, tau = rng.normal(size=(2, model.nv))
     a_ref = dyn.forward_dynamics(model, q, v, tau)
     assert np.allclose(dyn.forward_dynamics(em, q, v, tau), a_ref, atol=1e-10 * max(1.0, np.abs(a_ref).max()))
+
+
+# ---- backends and declines -----------------------------------------------------------------------------
+
+import logging
+from pathlib import Path
+
+import mbcompose
+from mbcompose.dynamics.dispatch import CompiledDeclined, backend
+
+COUPLINGS = Path(__file__).resolve().parents[1] / "data" / "sdf" / "couplings.sdf"
+
+
+@pytest.mark.parametrize("name", PLANAR_SAMPLES + ("seeker_bearings",))
+def test_forward_dynamics_and_closure_on_each_backend_give_the_numpy_reference(name):
+    """Under ``backend("compiled")`` every call runs its kernel (a decline would raise; the given Data is
+    written), under ``backend("numpy")`` the reference (the Data stays untouched), with the same numbers."""
+    asm, tm, em = load(name)
+    rng = np.random.default_rng(21)
+    for q, v, tau in random_states(em, rng, 3):
+        results = {}
+        guess = q.copy()
+        guess[em.dependent_v] += rng.uniform(-1e-3, 1e-3, size=len(em.dependent_v))    # (nq = nv here)
+        for which in ("numpy", "compiled"):
+            data = em.create_data()
+            with backend(which):
+                a = dyn.forward_dynamics(em, q, v, tau, data=data)
+                qc = closed_api.complete_configuration(em, guess, data=data)
+                vc = closed_api.complete_velocity(em, qc, v[em.independent_v], data=data)
+            assert bool(np.any(data.fields.M)) == (which == "compiled") == bool(np.any(data.tree.work))
+            results[which] = a, qc, vc
+        for x, ref in zip(results["compiled"], results["numpy"]):
+            assert rel(x, ref) < 1e-10, name
+
+
+def test_declines_run_the_reference_and_say_why_or_raise_under_the_compiled_backend(caplog):
+    """The dead centre of the default dependent set (the kernel declines, the reference re-picks the
+    dependent coordinates) and a model with joint couplings (no compiled path): logged at DEBUG in the
+    default backend, CompiledDeclined when the compiled backend is forced."""
+    asm, tm, em0 = load("fourbar")
+    em = E.embed(tm.model, em0.chords, independent=["rocker_pivot"])
+    r1, r2 = 0.34, 0.26
+    x = (r1 ** 2 - r2 ** 2 + 0.3 ** 2) / (2 * 0.3)
+    Cp = np.array([x, np.sqrt(r1 ** 2 - x ** 2)])
+    q = np.zeros(3)
+    q[em.q_slice("crank_pivot")] = -(np.arctan2(Cp[1], Cp[0]) - np.pi / 2)
+    q[em.q_slice("crank_coupler")] = -(0.0 - (np.arctan2(0.15, 0.2) - np.pi / 2))
+    q[em.q_slice("rocker_pivot")] = -(np.arctan2(Cp[1], Cp[0] - 0.3) - np.arctan2(0.24, -0.1))
+    v = E.complete_velocity(em0, q, [1.3])
+    coupled = mbcompose.compose(COUPLINGS).model
+    assert coupled.couplings and coupled.closed_flat is None
+    qk = coupled.neutral()
+    for model, state, why in ((em, (q, v, np.zeros(3)), "near singular"),
+                              (coupled, (qk, np.zeros(coupled.nv), np.zeros(coupled.nv)), "joint couplings")):
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger=closed_api.log.name):
+            a = dyn.forward_dynamics(model, *state)
+        assert np.allclose(a, E.forward_dynamics(model, *state), rtol=0, atol=1e-12)
+        said = [r.message for r in caplog.records if r.name == closed_api.log.name]
+        assert len(said) == 1 and why in said[0] and "numpy embedding" in said[0]
+        with backend("compiled"), pytest.raises(CompiledDeclined, match=why):
+            dyn.forward_dynamics(model, *state)
+    with backend("compiled"), pytest.raises(CompiledDeclined, match="joint couplings"):
+        closed_api.complete_configuration(coupled, qk)
