@@ -1,9 +1,10 @@
 """Benchmark: compile time of the compiled dynamics (first call after install) and cached load time.
 
 Run ``python benchmarks/compile_time.py``.  Two child processes share an empty
-numba cache directory (``NUMBA_CACHE_DIR``): the first compiles every kernel on its
-first call and writes the cache (what the first use after install costs), the second
-loads the machine code from that cache (what every later process costs).  Each child
+numba cache directory (``NUMBA_CACHE_DIR``; the kernels keep theirs in its subfolder
+``mbcompose-<hash of their source>``): the first compiles every kernel on its first call and
+writes the cache (what the first use after an install or an edit of a kernel module costs), the
+second loads the machine code from that cache (what every later process costs).  Each child
 times ``import mbcompose.dynamics`` and the first call of each public function on a
 7-body tree (one configuration, then a batch).
 """

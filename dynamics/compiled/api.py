@@ -213,9 +213,9 @@ def mass_matrix_inverse(model, q, data=None):
     flat, work = model.flat_model, _work(model, data)
 
     def one(qi):
-        Minv, scratch = np.empty(flat.nv2), np.empty((2,) + flat.nv2)
+        Minv, Linv, W = np.empty(flat.nv2), np.empty(flat.nv2), np.empty(flat.nv2)
         try:
-            if not ek.mass_matrix_inverse(flat.ints, flat.floats, work, qi, scratch[0], scratch[1], Minv):
+            if not ek.mass_matrix_inverse(flat.ints, flat.floats, work, qi, Linv, W, Minv):
                 raise ValueError(_MISFIT)
         except ZeroDivisionError:  # a zero articulated inertia D(k)
             raise _singular(model, qi) from None

@@ -6,8 +6,10 @@ Each entry takes the packed arrays of a :class:`dynamics.compiled.layout.FlatMod
 :mod:`dynamics.compiled.tree_kernels` or :mod:`dynamics.compiled.factor_kernels`, inlined.  The
 entries neither allocate nor return arrays and are compiled without reference counting
 (:mod:`dynamics.compiled.jit`): each array view would cost an atomic reference count update
-otherwise.  Kernels compiled with reference counting (the simulators, the closed chains) call
-these entries rather than the recursions, so that the recursions run without it there too.
+otherwise.  Other kernels (the tree simulator, which allocates, and the closed chains) call these
+entries rather than inlining the recursions: one compiled copy of each recursion, which runs
+without reference counting wherever it is called from, and a call that passes three packed arrays
+instead of some 50 views.
 Each entry checks the sizes of its arguments against the model (:func:`fits`) and returns False,
 computing nothing, when they do not fit.
 

@@ -32,8 +32,8 @@ receives and the views it takes were half of the time of ``crba`` (``perf record
 also inlined into the entries of :mod:`dynamics.compiled.entry_kernels` (``inline="always"``,
 numba IR): a call of its own would receive the model and work fields as two named tuples of
 some 50 array structs, copied onto the stack and read back from it at every call (0.25 us of
-panda's 1.5 us ``crba`` with the 33 of an earlier layout).  Callers compiled with reference
-counting call those entries, which take the packed arrays.
+panda's 1.5 us ``crba`` with the 33 of an earlier layout).  Every other caller calls those
+entries, which take the packed arrays.
 
 Gravity is the ground acceleration ``alpha_ground = [0; -g]`` carried to the roots; external forces
 ``f_ext`` (n, 6) (body frames, about the body origin, moment first; an empty (0, 6)
