@@ -132,9 +132,10 @@ def closed_chain_stepper(em, dt: float, integrator: str, tau=None, damping=None,
     closed, in place from step s0 and writes every ``stride``-th state to ``Y[s // stride]``; s is
     ``steps``, or the step the kernel declined (a dependent block near singular, Newton not
     converging ...; see :mod:`closure_kernels`), which the caller then takes with the numpy
-    reference.  tau, damping (nv,): constant joint forces and viscous damping (default 0); tol:
-    closure tolerance of the Newton iteration, m or rad.  Each decline is logged at DEBUG level
-    (or raises ``dispatch.CompiledDeclined`` under ``backend("compiled")``).
+    reference.  tau, damping (nv,): constant joint forces and viscous damping (default 0; forces
+    ``f(t, q, v)`` are declined: the loop takes constant ones); tol: closure tolerance of the Newton
+    iteration, m or rad.  Each decline is logged at DEBUG level (or raises
+    ``dispatch.CompiledDeclined`` under ``backend("compiled")``).
     """
     from ..tolerances import NEWTON_MAX_ITER, NEWTON_MAX_STEP
     from . import closure_kernels as cu
@@ -147,8 +148,9 @@ def closed_chain_stepper(em, dt: float, integrator: str, tau=None, damping=None,
         return None
     odd = [f"{n} ({t})" for n, t in zip(em.tree_model.joint_names, em.tree_model.joint_types)
            if t not in CLOSED_CHAIN_JOINTS]
-    if em.couplings or odd:
-        why = "the model has joint couplings" if em.couplings else f"joints with q_dot != v: {', '.join(odd)}"
+    if em.couplings or odd or callable(tau):
+        why = ("the model has joint couplings" if em.couplings else f"joints with q_dot != v: {', '.join(odd)}"
+               if odd else "the joint forces are a function f(t, q, v), not constant")
         declined(log, what, why, instead)
         return None
     packed = em.create_data().packed

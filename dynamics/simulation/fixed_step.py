@@ -109,7 +109,8 @@ def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, meth
     The steps run compiled (:func:`dynamics.compiled.simulate_api.closed_chain_stepper`) for
     constant joint forces on the chains it takes; the steps its kernels decline, and every step
     of the other chains (joint couplings, joints with ``q_dot != v``, forces f(t, q, v)), run
-    :func:`closed_chain_step` with the numpy closure and velocity completion.
+    :func:`closed_chain_step` with the numpy closure and velocity completion (the stepper logs
+    each decline at DEBUG level).
     """
     from ..compiled.simulate_api import closed_chain_stepper   # numba is imported on first use
 
@@ -121,8 +122,8 @@ def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, meth
         return configuration_rate(tree, q, E.complete_velocity(em, q, v_ind), stabilise=QUATERNION_GAIN)
 
     dt_used, stride, steps = step_grid(duration, samples, dt)
-    compiled = None if callable(torque) else closed_chain_stepper(
-        em, dt_used, FIXED_STEP[method], constant_torque(torque, tree.nv), joints.damping, tol)
+    forces = torque if callable(torque) else constant_torque(torque, tree.nv)   # the stepper declines f(t, q, v)
+    compiled = closed_chain_stepper(em, dt_used, FIXED_STEP[method], forces, joints.damping, tol)
     y = np.concatenate([close(np.asarray(q0, dtype=float)), np.asarray(v0, dtype=float)[em.independent_v]])
     Y = np.empty((samples, y.size))
     Y[0] = y

@@ -163,3 +163,18 @@ def test_steps_the_kernel_declines_are_taken_by_the_numpy_reference_and_logged(m
     assert np.abs(compiled.v - reference.v).max() < 1e-10 * max(1.0, np.abs(reference.v).max())
     with backend("compiled"), pytest.raises(CompiledDeclined, match="near singular"):
         simulate(em, q0, v0, 0.3, 31, method="rk4", dt=1e-2)
+
+
+def test_forces_of_time_and_state_are_declined_by_the_compiled_loop_and_logged(caplog):
+    asm, tm, em = load("fourbar")
+    q0 = E.complete_configuration(em)
+    v0 = E.complete_velocity(em, q0, np.ones(em.n_independent))
+    constant = np.full(em.nv, 0.1)
+    with caplog.at_level(logging.DEBUG, logger=simulate_api.log.name):
+        varying = simulate(em, q0, v0, 0.05, 6, torque=lambda t, q, v: constant, method="rk4", dt=1e-2)
+    said = [r.message for r in caplog.records if r.name == simulate_api.log.name]
+    assert len(said) == 1 and "f(t, q, v)" in said[0] and "numpy steps" in said[0]
+    fixed = simulate(em, q0, v0, 0.05, 6, torque=constant, method="rk4", dt=1e-2)
+    assert np.abs(varying.q - fixed.q).max() < 1e-10
+    with backend("compiled"), pytest.raises(CompiledDeclined, match="f\\(t, q, v\\)"):
+        simulate(em, q0, v0, 0.05, 6, torque=lambda t, q, v: constant, method="rk4", dt=1e-2)
