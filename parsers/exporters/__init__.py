@@ -112,15 +112,10 @@ def export_tree(a: Assembly) -> tuple[dict[str, TreeJoint], list[str], list[Join
     return parent, [e.child for e in edges], chords
 
 
-def tree_path(parent: dict[str, TreeJoint], a: str, b: str) -> list[str]:
-    """Body names along the tree from ``a`` to ``b`` (ground included where passed;
-    :func:`dynamics.topology.tree_path`)."""
-    return topology.tree_path({child: tj.joint.reference for child, tj in parent.items()}, a, b, GROUND)
-
-
-def loop_description(parent, j: Joint) -> str:
-    path = tree_path(parent, j.secondary, j.reference)
-    return " -> ".join(path + [j.secondary])
+def loop_description(parent: dict[str, TreeJoint], j: Joint) -> str:
+    """The bodies of the loop a chord ``j`` closes, along the tree from its secondary body and back."""
+    parents = {child: tj.joint.reference for child, tj in parent.items()}
+    return " -> ".join(topology.tree_path(parents, j.secondary, j.reference, GROUND) + [j.secondary])
 
 
 def robust_rpy(R) -> np.ndarray:
@@ -177,4 +172,4 @@ def export(assembly: Assembly, path, **options) -> Path:
 
 
 __all__ = ["EXPORTERS", "ExportError", "TreeJoint", "export", "flip", "loop_description", "on_axis",
-           "robust_rpy", "export_tree", "tree_path", "warn_dropped"]
+           "robust_rpy", "export_tree", "warn_dropped"]

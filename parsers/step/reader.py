@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..assembly import GROUND, Assembly, Body, Geometry, Joint, MassProperties, Pose, Source
-from ..errors import InputError
+from ..errors import InputError, did_you_mean
 from . import brep
 from .inference import infer_joints
 from .mating import PLANAR_CONTACT_POLICIES, MatingTolerances, Surface
@@ -152,7 +152,8 @@ def _parts(path, leaves, renames) -> list[Part]:
         parts.append(Part(n, leaf))
     unknown = sorted(set(renames) - names)
     if unknown:
-        raise InputError(f"no part {unknown[0]!r}{_did_you_mean(unknown[0], names)}", file=str(path), key="names")
+        raise InputError(f"no part {unknown[0]!r}{did_you_mean(unknown[0], sorted(names))}", file=str(path),
+                         key="names")
     for p in parts:
         p.name = str(renames.get(p.name, p.name))
     if len({p.name for p in parts}) != len(parts):
@@ -160,12 +161,6 @@ def _parts(path, leaves, renames) -> list[Part]:
     if GROUND in {p.name for p in parts}:
         raise InputError(f"part name {GROUND!r} is reserved for the fixed world", file=str(path), key="names")
     return parts
-
-
-def _did_you_mean(name: str, known) -> str:
-    import difflib
-    close = difflib.get_close_matches(name, sorted(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _assign_densities(path, parts: list[Part], density, densities) -> None:
@@ -280,7 +275,7 @@ def _grounds(path, parts: list[Part], ground) -> list[str]:
     listed = [ground] if isinstance(ground, str) else list(ground)
     for g in listed:
         if g not in names:
-            raise InputError(f"no part {g!r}{_did_you_mean(g, names)}", file=str(path), key="ground")
+            raise InputError(f"no part {g!r}{did_you_mean(g, sorted(names))}", file=str(path), key="ground")
     return listed
 
 
@@ -323,7 +318,8 @@ def _with_actuation(path, joints: list[Joint], actuated) -> list[Joint]:
             match = [j.name for j in joints if {j.reference, j.secondary} == pair]
         if not match:
             names = [j.name for j in joints]
-            raise InputError(f"no joint {item!r}{_did_you_mean(str(item), names)}", file=str(path), key="actuated")
+            raise InputError(f"no joint {item!r}{did_you_mean(str(item), sorted(names))}", file=str(path),
+                             key="actuated")
         fixed = [n for n in match if next(j for j in joints if j.name == n).type == "fixed"]
         if fixed:
             raise InputError(f"joint {fixed[0]} is fixed and cannot be actuated", file=str(path), key="actuated")
