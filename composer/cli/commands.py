@@ -548,36 +548,28 @@ def convert(input_file, output, no_lumping, cut_loops, base):
     (or converted to STL) into an assets/ folder beside OUTPUT and referenced
     relatively, so the folder can be moved.
     """
-    import importlib
     from pathlib import Path
 
+    from mbcompose.composer.exports import MODEL_SUFFIXES, export_writers
     from mbcompose.composer.outputs import OutputSet
     from mbcompose.parsers.exporters import EXPORTERS, ExportError
-    from mbcompose.parsers.exporters.assets import plan_mesh_assets, relocated
-    from mbcompose.parsers.yaml.format import write_yaml
 
     out = Path(output)
     suffix = out.suffix.lower()
-    if suffix not in (".yaml", ".yml") and suffix not in EXPORTERS:
+    if suffix not in MODEL_SUFFIXES and suffix not in EXPORTERS:
         raise click.BadParameter(f"no writer for suffix {suffix!r} (use .yaml, "
                                  f"{', '.join(sorted(EXPORTERS))})", param_hint="--output")
     check_output_folder(out)
     composition, read = _compose_with_inputs(input_file, lumping=not no_lumping, loops="embed", base=base)
     assembly = composition.lumped
-    assets = plan_mesh_assets(assembly)
+    writers = export_writers(assembly, [out.name], out.parent, {".urdf": {"cut_loops": cut_loops}})
     with OutputSet(inputs=read, create_dirs=True) as staged:     # the folder exists; assets/ may be created
-        if suffix in (".yaml", ".yml"):
-            staged.add_text(out, write_yaml(relocated(assembly, assets, out.parent), out.parent))
-        else:
-            module, func = EXPORTERS[suffix].split(":")
-            writer = getattr(importlib.import_module(module), func)
-            options = {"cut_loops": True} if cut_loops and suffix == ".urdf" else {}
-            try:
-                staged.add(out, lambda p: writer(assembly, p, mesh_reference=assets.reference, **options))
-            except ExportError as exc:
-                message = str(exc).replace("pass cut_loops=True", "use --cut-loops")
-                raise InputError(f"cannot write {output}: {message}", file=input_file) from None
-        for name, write in assets.writers().items():
+        try:
+            staged.add(out, writers.pop(out.name))
+        except ExportError as exc:
+            message = str(exc).replace("pass cut_loops=True", "use --cut-loops")
+            raise InputError(f"cannot write {output}: {message}", file=input_file) from None
+        for name, write in writers.items():
             staged.add(out.parent / name, write)
     click.echo(f"{output}: {plural(len(assembly.bodies), 'body')}, {plural(len(assembly.joints), 'joint')}")
 

@@ -162,14 +162,20 @@ EXPORTERS = {
 }
 
 
-def export(assembly: Assembly, path, **options) -> Path:
-    """Write ``assembly`` to ``path`` in the format its suffix names (``.xml`` is MJCF)."""
-    suffix = Path(path).suffix.lower()
+def writer_for(suffix: str):
+    """The writer ``f(assembly, path, **options)`` of a file suffix (``.urdf``, ``.sdf``, ``.mjcf``,
+    ``.xml``: MJCF); ExportError naming the known suffixes if none."""
+    suffix = suffix.lower()
     if suffix not in EXPORTERS:
         raise ExportError(f"no exporter for suffix {suffix!r} (known: {', '.join(sorted(EXPORTERS))})")
     module, func = EXPORTERS[suffix].split(":")
-    return getattr(importlib.import_module(module), func)(assembly, path, **options)
+    return getattr(importlib.import_module(module), func)
 
 
-__all__ = ["EXPORTERS", "ExportError", "TreeJoint", "export", "flip", "loop_description", "on_axis",
+def export(assembly: Assembly, path, **options) -> Path:
+    """Write ``assembly`` to ``path`` in the format its suffix names (:func:`writer_for`)."""
+    return writer_for(Path(path).suffix)(assembly, path, **options)
+
+
+__all__ = ["EXPORTERS", "ExportError", "TreeJoint", "export", "flip", "writer_for", "loop_description", "on_axis",
            "robust_rpy", "export_tree", "warn_dropped"]
