@@ -34,28 +34,16 @@ import logging
 import sys
 from typing import Callable
 
-import numpy as np
-
 from . import opspace
+from .batch import each_configuration
 from .closed import aggregated, embedded_coordinates, embedded_dynamics, lagrange
 from .compiled import cache_is_cold
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TREE", "EMBEDDED", "LAGRANGE", "AGGREGATED", "ALGORITHMS", "NOT_DEFINED", "algorithm",
-           "each_configuration"]
+__all__ = ["TREE", "EMBEDDED", "LAGRANGE", "AGGREGATED", "ALGORITHMS", "NOT_DEFINED", "algorithm"]
 
 TREE, EMBEDDED, LAGRANGE, AGGREGATED = "tree", "embedded", "lagrange", "aggregated"
-
-
-def each_configuration(func, model, *arrays):
-    """Apply a single-configuration function to (nq,) inputs or row by row to (B, .) batches."""
-    arrays = [np.asarray(a, dtype=float) for a in arrays]
-    if all(a.ndim == 1 for a in arrays):
-        return func(model, *arrays)
-    batch = max(a.shape[0] for a in arrays if a.ndim == 2)
-    rows = [np.broadcast_to(a, (batch, a.shape[-1])) for a in arrays]
-    return np.stack([func(model, *row) for row in zip(*rows)])
 
 
 def _without_external_forces(func, n_arrays: int, batched: bool = False) -> Callable:

@@ -94,8 +94,7 @@ def frame_acceleration(model: SKOModel, q, v, a, body, point=None, frame: str = 
     -------
     (6,) or (B, 6)
     """
-    from .batch import node_list
-    from .model import as_batch
+    from .batch import as_batch, node_list
     from .rnea import newton_euler
 
     qb, vb, single, w, V, ac, bc, _ = prepare(model, q, v)

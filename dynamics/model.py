@@ -41,7 +41,7 @@ from . import joints as J
 from .sko import SKOTree, SKOWeights, mulT
 from .spatial import force_cross, motion_cross, phi_transform, rotation_about_axis, spatial_inertia
 
-__all__ = ["BodySpec", "SKOModel", "REF_TYPES", "build_model", "as_batch", "weights", "armature_blocks",
+__all__ = ["BodySpec", "SKOModel", "REF_TYPES", "build_model", "weights", "armature_blocks",
            "velocity_terms"]
 
 
@@ -309,21 +309,6 @@ def _per_freedom(value, nv: int) -> list:
 def build_model(bodies, gravity=(0.0, 0.0, -9.81)) -> SKOModel:
     """Compile a sequence of :class:`BodySpec` into an :class:`SKOModel`."""
     return SKOModel(bodies, gravity)
-
-
-def as_batch(x, width: int, name: str = "array"):
-    """(width,) or (B, width) -> ((B, width) float array, was_single)."""
-    x = np.asarray(x, dtype=float)
-    if x.ndim == 1:
-        x = x[None]
-        single = True
-    elif x.ndim == 2:
-        single = False
-    else:
-        raise ValueError(f"{name} must have shape ({width},) or (B, {width}), got {x.shape}")
-    if x.shape[1] != width:
-        raise ValueError(f"{name} must have {width} columns, got {x.shape[1]}")
-    return x, single
 
 
 def relative_poses(model: SKOModel, q):

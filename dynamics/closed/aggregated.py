@@ -52,9 +52,10 @@ import numpy as np
 
 from ..aba import forward_dynamics_sko
 from ..batch import node_list, out, prepare
+from ..batch import as_batch
 from ..crba import mass_matrix_sko
 from ..innovations import logdet_sko, mass_matrix_inverse_sko
-from ..model import SKOModel, TreeCoordinates, as_batch
+from ..model import SKOModel, TreeCoordinates
 from ..rnea import newton_euler
 from ..sko import SKOTree, SKOWeights
 from ..topology import satisfies_aggregation_condition
