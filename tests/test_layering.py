@@ -3,8 +3,8 @@
 * imports point one way: ``composer -> graph, parsers, dynamics``; ``graph -> parsers, dynamics``;
   ``parsers -> dynamics``; ``dynamics`` imports none of the others;
 * tolerances are defined once, in ``dynamics/tolerances.py`` (other modules import or alias them);
-* no module over 450 lines and no function over 80 lines, except the ones listed below, each
-  with its reason.
+* no function over 80 lines, except the ones listed below, each with its reason.  Modules have no
+  size limit (issue 23): a module is as long as its topic needs.
 """
 
 import ast
@@ -20,14 +20,10 @@ ALLOWED = {
     "parsers": {"dynamics"},
     "dynamics": set(),
 }
-#: modules and functions over the limits, with why they are kept; shrinking them is planned work
-#: of the helpers who own them (issue 10 names the long functions).
+#: functions over the limit, with why they are kept
 SIZE_EXCEPTIONS = {
-    "composer/cli/commands.py": "one click command per CLI verb; several helpers edit it in parallel",
-    "parsers/mjcf/reader.py": "the MJCF reader (defaults, frames, compiler mass rules, equalities); split with its owner",
     "parsers/mjcf/reader.py:assemble": "the MJCF reader's assembly step; split with its owner",
     "parsers/exporters/urdf.py:urdf_element": "one element per URDF tag, written in document order",
-    "parsers/yaml/format.py": "the native format's reader and writer side by side (round trip)",
 }
 
 
@@ -97,13 +93,11 @@ def test_tolerances_are_defined_only_in_the_tolerances_module():
     assert not owners, f"tolerance constants outside dynamics/tolerances.py: {owners}"
 
 
-def test_modules_and_functions_stay_within_the_size_limits():
+def test_functions_stay_within_the_size_limit():
     over = []
     for _, path in library_modules():
         rel = str(path.relative_to(ROOT))
         src = path.read_text()
-        if len(src.splitlines()) > 450 and rel not in SIZE_EXCEPTIONS:
-            over.append(f"{rel}: {len(src.splitlines())} lines")
         for node in ast.walk(ast.parse(src)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 n = node.end_lineno - node.lineno + 1
@@ -115,11 +109,9 @@ def test_modules_and_functions_stay_within_the_size_limits():
 
 
 def over_limit(key: str) -> set:
-    """{key} when the module or function ``key`` (``path`` or ``path:function``) is over its limit."""
+    """{key} when the function ``key`` (``path:function``) is over the limit."""
     path, _, func = key.partition(":")
     src = (ROOT / path).read_text()
-    if not func:
-        return {key} if len(src.splitlines()) > 450 else set()
     for node in ast.walk(ast.parse(src)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func:
             if node.end_lineno - node.lineno + 1 > 80:

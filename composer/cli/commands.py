@@ -3,9 +3,8 @@
 Exit codes: 0 success, 2 bad input (one line ``error: FILE:LINE: message``),
 1 internal error (one line with a hint; ``--verbose`` shows the traceback).
 
-Size: over the 450-line module limit on purpose: one click command per verb, each a few
-lines of option declarations that read best next to the function they feed; values are
-checked in :mod:`cli_values`, the work is done by the stages.
+One click command per verb, each a few lines of option declarations next to the function
+they feed; values are checked in :mod:`.values`, the work is done by the stages.
 """
 
 from __future__ import annotations

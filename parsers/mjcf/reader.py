@@ -1,8 +1,8 @@
 """MJCF (MuJoCo XML) reader: the body tree, its joints, geoms and equality loops.
 
-Size: just over the 450-line module limit, and :func:`assemble` over the 80-line function
-limit: it is the reader's one pass that ties the compiler, mass, equality and mesh modules
-together in MuJoCo's order; splitting it further would scatter that order.
+:func:`assemble` is over the 80-line function limit: it is the reader's one pass that ties the
+compiler, mass, equality and mesh modules together in MuJoCo's order; splitting it further
+would scatter that order.
 
 Each joint is recorded as in seed 004, Table 1 (type, reference body,
 secondary body, actuated).  Semantics follow MuJoCo's compiler (https://mujoco.readthedocs.io, XML

@@ -1,7 +1,7 @@
 """Reader of the native YAML assembly format (docs/assembly-format.md).
 
-Size: just over the 450-line module limit: the reader and the writer of the native format
-stay side by side so that every key is read and written in one place (the round trip).
+The reader and the writer of the native format stay side by side, so that every key is read
+and written in one place (the round trip).
 
 ``read_yaml(path) -> Assembly``: converts units to SI, resolves mesh paths
 relative to the file, computes mass properties from geometry through
