@@ -19,6 +19,7 @@ import click
 
 from mbcompose.dynamics.closed.closure import ClosureError
 from mbcompose.dynamics.singular import SingularMassMatrix
+from mbcompose.dynamics.tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 
@@ -392,8 +393,8 @@ def _vector(model, values, rate: bool, what: str):
                    "fixed step --dt, compiled for trees; or a scipy solve_ivp method.")
 @click.option("--dt", type=FiniteFloat(positive=True), default=None,
               help="Step of rk4/euler in seconds, rounded down to divide the sample interval [default: 0.001].")
-@click.option("--rtol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
-@click.option("--atol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
+@click.option("--rtol", type=FiniteFloat(positive=True), default=ADAPTIVE_RTOL, show_default=True)
+@click.option("--atol", type=FiniteFloat(positive=True), default=ADAPTIVE_ATOL, show_default=True)
 @click.option("--no-plot", is_flag=True, help="Do not write the plot PNG.")
 @_base_option
 @_verbosity_options
