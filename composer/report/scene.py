@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
+
 log = logging.getLogger(__name__)
 
 #: Colours of the bodies (matplotlib's tab10), cycled.
@@ -133,7 +135,7 @@ def _joint_axes(composition, names, R_ref, p_ref, length: float) -> tuple:
     index = {n: k for k, n in enumerate(names)}
     axes = []
     for j in composition.lumped.joints:
-        if j.type in ("fixed", "spherical", "free"):
+        if not JOINTS[j.type].has_axis:
             continue
         k = index.get(j.reference, -1)
         R, p = (np.eye(3), np.zeros(3)) if k < 0 else (R_ref[k], p_ref[k])
