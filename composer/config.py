@@ -48,6 +48,7 @@ from mbcompose.graph.model import LOOP_POLICIES, REDUNDANT_POLICIES
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.limits import InputLimits
+from mbcompose.parsers.step.mating import PLANAR_CONTACT_POLICIES
 from mbcompose.parsers.yaml.document import Node, load_yaml
 
 from .sweep.config import ExecutorConfig, SweepConfig, parse_executor, parse_sweep
@@ -262,7 +263,7 @@ def _mating(node: Node | None) -> dict[str, object]:
     node.check_keys(MATING_OPTIONS)
     out: dict[str, object] = {}
     for key, value in node.mapping().items():
-        out[key] = (_choice(value, ("fixed", "planar")) if key == "planar_contacts"
+        out[key] = (_choice(value, PLANAR_CONTACT_POLICIES) if key == "planar_contacts"
                     else value.number(positive=True))
     return out
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.tolerances import SINGULAR_FLOOR
 
 log = logging.getLogger(__name__)
@@ -135,7 +136,7 @@ def _joint_axes(composition, names, R_ref, p_ref, length: float) -> tuple:
     index = {n: k for k, n in enumerate(names)}
     axes = []
     for j in composition.lumped.joints:
-        if j.type in ("fixed", "spherical", "free"):
+        if not JOINTS[j.type].has_axis:
             continue
         k = index.get(j.reference, -1)
         R, p = (np.eye(3), np.zeros(3)) if k < 0 else (R_ref[k], p_ref[k])

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import topology
+from ..joints import JOINTS
 from ..model import SKOModel
 from ..spatial import cross3
 from ..world_kinematics import Kinematics, frame_pose, kinematics, point_motion
@@ -157,12 +158,14 @@ class ChordRows:
 
 def chord_rows(chord: Chord) -> ChordRows:
     """The constraint rows of a chord joint type (module table)."""
-    t, u = chord.type, chord.axis
+    if chord.type not in JOINTS:
+        raise ValueError(f"chord {chord.name!r}: unknown joint type {chord.type!r}")
+    t, u = JOINTS[chord.type].moves_as, chord.axis
     n1, n2 = _normal_pair(u)
     eye = [_EX, _EY, _EZ]
     if t == "fixed":
         P, R = eye, list(_ORIENT3)
-    elif t in ("revolute", "continuous"):
+    elif t == "revolute":
         P, R = eye, [(u, n1), (u, n2)]
     elif t == "prismatic":
         P, R = [n1, n2], list(_ORIENT3)

@@ -172,7 +172,7 @@ def _set_coordinate(em, q, name, val):
         i = int(i)
     else:
         jn, k, i = name, m.joint_index(name), 0
-    if m.joint_types[k] not in J.EUCLIDEAN:
+    if not J.JOINTS[m.joint_types[k]].euclidean:
         raise ValueError(f"coordinate {name!r} of a {m.joint_types[k]} joint cannot be set by value")
     q[m.q_slice(k).start + i] = val
 
@@ -205,6 +205,15 @@ def complete_velocity(em: "EmbeddedModel", q, v_ind) -> np.ndarray:
 def null_space_basis(em: "EmbeddedModel", q) -> np.ndarray:
     """``X(q)`` (nv, n_independent): tree velocities per unit independent velocity at a closed q."""
     return np.column_stack([complete_velocity(em, q, e) for e in np.eye(em.n_independent)])
+
+
+def _angle_about(u, R_ab) -> float:
+    """The angle of rotation ``R_ab`` (3, 3) about unit axis ``u`` (3,), rad: of a vector normal to ``u``."""
+    a1 = np.cross(u, [1.0, 0, 0] if abs(u[0]) < 0.9 else [0, 1.0, 0])
+    a1 /= np.linalg.norm(a1)
+    a2 = np.cross(u, a1)
+    Rn = R_ab @ a1
+    return np.arctan2(a2 @ Rn, a1 @ Rn)
 
 
 def _planar_chord(n, R_ab, p_ab, w_rel, v_rel):
@@ -242,24 +251,22 @@ def chord_coordinates(em: "EmbeddedModel", q, v=None) -> dict:
     out = {}
     for c in em.chords:
         R_ab, p_ab, w_rel, v_rel = relative_motion(kin, c)
-        u = c.axis
-        if c.type in ("revolute", "continuous", "cylindrical"):
-            a1 = np.cross(u, [1.0, 0, 0] if abs(u[0]) < 0.9 else [0, 1.0, 0])
-            a1 /= np.linalg.norm(a1)
-            a2 = np.cross(u, a1)
-            Rn = R_ab @ a1
-            ang = np.arctan2(a2 @ Rn, a1 @ Rn)
-            qc = [ang] if c.type != "cylindrical" else [ang, u @ p_ab]
-            vc = None if w_rel is None else ([u @ w_rel] if c.type != "cylindrical" else [u @ w_rel, u @ v_rel])
-        elif c.type == "prismatic":
+        u, t = c.axis, J.JOINTS[c.type].moves_as
+        if t == "revolute":
+            qc = [_angle_about(u, R_ab)]
+            vc = None if w_rel is None else [u @ w_rel]
+        elif t == "cylindrical":
+            qc = [_angle_about(u, R_ab), u @ p_ab]
+            vc = None if w_rel is None else [u @ w_rel, u @ v_rel]
+        elif t == "prismatic":
             qc = [u @ p_ab]
             vc = None if v_rel is None else [u @ v_rel]
-        elif c.type == "spherical":
+        elif t == "spherical":
             qc = matrix_to_quat(R_ab)
             vc = None if w_rel is None else R_ab.T @ w_rel
-        elif c.type == "planar":
+        elif t == "planar":
             qc, vc = _planar_chord(u, R_ab, p_ab, w_rel, v_rel)
-        elif c.type == "fixed":
+        elif t == "fixed":
             qc, vc = [], None if w_rel is None else []
         else:
             raise NotImplementedError(f"coordinates of a {c.type} chord ({c.name!r}) are not implemented")

@@ -12,7 +12,6 @@ import pytest
 from mbcompose import dynamics
 from mbcompose.dynamics import aba, crba, energy, innovations, kinematics, rnea
 from mbcompose.dynamics import joints as J
-from mbcompose.dynamics.model import REF_TYPES
 from trees import ALL_TYPES, q_to_pin, random_bodies, random_q, to_pinocchio, v_perm
 
 
@@ -20,8 +19,8 @@ def with_armature_and_ref(seed):
     """(model with armature and refs, the same tree without them, rng)."""
     rng = np.random.default_rng(900 + seed)
     plain = random_bodies(rng, int(rng.integers(3, 15)), ALL_TYPES)
-    given = [dataclasses.replace(b, armature=tuple(rng.uniform(0, 0.5, J.NV[b.joint_type])),
-                                 ref=float(rng.uniform(-1, 1)) if b.joint_type in REF_TYPES else 0.0)
+    given = [dataclasses.replace(b, armature=tuple(rng.uniform(0, 0.5, J.JOINTS[b.joint_type].nv)),
+                                 ref=float(rng.uniform(-1, 1)) if J.JOINTS[b.joint_type].takes_ref else 0.0)
              for b in plain]
     return dynamics.build_model(given), dynamics.build_model(plain), rng
 
