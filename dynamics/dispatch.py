@@ -22,7 +22,7 @@ configuration or a batch.  The tree row is the compiled backend
 (:mod:`dynamics.compiled`; the numpy modules ``crba``, ``rnea``, ``aba``,
 ``innovations``, ``jacobians`` stay the reference), and so is the embedded
 forward dynamics (:mod:`dynamics.compiled.closed_api`; the numpy reference is
-:func:`dynamics.closed.embedded_dynamics.forward_dynamics`).  A backend plugs in by
+:func:`dynamics.closed.embedding.forward_dynamics`).  A backend plugs in by
 replacing entries of a row; a new model kind adds a row.  A pair missing from
 the table raises ``TypeError`` with the reason in :data:`NOT_DEFINED` when
 there is one.
@@ -36,7 +36,7 @@ from typing import Callable
 
 from . import opspace
 from .batch import each_configuration
-from .closed import aggregated, embedded_coordinates, embedded_dynamics, lagrange
+from .closed import aggregated, embedding, lagrange
 from .compiled import cache_is_cold
 
 log = logging.getLogger(__name__)
@@ -97,8 +97,8 @@ def _state_as_given(model, q, v):
 
 def _closed_state(em, q, v):
     """The loops closed from q (independent coordinates kept) and v's independent entries completed."""
-    qc = embedded_coordinates.complete_configuration(em, q_guess=q)
-    return qc, embedded_coordinates.complete_velocity(em, qc, v)
+    qc = embedding.complete_configuration(em, q_guess=q)
+    return qc, embedding.complete_velocity(em, qc, v)
 
 
 #: kind -> public function name -> implementation (see the module docstring).
@@ -117,12 +117,12 @@ ALGORITHMS: dict[str, dict[str, Callable]] = {
         "consistent_state": _state_as_given,
     },
     EMBEDDED: {
-        "mass_matrix": _without_external_forces(embedded_dynamics.mass_matrix, 1),
-        "inverse_dynamics": _without_external_forces(embedded_dynamics.inverse_dynamics, 3),
+        "mass_matrix": _without_external_forces(embedding.mass_matrix, 1),
+        "inverse_dynamics": _without_external_forces(embedding.inverse_dynamics, 3),
         "forward_dynamics": _compiled("forward_dynamics", EMBEDDED),
-        "bias_forces": _without_external_forces(embedded_dynamics.bias_forces, 2),
-        "jacobian": _without_external_forces(embedded_dynamics.jacobian, 1),
-        "operational_space_inertia": _without_external_forces(embedded_dynamics.operational_space_inertia, 1),
+        "bias_forces": _without_external_forces(embedding.bias_forces, 2),
+        "jacobian": _without_external_forces(embedding.jacobian, 1),
+        "operational_space_inertia": _without_external_forces(embedding.operational_space_inertia, 1),
         "consistent_state": _closed_state,
     },
     LAGRANGE: {

@@ -3,7 +3,7 @@
 :class:`ClosedFlat` packs the loop data of a :class:`dynamics.embedding.EmbeddedModel` (chord
 rows, attachment frames, the independent / dependent split of each loop) into two arrays once
 per model; :func:`forward_dynamics` is the ``embedded`` row of :data:`dynamics.dispatch.ALGORITHMS`
-with the contract of :func:`dynamics.closed.embedded_dynamics.forward_dynamics` (the numpy reference).
+with the contract of :func:`dynamics.closed.embedding.forward_dynamics` (the numpy reference).
 States the kernel declines (a loop not closed, a dependent block near singular, see the kernel
 module) and models with joint couplings go to the reference, which raises
 :class:`dynamics.closed.closure.ClosureError` or switches dependent coordinates.  Importing this module
@@ -11,14 +11,14 @@ compiles the kernel (it has one signature) or loads it from numba's cache; the d
 imports it on the first embedded forward-dynamics call, so ``import mbcompose`` compiles nothing.
 :func:`complete_configuration` and :func:`complete_velocity` are the compiled loop closure and
 velocity completion (:mod:`dynamics.compiled.closure_kernels`, compiled on their first call), with
-the numpy reference of :mod:`dynamics.closed.embedded_coordinates` where the kernels decline.
+the numpy reference of :mod:`dynamics.closed.embedding` where the kernels decline.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..closed import embedded_coordinates, embedded_dynamics
+from ..closed import embedding
 from ..tolerances import CLOSURE_CHECK_FACTOR, CLOSURE_TOL, NEWTON_MAX_ITER, NEWTON_MAX_STEP, RCOND_SWITCH
 from . import closed_kernels as ck
 from . import closure_kernels as cu
@@ -94,7 +94,7 @@ def forward_dynamics(em, q, v, tau, f_ext=None):
 
     q (nq,) | (B, nq) closed configurations; v (nv,) | (B, nv) with ``G v = 0``; tau (nv,) | (B, nv)
     generalized forces at the tree joints.  Same results as
-    :func:`dynamics.closed.embedded_dynamics.forward_dynamics` (null-space projection, see
+    :func:`dynamics.closed.embedding.forward_dynamics` (null-space projection, see
     :mod:`dynamics.compiled.closed_kernels`); ``f_ext`` is not supported on embedded models.
     """
     cf = em.__dict__.get("_closed_flat") or closed_flat(em)
@@ -107,7 +107,7 @@ def forward_dynamics(em, q, v, tau, f_ext=None):
         if status == ck.OK:
             return out
         if status != ck.BAD_SHAPE:
-            return embedded_dynamics.forward_dynamics(em, q, v, tau)
+            return embedding.forward_dynamics(em, q, v, tau)
     return _general(em, cf, q, v, tau, f_ext)
 
 
@@ -115,20 +115,20 @@ def complete_configuration(em, q_guess=None, tol: float = CLOSURE_TOL, max_iter:
     """Closed configuration (nq,) near ``q_guess`` (default ``em.neutral()``): the loops closed by
     Newton's method on their dependent coordinates, compiled
     (:func:`closure_kernels.close_loops`); as
-    :func:`dynamics.closed.embedded_coordinates.complete_configuration`, which runs (and raises
+    :func:`dynamics.closed.embedding.complete_configuration`, which runs (and raises
     :class:`dynamics.closed.closure.ClosureError`) where the kernel declines."""
     cf = closed_flat(em)
     q = np.array(em.neutral() if q_guess is None else q_guess, dtype=np.float64)
     if cf is not None and q.shape == (em.nq,):
         if cu.close_configuration(*cf.args, q, float(tol), int(max_iter), NEWTON_MAX_STEP) == cu.OK:
             return q
-    return embedded_coordinates.complete_configuration(em, q_guess, tol=tol, max_iter=max_iter)
+    return embedding.complete_configuration(em, q_guess, tol=tol, max_iter=max_iter)
 
 
 def complete_velocity(em, q, v_ind):
     """Full joint velocities (nv,) ``X(q) v_ind`` at a closed q (nq,), v_ind (n_independent,) or
     (nv,) (its independent entries), compiled (:func:`closure_kernels.complete_velocity_at`); as
-    :func:`dynamics.closed.embedded_coordinates.complete_velocity`, which runs where the kernel declines."""
+    :func:`dynamics.closed.embedding.complete_velocity`, which runs where the kernel declines."""
     cf = closed_flat(em)
     v_i = np.array(v_ind, dtype=np.float64)
     if v_i.shape == (em.nv,):
@@ -138,13 +138,13 @@ def complete_velocity(em, q, v_ind):
         v = np.empty(em.nv)
         if cu.velocity_completion(*cf.args, qa, v_i, v) == cu.OK:
             return v
-    return embedded_coordinates.complete_velocity(em, q, v_ind)
+    return embedding.complete_velocity(em, q, v_ind)
 
 
 def _one(em, cf, q, v, tau):
     out = np.empty(cf.nv)
     if ck.embedded_forward_dynamics(*cf.args, q, v, tau, out) != ck.OK:
-        return embedded_dynamics.forward_dynamics(em, q, v, tau)
+        return embedding.forward_dynamics(em, q, v, tau)
     return out
 
 
@@ -167,7 +167,7 @@ def _general(em, cf, q, v, tau, f_ext):
 
 def _reference(em, q, v, tau):
     if q.ndim == v.ndim == tau.ndim == 1:
-        return embedded_dynamics.forward_dynamics(em, q, v, tau)
+        return embedding.forward_dynamics(em, q, v, tau)
     B = max(x.shape[0] for x in (q, v, tau) if x.ndim == 2)
     rows = [np.broadcast_to(x, (B, x.shape[-1])) for x in (q, v, tau)]
-    return np.stack([embedded_dynamics.forward_dynamics(em, *r) for r in zip(*rows)])
+    return np.stack([embedding.forward_dynamics(em, *r) for r in zip(*rows)])

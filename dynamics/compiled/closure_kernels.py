@@ -1,7 +1,7 @@
 """Compiled loop closure, velocity completion and fixed-step simulation of a constraint-embedded
 closed chain (numba).
 
-The numpy references (:mod:`dynamics.closed.embedded_coordinates`, seed 000 sections 5-6):
+The numpy references (:mod:`dynamics.closed.embedding`, seed 000 sections 5-6):
 
 * :func:`close_loops` is :func:`complete_configuration`: per loop, Newton's method on the
   dependent coordinates ``theta_d`` with the independent ones held,
@@ -119,7 +119,7 @@ def newton_step(cv, r0, r1, i0, i1, e, G, Gd, Gdi, dv, max_step):
 def close_loops(m, w, cv, lr, kin, sc, q, tol, max_iter, max_step, dv):
     """Close every loop by Newton's method on its dependent coordinates, q (nq,) in place
     (``dv`` (nv,) scratch); returns a status.  Loop by loop and with the stopping rule of
-    :func:`dynamics.closed.embedded_coordinates.complete_configuration`."""
+    :func:`dynamics.closed.embedding.complete_configuration`."""
     e, G, gamma, Gd, Gdi = sc[0], sc[1], sc[2], sc[3], sc[4]
     lk = cv[7]
     kind, q_off, v_off = m[1], m[2], m[3]
