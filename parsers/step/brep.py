@@ -194,8 +194,8 @@ class DensityUnits:
     ``GetDensityForShape``, Inventor's 1 g/cm^3 as 1e-3).  So the file's own density items
     (MEASURE_REPRESENTATION_ITEMs named ``density...``) are read with their units
     (:func:`density_unit`) and paired with the stored values: when all of them share one unit,
-    the sorted distinct file values and stored values must have the same count and one common
-    ratio (to ``STEP_DENSITY_RTOL``), which then converts every stored value.  Without a unit in
+    one common ratio must take every stored value to one of the file's (to ``STEP_DENSITY_RTOL``,
+    :meth:`_paired`); it then converts every stored value.  Without a unit in
     the file, XCAF's g/cm^3 is assumed; mixed units fall back to it with a warning.
 
     scale : kg/m^3 per unit of ``XCAFDoc_MaterialTool.GetDensityForShape``.
@@ -234,14 +234,25 @@ class DensityUnits:
 
     @staticmethod
     def _paired(si: list[float], stored: list[float]) -> float | None:
-        """The common ratio si/stored of the two sorted lists, or None when there is none."""
+        """The one ratio c with every stored value times c among the file's values (kg/m^3), or None.
+
+        ``si`` and ``stored`` are sorted and distinct.  Materials OpenCascade did not attach to a
+        solid are not stored, so ``stored`` may be shorter; when several ratios fit, the one
+        pairing the sorted lists one to one is taken if the counts agree, else there is none.
+        """
         from ...dynamics.tolerances import STEP_DENSITY_RTOL
-        if len(si) != len(stored) or not all(s > 0 for s in stored):
+
+        def close(x: float, y: float) -> bool:
+            return abs(x - y) <= STEP_DENSITY_RTOL * max(abs(x), abs(y))
+
+        if not stored or not all(s > 0 for s in stored):
             return None
-        ratios = [a / b for a, b in zip(si, stored)]
-        if max(ratios) - min(ratios) > STEP_DENSITY_RTOL * max(ratios):
-            return None
-        return ratios[0]
+        fits = [c for c in (v / stored[0] for v in si) if all(any(close(s * c, v) for v in si) for s in stored)]
+        if len(fits) == 1:
+            return fits[0]
+        if len(si) == len(stored) and si[0] / stored[0] in fits:
+            return si[0] / stored[0]
+        return None
 
     def kg_per_m3(self, label) -> float | None:
         """The density of a shape label in kg/m^3, or None when it has no material."""

@@ -207,16 +207,18 @@ def _two_materials(tmp_path, unit: str) -> Path:
     root = Node("top", children=[
         Node("steel_block", Product("steel_block", S.box((0, 0, 0), (10, 20, 30)), density=7850.0)),
         Node("pla_block", Product("pla_block", S.box((10, 0, 0), (20, 10, 10)), density=1240.0))])
-    path = tmp_path / f"m_{unit[0]}.step"
+    path = tmp_path / f"m_{unit.replace('/', '_').replace('^', '')}.step"
     write_step(path, root, density_unit=unit)
     return path
 
 
-@pytest.mark.parametrize("unit", ["g/cm^3", "kg/m^3"])
+@pytest.mark.parametrize("unit", ["opencascade", "g/cm^3", "kg/m^3"])
 def test_the_density_unit_is_read_from_the_file(tmp_path, unit):
+    """OpenCascade's own g/cm^3 (exponents 3 and 2), g/cm^3 as Inventor writes it, kg/m^3 as Fusion 360 does."""
     path = _two_materials(tmp_path, unit)
     text = path.read_text(encoding="latin-1")
     assert ("POSITIVE_RATIO_MEASURE(7850.0)" in text) == (unit == "kg/m^3")
+    assert ("SI_UNIT(.CENTI.,.METRE.)" in text) == (unit != "kg/m^3")
     parts = {p.name: p for p in reader.read_parts(path)}
     for name, rho, volume in (("steel_block", 7850.0, 6000.0), ("pla_block", 1240.0, 1000.0)):
         assert abs(parts[name].density - rho) <= STEP_DENSITY_RTOL * rho
@@ -279,3 +281,11 @@ def test_the_mesh_cache_is_in_the_users_cache_folder(tmp_path, monkeypatch):
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert reader._cache_dir(tmp_path / "a.step").parent == tmp_path / "home" / ".cache" / "mbcompose" / "step-meshes"
+
+
+def test_file_densities_pair_with_the_stored_ones_by_one_ratio_or_not_at_all():
+    paired = brep.DensityUnits._paired
+    assert paired([1240.0, 7850.0], [1.24e-6, 7.85e-6]) == pytest.approx(1e9, rel=STEP_DENSITY_RTOL)
+    assert paired([1000.0, 1240.0, 7850.0], [1.24e-6, 7.85e-6]) == pytest.approx(1e9, rel=STEP_DENSITY_RTOL)
+    assert paired([1240.0, 7850.0], [7.85e-6]) is None                  # either ratio fits: ambiguous
+    assert paired([1240.0, 7850.0], [1.0, 3.0]) is None                 # no common ratio
