@@ -239,6 +239,17 @@ def test_overrides_win_over_the_file_material_and_the_source_says_so(tmp_path):
     assert "densities['pla_*'] (over the file's material, 1240 kg/m^3)" in note
 
 
+def test_the_wrapper_density_and_parts_win_over_the_file(tmp_path):
+    from mbcompose.parsers import read_assembly
+    _two_materials(tmp_path, "kg/m^3")
+    (tmp_path / "w.yaml").write_text("assembly: m_kg_m3.step\ndensity: 2000\nparts:\n  pla_*: {material: pla}\n")
+    a = read_assembly(tmp_path / "w.yaml")
+    steel, pla = a.body("steel_block"), a.body("pla_block")
+    assert abs(steel.mass.mass - 2000.0 * 6000.0 * 1e-9) <= STEP_DENSITY_RTOL * 2000.0 * 6000.0 * 1e-9
+    assert "the density option (over the file's material, 7850 kg/m^3)" in str(steel.sources["mass"])
+    assert "densities['pla_*'] (over the file's material, 1240 kg/m^3)" in str(pla.sources["mass"])
+
+
 def test_an_implausible_density_is_named_in_a_warning(tmp_path, caplog):
     root = Node("top", children=[Node("light", Product("light", S.box((0, 0, 0), (10, 10, 10)), density=7.85)),
                                  Node("ok", Product("ok", S.box((20, 0, 0), (30, 10, 10)), density=1240.0))])
