@@ -134,3 +134,16 @@ DRAWING_ZERO = 1e-9
 
 #: the smallest loop closure error drawn on the logarithmic axis of the simulation plot.
 PLOT_LOG_FLOOR = 1e-18
+
+# ---------------------------------------------------------------- STEP materials (parsers.step)
+
+#: relative agreement of a STEP file's density values (converted from the unit each file declares)
+#: with the values OpenCascade's XCAF transfer stored: the pairing of the two is accepted when
+#: their ratio is the same to this tolerance for every material; the tests compare masses with
+#: B-rep volume times density to it.
+STEP_DENSITY_RTOL = 1e-9
+
+#: sewing tolerance (mm) with which the STEP reader closes a part's open shells into a solid
+#: (``BRepBuilderAPI_Sewing``; OpenCascade's default, the B-rep's own precision): faces that
+#: meet closer than this are joined, wider gaps leave the part open (skipped with a warning).
+STEP_SEWING_TOL = 1e-6
