@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mbcompose.dynamics.tolerances import STEP_DENSITY_RTOL, STEP_SEWING_TOL
+
 from ..errors import InputError
 
 log = logging.getLogger(__name__)
@@ -240,7 +242,6 @@ class DensityUnits:
         solid are not stored, so ``stored`` may be shorter; when several ratios fit, the one
         pairing the sorted lists one to one is taken if the counts agree, else there is none.
         """
-        from ...dynamics.tolerances import STEP_DENSITY_RTOL
 
         def close(x: float, y: float) -> bool:
             return abs(x - y) <= STEP_DENSITY_RTOL * max(abs(x), abs(y))
@@ -436,7 +437,6 @@ def closed_solid(shape, tolerance: float | None = None) -> tuple[object | None, 
     the returned problem then says it was healed.  Otherwise (open surfaces, wires, sketches) the
     solid is None and the problem says why.
     """
-    from ...dynamics.tolerances import STEP_SEWING_TOL
     problem = solid_problem(shape)
     if problem is None:
         return shape, None
