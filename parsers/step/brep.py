@@ -314,8 +314,9 @@ def decode_step_string(text: str) -> str:
 
     ``\\X2\\00E7\\X0\\`` (UTF-16 code units), ``\\X4\\...\\X0\\`` (UTF-32), ``\\X\\E7``
     (one ISO 8859-1 byte), ``\\S\\g`` (the character + 128 of the current page, ISO 8859-1 here),
-    ``\\PA\\`` (page switches, dropped) and ``\\\\`` (a backslash).  OpenCascade decodes some
-    of them and hands back others verbatim, depending on the version and the reader's settings.
+    ``\\PA\\`` (page switches, dropped) and ``\\\\`` (a backslash).  OCP 8.0.1 decodes them itself
+    (to UTF-8 bytes, repaired by :func:`_utf8_from_bytes`); this decodes any that reach the
+    reader verbatim (other OpenCascade versions or settings).
     """
     if "\\" not in text:
         return text
