@@ -150,10 +150,6 @@ JOINTS: Mapping[str, JointType] = _table(
 )  # columns: has_axis, has_axis2, moves_as, reversible, takes_limits, takes_ref, couplable, constant_H, euclidean
 del _, X
 
-#: the joint type names, in table order (the order of the model's joint-type groups)
-JOINT_TYPES = tuple(JOINTS)
-
-
 def joint_types(**facts) -> tuple[str, ...]:
     """The names of the joint types whose facts have the given values, in table order.
 
@@ -354,6 +350,6 @@ def normalize(jtype: str, q):
     return q
 
 
-__all__ = ["JointType", "JOINTS", "JOINT_TYPES", "joint_types", "neutral", "plane_basis", "motion_subspace",
+__all__ = ["JointType", "JOINTS", "joint_types", "neutral", "plane_basis", "motion_subspace",
            "transform", "universal_H", "universal_cJ", "universal_dH", "integrate", "difference", "normalize",
            "skew_batch"]
