@@ -36,8 +36,7 @@ from .. import joints as J
 __all__ = ["KIND", "FlatModel", "Data", "flat_model", "model_views", "work_views", "work_size"]
 
 #: joint kind codes of the kernels (continuous shares revolute's code)
-KIND = {"fixed": 0, "revolute": 1, "continuous": 1, "prismatic": 2, "cylindrical": 3, "universal": 4,
-        "spherical": 5, "planar": 6, "free": 7}
+KIND = {t: j.kernel for t, j in J.JOINTS.items()}
 
 
 class FlatModel:

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..joints import joint_types
 from ..singular import singular_mass_matrix
 from . import entry_kernels as ek
 from .api import mass_matrix
@@ -24,13 +25,14 @@ __all__ = ["INTEGRATORS", "FixedStepTrajectory", "simulate_fixed_step", "limited
 #: fixed-step integrators (codes of :mod:`simulate_kernels`); "euler" is the semi-implicit one
 INTEGRATORS = {"semi-implicit-euler": 0, "euler": 0, "rk4": 1}
 
-#: joints whose velocity coordinates are the rates of their position coordinates (q_dot = v),
-#: the only ones a coordinate limit can be put on
-LIMITABLE = ("revolute", "prismatic", "continuous", "cylindrical", "universal")
+#: joints whose velocity coordinates are the rates of their position coordinates (q_dot = v), the
+#: only ones the stop kernel can hold at a coordinate limit (which joints the readers give limits
+#: is the table's ``takes_limits``)
+LIMITABLE = joint_types(euclidean=True)
 
 #: tree joints of a closed chain the compiled closed-chain loop takes (``q_dot = v``, see
 #: :mod:`closure_kernels`)
-CLOSED_CHAIN_JOINTS = LIMITABLE + ("fixed",)
+CLOSED_CHAIN_JOINTS = joint_types(euclidean=True)
 
 
 class FixedStepTrajectory(NamedTuple):

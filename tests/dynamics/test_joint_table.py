@@ -183,12 +183,6 @@ def test_joint_types_selects_by_facts_and_refuses_unknown_ones():
     assert set(JointType.__dataclass_fields__) >= {"nq", "nv", "takes_limits", "kernel"}
 
 
-def test_the_compiled_kernels_codes_are_the_tables():
-    from mbcompose.dynamics.compiled.layout import KIND
-
-    assert KIND == {t: j.kernel for t, j in JOINTS.items()}
-
-
 # ---- the format modules' name maps ------------------------------------------------------------
 
 def test_format_name_maps_name_types_of_the_table_and_the_exporters_invert_the_readers():
@@ -210,8 +204,7 @@ def test_format_name_maps_name_types_of_the_table_and_the_exporters_invert_the_r
 # ---- one home: no list of joint types outside the table ---------------------------------------
 
 #: module -> names whose values may list joint types: a format's name map (checked above) or a policy
-#: whose values are joint types.  KIND and LIMITABLE belong to dynamics/compiled, which is being
-#: reshaped on another branch; they are connected to the table (``kernel``; ``takes_limits``) when it lands.
+#: whose values are joint types.
 ALLOWED_LISTS = {
     "parsers/urdf/joints.py": {"URDF_JOINT_TYPES"},
     "parsers/sdf/joints.py": {"JOINT_MAP"},
@@ -220,8 +213,6 @@ ALLOWED_LISTS = {
     "parsers/exporters/sdf.py": {"SDF_TYPES"},
     "parsers/exporters/mjcf.py": {"TYPES"},
     "parsers/step/mating.py": {"PLANAR_CONTACT_POLICIES"},
-    "dynamics/compiled/layout.py": {"KIND"},
-    "dynamics/compiled/simulate_api.py": {"LIMITABLE"},
 }
 
 
