@@ -220,8 +220,7 @@ def _solid_leaves(path, leaves: list[brep.LeafPart]) -> list[brep.LeafPart]:
         shown = ", ".join("/".join(leaf.path) for leaf, _ in skipped[:SKIPPED_SHOWN])
         more = f" and {len(skipped) - SKIPPED_SHOWN} more" if len(skipped) > SKIPPED_SHOWN else ""
         log.warning("%s: %d parts without a closed solid (open shells, surfaces or wires that sewing does not "
-                    "close) were skipped: %s%s; run with --verbose to list them all, or drop them with an "
-                    "'ignore:' pattern", path, len(skipped), shown, more)
+                    "close) were skipped: %s%s; run with --verbose to list them all", path, len(skipped), shown, more)
         for leaf, problem in skipped:
             log.info("%s: skipped part %s: %s", path, "/".join(leaf.path), problem)
     return kept
