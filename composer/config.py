@@ -43,11 +43,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from mbcompose.dynamics.tolerances import GRAPH_RANK_RTOL, SIMULATION_CLOSURE_TOL
+from mbcompose.dynamics.tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, GRAPH_RANK_RTOL, SIMULATION_CLOSURE_TOL
 from mbcompose.graph.model import LOOP_POLICIES, REDUNDANT_POLICIES
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.limits import InputLimits
+from mbcompose.parsers.step.mating import PLANAR_CONTACT_POLICIES
 from mbcompose.parsers.yaml.document import Node, load_yaml
 
 from .sweep.config import ExecutorConfig, SweepConfig, parse_executor, parse_sweep
@@ -94,8 +95,8 @@ class SimulationConfig:
     integrator: str = "adaptive"
     #: step of the fixed-step integrators, s (None: dynamics.simulation.DEFAULT_DT)
     dt: float | None = None
-    rtol: float = 1e-10
-    atol: float = 1e-10
+    rtol: float = ADAPTIVE_RTOL
+    atol: float = ADAPTIVE_ATOL
     initial_q: Mapping[str, object] = field(default_factory=dict)
     initial_v: Mapping[str, object] = field(default_factory=dict)
     torques: Mapping[str, object] = field(default_factory=dict)
@@ -171,8 +172,8 @@ def _simulation(node: Node) -> SimulationConfig:
         samples=int(samples),
         integrator=_choice(get("integrator"), INTEGRATORS) if get("integrator") is not None else "adaptive",
         dt=dt,
-        rtol=get("rtol").number(positive=True) if get("rtol") is not None else 1e-10,
-        atol=get("atol").number(positive=True) if get("atol") is not None else 1e-10,
+        rtol=get("rtol").number(positive=True) if get("rtol") is not None else ADAPTIVE_RTOL,
+        atol=get("atol").number(positive=True) if get("atol") is not None else ADAPTIVE_ATOL,
         initial_q=q0, initial_v=v0, torques=torques,
         format=_choice(get("format"), ("csv", "npz")) if get("format") is not None else "csv",
         locations=locations,
@@ -262,7 +263,7 @@ def _mating(node: Node | None) -> dict[str, object]:
     node.check_keys(MATING_OPTIONS)
     out: dict[str, object] = {}
     for key, value in node.mapping().items():
-        out[key] = (_choice(value, ("fixed", "planar")) if key == "planar_contacts"
+        out[key] = (_choice(value, PLANAR_CONTACT_POLICIES) if key == "planar_contacts"
                     else value.number(positive=True))
     return out
 

@@ -32,6 +32,7 @@ from typing import Mapping
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
 from mbcompose.graph import Analysis, analyse
 from mbcompose.parsers.assembly import Assembly
 
@@ -116,7 +117,7 @@ def _implicit_note(an: Analysis) -> str:
 def _joint_rows(joints):
     return [{"name": j.name, "type": j.type, "reference": j.reference, "secondary": j.secondary,
              "actuated": bool(j.actuated), "origin": j.origin.tolist(),
-             "axis": j.axis.tolist() if j.type not in ("fixed", "spherical", "free") else None,
+             "axis": j.axis.tolist() if JOINTS[j.type].has_axis else None,
              "gear_ratio": j.motor.gear_ratio if j.motor is not None else None}
             for j in joints]
 

@@ -28,6 +28,7 @@ from mbcompose.parsers.mesh_progress import reporting_progress
 
 from .compose import Composition, analyse_stage, model_stage, read_stage
 from .config import PipelineConfig, SimulationConfig
+from .exports import EXPORT_SUFFIXES, export_writers
 from .outputs import OutputSet, remove_leftovers
 
 log = logging.getLogger(__name__)
@@ -78,41 +79,23 @@ class _Stages:
 
 # ---------------------------------------------------------------- stages
 
-EXPORT_SUFFIXES = {"urdf": ".urdf", "mjcf": ".mjcf.xml", "sdf": ".sdf"}
-
-
 def exports_stage(composition: Composition, formats, directory: Path, stem: str) -> dict[str, Callable]:
-    """Writers of the model file, of each export and of their meshes, keyed by file name.
-
-    Each value is ``write(path)``; the runner calls it on a staged temporary file.
-    Meshes are copied (or converted) to ``assets/`` and referenced relatively
-    (:mod:`parsers.exporters.assets`), so the output folder can be moved.
-    """
-    import importlib
-
-    from mbcompose.parsers.exporters import EXPORTERS
-    from mbcompose.parsers.exporters.assets import plan_mesh_assets, relocated
-    from mbcompose.parsers.yaml.format import write_yaml
-
-    lumped = composition.lumped
-    assets = plan_mesh_assets(lumped)
-    text = write_yaml(relocated(lumped, assets, directory), directory)
-    files: dict[str, Callable] = {f"{stem}.model.yaml": lambda p: p.write_text(text, encoding="utf-8")}
-    for fmt in formats:
-        module, func = EXPORTERS[".xml" if fmt == "mjcf" else f".{fmt}"].split(":")
-        writer = getattr(importlib.import_module(module), func)
-        files[f"{stem}{EXPORT_SUFFIXES[fmt]}"] = lambda p, w=writer, f=fmt: _export(w, lumped, p, f, assets.reference)
-    files.update(assets.writers())
-    return files
-
-
-def _export(writer, assembly, path, fmt: str, mesh_reference) -> None:
+    """Writers of the model file, of each export and of their meshes, keyed by file name
+    (:func:`composer.exports.export_writers`); the runner calls each on a staged temporary file."""
     from mbcompose.parsers.exporters import ExportError
 
-    try:
-        writer(assembly, path, mesh_reference=mesh_reference)
-    except ExportError as exc:
-        raise InputError(f"outputs.exports: cannot write {fmt}: {exc}", file=assembly.source_file) from None
+    formats_of = {f"{stem}{EXPORT_SUFFIXES[f]}": f for f in formats}
+    writers = export_writers(composition.lumped, [f"{stem}.model.yaml", *formats_of], directory)
+    source = composition.assembly.source_file
+
+    def located(write, fmt):
+        def run(path):
+            try:
+                write(path)
+            except ExportError as exc:
+                raise InputError(f"outputs.exports: cannot write {fmt}: {exc}", file=source) from None
+        return run
+    return {name: located(w, formats_of[name]) if name in formats_of else w for name, w in writers.items()}
 
 
 def pictures_stage(composition: Composition, stages) -> dict[str, bytes]:

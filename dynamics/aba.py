@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from .batch import external_forces, node_list, out, prepare
-from .model import SKOModel, as_batch
+from .batch import as_batch
+from .model import SKOModel
 from .riccati import ArticulatedBody, articulated_body
 from .sko import SKOWeights, mul, mulT
 

@@ -1,10 +1,36 @@
-"""Helpers shared by the model-level (rigid-body) public functions: batching and state."""
+"""Batches of configurations: one home for how the public functions take one configuration ``(nq,)`` or a
+batch ``(B, nq)`` (and the states the rigid-body functions share)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .model import SKOModel, as_batch, gravity_acceleration, velocity_terms, weights
+from .model import SKOModel, gravity_acceleration, velocity_terms, weights
+
+
+def as_batch(x, width: int, name: str = "array"):
+    """(width,) or (B, width) -> ((B, width) float array, was_single)."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 1:
+        x = x[None]
+        single = True
+    elif x.ndim == 2:
+        single = False
+    else:
+        raise ValueError(f"{name} must have shape ({width},) or (B, {width}), got {x.shape}")
+    if x.shape[1] != width:
+        raise ValueError(f"{name} must have {width} columns, got {x.shape[1]}")
+    return x, single
+
+
+def each_configuration(func, model, *arrays):
+    """Apply a single-configuration function to (nq,) inputs or row by row to (B, .) batches."""
+    arrays = [np.asarray(a, dtype=float) for a in arrays]
+    if all(a.ndim == 1 for a in arrays):
+        return func(model, *arrays)
+    batch = max(a.shape[0] for a in arrays if a.ndim == 2)
+    rows = [np.broadcast_to(a, (batch, a.shape[-1])) for a in arrays]
+    return np.stack([func(model, *row) for row in zip(*rows)])
 
 
 def prepare(model: SKOModel, q, v=None):

@@ -24,7 +24,7 @@ allocate their own and ignore it).  The tree row is the compiled backend
 (:mod:`dynamics.compiled`; the numpy modules ``crba``, ``rnea``, ``aba``,
 ``innovations``, ``jacobians`` stay the reference, in :data:`REFERENCE`), and so is the embedded
 forward dynamics (:mod:`dynamics.compiled.closed_api`; the numpy reference is
-:func:`dynamics.closed.embedded_dynamics.forward_dynamics`).  A backend plugs in by
+:func:`dynamics.closed.embedding.forward_dynamics`).  A backend plugs in by
 replacing entries of a row; a new model kind adds a row.  A pair missing from
 the table raises ``TypeError`` with the reason in :data:`NOT_DEFINED` when
 there is one.
@@ -48,16 +48,15 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable
 
-import numpy as np
-
 from . import aba, crba, innovations, jacobians, opspace, rnea
-from .closed import aggregated, embedded_coordinates, embedded_dynamics, lagrange
+from .batch import each_configuration
+from .closed import aggregated, embedding, lagrange
 from .compiled import cache_is_cold
 
 log = logging.getLogger(__name__)
 
 __all__ = ["TREE", "EMBEDDED", "LAGRANGE", "AGGREGATED", "ALGORITHMS", "REFERENCE", "NOT_DEFINED", "algorithm",
-           "each_configuration", "backend", "current_backend", "declined", "CompiledDeclined", "BACKENDS"]
+           "backend", "current_backend", "declined", "CompiledDeclined", "BACKENDS"]
 
 #: the values of :func:`backend`
 BACKENDS = ("auto", "numpy", "compiled")
@@ -108,16 +107,6 @@ def declined(logger: logging.Logger, what: str, why: str, instead: str) -> None:
     logger.debug("compiled %s declined (%s): %s runs instead", what, why, instead)
 
 TREE, EMBEDDED, LAGRANGE, AGGREGATED = "tree", "embedded", "lagrange", "aggregated"
-
-
-def each_configuration(func, model, *arrays):
-    """Apply a single-configuration function to (nq,) inputs or row by row to (B, .) batches."""
-    arrays = [np.asarray(a, dtype=float) for a in arrays]
-    if all(a.ndim == 1 for a in arrays):
-        return func(model, *arrays)
-    batch = max(a.shape[0] for a in arrays if a.ndim == 2)
-    rows = [np.broadcast_to(a, (batch, a.shape[-1])) for a in arrays]
-    return np.stack([func(model, *row) for row in zip(*rows)])
 
 
 def _without_external_forces(func, n_arrays: int, batched: bool = False) -> Callable:
@@ -187,8 +176,8 @@ def _state_as_given(model, q, v):
 
 def _closed_state(em, q, v):
     """The loops closed from q (independent coordinates kept) and v's independent entries completed."""
-    qc = embedded_coordinates.complete_configuration(em, q_guess=q)
-    return qc, embedded_coordinates.complete_velocity(em, qc, v)
+    qc = embedding.complete_configuration(em, q_guess=q)
+    return qc, embedding.complete_velocity(em, qc, v)
 
 
 #: kind -> public function name -> implementation (see the module docstring).
@@ -207,12 +196,12 @@ ALGORITHMS: dict[str, dict[str, Callable]] = {
         "consistent_state": _state_as_given,
     },
     EMBEDDED: {
-        "mass_matrix": _without_external_forces(embedded_dynamics.mass_matrix, 1),
-        "inverse_dynamics": _without_external_forces(embedded_dynamics.inverse_dynamics, 3),
+        "mass_matrix": _without_external_forces(embedding.mass_matrix, 1),
+        "inverse_dynamics": _without_external_forces(embedding.inverse_dynamics, 3),
         "forward_dynamics": _compiled("forward_dynamics", EMBEDDED),
-        "bias_forces": _without_external_forces(embedded_dynamics.bias_forces, 2),
-        "jacobian": _without_external_forces(embedded_dynamics.jacobian, 1),
-        "operational_space_inertia": _without_external_forces(embedded_dynamics.operational_space_inertia, 1),
+        "bias_forces": _without_external_forces(embedding.bias_forces, 2),
+        "jacobian": _without_external_forces(embedding.jacobian, 1),
+        "operational_space_inertia": _without_external_forces(embedding.operational_space_inertia, 1),
         "consistent_state": _closed_state,
     },
     LAGRANGE: {
@@ -243,7 +232,7 @@ REFERENCE: dict[str, dict[str, Callable]] = {
         "jacobian": _reference(jacobians.jacobian),
     },
     EMBEDDED: {
-        "forward_dynamics": _without_external_forces(embedded_dynamics.forward_dynamics, 3),
+        "forward_dynamics": _without_external_forces(embedding.forward_dynamics, 3),
     },
 }
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .batch import out, prepare
+from .batch import as_batch
 from .kinematics import body_poses
-from .model import SKOModel, as_batch
+from .model import SKOModel
 
 __all__ = ["kinetic_energy", "potential_energy"]
 

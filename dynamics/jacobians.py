@@ -21,7 +21,7 @@ import numpy as np
 from .batch import out, prepare
 from .kinematics import body_poses
 from .model import SKOModel
-from .spatial import phi_transform
+from .spatial import cross3, phi_transform
 
 __all__ = ["pick_off", "jacobian", "jacobian_sko", "frame_acceleration"]
 
@@ -94,10 +94,8 @@ def frame_acceleration(model: SKOModel, q, v, a, body, point=None, frame: str = 
     -------
     (6,) or (B, 6)
     """
-    from .batch import node_list
-    from .model import as_batch
+    from .batch import as_batch, node_list
     from .rnea import newton_euler
-    from .spatial import cross3
 
     qb, vb, single, w, V, ac, bc, _ = prepare(model, q, v)
     ab, s3 = as_batch(a, model.nv, "a")

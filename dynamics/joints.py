@@ -34,9 +34,43 @@ SE(2), SE(3)), so quaternions stay unit; ``difference`` is its inverse.  For
 joints whose ``H`` is constant in the body frame (all but universal), the
 derivative of the joint transform along ``v`` direction ``j`` is
 ``d phi*(p,k) = -crm(S_j) phi*(p,k)`` (used by :mod:`dynamics.sensitivity`).
+
+The facts of each type (the table above, the axes it has, whether a spanning tree may
+traverse it backwards, whether it takes position limits, a ``ref``, a coupling, and its
+code in the compiled kernels) live in one table, :data:`JOINTS` (one :class:`JointType`
+each, as Pinocchio has one joint model per type); every other module reads them there,
+``JOINTS[joint.type].takes_limits``, and the format modules keep only their name maps
+(URDF ``floating`` -> ``free``, MJCF ``hinge`` -> ``revolute``, SDFormat ``ball``).
+
+Position limits: one rule
+-------------------------
+``Limits.lower``/``upper`` bound the one coordinate of a **revolute or prismatic** joint,
+and only theirs (``takes_limits``):
+
+* a continuous joint is a revolute joint without limits: URDF gives it none ("has no upper
+  and lower limits"; Pinocchio's and MuJoCo's URDF importers ignore any written), nor does
+  SDFormat; a file that writes some is told so (a warning, file:line) and they are dropped;
+* cylindrical and universal joints have two coordinates and ``Limits`` one pair: no reader
+  gives a pair that means both (SDFormat's ``universal``/``revolute2`` limit each axis
+  apart), so the pair is dropped with a warning rather than applied to the wrong one;
+* spherical, planar and free joints have no coordinate a pair can bound (MJCF's ``ball``
+  range is a cone on the rotation angle, which nothing here enforces: dropped, with a
+  warning);
+* the native YAML format refuses ``lower``/``upper`` on other types (as it refuses ``ref``);
+  velocity and effort limits stay allowed on every moving joint.
+
+The simulators stop exactly these coordinates (``graph.model.passive``: a joint built in
+code with limits on another type is simulated without them, with a warning) and the
+exporters write exactly these (URDF ``lower``/``upper``, MJCF ``range``, SDFormat
+``<limit>``); the fixed-step kernels could stop any coordinate with ``q_dot = v``
+(``euclidean``), which is a capability, not the rule.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from types import MappingProxyType
+from typing import Mapping
 
 import numpy as np
 
@@ -44,25 +78,103 @@ from .spatial import (quat_exp, quat_log, quat_multiply, quat_to_matrix_batch, r
                       se3_exp, se3_log, skew_batch)
 from .tolerances import SMALL_ANGLE
 
-JOINT_TYPES = ("fixed", "revolute", "continuous", "prismatic", "cylindrical", "universal",
-               "spherical", "planar", "free")
-NQ = {"fixed": 0, "revolute": 1, "continuous": 1, "prismatic": 1, "cylindrical": 2, "universal": 2,
-      "spherical": 4, "planar": 3, "free": 7}
-NV = {"fixed": 0, "revolute": 1, "continuous": 1, "prismatic": 1, "cylindrical": 2, "universal": 2,
-      "spherical": 3, "planar": 3, "free": 6}
-#: joints whose H(k) is constant in the body frame
-CONSTANT_H = {t for t in JOINT_TYPES if t != "universal"}
-#: joints whose q is a Euclidean coordinate of v (q_dot = v)
-EUCLIDEAN = {"fixed", "revolute", "continuous", "prismatic", "cylindrical", "universal"}
+@dataclass(frozen=True)
+class JointType:
+    """The facts of one joint type, as Pinocchio's joint models hold theirs (see :data:`JOINTS`).
+
+    name : the type's name (the key in :data:`JOINTS`).
+    nq, nv : number of position coordinates and of velocity coordinates.
+    neutral : (nq,) the configuration at which the bodies are as given (identity quaternions
+        [w, x, y, z]); a joint's ``ref`` replaces it for the one-coordinate types.
+    has_axis : the joint's ``axis`` is meaningful (for planar: the plane's normal); for the
+        other types it is +z and unused.
+    has_axis2 : the joint has a second axis ``axis2`` (universal: fixed in the secondary body).
+    moves_as : the type whose motion model this one shares: itself, or revolute for
+        continuous (a revolute joint whose angle has no limits).
+    reversible : a spanning tree may traverse the joint from its secondary body to its
+        reference body: the coordinates keep their meaning with the axis negated (one axis
+        at most; a universal joint would swap its coordinates, a spherical, planar or free
+        joint's coordinates would become those of the inverse motion).
+    takes_limits : the joint's position limits (``Limits.lower``/``upper``) bound its one
+        coordinate and the simulators stop it there (see the module docstring: the rule).
+    takes_ref : the joint's coordinate may have a reference value ``ref`` (MJCF's ``ref``,
+        MuJoCo's ``qpos0``): one coordinate along or about one axis.
+    couplable : a coupling (URDF ``mimic``, MJCF ``equality/joint``, a fixed tendon) may hold
+        its coordinate: one coordinate.
+    constant_H : the motion subspace ``H(k)`` is constant in the body frame.
+    euclidean : ``q_dot = v`` (the configuration is a vector space; integrate is ``q + v``).
+    kernel : the joint's code in the compiled kernels (:mod:`dynamics.compiled`); types that
+        move alike share one.
+    """
+
+    name: str
+    nq: int
+    nv: int
+    neutral: tuple[float, ...]
+    has_axis: bool
+    has_axis2: bool
+    moves_as: str
+    reversible: bool
+    takes_limits: bool
+    takes_ref: bool
+    couplable: bool
+    constant_H: bool
+    euclidean: bool
+    kernel: int
+
+    @property
+    def one_coordinate(self) -> bool:
+        """One position and one velocity coordinate (revolute, continuous, prismatic)."""
+        return self.nq == 1 and self.nv == 1
+
+
+def _table(*rows) -> Mapping[str, JointType]:
+    """A read-only name -> :class:`JointType` map of rows of the fields in their order."""
+    names = [f.name for f in fields(JointType)]
+    return MappingProxyType({row[0]: JointType(**dict(zip(names, row, strict=True))) for row in rows})
+
+
+_, X = False, True           # the table's no and yes
+#: joint type name -> :class:`JointType`, the one home of the facts of each joint type (module table).
+JOINTS: Mapping[str, JointType] = _table(
+    # name         nq nv neutral                              axis axis2 moves_as     rev lim ref cpl  H  eucl kernel
+    ("fixed",       0, 0, (),                                  _,   _,   "fixed",       X,  _,  _,  _,  X,  X,   0),
+    ("revolute",    1, 1, (0.0,),                              X,   _,   "revolute",    X,  X,  X,  X,  X,  X,   1),
+    ("continuous",  1, 1, (0.0,),                              X,   _,   "revolute",    X,  _,  X,  X,  X,  X,   1),
+    ("prismatic",   1, 1, (0.0,),                              X,   _,   "prismatic",   X,  X,  X,  X,  X,  X,   2),
+    ("cylindrical", 2, 2, (0.0, 0.0),                          X,   _,   "cylindrical", X,  _,  _,  _,  X,  X,   3),
+    ("universal",   2, 2, (0.0, 0.0),                          X,   X,   "universal",   _,  _,  _,  _,  _,  X,   4),
+    ("spherical",   4, 3, (1.0, 0.0, 0.0, 0.0),                _,   _,   "spherical",   _,  _,  _,  _,  X,  _,   5),
+    ("planar",      3, 3, (0.0, 0.0, 0.0),                     X,   _,   "planar",      _,  _,  _,  _,  X,  _,   6),
+    ("free",        7, 6, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0), _,   _,   "free",        _,  _,  _,  _,  X,  _,   7),
+)  # columns: has_axis, has_axis2, moves_as, reversible, takes_limits, takes_ref, couplable, constant_H, euclidean
+del _, X
+
+def joint_types(**facts) -> tuple[str, ...]:
+    """The names of the joint types whose facts have the given values, in table order.
+
+    >>> joint_types(takes_limits=True)
+    ('revolute', 'prismatic')
+    >>> joint_types(has_axis2=True)
+    ('universal',)
+    """
+    unknown = set(facts) - {f.name for f in fields(JointType)} - {"one_coordinate"}
+    if unknown:
+        raise TypeError(f"unknown joint-type facts: {', '.join(sorted(unknown))}")
+    return tuple(t for t, j in JOINTS.items() if all(getattr(j, k) == v for k, v in facts.items()))
+
+
+def _facts(jtype: str) -> JointType:
+    """``JOINTS[jtype]``; ValueError naming the known types for another name."""
+    try:
+        return JOINTS[jtype]
+    except KeyError:
+        raise ValueError(f"unknown joint type {jtype!r} (known: {', '.join(JOINTS)})") from None
 
 
 def neutral(jtype: str) -> np.ndarray:
-    """Reference configuration of one joint, (nq,)."""
-    if jtype == "spherical":
-        return np.array([1.0, 0.0, 0.0, 0.0])
-    if jtype == "free":
-        return np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
-    return np.zeros(NQ[jtype])
+    """Reference configuration of one joint, (nq,): ``JOINTS[jtype].neutral`` as an array."""
+    return np.array(_facts(jtype).neutral, dtype=float)
 
 
 def plane_basis(normal) -> tuple[np.ndarray, np.ndarray]:
@@ -85,7 +197,8 @@ def motion_subspace(jtype: str, axis, axis2=None) -> np.ndarray:
     lead = a.shape[:-1]
     if jtype == "fixed":
         return np.zeros(lead + (0, 6))
-    if jtype in ("revolute", "continuous"):
+    jtype = _facts(jtype).moves_as
+    if jtype == "revolute":
         return np.concatenate([a, z], axis=-1)[..., None, :]
     if jtype == "prismatic":
         return np.concatenate([z, a], axis=-1)[..., None, :]
@@ -122,7 +235,8 @@ def transform(jtype: str, q, axis, axis2=None):
     B, g = q.shape[:2]
     if jtype == "fixed":
         return np.broadcast_to(np.eye(3), (B, g, 3, 3)), np.zeros((B, g, 3))
-    if jtype in ("revolute", "continuous"):
+    jtype = _facts(jtype).moves_as
+    if jtype == "revolute":
         return rotation_about_axis(axis, q[..., 0]), np.zeros((B, g, 3))
     if jtype == "prismatic":
         return np.broadcast_to(np.eye(3), (B, g, 3, 3)), q[..., 0:1] * axis
@@ -171,7 +285,7 @@ def universal_dH(q, axis, axis2):
 
 def integrate(jtype: str, q, v, axis=None):
     """``q (+) v`` for one joint group: q (B, g, nq), v (B, g, nv) (already times dt)."""
-    if jtype in EUCLIDEAN:
+    if _facts(jtype).euclidean:
         return q + v
     if jtype == "spherical":
         out = quat_multiply(q, quat_exp(v))
@@ -201,7 +315,7 @@ def _se2_exp_translation(vx, vy, w):
 
 def difference(jtype: str, q0, q1):
     """``v`` with ``integrate(q0, v) = q1`` for one joint group (B, g, nq) -> (B, g, nv)."""
-    if jtype in EUCLIDEAN:
+    if _facts(jtype).euclidean:
         return q1 - q0
     if jtype == "spherical":
         conj = q0 * np.array([1.0, -1.0, -1.0, -1.0])
@@ -236,6 +350,6 @@ def normalize(jtype: str, q):
     return q
 
 
-__all__ = ["JOINT_TYPES", "NQ", "NV", "CONSTANT_H", "EUCLIDEAN", "neutral", "plane_basis", "motion_subspace",
+__all__ = ["JointType", "JOINTS", "joint_types", "neutral", "plane_basis", "motion_subspace",
            "transform", "universal_H", "universal_cJ", "universal_dH", "integrate", "difference", "normalize",
            "skew_batch"]

@@ -15,7 +15,8 @@ import numpy as np
 
 from . import joints as J
 from .batch import out, prepare
-from .model import SKOModel, as_batch, relative_poses
+from .batch import as_batch
+from .model import SKOModel, relative_poses
 
 __all__ = ["integrate", "difference", "normalize", "body_poses", "body_velocities", "random_configuration",
            "center_of_mass"]

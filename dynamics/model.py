@@ -41,7 +41,7 @@ from . import joints as J
 from .sko import SKOTree, SKOWeights, mulT
 from .spatial import force_cross, motion_cross, phi_transform, rotation_about_axis, spatial_inertia
 
-__all__ = ["BodySpec", "SKOModel", "REF_TYPES", "build_model", "as_batch", "weights", "armature_blocks",
+__all__ = ["BodySpec", "SKOModel", "build_model", "weights", "armature_blocks",
            "velocity_terms"]
 
 
@@ -53,7 +53,7 @@ class BodySpec:
     ----------
     name : str
     parent : int -- index of an earlier BodySpec, or -1 for ground
-    joint_type : str -- one of :data:`dynamics.joints.JOINT_TYPES`
+    joint_type : str -- one of :data:`dynamics.joints.JOINTS`
     joint_name : str
     placement_rotation : (3, 3) -- joint frame orientation in the parent body frame
     placement_translation : (3,) m -- joint frame origin in the parent body frame
@@ -83,11 +83,7 @@ class BodySpec:
     ref: float = 0.0
 
 
-#: joint types whose coordinate may have a reference value ``ref`` (one coordinate along one axis)
-REF_TYPES = ("revolute", "continuous", "prismatic")
-#: each joint type's reference configuration (:func:`dynamics.joints.neutral`) as a list
-_NEUTRAL = {t: J.neutral(t).tolist() for t in J.JOINT_TYPES}
-_TYPE_ORDER = {t: i for i, t in enumerate(J.JOINT_TYPES)}
+_TYPE_ORDER = {t: i for i, t in enumerate(J.JOINTS)}
 
 
 class SKOModel:
@@ -126,12 +122,12 @@ class SKOModel:
             raise ValueError("joint names must be unique")
         parents = [b.parent for b in bodies]
         for k, (b, p) in enumerate(zip(bodies, parents)):
-            if b.joint_type not in J.NQ:
+            if b.joint_type not in J.JOINTS:
                 raise ValueError(f"body {b.name!r}: unknown joint type {b.joint_type!r}")
             if not -1 <= p < k:
                 raise ValueError(f"body {b.name!r}: parent {p} must be -1 or an earlier body index")
-        nqs = [J.NQ[t] for t in types]
-        nvs = [J.NV[t] for t in types]
+        nqs = [J.JOINTS[t].nq for t in types]
+        nvs = [J.JOINTS[t].nv for t in types]
         self.tree = SKOTree(np.array(parents, dtype=int), np.full(n, 6), np.array(nvs, dtype=int))
         self.parent = self.tree.parent
         q_offset = [0, *accumulate(nqs)]
@@ -147,7 +143,7 @@ class SKOModel:
         self.M_body = spatial_inertia(self.mass, self.com, self.inertia_com)
         self.axis, self.axis2 = _unit_axes(bodies)
         self.armature = np.array([a for b, nv in zip(bodies, nvs) for a in _per_freedom(b.armature, nv)], dtype=float)
-        self.q_ref = np.array([x for t in types for x in _NEUTRAL[t]], dtype=float)
+        self.q_ref = np.array([x for t in types for x in J.JOINTS[t].neutral], dtype=float)
         for k, b in enumerate(bodies):
             if b.ref != 0.0:
                 self._fold_reference(k, b)
@@ -157,7 +153,7 @@ class SKOModel:
 
     def _group_joint_types(self, types) -> None:
         """``groups``, ``S_group`` and ``H_const`` (see the class docstring), one group per joint type
-        present, in :data:`dynamics.joints.JOINT_TYPES` order."""
+        present, in :data:`dynamics.joints.JOINTS` order."""
         #: constant H(k) of each joint, (1, n_k, 6) (universal: at q2 = 0), read-only views of S_group's
         self.H_const = [None] * len(types)
         self.groups = {}
@@ -167,12 +163,12 @@ class SKOModel:
         for k, t in enumerate(types):
             members.setdefault(t, []).append(k)
         for t in sorted(members, key=_TYPE_ORDER.__getitem__):
-            ks, nq, nv = members[t], J.NQ[t], J.NV[t]
+            ks, nq, nv = members[t], J.JOINTS[t].nq, J.JOINTS[t].nv
             idx = np.array(ks, dtype=int)
             qc = self.q_offset[idx][:, None] + np.arange(nq)
             vc = self.v_offset[idx][:, None] + np.arange(nv)
             self.groups[t] = (idx, qc, vc)
-            Hs = J.motion_subspace(t, self.axis[idx], self.axis2[idx] if t == "universal" else None)
+            Hs = J.motion_subspace(t, self.axis[idx], self.axis2[idx] if J.JOINTS[t].has_axis2 else None)
             Hs.setflags(write=False)
             for k, H in zip(ks, Hs[:, None]):
                 self.H_const[k] = H
@@ -181,8 +177,9 @@ class SKOModel:
     def _fold_reference(self, k: int, b: BodySpec) -> None:
         """Fold joint k's ``ref`` into its placement (see the module docstring)."""
         ref = float(b.ref)
-        if b.joint_type not in REF_TYPES:
-            raise ValueError(f"joint {b.joint_name!r}: ref is defined for {', '.join(REF_TYPES)} joints only")
+        if not J.JOINTS[b.joint_type].takes_ref:
+            raise ValueError(f"joint {b.joint_name!r}: ref is defined for "
+                             f"{', '.join(J.joint_types(takes_ref=True))} joints only")
         self.q_ref[self.q_offset[k]] = ref
         if b.joint_type == "prismatic":
             self.placement_p[k] = self.placement_p[k] - ref * (self.placement_R[k] @ self.axis[k])
@@ -252,7 +249,7 @@ class SKOModel:
     @cached_property
     def is_euclidean(self) -> bool:
         """True when v = q_dot for every joint (no spherical, planar, free)."""
-        return all(t in J.EUCLIDEAN for t in self.joint_types)
+        return all(J.JOINTS[t].euclidean for t in self.joint_types)
 
     @property
     def tree_model(self) -> "SKOModel":
@@ -287,22 +284,18 @@ class TreeCoordinates:
         return self.tree_model.neutral()
 
 
-#: joint types whose ``axis`` is used (the plane normal, for planar)
-AXIAL_TYPES = frozenset({"revolute", "continuous", "prismatic", "cylindrical", "universal", "planar"})
-
-
 def _unit_axes(bodies) -> tuple[np.ndarray, np.ndarray]:
     """``axis`` and ``axis2`` (n, 3) of the bodies' joints, normalised (zeros where unused);
     ValueError for a zero axis or a universal joint without ``axis2``."""
     n = len(bodies)
     axis, axis2 = np.zeros((n, 3)), np.zeros((n, 3))
-    ks = [k for k, b in enumerate(bodies) if b.joint_type in AXIAL_TYPES]
+    ks = [k for k, b in enumerate(bodies) if J.JOINTS[b.joint_type].has_axis]
     if ks:
         axis[ks] = _unit_rows([bodies[k].axis for k in ks])
-    ks = [k for k, b in enumerate(bodies) if b.joint_type == "universal"]
+    ks = [k for k, b in enumerate(bodies) if J.JOINTS[b.joint_type].has_axis2]
     for k in ks:
         if bodies[k].axis2 is None:
-            raise ValueError(f"universal joint {bodies[k].joint_name!r} needs axis2")
+            raise ValueError(f"{bodies[k].joint_type} joint {bodies[k].joint_name!r} needs axis2")
     if ks:
         axis2[ks] = _unit_rows([bodies[k].axis2 for k in ks])
     return axis, axis2
@@ -327,21 +320,6 @@ def _per_freedom(value, nv: int) -> list:
 def build_model(bodies, gravity=(0.0, 0.0, -9.81)) -> SKOModel:
     """Compile a sequence of :class:`BodySpec` into an :class:`SKOModel`."""
     return SKOModel(bodies, gravity)
-
-
-def as_batch(x, width: int, name: str = "array"):
-    """(width,) or (B, width) -> ((B, width) float array, was_single)."""
-    x = np.asarray(x, dtype=float)
-    if x.ndim == 1:
-        x = x[None]
-        single = True
-    elif x.ndim == 2:
-        single = False
-    else:
-        raise ValueError(f"{name} must have shape ({width},) or (B, {width}), got {x.shape}")
-    if x.shape[1] != width:
-        raise ValueError(f"{name} must have {width} columns, got {x.shape[1]}")
-    return x, single
 
 
 def relative_poses(model: SKOModel, q):

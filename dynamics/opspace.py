@@ -24,6 +24,7 @@ from .lyapunov import backward_lyapunov, backward_lyapunov_product, path_product
 from .model import SKOModel
 from .riccati import ArticulatedBody, articulated_body
 from .sko import SKOWeights
+from .tolerances import TASK_RANK_RTOL
 
 __all__ = ["upsilon", "extended_compliance_sko", "compliance_block", "operational_space_compliance",
            "operational_space_inertia", "TASK_DIRECTIONS", "task_rows", "inertia_from_compliance",
@@ -141,7 +142,7 @@ def task_rows(directions, n_frames: int = 1) -> np.ndarray:
     return np.array([6 * f + c for f in range(n_frames) for c in cols], dtype=int)
 
 
-def inertia_from_compliance(C, pseudo_inverse: bool = False, rtol: float = 1e-9):
+def inertia_from_compliance(C, pseudo_inverse: bool = False, rtol: float = TASK_RANK_RTOL):
     """``Lambda = C^-1`` of a symmetric positive semi-definite compliance C ((n, n) or (B, n, n)).
 
     The rank of C is the number of eigenvalues above ``rtol`` times the largest.

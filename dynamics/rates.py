@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from .batch import out
-from .model import SKOModel, as_batch
+from .batch import as_batch
+from .model import SKOModel
 from .spatial import quat_multiply, quat_to_matrix_batch
 
 

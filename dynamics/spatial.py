@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .tolerances import SMALL_ANGLE
+from .tolerances import GIMBAL_LOCK_ATOL, PARALLEL_SINE, SINGULAR_FLOOR, SMALL_ANGLE
 
 
 def skew(x) -> np.ndarray:
@@ -69,7 +69,7 @@ def matrix_to_rpy(R) -> np.ndarray:
     """Inverse of :func:`rpy_to_matrix` (pitch in [-pi/2, pi/2])."""
     R = np.asarray(R, dtype=float)
     p = np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))
-    if np.isclose(np.cos(p), 0.0, atol=1e-12):
+    if np.isclose(np.cos(p), 0.0, atol=GIMBAL_LOCK_ATOL):
         r = 0.0
         y = np.arctan2(-R[0, 1], R[1, 1])
     else:
@@ -260,7 +260,7 @@ def shortest_rotation(u, w) -> np.ndarray:
     c = float(u @ w)
     x = np.cross(u, w)
     s = np.linalg.norm(x)
-    if s < 1e-15:
+    if s < PARALLEL_SINE:
         if c > 0:
             return np.eye(3)
         n = np.cross(u, [1.0, 0, 0] if abs(u[0]) < 0.9 else [0, 1.0, 0])
@@ -314,7 +314,7 @@ def matrix_to_quat_batch(R) -> np.ndarray:
     m00, m11, m22 = R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]
     cand = np.stack([1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22], -1)
     i = np.argmax(cand, axis=-1)
-    s = 2.0 * np.sqrt(np.maximum(np.take_along_axis(cand, i[..., None], -1)[..., 0], 1e-300))
+    s = 2.0 * np.sqrt(np.maximum(np.take_along_axis(cand, i[..., None], -1)[..., 0], SINGULAR_FLOOR))
     a21, a12 = R[..., 2, 1], R[..., 1, 2]
     a02, a20 = R[..., 0, 2], R[..., 2, 0]
     a10, a01 = R[..., 1, 0], R[..., 0, 1]

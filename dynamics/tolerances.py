@@ -25,10 +25,13 @@ from __future__ import annotations
 
 __all__ = ["SINGULAR_FLOOR", "GRAPH_RANK_RTOL", "ATTACHMENT_GAP_RTOL", "INERTIA_RTOL", "CLOSURE_RANK_RTOL",
            "RCOND_MIN", "RCOND_SWITCH", "CLOSURE_TOL", "SIMULATION_CLOSURE_TOL", "CLOSURE_CHECK_FACTOR",
-           "NEWTON_MAX_ITER", "NEWTON_MAX_STEP", "SMALL_ANGLE", "OPERATOR_TOL", "DISPLAY_ZERO_RTOL"]
+           "NEWTON_MAX_ITER", "NEWTON_MAX_STEP", "SMALL_ANGLE", "OPERATOR_TOL", "DISPLAY_ZERO_RTOL",
+           "ADAPTIVE_RTOL", "ADAPTIVE_ATOL", "STEP_GRID_RTOL", "GIMBAL_LOCK_ATOL", "PARALLEL_SINE",
+           "TASK_RANK_RTOL", "STRUCTURE_RTOL", "DRAWING_ZERO", "PLOT_LOG_FLOOR"]
 
 #: the largest singular value below which a matrix counts as zero when forming relative
-#: tolerances (``rtol * max(s_max, SINGULAR_FLOOR)``).
+#: tolerances (``rtol * max(s_max, SINGULAR_FLOOR)``); also the floor of any scale a result is
+#: divided by (a norm, an energy) that is zero only for degenerate input.
 SINGULAR_FLOOR = 1e-300
 
 # ---------------------------------------------------------------- input geometry (parsers, graph)
@@ -96,3 +99,51 @@ OPERATOR_TOL = 1e-10
 #: entries of a printed matrix below this times its largest entry print as 0 (round-off of
 #: rotations in reports, inspect and eval output).
 DISPLAY_ZERO_RTOL = 1e-12
+
+#: ``|cos(pitch)|`` below which a rotation is at gimbal lock for roll-pitch-yaw angles (roll is
+#: then set to 0 and yaw takes the whole rotation about the vertical).
+GIMBAL_LOCK_ATOL = 1e-12
+
+#: the sine of the angle between two directions below which they are parallel (or opposite)
+#: to rounding error, where the axis of the rotation between them is undefined.
+PARALLEL_SINE = 1e-15
+
+#: relative rank tolerance of an operational space compliance: eigenvalues below this times the
+#: largest are directions the mechanism cannot move in (:func:`dynamics.opspace.inertia_from_compliance`).
+TASK_RANK_RTOL = 1e-9
+
+#: entries below this times the largest count as structural zeros when the workbench recognises the
+#: block structure of a dense matrix (a block-diagonal operator built from an array).
+STRUCTURE_RTOL = 1e-12
+
+# ---------------------------------------------------------------- simulation
+
+#: default relative and absolute tolerances of the adaptive integrator (DOP853), per state entry
+#: (rad, m, rad/s, m/s); pipeline options ``simulation.rtol`` and ``simulation.atol``.
+ADAPTIVE_RTOL = 1e-10
+ADAPTIVE_ATOL = 1e-10
+
+#: relative slack when counting the fixed steps in a sample interval, so that an interval that is
+#: a whole number of steps up to rounding is not given one step more.
+STEP_GRID_RTOL = 1e-12
+
+# ---------------------------------------------------------------- pictures
+
+#: positions in a graph drawing (layout units, about 1 between nodes) closer than this coincide.
+DRAWING_ZERO = 1e-9
+
+#: the smallest loop closure error drawn on the logarithmic axis of the simulation plot.
+PLOT_LOG_FLOOR = 1e-18
+
+# ---------------------------------------------------------------- STEP materials (parsers.step)
+
+#: relative agreement of a STEP file's density values (converted from the unit each file declares)
+#: with the values OpenCascade's XCAF transfer stored: the pairing of the two is accepted when
+#: their ratio is the same to this tolerance for every material; the tests compare masses with
+#: B-rep volume times density to it.
+STEP_DENSITY_RTOL = 1e-9
+
+#: sewing tolerance (mm) with which the STEP reader closes a part's open shells into a solid
+#: (``BRepBuilderAPI_Sewing``; OpenCascade's default, the B-rep's own precision): faces that
+#: meet closer than this are joined, wider gaps leave the part open (skipped with a warning).
+STEP_SEWING_TOL = 1e-6

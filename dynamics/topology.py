@@ -31,7 +31,7 @@ from collections import deque
 from typing import Hashable, Iterable, Sequence
 
 __all__ = ["GROUND", "path_to_root", "ancestors", "lowest_common_ancestor", "tree_path",
-           "aggregation_set", "loop_set", "loop_sets", "spanning_tree"]
+           "satisfies_aggregation_condition", "aggregation_set", "loop_set", "loop_sets", "spanning_tree"]
 
 #: the root of the parent arrays of the dynamics (ground, not a node of the array).
 GROUND = -1
@@ -75,6 +75,23 @@ def tree_path(parent, u, v, root=GROUND) -> list:
     up = path_to_root(parent, u, root)
     down = path_to_root(parent, v, root)
     return up[:up.index(lca) + 1] + down[:down.index(lca)][::-1]
+
+
+def satisfies_aggregation_condition(parent, S, root=GROUND) -> bool:
+    """The aggregation condition (seed 000, Assumption 1; Lemma 5: aggregating ``S`` leaves a tree).
+
+    ``S`` is non-empty and every member enters ``S`` from the same node: the first node outside ``S``
+    above every ``s`` in ``S`` is one and the same (``p(S) = {p}``), or there is none for every ``s``
+    (``S`` holds the root: ``p(S)`` empty).  ``parent``: a parent map with ``root`` its root.
+    """
+    S = set(S)
+    entries = set()
+    for s in S:
+        p = s
+        while p in S and p != root:
+            p = parent[p]
+        entries.add(None if p in S else p)
+    return len(entries) == 1
 
 
 def aggregation_set(parent, nodes: Iterable[Hashable], root=GROUND) -> frozenset:

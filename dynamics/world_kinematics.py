@@ -13,24 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .model import SKOModel
+from .spatial import cross3
 
-__all__ = ["Kinematics", "kinematics", "frame_pose", "point_motion", "cross", "cross3"]
-
-
-_I1 = np.array([1, 2, 0])
-_I2 = np.array([2, 0, 1])
-
-
-def cross(a, b):
-    """Cross product over the last axis, broadcasting (..., 3) x (..., 3)."""
-    return a[..., _I1] * b[..., _I2] - a[..., _I2] * b[..., _I1]
-
-
-def cross3(a, b):
-    """Cross product of two 3-vectors (1-D), cheaper than the batched form for single vectors."""
-    a0, a1, a2 = a.tolist()
-    b0, b1, b2 = b.tolist()
-    return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+__all__ = ["Kinematics", "kinematics", "frame_pose", "point_motion"]
 
 
 @dataclass(eq=False)
@@ -96,7 +81,7 @@ def kinematics(model: SKOModel, w_sko, V=None, a=None) -> Kinematics:
     kin.w = np.einsum("kij,kj->ki", R, wl)
     kin.v = np.einsum("kij,kj->ki", R, vl)
     kin.wd = np.einsum("kij,kj->ki", R, alpha[:, :3])
-    kin.ad = np.einsum("kij,kj->ki", R, alpha[:, 3:] + cross(wl, vl))
+    kin.ad = np.einsum("kij,kj->ki", R, alpha[:, 3:] + cross3(wl, vl))
     return kin
 
 

@@ -52,6 +52,7 @@ from typing import Sequence
 import networkx as nx
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.tolerances import ATTACHMENT_GAP_RTOL as GAP_RTOL
 from mbcompose.parsers.assembly import GROUND, of_frozen
 
@@ -172,15 +173,12 @@ def _spanning_forest(nodes: Sequence[str], joints: Sequence[ReducedJoint]) -> tu
     return tuple(sorted(tree)), None if len(tree) == len(up) - 1 else {n: find(n) for n in list(up)}
 
 
-AXIS_TYPES = frozenset({"revolute", "continuous", "prismatic", "cylindrical", "universal", "planar"})
-
-
 def attachment_gap(j: ReducedJoint, length: float = 1.0) -> float:
     """Gap between the joint's attachments on its two bodies, m (see module docstring)."""
     gap = 0.0
     if j.secondary_origin is not None:
         gap += float(np.linalg.norm(np.asarray(j.secondary_origin) - j.origin))
-    if j.secondary_axis is not None and j.type in AXIS_TYPES:
+    if j.secondary_axis is not None and JOINTS[j.type].has_axis:
         a = np.asarray(j.axis, float) / np.linalg.norm(j.axis)
         b = np.asarray(j.secondary_axis, float) / np.linalg.norm(j.secondary_axis)
         gap += length * float(np.arctan2(np.linalg.norm(np.cross(a, b)), abs(a @ b)))

@@ -161,7 +161,7 @@ def _rooted_tree(sg: SystemGraph, branches: tuple[str, ...]):
     return up, parent, depth
 
 
-def tree_path(tail: str, head: str, up, parent) -> list[tuple[str, int]]:
+def oriented_branches(tail: str, head: str, up, parent) -> list[tuple[str, int]]:
     """Branches on the tree path from ``tail`` to ``head`` (:func:`dynamics.topology.tree_path`), each
     with ``+1`` when the path traverses it from its tail to its head, else ``-1`` (see module docstring)."""
     nodes = topology.tree_path(parent, tail, head, GROUND)
@@ -205,7 +205,7 @@ def topology_matrices(sg: SystemGraph, weights: Mapping[str, float] | None = Non
     r, c, v = [], [], []
     for k, name in enumerate(chords):
         e = sg.element(name)
-        for b, sign in tree_path(e.tail, e.head, up, parent):
+        for b, sign in oriented_branches(e.tail, e.head, up, parent):
             r.append(branch_col[b])
             c.append(k)
             v.append(sign)

@@ -46,7 +46,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from mbcompose.parsers.assembly import GROUND, JOINT_TYPES, Assembly, Joint, of_frozen
+from mbcompose.dynamics.joints import JOINTS
+from mbcompose.parsers.assembly import GROUND, Assembly, Joint, of_frozen
 
 from .composites import (Composite, composite_of, distances_to_ground, find_composites, merged_masses,
                          name_composites, order_members, rigid_adjacency)
@@ -85,7 +86,7 @@ class ReducedJoint:
 
     @property
     def nv(self) -> int:
-        return JOINT_TYPES[self.type][1]
+        return JOINTS[self.type].nv
 
 
 @dataclass(frozen=True)
@@ -148,10 +149,9 @@ class Reduction:
 
 
 def _describe(types: Sequence[str]) -> str:
-    kinds = frozenset(types)
-    if kinds <= {"revolute", "continuous"}:
-        return "co-axial revolutes"
-    return {frozenset({"prismatic"}): "parallel prismatics", frozenset({"spherical"}): "concentric spherical joints",
+    kinds = frozenset(JOINTS[t].moves_as for t in types)
+    return {frozenset({"revolute"}): "co-axial revolutes", frozenset({"prismatic"}): "parallel prismatics",
+            frozenset({"spherical"}): "concentric spherical joints",
             frozenset({"fixed"}): "duplicate fixed joints"}.get(kinds, "identical motion subspaces")
 
 

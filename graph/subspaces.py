@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.spatial import cross3
 from mbcompose.dynamics.tolerances import GRAPH_RANK_RTOL
 
@@ -99,9 +100,11 @@ def joint_subspace(joint, point=None, length: float = 1.0) -> np.ndarray:
     def lin(v):
         return np.concatenate([np.zeros(3), _unit(v)])
 
-    t = joint.type
+    if joint.type not in JOINTS:
+        raise ValueError(f"unknown joint type {joint.type!r}")
+    t = JOINTS[joint.type].moves_as
     a = _unit(joint.axis)
-    if t in ("revolute", "continuous"):
+    if t == "revolute":
         cols = [rot(a)]
     elif t == "prismatic":
         cols = [lin(a)]

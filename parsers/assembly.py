@@ -31,25 +31,17 @@ from typing import Mapping
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
+
 from .provenance import Source
 
 GROUND = "ground"
 
-#: joint type -> (nq, nv): number of position and velocity coordinates.
-JOINT_TYPES: Mapping[str, tuple[int, int]] = {
-    "fixed": (0, 0),
-    "revolute": (1, 1),
-    "continuous": (1, 1),
-    "prismatic": (1, 1),
-    "cylindrical": (2, 2),
-    "universal": (2, 2),
-    "spherical": (4, 3),
-    "planar": (3, 3),
-    "free": (7, 6),
-}
+#: joint type -> (nq, nv): number of position and velocity coordinates (:data:`dynamics.joints.JOINTS`).
+JOINT_TYPES: Mapping[str, tuple[int, int]] = {t: (j.nq, j.nv) for t, j in JOINTS.items()}
 
 #: joint types whose ``axis`` is meaningful (the normal, for planar).
-AXIAL_JOINTS = frozenset({"revolute", "continuous", "prismatic", "cylindrical", "universal", "planar"})
+AXIAL_JOINTS = frozenset(t for t, j in JOINTS.items() if j.has_axis)
 
 
 _FLOAT = np.dtype(float)

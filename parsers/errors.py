@@ -43,9 +43,14 @@ class InputError(Exception):
         return f"{self.location()}: {key}{self.message}"
 
 
-def did_you_mean(name, choices) -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``choices`` to ``name`` (difflib), or ''."""
+def did_you_mean(name, choices, list_choices: bool = False) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to ``name`` (difflib); when none is close,
+    '' or, with ``list_choices``, `` (expected one of: a, b, c)``."""
     import difflib
 
     close = difflib.get_close_matches(str(name), [str(c) for c in choices], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    if list_choices and choices:
+        return f" (expected one of: {', '.join(str(c) for c in choices)})"
+    return ""

@@ -3,8 +3,11 @@
 * imports point one way: ``composer -> graph, parsers, dynamics``; ``graph -> parsers, dynamics``;
   ``parsers -> dynamics``; ``dynamics`` imports none of the others;
 * tolerances are defined once, in ``dynamics/tolerances.py`` (other modules import or alias them);
-* no module over 450 lines and no function over 80 lines, except the ones listed below, each
-  with its reason.
+* no function over 80 lines, except the ones listed below, each with its reason.  Modules have no
+  size limit (issue 23): a module is as long as its topic needs;
+* no inline tolerance literal: a float literal of magnitude at most 1e-6 stands only in a module-level
+  constant (a name says what it bounds or converts); the modules still listed in
+  ``INLINE_TOLERANCES`` are being converted and may only shrink.
 """
 
 import ast
@@ -20,15 +23,25 @@ ALLOWED = {
     "parsers": {"dynamics"},
     "dynamics": set(),
 }
-#: modules and functions over the limits, with why they are kept; shrinking them is planned work
-#: of the helpers who own them (issue 10 names the long functions).
+#: functions over the limit, with why they are kept
 SIZE_EXCEPTIONS = {
-    "composer/cli/commands.py": "one click command per CLI verb; several helpers edit it in parallel",
-    "parsers/mjcf/reader.py": "the MJCF reader (defaults, frames, compiler mass rules, equalities); split with its owner",
     "parsers/mjcf/reader.py:assemble": "the MJCF reader's assembly step; split with its owner",
     "parsers/exporters/urdf.py:urdf_element": "one element per URDF tag, written in document order",
-    "parsers/yaml/format.py": "the native format's reader and writer side by side (round trip)",
 }
+
+
+#: module -> inline small float literals it still holds (issue 23: to be named in dynamics/tolerances.py);
+#: the count may only go down, and a module that reaches 0 leaves the list
+INLINE_TOLERANCES = {
+    "graph/loops.py": 1,
+    "graph/subspaces.py": 1, "parsers/assembly.py": 1, "parsers/exporters/__init__.py": 2,
+    "parsers/exporters/sdf.py": 2, "parsers/exporters/urdf.py": 1, "parsers/massprops.py": 1,
+    "parsers/mjcf/compiler.py": 4, "parsers/mjcf/equality.py": 2, "parsers/sdf/joints.py": 2,
+    "parsers/sdf/link.py": 1, "parsers/step/freedom.py": 1, "parsers/step/reader.py": 3,
+    "parsers/urdf/geometry.py": 1, "parsers/yaml/format.py": 3,
+}
+#: the magnitude at or below which a float literal is taken for a tolerance (or a unit that deserves a name)
+SMALL_LITERAL = 1e-6
 
 
 def library_modules():
@@ -97,13 +110,11 @@ def test_tolerances_are_defined_only_in_the_tolerances_module():
     assert not owners, f"tolerance constants outside dynamics/tolerances.py: {owners}"
 
 
-def test_modules_and_functions_stay_within_the_size_limits():
+def test_functions_stay_within_the_size_limit():
     over = []
     for _, path in library_modules():
         rel = str(path.relative_to(ROOT))
         src = path.read_text()
-        if len(src.splitlines()) > 450 and rel not in SIZE_EXCEPTIONS:
-            over.append(f"{rel}: {len(src.splitlines())} lines")
         for node in ast.walk(ast.parse(src)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 n = node.end_lineno - node.lineno + 1
@@ -115,13 +126,39 @@ def test_modules_and_functions_stay_within_the_size_limits():
 
 
 def over_limit(key: str) -> set:
-    """{key} when the module or function ``key`` (``path`` or ``path:function``) is over its limit."""
+    """{key} when the function ``key`` (``path:function``) is over the limit."""
     path, _, func = key.partition(":")
     src = (ROOT / path).read_text()
-    if not func:
-        return {key} if len(src.splitlines()) > 450 else set()
     for node in ast.walk(ast.parse(src)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func:
             if node.end_lineno - node.lineno + 1 > 80:
                 return {key}
     return set()
+
+
+def inline_small_literals(source: str) -> list[int]:
+    """Lines of float literals of magnitude in (0, SMALL_LITERAL] outside module-level assignments."""
+    tree = ast.parse(source)
+    named = {id(n) for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None
+             for n in ast.walk(node.value)}
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Constant) and type(n.value) is float
+            and 0 < abs(n.value) <= SMALL_LITERAL and id(n) not in named]
+
+
+def test_no_inline_tolerance_literals():
+    found = {}
+    for _, path in library_modules():
+        rel = str(path.relative_to(ROOT))
+        if rel != "dynamics/tolerances.py":
+            lines = inline_small_literals(path.read_text())
+            if lines:
+                found[rel] = lines
+    grown = {rel: lines for rel, lines in found.items() if len(lines) > INLINE_TOLERANCES.get(rel, 0)}
+    assert not grown, f"inline tolerance literals (name them in dynamics/tolerances.py): {grown}"
+    done = sorted(rel for rel, n in INLINE_TOLERANCES.items() if len(found.get(rel, ())) < n)
+    assert not done, f"fewer inline literals than INLINE_TOLERANCES says (lower or remove the entries): {done}"
+
+
+def test_the_literal_scan_skips_named_constants():
+    src = "TOL = 1e-9\nUNITS = {'mm': 1e-3, 'um': 1e-6}\ndef f(x, atol=1e-12):\n    return x < 2e-7 or x > 0.5\n"
+    assert inline_small_literals(src) == [3, 4]

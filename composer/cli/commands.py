@@ -3,9 +3,8 @@
 Exit codes: 0 success, 2 bad input (one line ``error: FILE:LINE: message``),
 1 internal error (one line with a hint; ``--verbose`` shows the traceback).
 
-Size: over the 450-line module limit on purpose: one click command per verb, each a few
-lines of option declarations that read best next to the function they feed; values are
-checked in :mod:`cli_values`, the work is done by the stages.
+One click command per verb, each a few lines of option declarations next to the function
+they feed; values are checked in :mod:`.values`, the work is done by the stages.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ import click
 
 from mbcompose.dynamics.closed.closure import ClosureError
 from mbcompose.dynamics.singular import SingularMassMatrix
+from mbcompose.dynamics.tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 
@@ -393,8 +393,8 @@ def _vector(model, values, rate: bool, what: str):
                    "fixed step --dt, compiled for trees; or a scipy solve_ivp method.")
 @click.option("--dt", type=FiniteFloat(positive=True), default=None,
               help="Step of rk4/euler in seconds, rounded down to divide the sample interval [default: 0.001].")
-@click.option("--rtol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
-@click.option("--atol", type=FiniteFloat(positive=True), default=1e-10, show_default=True)
+@click.option("--rtol", type=FiniteFloat(positive=True), default=ADAPTIVE_RTOL, show_default=True)
+@click.option("--atol", type=FiniteFloat(positive=True), default=ADAPTIVE_ATOL, show_default=True)
 @click.option("--no-plot", is_flag=True, help="Do not write the plot PNG.")
 @_base_option
 @_verbosity_options
@@ -548,36 +548,28 @@ def convert(input_file, output, no_lumping, cut_loops, base):
     (or converted to STL) into an assets/ folder beside OUTPUT and referenced
     relatively, so the folder can be moved.
     """
-    import importlib
     from pathlib import Path
 
+    from mbcompose.composer.exports import MODEL_SUFFIXES, export_writers
     from mbcompose.composer.outputs import OutputSet
     from mbcompose.parsers.exporters import EXPORTERS, ExportError
-    from mbcompose.parsers.exporters.assets import plan_mesh_assets, relocated
-    from mbcompose.parsers.yaml.format import write_yaml
 
     out = Path(output)
     suffix = out.suffix.lower()
-    if suffix not in (".yaml", ".yml") and suffix not in EXPORTERS:
+    if suffix not in MODEL_SUFFIXES and suffix not in EXPORTERS:
         raise click.BadParameter(f"no writer for suffix {suffix!r} (use .yaml, "
                                  f"{', '.join(sorted(EXPORTERS))})", param_hint="--output")
     check_output_folder(out)
     composition, read = _compose_with_inputs(input_file, lumping=not no_lumping, loops="embed", base=base)
     assembly = composition.lumped
-    assets = plan_mesh_assets(assembly)
+    writers = export_writers(assembly, [out.name], out.parent, {".urdf": {"cut_loops": cut_loops}})
     with OutputSet(inputs=read, create_dirs=True) as staged:     # the folder exists; assets/ may be created
-        if suffix in (".yaml", ".yml"):
-            staged.add_text(out, write_yaml(relocated(assembly, assets, out.parent), out.parent))
-        else:
-            module, func = EXPORTERS[suffix].split(":")
-            writer = getattr(importlib.import_module(module), func)
-            options = {"cut_loops": True} if cut_loops and suffix == ".urdf" else {}
-            try:
-                staged.add(out, lambda p: writer(assembly, p, mesh_reference=assets.reference, **options))
-            except ExportError as exc:
-                message = str(exc).replace("pass cut_loops=True", "use --cut-loops")
-                raise InputError(f"cannot write {output}: {message}", file=input_file) from None
-        for name, write in assets.writers().items():
+        try:
+            staged.add(out, writers.pop(out.name))
+        except ExportError as exc:
+            message = str(exc).replace("pass cut_loops=True", "use --cut-loops")
+            raise InputError(f"cannot write {output}: {message}", file=input_file) from None
+        for name, write in writers.items():
             staged.add(out.parent / name, write)
     click.echo(f"{output}: {plural(len(assembly.bodies), 'body')}, {plural(len(assembly.joints), 'joint')}")
 

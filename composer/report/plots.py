@@ -10,6 +10,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from mbcompose.dynamics.tolerances import PLOT_LOG_FLOOR, SINGULAR_FLOOR  # noqa: E402
+
 
 #: up to this many coordinates the legend sits inside the plot; beyond, beside it in columns of LEGEND_ROWS
 LEGEND_INSIDE, LEGEND_ROWS = 12, 30
@@ -32,12 +34,12 @@ def simulation_figure(result, title: str = ""):
     for i, name in enumerate(result.velocity_columns):
         axes[1].plot(t, result.v[:, i], label=name)
     axes[1].set_ylabel("v [rad/s or m/s]")
-    scale = max(abs(result.energy[0]), 1e-300)
+    scale = max(abs(result.energy[0]), SINGULAR_FLOOR)
     axes[2].plot(t, (result.energy - result.energy[0]) / scale, color="k")
     axes[2].set_ylabel("(E - E0) / |E0|")
     axes[2].ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
     if result.closure is not None:
-        axes[3].semilogy(t, np.maximum(result.closure, 1e-18), color="tab:red")
+        axes[3].semilogy(t, np.maximum(result.closure, PLOT_LOG_FLOOR), color="tab:red")
         axes[3].set_ylabel("loop closure error")
     axes[-1].set_xlabel("time [s]")
     for ax in axes[:2]:

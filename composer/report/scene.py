@@ -16,6 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
+from mbcompose.dynamics.tolerances import SINGULAR_FLOOR
+
 log = logging.getLogger(__name__)
 
 #: Colours of the bodies (matplotlib's tab10), cycled.
@@ -125,7 +128,7 @@ def _part_meshes(assembly, max_faces: int):
 def _flat(mesh, R_ref, p_ref):
     tri = (mesh.triangles - p_ref) @ R_ref          # (F, 3, 3) in the body frame
     n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-300)
+    n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), SINGULAR_FLOOR)
     return tri.reshape(-1, 3).astype(np.float32), np.repeat(n, 3, axis=0).astype(np.float32)
 
 
@@ -133,7 +136,7 @@ def _joint_axes(composition, names, R_ref, p_ref, length: float) -> tuple:
     index = {n: k for k, n in enumerate(names)}
     axes = []
     for j in composition.lumped.joints:
-        if j.type in ("fixed", "spherical", "free"):
+        if not JOINTS[j.type].has_axis:
             continue
         k = index.get(j.reference, -1)
         R, p = (np.eye(3), np.zeros(3)) if k < 0 else (R_ref[k], p_ref[k])

@@ -27,9 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
+from mbcompose.parsers.errors import did_you_mean
 from mbcompose.parsers.yaml.document import Node, load_yaml
 
-from .paths import ParamPath, did_you_mean, parse_path
+from .paths import ParamPath, parse_path
 
 RECORDABLE = ("dof", "total_mass", "mass_matrix", "mass_matrix_eigenvalues", "bias_forces", "simulation")
 DEFAULT_RECORD = ("dof", "total_mass", "mass_matrix", "mass_matrix_eigenvalues", "bias_forces")
@@ -108,7 +109,8 @@ def _random(node: Node) -> tuple:
     dist_node = node.require("distribution", "uniform or normal")
     dist = dist_node.string()
     if dist not in DISTRIBUTIONS:
-        raise dist_node.error(f"unknown distribution '{dist}'{did_you_mean(dist, DISTRIBUTIONS)}")
+        raise dist_node.error(f"unknown distribution '{dist}'"
+                              f"{did_you_mean(dist, DISTRIBUTIONS, list_choices=True)}")
     a, b = (node.require(k, f"needed by a {dist} distribution").number() for k in DISTRIBUTIONS[dist])
     extra = [k for k in ("low", "high", "mean", "std") if k not in DISTRIBUTIONS[dist] and node.get(k) is not None]
     if extra:
@@ -192,7 +194,7 @@ def _record(node: Node, has_simulation: bool) -> tuple[str, ...]:
     for item in node.sequence(f"a list of: {', '.join(RECORDABLE)}"):
         name = item.string()
         if name not in RECORDABLE:
-            raise item.error(f"unknown output '{name}'{did_you_mean(name, RECORDABLE)}")
+            raise item.error(f"unknown output '{name}'{did_you_mean(name, RECORDABLE, list_choices=True)}")
         if name == "simulation" and not has_simulation:
             raise item.error("recording simulation metrics needs outputs.simulation")
         out.append(name)
@@ -206,7 +208,8 @@ def parse_executor(node: Node | None) -> ExecutorConfig:
     node.check_keys(("kind", "scheduler", "workers"))
     kind = node.require("kind", "local or dask").string()
     if kind not in EXECUTORS:
-        raise node.get("kind").error(f"unknown executor '{kind}'{did_you_mean(kind, EXECUTORS)}")
+        hint = did_you_mean(kind, EXECUTORS, list_choices=True)
+        raise node.get("kind").error(f"unknown executor '{kind}'{hint}")
     scheduler = node.get("scheduler").string() if node.get("scheduler") is not None else None
     if scheduler is not None and kind != "dask":
         raise node.get("scheduler").error("a scheduler address needs kind: dask")

@@ -25,8 +25,7 @@ import re
 from dataclasses import dataclass, replace
 
 from mbcompose.parsers.assembly import Assembly
-from mbcompose.parsers.errors import InputError
-from mbcompose.parsers.errors import did_you_mean as suggestion
+from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.yaml.document import Node
 from mbcompose.parsers.yaml.format import BODY_KEYS, JOINT_KEYS, MASS_UNITS, MATERIALS
 
@@ -65,14 +64,6 @@ class ParamPath:
         return InputError(message, file=self.file, line=self.line, key=self.text)
 
 
-def did_you_mean(name: str, choices) -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``choices``, else the list of choices."""
-    hint = suggestion(name, choices)
-    if hint or not choices:
-        return hint
-    return f" (expected one of: {', '.join(str(c) for c in choices)})"
-
-
 def split_path(text: str) -> tuple:
     """``'joints.pitch_a.origin[2]'`` -> ``('joints', 'pitch_a', 'origin', 2)``; ValueError if malformed."""
     tokens, pos, expect_key = [], 0, True
@@ -104,11 +95,13 @@ def parse_path(node: Node, document: Node | None) -> ParamPath:
         raise node.error(str(exc)) from None
     path = ParamPath(text, tokens, "assembly", node.file, node.line)
     if tokens[0] not in TOP_KEYS:
-        raise path.error(f"unknown parameter path start '{tokens[0]}'{did_you_mean(tokens[0], TOP_KEYS)}")
+        hint = did_you_mean(tokens[0], TOP_KEYS, list_choices=True)
+        raise path.error(f"unknown parameter path start '{tokens[0]}'{hint}")
     if tokens[0] == "options":
         option = ".".join(str(t) for t in tokens[1:])
         if option not in OPTION_KEYS:
-            raise path.error(f"unknown pipeline option '{option}'{did_you_mean(option, OPTION_KEYS)}")
+            hint = did_you_mean(option, OPTION_KEYS, list_choices=True)
+            raise path.error(f"unknown pipeline option '{option}'{hint}")
         return replace(path, target="options")
     if document is None:
         raise path.error("paths into the assembly need a native YAML input (.yaml); "
@@ -136,7 +129,7 @@ def _material_path(path: ParamPath, document: Node) -> ParamPath:
     if len(tokens) < 2 or not isinstance(tokens[1], str):
         raise path.error("expected materials.NAME.density")
     if tokens[1] not in known:
-        raise path.error(f"unknown material '{tokens[1]}'{did_you_mean(tokens[1], sorted(known))}")
+        raise path.error(f"unknown material '{tokens[1]}'{did_you_mean(tokens[1], sorted(known), list_choices=True)}")
     if tokens[2:] not in ((), ("density",)):
         raise path.error(f"a material has only a density: write materials.{tokens[1]}.density")
     return replace(path, tokens=("materials", tokens[1]))
@@ -150,7 +143,7 @@ def _entry_index(path: ParamPath, entries: list[Node], token) -> int:
         return token
     if token not in names:
         raise path.error(f"no entry '{token}' in {path.tokens[0]}"
-                         f"{did_you_mean(token, [n for n in names if n is not None])}")
+                         f"{did_you_mean(token, [n for n in names if n is not None], list_choices=True)}")
     return names.index(token)
 
 
@@ -163,7 +156,8 @@ def _check_entry_path(path: ParamPath, document: Node) -> None:
     entry = entries[_entry_index(path, entries, path.tokens[1])]
     key = path.tokens[2]
     if not isinstance(key, str) or key not in ENTRY_KEYS[kind]:
-        raise path.error(f"unknown key '{key}' of an entry of {kind}{did_you_mean(key, ENTRY_KEYS[kind])}")
+        hint = did_you_mean(key, ENTRY_KEYS[kind], list_choices=True)
+        raise path.error(f"unknown key '{key}' of an entry of {kind}{hint}")
     if key == "name":
         raise path.error("names cannot be swept (other entries refer to them)")
     if key != "mass":
@@ -185,7 +179,7 @@ def _check_nested(path: ParamPath, node: Node | None, i: int) -> None:
             creatable = (token in known if isinstance(token, str)
                          else parent in ZERO_VECTORS and token < 3 and j == len(tokens) - 1)
             if not creatable:
-                hint = did_you_mean(token, known) if isinstance(token, str) and known else ""
+                hint = did_you_mean(token, known, list_choices=True) if isinstance(token, str) and known else ""
                 raise path.error(f"'{parent}' is not in the input, so '{token}' below it cannot be set{hint}")
             continue
         if isinstance(token, int):
@@ -198,7 +192,7 @@ def _check_nested(path: ParamPath, node: Node | None, i: int) -> None:
             raise path.error(f"'{parent}' is not a mapping, so it has no key '{token}'")
         allowed = set(node.mapping()) | set(NESTED_KEYS.get(parent, ()))
         if token not in allowed:
-            raise path.error(f"unknown key '{token}'{did_you_mean(token, sorted(allowed))}")
+            raise path.error(f"unknown key '{token}'{did_you_mean(token, sorted(allowed), list_choices=True)}")
         node = node.get(token)
 
 

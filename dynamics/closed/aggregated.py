@@ -52,31 +52,17 @@ import numpy as np
 
 from ..aba import forward_dynamics_sko
 from ..batch import node_list, out, prepare
+from ..batch import as_batch
 from ..crba import mass_matrix_sko
 from ..innovations import logdet_sko, mass_matrix_inverse_sko
-from ..model import SKOModel, TreeCoordinates, as_batch
+from ..model import SKOModel, TreeCoordinates
 from ..rnea import newton_euler
 from ..sko import SKOTree, SKOWeights
+from ..topology import satisfies_aggregation_condition
 
 __all__ = ["AggregatedTree", "AggregatedModel", "aggregate_tree", "aggregated_weights",
            "aggregated_velocity_terms", "compound_spo", "mass_matrix", "inverse_dynamics",
-           "forward_dynamics", "bias_forces", "mass_matrix_inverse", "mass_matrix_det",
-           "satisfies_aggregation_condition"]
-
-
-def satisfies_aggregation_condition(tree: SKOTree, S) -> bool:
-    """True when node set ``S`` of ``tree`` is non-empty and every member enters ``S``
-    through the same outside node (seed 000, Assumption 1; see :mod:`graph.aggregation`)."""
-    S = set(int(s) for s in S)
-    if not S:
-        return False
-    entries = set()
-    for s in S:
-        p = int(tree.parent[s])
-        while p >= 0 and p in S:
-            p = int(tree.parent[p])
-        entries.add(p)
-    return len(entries) == 1
+           "forward_dynamics", "bias_forces", "mass_matrix_inverse", "mass_matrix_det"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -160,7 +146,7 @@ def aggregate_tree(tree: SKOTree, sets) -> AggregatedTree:
     groups = []
     for i, S in enumerate(sets):
         S = sorted(int(s) for s in S)
-        if not satisfies_aggregation_condition(tree, S):
+        if not satisfies_aggregation_condition(tree.parent, {int(s) for s in S}, -1):
             raise ValueError(f"node set {S} does not satisfy the aggregation condition "
                              "(seed 000, Assumption 1); aggregate its S_A instead")
         if np.any(owner[S] >= 0):

@@ -59,8 +59,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import topology
+from ..joints import JOINTS
 from ..model import SKOModel
-from ..world_kinematics import Kinematics, cross, frame_pose, kinematics, point_motion
+from ..spatial import cross3
+from ..world_kinematics import Kinematics, frame_pose, kinematics, point_motion
 
 __all__ = ["Chord", "ClosureError", "ChordRows", "chord_rows", "ChordSet", "chord_set", "ChordTerms",
            "chord_set_terms", "Kinematics", "kinematics", "relative_motion", "closure_error",
@@ -92,7 +94,7 @@ def _normal_pair(u):
     ref = _EX if abs(u[0]) <= 0.9 else _EY
     n1 = ref - ref.dot(u) * u
     n1 /= np.linalg.norm(n1)
-    return n1, cross(u, n1)
+    return n1, cross3(u, n1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,12 +158,14 @@ class ChordRows:
 
 def chord_rows(chord: Chord) -> ChordRows:
     """The constraint rows of a chord joint type (module table)."""
-    t, u = chord.type, chord.axis
+    if chord.type not in JOINTS:
+        raise ValueError(f"chord {chord.name!r}: unknown joint type {chord.type!r}")
+    t, u = JOINTS[chord.type].moves_as, chord.axis
     n1, n2 = _normal_pair(u)
     eye = [_EX, _EY, _EZ]
     if t == "fixed":
         P, R = eye, list(_ORIENT3)
-    elif t in ("revolute", "continuous"):
+    elif t == "revolute":
         P, R = eye, [(u, n1), (u, n2)]
     elif t == "prismatic":
         P, R = [n1, n2], list(_ORIENT3)
@@ -300,10 +304,10 @@ def chord_set_terms(cs: ChordSet, kin: Kinematics, with_bias: bool = False) -> C
     e[cs.r_rows] = _dot(cs.N_r, RU)
     K = np.zeros((cs.n_rows, 6))
     K[cs.p_rows, 3:] = cs.N_p
-    K[cs.r_rows, :3] = cross(RU, cs.N_r)
+    K[cs.r_rows, :3] = cross3(RU, cs.N_r)
     Sw = kin.S_w[None] * cs.signs[:, None, :]                              # (n_c, 3, nv)
     Sv = kin.S_v[None] * cs.signs[:, None, :] + np.swapaxes(
-        cross(np.swapaxes(Sw, 1, 2), xb[:, None, :] - kin.p_col[None]), 1, 2)
+        cross3(np.swapaxes(Sw, 1, 2), xb[:, None, :] - kin.p_col[None]), 1, 2)
     Wl, Vl = RaT @ Sw, RaT @ Sv                                            # J_a axes
     G = np.empty((cs.n_rows, Sw.shape[2]))
     G[cs.p_rows] = (cs.N_p[:, None, :] @ Vl[cs.p_chord])[:, 0]
@@ -315,23 +319,23 @@ def chord_set_terms(cs: ChordSet, kin: Kinematics, with_bias: bool = False) -> C
 
         def motion(b, x):
             r = x - p[b]
-            w_r = cross(w[b], r)
-            return w[b], v[b] + w_r, wd[b], ad[b] + cross(wd[b], r) + cross(w[b], w_r)
+            w_r = cross3(w[b], r)
+            return w[b], v[b] + w_r, wd[b], ad[b] + cross3(wd[b], r) + cross3(w[b], w_r)
 
         nc = len(cs.body_a)
         wab, vab, wdab, aab = motion(np.concatenate([cs.body_a, cs.body_b]), np.concatenate([xa, xb]))
         wa_, va, wda, aa = wab[:nc], vab[:nc], wdab[:nc], aab[:nc]
         wb_, vb, wdb, ab_ = wab[nc:], vab[nc:], wdab[nc:], aab[nc:]
         dd, ddd = vb - va, ab_ - aa
-        c_wa_d = cross(wa_, d)
-        p_dd = _mv(RaT, ddd - cross(wda, d) - 2.0 * cross(wa_, dd) + cross(wa_, c_wa_d))
+        c_wa_d = cross3(wa_, d)
+        p_dd = _mv(RaT, ddd - cross3(wda, d) - 2.0 * cross3(wa_, dd) + cross3(wa_, c_wa_d))
         gamma = np.empty(cs.n_rows)
         gamma[cs.p_rows] = _dot(cs.N_p, p_dd[cs.p_chord])
         if len(cs.r_rows):
             c = cs.r_chord
             ub = _mv(Rb[c], cs.U_r)                    # world
             wr, wdr = wb_[c] - wa_[c], wdb[c] - wda[c]
-            h = cross(wdr, ub) + cross(wr, cross(wb_[c], ub)) - cross(wa_[c], cross(wr, ub))
+            h = cross3(wdr, ub) + cross3(wr, cross3(wb_[c], ub)) - cross3(wa_[c], cross3(wr, ub))
             gamma[cs.r_rows] = _dot(cs.N_r, _mv(RaT[c], h))
     return ChordTerms(e, G, gamma, K, Ra, xb)
 

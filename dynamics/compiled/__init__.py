@@ -16,9 +16,10 @@ constraint-embedded closed chains (the ``embedded`` row of the dispatch table);
 Importing this package imports no numba and compiles nothing; numba compiles each kernel on its
 first call and keeps the machine code in an on-disk cache for later processes.  That cache is
 keyed by the kernels' source: its directory, :data:`CACHE_DIR`, is named after a hash of every
-``dynamics/compiled/*.py`` module and numba's version (numba itself checks only the source file
-of the function it compiles, not the modules that function calls), so an edited kernel module
-can never load machine code compiled from its old text.
+``dynamics/compiled/*.py`` module, of ``dynamics/tolerances.py`` (constants the kernels read) and
+of numba's version (numba itself checks only the source file of the function it compiles, not the
+modules that function calls), so an edited kernel module can never load machine code compiled
+from its old text.
 """
 
 from __future__ import annotations
@@ -30,14 +31,20 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["CACHE_DIR", "source_hash", "cache_directory", "cache_is_cold"]
+__all__ = ["CACHE_DIR", "CONSTANTS", "source_hash", "cache_directory", "cache_is_cold"]
 
 log = logging.getLogger(__name__)
 
 
-def source_hash(folder: Path | None = None, numba_version: str | None = None) -> str:
-    """16 hex digits of the SHA-256 of every ``*.py`` module of ``folder`` (default: this package),
-    name and text, and of numba's version (read from its installed metadata: imports no numba)."""
+#: modules outside this package whose constants the kernels read when numba compiles them (numba
+#: freezes a global into the machine code): part of the cache's key
+CONSTANTS = (Path(__file__).parent.parent / "tolerances.py",)
+
+
+def source_hash(folder: Path | None = None, numba_version: str | None = None, constants=CONSTANTS) -> str:
+    """16 hex digits of the SHA-256 of every ``*.py`` module of ``folder`` (default: this package) and of
+    the ``constants`` modules (default :data:`CONSTANTS`), name and text, and of numba's version (read
+    from its installed metadata: imports no numba)."""
     folder = Path(__file__).parent if folder is None else Path(folder)
     if numba_version is None:
         try:
@@ -45,7 +52,7 @@ def source_hash(folder: Path | None = None, numba_version: str | None = None) ->
         except metadata.PackageNotFoundError:
             numba_version = "unknown"
     h = hashlib.sha256(f"numba {numba_version}\n".encode())
-    for path in sorted(folder.glob("*.py")):
+    for path in [*sorted(folder.glob("*.py")), *map(Path, constants)]:
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 

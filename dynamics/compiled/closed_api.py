@@ -4,10 +4,10 @@ The packed loop data of a :class:`dynamics.embedding.EmbeddedModel` is ``em.clos
 (:class:`dynamics.compiled.closed_layout.ClosedFlat`, built once per model), its work arrays a
 ``em.create_data()`` (default ``em.default_data``).  :func:`forward_dynamics` is the ``embedded``
 row of :data:`dynamics.dispatch.ALGORITHMS` with the contract of
-:func:`dynamics.closed.embedded_dynamics.forward_dynamics` (the numpy reference).
+:func:`dynamics.closed.embedding.forward_dynamics` (the numpy reference).
 :func:`complete_configuration` and :func:`complete_velocity` are the compiled loop closure and
 velocity completion (:mod:`dynamics.compiled.closure_kernels`) with the contract of
-:mod:`dynamics.closed.embedded_coordinates`.
+:mod:`dynamics.closed.embedding`.
 
 States a kernel declines (a loop not closed, a dependent block near singular, Newton not
 converging, see the kernel modules) and models with joint couplings go to the numpy reference,
@@ -26,7 +26,7 @@ import logging
 
 import numpy as np
 
-from ..closed import embedded_coordinates, embedded_dynamics
+from ..closed import embedding
 from ..dispatch import current_backend, declined
 from ..tolerances import CLOSURE_TOL, NEWTON_MAX_ITER, NEWTON_MAX_STEP
 from . import closed_kernels as ck
@@ -37,7 +37,7 @@ __all__ = ["forward_dynamics", "complete_configuration", "complete_velocity"]
 log = logging.getLogger(__name__)
 
 _FD = "closed-chain forward dynamics"
-_FD_REFERENCE = "the numpy embedding (embedded_dynamics.forward_dynamics)"
+_FD_REFERENCE = "the numpy embedding (embedding.forward_dynamics)"
 _COUPLINGS = "the model has joint couplings"
 
 
@@ -46,7 +46,7 @@ def forward_dynamics(em, q, v, tau, f_ext=None, data=None):
 
     q (nq,) | (B, nq) closed configurations; v (nv,) | (B, nv) with ``G v = 0``; tau (nv,) | (B, nv)
     generalized forces at the tree joints; data: an ``em.create_data()`` (default
-    ``em.default_data``).  Same results as :func:`dynamics.closed.embedded_dynamics.forward_dynamics`
+    ``em.default_data``).  Same results as :func:`dynamics.closed.embedding.forward_dynamics`
     (null-space projection, see :mod:`dynamics.compiled.closed_kernels`); ``f_ext`` is not supported
     on embedded models.
     """
@@ -61,14 +61,14 @@ def forward_dynamics(em, q, v, tau, f_ext=None, data=None):
             return out
         if status != ck.BAD_SHAPE:
             declined(log, _FD, ck.DECLINED[status], _FD_REFERENCE)
-            return embedded_dynamics.forward_dynamics(em, q, v, tau)
+            return embedding.forward_dynamics(em, q, v, tau)
     return _general(em, packed, q, v, tau, f_ext)
 
 
 def complete_configuration(em, q_guess=None, tol: float = CLOSURE_TOL, max_iter: int = NEWTON_MAX_ITER, data=None):
     """Closed configuration (nq,) near ``q_guess`` (default ``em.neutral()``): the loops closed by
     Newton's method on their dependent coordinates, compiled (:func:`closure_kernels.close_loops`); as
-    :func:`dynamics.closed.embedded_coordinates.complete_configuration`, which runs (and raises
+    :func:`dynamics.closed.embedding.complete_configuration`, which runs (and raises
     :class:`dynamics.closed.closure.ClosureError`) where the kernel declines."""
     q = np.array(em.neutral() if q_guess is None else q_guess, dtype=np.float64)
     if current_backend() != "numpy":
@@ -81,14 +81,14 @@ def complete_configuration(em, q_guess=None, tol: float = CLOSURE_TOL, max_iter:
             if status == cu.OK:
                 return q
             why = cu.DECLINED[status]
-        declined(log, "loop closure", why, "the numpy Newton (embedded_coordinates.complete_configuration)")
-    return embedded_coordinates.complete_configuration(em, q_guess, tol=tol, max_iter=max_iter)
+        declined(log, "loop closure", why, "the numpy Newton (embedding.complete_configuration)")
+    return embedding.complete_configuration(em, q_guess, tol=tol, max_iter=max_iter)
 
 
 def complete_velocity(em, q, v_ind, data=None):
     """Full joint velocities (nv,) ``X(q) v_ind`` at a closed q (nq,), v_ind (n_independent,) or
     (nv,) (its independent entries), compiled (:func:`closure_kernels.complete_velocity_at`); as
-    :func:`dynamics.closed.embedded_coordinates.complete_velocity`, which runs where the kernel declines."""
+    :func:`dynamics.closed.embedding.complete_velocity`, which runs where the kernel declines."""
     if current_backend() != "numpy":
         packed = (em.default_data if data is None else data).packed
         v_i = np.array(v_ind, dtype=np.float64)
@@ -104,8 +104,8 @@ def complete_velocity(em, q, v_ind, data=None):
             if status == cu.OK:
                 return v
             why = cu.DECLINED[status]
-        declined(log, "velocity completion", why, "the numpy completion (embedded_coordinates.complete_velocity)")
-    return embedded_coordinates.complete_velocity(em, q, v_ind)
+        declined(log, "velocity completion", why, "the numpy completion (embedding.complete_velocity)")
+    return embedding.complete_velocity(em, q, v_ind)
 
 
 def _one(em, packed, q, v, tau):
@@ -113,7 +113,7 @@ def _one(em, packed, q, v, tau):
     status = ck.embedded_forward_dynamics(*packed, q, v, tau, out)
     if status != ck.OK:
         declined(log, _FD, ck.DECLINED[status], _FD_REFERENCE)
-        return embedded_dynamics.forward_dynamics(em, q, v, tau)
+        return embedding.forward_dynamics(em, q, v, tau)
     return out
 
 
@@ -137,7 +137,7 @@ def _general(em, packed, q, v, tau, f_ext):
 
 def _reference(em, q, v, tau):
     if q.ndim == v.ndim == tau.ndim == 1:
-        return embedded_dynamics.forward_dynamics(em, q, v, tau)
+        return embedding.forward_dynamics(em, q, v, tau)
     B = max(x.shape[0] for x in (q, v, tau) if x.ndim == 2)
     rows = [np.broadcast_to(x, (B, x.shape[-1])) for x in (q, v, tau)]
-    return np.stack([embedded_dynamics.forward_dynamics(em, *r) for r in zip(*rows)])
+    return np.stack([embedding.forward_dynamics(em, *r) for r in zip(*rows)])

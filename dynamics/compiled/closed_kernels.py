@@ -1,6 +1,6 @@
 """Compiled forward dynamics of a constraint-embedded closed chain (numba, one configuration).
 
-The numpy reference is :func:`dynamics.closed.embedded_dynamics.forward_dynamics` (the
+The numpy reference is :func:`dynamics.closed.embedding.forward_dynamics` (the
 articulated-body algorithm on the embedded tree, seed 000 sections 5-6, seed 001
 Algorithm 6.1).  Here the same accelerations come from the null-space projection of
 the tree equations of motion onto the loops' constraint manifold (seed 000 section 6:
@@ -14,7 +14,7 @@ the tree equations of motion onto the loops' constraint manifold (seed 000 secti
    Jacobian ``G = de/dq`` and ``gamma = Gdot v`` -- with the formulas of :mod:`dynamics.closed.closure`
    (:mod:`dynamics.compiled.closure_terms`);
 3. per loop the dependent block ``G_d`` inverted (Gauss-Jordan, partial pivoting):
-   ``X_d = -G_d^-1 G_i`` and ``c_d = -G_d^-1 gamma`` (:mod:`dynamics.closed.embedded_state`);
+   ``X_d = -G_d^-1 G_i`` and ``c_d = -G_d^-1 gamma`` (:mod:`dynamics.closed.embedding`);
 4. ``M_e a_i = X^* (tau - C - M c)`` by Cholesky, and ``a = X a_i + c``.
 
 Why the null-space projection rather than the compound-node sweep: with few coordinates per

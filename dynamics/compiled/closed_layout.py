@@ -1,7 +1,7 @@
 """Packed arrays of a constraint-embedded closed chain for the compiled kernels (numpy only).
 
 Three tables (:class:`dynamics.compiled.layout.Layout`, sizes written once): the loop data of an
-:class:`dynamics.closed.embedded_model.EmbeddedModel` in :data:`CLOSED_INTS` and
+:class:`dynamics.closed.embedding.EmbeddedModel` in :data:`CLOSED_INTS` and
 :data:`CLOSED_FLOATS`, packed once per model by :class:`ClosedFlat` into ``cint`` (the descriptor
 table of the three layouts first, then the integer fields) and ``cflt``; the scratch of the kernels
 in :data:`CLOSED_WORK`, the ``work`` of a :class:`ClosedData` (with the tree's

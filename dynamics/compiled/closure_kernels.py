@@ -1,7 +1,7 @@
 """Compiled loop closure, velocity completion and fixed-step simulation of a constraint-embedded
 closed chain (numba).
 
-The numpy references (:mod:`dynamics.closed.embedded_coordinates`, seed 000 sections 5-6):
+The numpy references (:mod:`dynamics.closed.embedding`, seed 000 sections 5-6):
 
 * :func:`close_loops` is :func:`complete_configuration`: per loop, Newton's method on the
   dependent coordinates ``theta_d`` with the independent ones held,
@@ -106,7 +106,7 @@ def newton_step(L, s, r0, r1, i0, i1, max_step):
 def close_loops(P, q, tol, max_iter, max_step):
     """Close every loop by Newton's method on its dependent coordinates, q (nq,) in place; returns a
     status.  Loop by loop and with the stopping rule of
-    :func:`dynamics.closed.embedded_coordinates.complete_configuration`."""
+    :func:`dynamics.closed.embedding.complete_configuration`."""
     ints, floats, work, cint, cflt, cwork = P
     m, L, s = model_fields(ints, floats), loop_fields(cint, cflt), scratch_fields(cint, cwork)
     lk, lr = L.loop_kept_start, L.loop_row_start

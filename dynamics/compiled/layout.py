@@ -35,8 +35,7 @@ __all__ = ["KIND", "DESCRIPTOR_WIDTH", "Layout", "MODEL_INTS", "MODEL_FLOATS", "
            "FlatModel", "Data"]
 
 #: joint kind codes of the kernels (continuous shares revolute's code)
-KIND = {"fixed": 0, "revolute": 1, "continuous": 1, "prismatic": 2, "cylindrical": 3, "universal": 4,
-        "spherical": 5, "planar": 6, "free": 7}
+KIND = {t: j.kernel for t, j in J.JOINTS.items()}
 
 #: integers of one descriptor row: offset of the field in its array, then its shape (padded with 1)
 DESCRIPTOR_WIDTH = 4

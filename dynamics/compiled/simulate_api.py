@@ -16,7 +16,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..dispatch import current_backend, declined
+from ..joints import joint_types
 from ..singular import singular_mass_matrix
+from ..tolerances import SIMULATION_CLOSURE_TOL
 from . import simulate_kernels as sk
 from .api import mass_matrix
 
@@ -28,13 +30,14 @@ log = logging.getLogger(__name__)
 #: fixed-step integrators (codes of :mod:`simulate_kernels`); "euler" is the semi-implicit one
 INTEGRATORS = {"semi-implicit-euler": 0, "euler": 0, "rk4": 1}
 
-#: joints whose velocity coordinates are the rates of their position coordinates (q_dot = v),
-#: the only ones a coordinate limit can be put on
-LIMITABLE = ("revolute", "prismatic", "continuous", "cylindrical", "universal")
+#: joints whose velocity coordinates are the rates of their position coordinates (q_dot = v), the
+#: only ones the stop kernel can hold at a coordinate limit (which joints the readers give limits
+#: is the table's ``takes_limits``)
+LIMITABLE = joint_types(euclidean=True)
 
 #: tree joints of a closed chain the compiled closed-chain loop takes (``q_dot = v``, see
 #: :mod:`closure_kernels`)
-CLOSED_CHAIN_JOINTS = LIMITABLE + ("fixed",)
+CLOSED_CHAIN_JOINTS = joint_types(euclidean=True)
 
 
 class FixedStepTrajectory(NamedTuple):
@@ -124,7 +127,8 @@ def simulate_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = 
     return FixedStepTrajectory(dt * stride * np.arange(rows), Q, V, int(contacts))
 
 
-def closed_chain_stepper(em, dt: float, integrator: str, tau=None, damping=None, tol: float = 1e-12):
+def closed_chain_stepper(em, dt: float, integrator: str, tau=None, damping=None,
+                         tol: float = SIMULATION_CLOSURE_TOL):
     """The compiled fixed-step loop of a constraint-embedded closed chain, or None where it does not
     apply (joint couplings, a tree joint outside :data:`CLOSED_CHAIN_JOINTS`, ``backend("numpy")``).
 

@@ -27,6 +27,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..tolerances import SMALL_ANGLE
 from . import entry_kernels as ek
 from .fields import model_fields
 from .jit import kernel
@@ -46,7 +47,7 @@ def quaternion_times_exp(q, o, w0, w1, w2, out):
     """``out[o:o+4] = q[o:o+4] (x) exp(w)``, normalised; w the rotation vector (3,) in the body frame."""
     th = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
     c = np.cos(0.5 * th)
-    s = 0.5 - th * th / 48.0 if th < 1e-8 else np.sin(0.5 * th) / th
+    s = 0.5 - th * th / 48.0 if th < SMALL_ANGLE else np.sin(0.5 * th) / th
     b0, b1, b2, b3 = c, s * w0, s * w1, s * w2
     a0, a1, a2, a3 = q[o], q[o + 1], q[o + 2], q[o + 3]
     r0 = a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3
@@ -86,7 +87,7 @@ def integrate_free(q, o, v, ov, dt, out):
 def integrate_planar(q, o, v, ov, dt, out):
     """Planar joint (x, y, theta): SE(2) exponential of dt (vx, vy, omega) (body-frame in-plane velocity)."""
     vx, vy, w = dt * v[ov], dt * v[ov + 1], dt * v[ov + 2]
-    if abs(w) < 1e-8:
+    if abs(w) < SMALL_ANGLE:
         a, b = 1.0 - w * w / 6.0, w / 2.0
     else:
         a, b = np.sin(w) / w, (1.0 - np.cos(w)) / w

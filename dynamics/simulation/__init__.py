@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..tolerances import SIMULATION_CLOSURE_TOL
+from ..tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, SIMULATION_CLOSURE_TOL
 from .adaptive import ADAPTIVE_METHOD, simulate_closed_chain, simulate_tree
 from .fixed_step import (DEFAULT_DT, FIXED_STEP, MAX_STEPS, simulate_closed_chain_fixed_step, simulate_tree_fixed_step,
                          too_many_steps)
@@ -27,7 +27,7 @@ SIMULATORS = {"tree": (simulate_tree, simulate_tree_fixed_step),
 
 def simulate(model, q0, v0, duration: float, samples: int = 201,
              torque: Callable[[float, np.ndarray, np.ndarray], np.ndarray] | None = None,
-             method: str = "adaptive", rtol: float = 1e-10, atol: float = 1e-10,
+             method: str = "adaptive", rtol: float = ADAPTIVE_RTOL, atol: float = ADAPTIVE_ATOL,
              progress: Callable[[float], None] | None = None,
              closure_tol: float = SIMULATION_CLOSURE_TOL, dt: float | None = None,
              joints: JointProperties | None = None) -> SimulationResult:

@@ -13,7 +13,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..kinematics import normalize
-from ..tolerances import SIMULATION_CLOSURE_TOL
+from ..tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, SIMULATION_CLOSURE_TOL
 from .closed import closed_chain_result, closed_chain_rhs
 from .passive import JointProperties, damped
 from .result import SimulationResult, coordinate_columns, total_energy
@@ -24,7 +24,7 @@ ADAPTIVE_METHOD = "DOP853"
 
 
 def simulate_tree(model, q0, v0, duration: float, samples: int = 201, torque=None, method: str = "DOP853",
-                  rtol: float = 1e-10, atol: float = 1e-10, progress=None, closure_tol=None,
+                  rtol: float = ADAPTIVE_RTOL, atol: float = ADAPTIVE_ATOL, progress=None, closure_tol=None,
                   joints: JointProperties | None = None) -> SimulationResult:
     """Integrate a rigid-body tree (``closure_tol`` is unused: a tree has no loops).
 
@@ -49,7 +49,7 @@ def simulate_tree(model, q0, v0, duration: float, samples: int = 201, torque=Non
 
 
 def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torque=None, method: str = "DOP853",
-                          rtol: float = 1e-10, atol: float = 1e-10, progress=None,
+                          rtol: float = ADAPTIVE_RTOL, atol: float = ADAPTIVE_ATOL, progress=None,
                           closure_tol: float = SIMULATION_CLOSURE_TOL,
                           joints: JointProperties | None = None) -> SimulationResult:
     """Integrate a constraint-embedded closed chain (see :func:`closed_chain_rhs`).

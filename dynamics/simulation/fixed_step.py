@@ -23,7 +23,7 @@ import numpy as np
 from .. import embedding as E
 from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
-from ..tolerances import SIMULATION_CLOSURE_TOL
+from ..tolerances import SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
 from .closed import closed_chain_result, closed_chain_rhs
 from .passive import JointProperties, damped
 from .result import SimulationResult, coordinate_columns, total_energy
@@ -41,7 +41,7 @@ MAX_STEPS = 10_000_000
 def step_grid(duration: float, samples: int, dt: float | None) -> tuple[float, int, int]:
     """(dt_used, steps per sample, number of steps) for ``samples`` output samples over ``duration``."""
     interval = duration / (samples - 1)
-    per_sample = max(1, math.ceil(interval / (dt or DEFAULT_DT) * (1.0 - 1e-12)))
+    per_sample = max(1, math.ceil(interval / (dt or DEFAULT_DT) * (1.0 - STEP_GRID_RTOL)))
     return interval / per_sample, per_sample, per_sample * (samples - 1)
 
 

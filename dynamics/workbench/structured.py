@@ -43,6 +43,7 @@ import numpy as np
 
 from ..lyapunov import backward_lyapunov, forward_lyapunov
 from ..spo import spo_mul, spo_star_mul
+from ..tolerances import STRUCTURE_RTOL
 from .core import IncompatibleOperands, Space, SpatialMatrixOperator, describe
 
 __all__ = ["SpatialSquareMatrixOperator", "SpatialDiagonalMatrixOperator", "IdClass", "SKOClass", "SKOStarClass",
@@ -392,6 +393,6 @@ def as_diagonal(X, space: Space | None = None) -> SpatialDiagonalMatrixOperator:
         blocks.append(A[rs, cs].copy())
         mask[rs, cs] = False
     off = np.max(np.abs(A[mask]), initial=0.0)
-    if off > 1e-12 * max(1.0, np.max(np.abs(A), initial=0.0)):
+    if off > STRUCTURE_RTOL * max(1.0, np.max(np.abs(A), initial=0.0)):
         raise TypeError(f"{describe(X)} is not block-diagonal (off-diagonal entry {off:.3g})")
     return SpatialDiagonalMatrixOperator(X.row, X.col, blocks, X.name)

@@ -31,6 +31,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..joints import JOINTS
 from ..sko import SKOTree, SKOWeights
 from .core import Space, SpatialVector
 
@@ -151,7 +152,7 @@ class Subgraph:
                     Rw[k] = Rrel[k] if p < 0 else Rw[p] @ Rrel[k]
             elif frames == "hinge":
                 Rw = [rotation_about_axis(model.axis[k], q2[0, model.q_offset[k]])
-                      if model.joint_types[k] in ("revolute", "continuous") else np.eye(3) for k in range(n)]
+                      if JOINTS[model.joint_types[k]].moves_as == "revolute" else np.eye(3) for k in range(n)]
             else:
                 raise ValueError(f"frames must be 'body', 'world' or 'hinge', got {frames!r}")
             g = g.similarity([np.kron(np.eye(2), R) for R in Rw])

@@ -98,7 +98,7 @@ from mbcompose.dynamics import topology
 from .contraction import Aggregation, aggregate, aggregate_disjoint, contract_nodes
 from .subgraphs import (Partition, aggregation_subgraph, induced_subgraph, is_induced, is_path_induced, partition,
                         path_induced_subgraph, satisfies_aggregation_condition, subgraph_children, subgraph_parents)
-from .trees import (ancestors_or_self, canonical_order, lowest_common_ancestor, parent_map, parent_of, tree_path,
+from .trees import (ancestors_or_self, canonical_order, lowest_common_ancestor, parent_map, parent_of,
                     tree_root)
 
 __all__ = [
@@ -123,7 +123,6 @@ __all__ = [
     "satisfies_aggregation_condition",
     "subgraph_children",
     "subgraph_parents",
-    "tree_path",
     "tree_root",
 ]
 

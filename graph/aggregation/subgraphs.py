@@ -167,17 +167,6 @@ def subgraph_children(tree: nx.DiGraph, sub) -> frozenset:
     return frozenset(c for s in S for c in tree.successors(s) if c not in S)
 
 
-def _entries(tree: nx.DiGraph, S: frozenset) -> set:
-    # the first node outside S above each node of S (None: above the root)
-    out = set()
-    for s in S:
-        a = parent_of(tree, s)
-        while a is not None and a in S:
-            a = parent_of(tree, a)
-        out.add(a)
-    return out
-
-
 def satisfies_aggregation_condition(tree: nx.DiGraph, sub) -> bool:
     """The aggregation condition (seed 000, Assumption 1, as made precise above).
 
@@ -194,11 +183,11 @@ def satisfies_aggregation_condition(tree: nx.DiGraph, sub) -> bool:
     sub : networkx.DiGraph or iterable of nodes
         The subgraph ``S``.
     """
-    tree_root(tree)
+    root = tree_root(tree)
     S = node_set(tree, sub)
     if not S or not is_induced(tree, sub):
         return False
-    return len(_entries(tree, S)) == 1
+    return topology.satisfies_aggregation_condition(parent_map(tree), S, root)
 
 
 def aggregation_subgraph(tree: nx.DiGraph, sub) -> nx.DiGraph:

@@ -14,7 +14,7 @@ import networkx as nx
 
 from mbcompose.dynamics import topology
 
-__all__ = ["tree_root", "parent_of", "parent_map", "ancestors_or_self", "lowest_common_ancestor", "tree_path", "canonical_order", "node_set", "edge_set"]
+__all__ = ["tree_root", "parent_of", "parent_map", "ancestors_or_self", "lowest_common_ancestor", "canonical_order", "node_set", "edge_set"]
 
 
 def tree_root(tree: nx.DiGraph) -> Hashable:
@@ -70,12 +70,6 @@ def lowest_common_ancestor(tree: nx.DiGraph, nodes: Iterable[Hashable]) -> Hasha
         Non-empty set of nodes of ``tree``.
     """
     return topology.lowest_common_ancestor(parent_map(tree), nodes, _root(tree))
-
-
-def tree_path(tree: nx.DiGraph, u: Hashable, v: Hashable) -> list:
-    """The nodes of the (undirected) tree path ``u ... lca(u, v) ... v``, in that order
-    (:func:`dynamics.topology.tree_path`)."""
-    return topology.tree_path(parent_map(tree), u, v, _root(tree))
 
 
 def canonical_order(tree: nx.DiGraph) -> list:

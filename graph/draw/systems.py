@@ -36,6 +36,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch
 
+from mbcompose.dynamics.tolerances import DRAWING_ZERO
 from mbcompose.parsers.assembly import GROUND
 
 from ..system_graph import SystemGraph
@@ -142,7 +143,7 @@ def layout(sg: SystemGraph) -> dict[str, np.ndarray]:
         mid = 0.5 * (pu + pv)
         d = pv - pu
         normal = np.array([-d[1], d[0]])
-        if np.linalg.norm(normal) < 1e-9:
+        if np.linalg.norm(normal) < DRAWING_ZERO:
             normal = np.array([1.0, 0.0])
         normal /= np.linalg.norm(normal)
         if GROUND not in (u, v) and normal @ mid < 0:
@@ -151,7 +152,7 @@ def layout(sg: SystemGraph) -> dict[str, np.ndarray]:
         if GROUND in (u, v):
             body = v if u == GROUND else u
             side = _free_side(pos, body, joints, arm_from)
-            normal = side * np.array([-pos[body][1], pos[body][0]]) / (np.linalg.norm(pos[body]) + 1e-12)
+            normal = side * np.array([-pos[body][1], pos[body][0]]) / max(np.linalg.norm(pos[body]), DRAWING_ZERO)
             normal *= 1 if u == GROUND else -1
             bow = 0.2 * (k // 2 + 1) * (1 if k % 2 == 0 else -1)
         f1, f2 = (1 / 3, 2 / 3) if GROUND not in (u, v) else (0.45, 0.75) if u == GROUND else (0.25, 0.55)
@@ -188,7 +189,7 @@ def _draw_nodes(ax, sg: SystemGraph, pos, font: int) -> None:
                         fontsize=font + 1, weight="bold", zorder=6)
         elif n.startswith("com:"):
             ax.scatter([p[0]], [p[1]], s=170, color="tab:blue", edgecolor="black", zorder=4)
-            out = p / (np.linalg.norm(p) + 1e-12)
+            out = p / max(np.linalg.norm(p), DRAWING_ZERO)
             ax.annotate(n[4:], p, xytext=tuple(16 * out), textcoords="offset points",
                         ha="left" if out[0] > 0.2 else "right" if out[0] < -0.2 else "center",
                         va="bottom" if out[1] > 0.2 else "top" if out[1] < -0.2 else "center",
@@ -212,7 +213,7 @@ def _draw_elements(ax, sg: SystemGraph, pos, font: int) -> None:
             lp = p1 + 0.55 * (p2 - p1)
         if e.kind == "joint":
             d = p2 - p1
-            nrm = np.array([-d[1], d[0]]) / (np.linalg.norm(d) + 1e-12)
+            nrm = np.array([-d[1], d[0]]) / max(np.linalg.norm(d), DRAWING_ZERO)
             if nrm @ lp < 0:
                 nrm = -nrm
             lp = lp + 0.07 * nrm

@@ -24,6 +24,7 @@ from mbcompose.dynamics.closed.closure import Chord, ClosureError
 from mbcompose.dynamics.closed.coupling import JointCoupling
 from mbcompose.dynamics.closed.lagrange import LagrangeModel
 from mbcompose.dynamics.embedding import EmbeddedModel, embed
+from mbcompose.dynamics.joints import JOINTS, joint_types
 from mbcompose.dynamics.spatial import shortest_rotation
 from mbcompose.parsers.errors import InputError
 
@@ -32,9 +33,6 @@ from .tree import TreeModel
 log = logging.getLogger(__name__)
 
 __all__ = ["chords_from_tree_model", "couplings_for_tree_model", "embed_tree_model", "closed_chain_model"]
-
-#: joint types a coupling can hold (one coordinate each).
-COUPLABLE = ("revolute", "continuous", "prismatic")
 
 
 def chords_from_tree_model(tm: TreeModel) -> list[Chord]:
@@ -73,9 +71,9 @@ def _coupled_edge(tm: TreeModel, edge_of: dict, name: str, coupling):
     k = edge_of.get(name)
     if k is not None:
         j = tm.edges[k].joint
-        if j.type not in COUPLABLE:
+        if not JOINTS[j.type].couplable:
             raise InputError(f"coupling of joint {coupling.joint!r}: joint {name!r} is {j.type}; only "
-                             f"{', '.join(COUPLABLE)} joints can be coupled",
+                             f"{', '.join(joint_types(couplable=True))} joints can be coupled",
                              file=coupling.source.file, line=coupling.source.line)
         return k, j
     where = "closes a loop" if any(j.name == name for j in tm.chords) else "is not a moving joint of the model"

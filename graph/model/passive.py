@@ -1,5 +1,9 @@
 """Joint damping and position limits of the input file, per velocity coordinate of the tree model
-(:class:`dynamics.simulation.JointProperties`; what the simulators do with them is said there)."""
+(:class:`dynamics.simulation.JointProperties`; what the simulators do with them is said there).
+
+Position limits are those of the joint types that take them (``JOINTS[type].takes_limits``:
+revolute and prismatic; :mod:`dynamics.joints` says why); a moving joint of another type that
+carries some (built in code: the readers drop them) is simulated without them, with a warning."""
 
 from __future__ import annotations
 
@@ -7,15 +11,12 @@ import logging
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS, joint_types
 from mbcompose.dynamics.simulation.passive import JointProperties
 
 from .tree import TreeModel
 
 log = logging.getLogger(__name__)
-
-#: joint types whose limits are enforced (one coordinate, its rate is its velocity)
-LIMITED_TYPES = ("revolute", "prismatic")
-
 
 def coordinate_limits(joint) -> tuple[float, float]:
     """(lower, upper) of a joint's coordinate, -inf / +inf where not given.  The tree keeps the
@@ -31,12 +32,18 @@ def joint_properties(tree: TreeModel, model) -> JointProperties:
     model: the tree itself, or a closed chain built on it, whose limits are not enforced: reported)."""
     sko = model.tree_model
     props = JointProperties.none(sko.nv)
+    ignored = []
     for edge in tree.edges:
         joint = edge.joint
         sl = sko.v_slice(joint.name)
         props.damping[sl] = joint.damping
-        if joint.type in LIMITED_TYPES:
+        if JOINTS[joint.type].takes_limits:
             props.lower[sl], props.upper[sl] = coordinate_limits(joint)
+        elif JOINTS[joint.type].nv and (joint.limits.lower is not None or joint.limits.upper is not None):
+            ignored.append(f"{joint.name} ({joint.type})")
+    if ignored:
+        log.warning("position limits of %s are not enforced: only %s joints take position limits",
+                    ", ".join(ignored), ", ".join(joint_types(takes_limits=True)))
     if model.kind != "tree" and props.has_limits:
         log.warning("joint limits are not enforced in closed-chain simulations (joints: %s)",
                     ", ".join(n for n in sko.joint_names if _limited(props, sko, n)))

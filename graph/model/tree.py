@@ -31,11 +31,10 @@ from typing import Sequence
 import numpy as np
 
 from mbcompose import dynamics
+from mbcompose.dynamics.joints import JOINTS
 from mbcompose.parsers.assembly import GROUND, Joint, MassProperties, frozen, of_frozen
 from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.topology import TreeEdge, tree_edges
-
-REVERSIBLE = frozenset({"fixed", "revolute", "continuous", "prismatic", "cylindrical"})
 
 #: the placement rotation of every body (assembly axes), read-only
 _EYE = np.eye(3)
@@ -82,7 +81,7 @@ def _tree_edges(body_names: Sequence[str], joints: Sequence[Joint]) -> tuple[lis
 def _oriented_axes(edge: TreeEdge) -> tuple[np.ndarray, np.ndarray | None]:
     """(axis, axis2) of a tree joint traversed from its secondary body (``edge.reversed``)."""
     j = edge.joint
-    if j.type not in REVERSIBLE:
+    if not JOINTS[j.type].reversible:
         raise InputError(
             f"joint '{j.name}' ({j.type}) would be traversed from '{j.secondary}' to '{j.reference}' "
             f"in the spanning tree from ground; swap its reference and secondary bodies",

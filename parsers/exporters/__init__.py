@@ -28,6 +28,11 @@ the joint origin in URDF (the child link's frame at ``q = 0`` is its reference p
 ``-ref``, so URDF's coordinate is ours), and left out of SDFormat with a warning (there the
 coordinate is ``q - ref``).
 
+Position limits (``lower``/``upper``) are written for the joint types that take them
+(revolute and prismatic: the rule of :mod:`dynamics.joints`), as URDF ``<limit>``, MJCF
+``range`` and SDFormat ``<limit>``; limits on other moving joints (built in code: no reader
+makes them) are left out with one warning (:func:`warn_untaken_limits`).
+
 ``export(assembly, path, **options)`` chooses the writer by suffix
 (:data:`EXPORTERS`).
 """
@@ -43,6 +48,7 @@ import numpy as np
 
 from ..assembly import GROUND, Assembly, Joint
 from mbcompose.dynamics import topology
+from mbcompose.dynamics.joints import JOINTS, joint_types
 
 from ..topology import tree_edges
 
@@ -73,17 +79,17 @@ def flip(j: Joint) -> Joint:
     Revolute and prismatic limits become ``[-upper, -lower]``.
     """
     kw = {"reference": j.secondary, "secondary": j.reference}
-    axial = j.type in ("revolute", "continuous", "prismatic", "cylindrical", "planar")
-    if j.type == "universal":
+    facts = JOINTS[j.type]
+    if facts.has_axis2:
         kw["axis"] = -(j.axis2 if j.axis2 is not None else j.axis)
         kw["axis2"] = -j.axis
-    elif axial:
+    elif facts.has_axis:
         kw["axis"] = -(j.secondary_axis if j.secondary_axis is not None else j.axis)
         if j.secondary_axis is not None:
             kw["secondary_axis"] = -j.axis
     if j.secondary_origin is not None:
         kw["origin"], kw["secondary_origin"] = j.secondary_origin, j.origin
-    if j.type in ("revolute", "prismatic"):
+    if facts.takes_limits:
         lim = j.limits
         kw["limits"] = replace(lim, lower=None if lim.upper is None else -lim.upper,
                                upper=None if lim.lower is None else -lim.lower)
@@ -112,15 +118,10 @@ def export_tree(a: Assembly) -> tuple[dict[str, TreeJoint], list[str], list[Join
     return parent, [e.child for e in edges], chords
 
 
-def tree_path(parent: dict[str, TreeJoint], a: str, b: str) -> list[str]:
-    """Body names along the tree from ``a`` to ``b`` (ground included where passed;
-    :func:`dynamics.topology.tree_path`)."""
-    return topology.tree_path({child: tj.joint.reference for child, tj in parent.items()}, a, b, GROUND)
-
-
-def loop_description(parent, j: Joint) -> str:
-    path = tree_path(parent, j.secondary, j.reference)
-    return " -> ".join(path + [j.secondary])
+def loop_description(parent: dict[str, TreeJoint], j: Joint) -> str:
+    """The bodies of the loop a chord ``j`` closes, along the tree from its secondary body and back."""
+    parents = {child: tj.joint.reference for child, tj in parent.items()}
+    return " -> ".join(topology.tree_path(parents, j.secondary, j.reference, GROUND) + [j.secondary])
 
 
 def robust_rpy(R) -> np.ndarray:
@@ -148,6 +149,18 @@ def on_axis(point, origin, axis, tol: float = 1e-12) -> bool:
     return bool(np.linalg.norm(d - n * (d @ n)) <= tol * max(1.0, np.linalg.norm(d)))
 
 
+def warn_untaken_limits(a: Assembly, format_name: str) -> None:
+    """One warning naming the moving joints of ``a`` with position limits (``lower``/``upper``) their
+    type does not take (:mod:`dynamics.joints`: revolute and prismatic only); the exporters leave
+    those out (a fixed joint's, from a locked pair, go without a word: it has no coordinate)."""
+    joints = [f"{j.name} ({j.type})" for j in a.joints
+              if not JOINTS[j.type].takes_limits and JOINTS[j.type].nv
+              and (j.limits.lower is not None or j.limits.upper is not None)]
+    if joints:
+        log.warning("%s export of %s: only %s joints take position limits; left out for %s", format_name, a.name,
+                    ", ".join(joint_types(takes_limits=True)), ", ".join(joints))
+
+
 def warn_dropped(a: Assembly, format_name: str, fields: tuple[str, ...]) -> None:
     """One warning per joint field in ``fields`` (``armature``, ``ref``) that some joint of ``a``
     sets and ``format_name`` cannot express, naming those joints."""
@@ -167,14 +180,20 @@ EXPORTERS = {
 }
 
 
-def export(assembly: Assembly, path, **options) -> Path:
-    """Write ``assembly`` to ``path`` in the format its suffix names (``.xml`` is MJCF)."""
-    suffix = Path(path).suffix.lower()
+def writer_for(suffix: str):
+    """The writer ``f(assembly, path, **options)`` of a file suffix (``.urdf``, ``.sdf``, ``.mjcf``,
+    ``.xml``: MJCF); ExportError naming the known suffixes if none."""
+    suffix = suffix.lower()
     if suffix not in EXPORTERS:
         raise ExportError(f"no exporter for suffix {suffix!r} (known: {', '.join(sorted(EXPORTERS))})")
     module, func = EXPORTERS[suffix].split(":")
-    return getattr(importlib.import_module(module), func)(assembly, path, **options)
+    return getattr(importlib.import_module(module), func)
 
 
-__all__ = ["EXPORTERS", "ExportError", "TreeJoint", "export", "flip", "loop_description", "on_axis",
-           "robust_rpy", "export_tree", "tree_path", "warn_dropped"]
+def export(assembly: Assembly, path, **options) -> Path:
+    """Write ``assembly`` to ``path`` in the format its suffix names (:func:`writer_for`)."""
+    return writer_for(Path(path).suffix)(assembly, path, **options)
+
+
+__all__ = ["EXPORTERS", "ExportError", "TreeJoint", "export", "flip", "writer_for", "loop_description", "on_axis",
+           "robust_rpy", "export_tree", "warn_dropped", "warn_untaken_limits"]

@@ -40,12 +40,13 @@ from pathlib import Path
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.spatial import matrix_to_quat
 
 from ..assembly import GROUND, Assembly, Pose
 from ..mjcf.equality import coupling_about_ref
 from ..xml import fmt, write_xml
-from . import ExportError, export_tree
+from . import ExportError, export_tree, warn_untaken_limits
 from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
@@ -143,7 +144,7 @@ class _JointWriter:
             jel = self.add(el, j.name, self.TYPES[j.type], X_world_body, j.origin,
                            None if j.type == "spherical" else j.axis, arm)
             lim = j.limits
-            if j.type in ("revolute", "prismatic") and lim.lower is not None and lim.upper is not None:
+            if JOINTS[j.type].takes_limits and lim.lower is not None and lim.upper is not None:
                 jel.set("range", fmt([lim.lower, lim.upper]))
             if j.damping:
                 jel.set("damping", fmt(j.damping))
@@ -218,8 +219,7 @@ def _actuators(root, a: Assembly, written_joints) -> None:
     """One ``<motor>`` per actuated one-coordinate joint.  Actuator names are unique: a motor
     that drives several joints (a differential transmission) gets one actuator per joint,
     named ``MOTOR_JOINT`` after the first."""
-    motors = [j for j in a.joints if j.actuated and j.type in ("revolute", "continuous", "prismatic")
-              and j.name in written_joints]
+    motors = [j for j in a.joints if j.actuated and JOINTS[j.type].one_coordinate and j.name in written_joints]
     if not motors:
         return
     act = ET.SubElement(root, "actuator")
@@ -241,6 +241,7 @@ def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0
                  mesh_reference=absolute_reference) -> ET.Element:
     """The ``<mujoco>`` element for ``a`` (see :func:`write_mjcf`)."""
     parent, order, chords = export_tree(a)
+    warn_untaken_limits(a, "MJCF")
     if "world" in a.body_names:
         raise ExportError("body name 'world' is reserved in MJCF")
     root = ET.Element("mujoco", model=a.name)
@@ -308,7 +309,7 @@ def _loops(root, a: Assembly, chords, span: float):
         elif j.type == "fixed":
             b2 = Pose() if sec == GROUND else a.body(sec).pose
             ET.SubElement(eq, "weld", name=j.name, anchor=fmt(b2.inverse().apply(j.origin)), **attrs)
-        elif j.type in ("revolute", "continuous"):
+        elif JOINTS[j.type].moves_as == "revolute":
             for k, point in enumerate((j.origin, j.origin + span * j.axis)):
                 ET.SubElement(eq, "connect", name=f"{j.name}_{k + 1}",
                               anchor=fmt(b1.pose.inverse().apply(point)), **attrs)

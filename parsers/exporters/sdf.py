@@ -32,13 +32,16 @@ frames and mass properties):
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
+
 from ..assembly import GROUND, Assembly
 from ..xml import fmt, write_xml
-from . import ExportError, flip, robust_rpy, warn_dropped
+from . import ExportError, flip, robust_rpy, warn_dropped, warn_untaken_limits
 from .assets import absolute_reference
 
 SDF_TYPES = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic", "fixed": "fixed",
@@ -92,7 +95,7 @@ def _screws(a: Assembly, frames) -> dict:
         turn, slide = joints.get(c.leader), joints.get(c.joint)
         if (turn is None or slide is None or c.joint != f"{c.leader}_translation" or c.offset or c.higher
                 or c.joint_terms or c.leader_terms or slide.type != "prismatic"
-                or turn.type not in ("revolute", "continuous") or slide.secondary != f"{c.leader}_carriage"
+                or JOINTS[turn.type].moves_as != "revolute" or slide.secondary != f"{c.leader}_carriage"
                 or turn.reference != slide.secondary or held.get(slide.secondary) != 2
                 or slide.secondary in (frames or {}) or turn.secondary == GROUND):
             continue
@@ -116,7 +119,7 @@ def _mimics(a: Assembly, written: dict, screws: dict) -> dict:
             raise ExportError(f"coupling of joint {c.joint!r} ({c.source}) is not linear in one leader joint: "
                               "SDFormat <mimic> cannot express it (export to MJCF)")
         for name in (c.joint, c.leader):
-            if written.get(name) not in ("revolute", "continuous", "prismatic"):
+            if name not in written or not JOINTS[written[name]].couplable:
                 raise ExportError(f"coupling of joint {c.joint!r}: joint {name!r} is not a one-axis joint of the "
                                   "SDFormat export")
         if c.joint in out:
@@ -129,6 +132,7 @@ def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
                 mesh_reference=absolute_reference) -> ET.Element:
     """The ``<sdf>`` element for ``a`` (see :func:`write_sdf`)."""
     warn_dropped(a, "SDFormat", ("armature", "ref"))
+    warn_untaken_limits(a, "SDFormat")
     screws = _screws(a, frames)
     mimics = _mimics(a, {j.name: j.type for j in a.joints}, screws)
     sdf = ET.Element("sdf", version="1.11" if mimics else "1.10" if screws else "1.8")
@@ -188,9 +192,9 @@ def _joint(model, j, mimics, screw) -> None:
     if screw:
         ET.SubElement(el, "screw_thread_pitch").text = fmt(screw[1])
     axes = []
-    if j.type in ("revolute", "continuous", "prismatic", "universal"):
+    if JOINTS[j.type].has_axis:
         axes.append(("axis", j.axis))
-    if j.type == "universal":
+    if JOINTS[j.type].has_axis2:
         axes.append(("axis2", j.axis2 if j.axis2 is not None else np.cross(j.axis, [0, 0, 1.0])))
     for tag, v in axes:
         ax = ET.SubElement(el, tag)
@@ -202,6 +206,8 @@ def _joint(model, j, mimics, screw) -> None:
 def _axis_details(ax, j, mimic) -> None:
     """Limits, damping and the ``<mimic>`` of a joint's first axis."""
     lim = j.limits
+    if not JOINTS[j.type].takes_limits:
+        lim = replace(lim, lower=None, upper=None)
     if any(x is not None for x in (lim.lower, lim.upper, lim.effort, lim.velocity)):
         le = ET.SubElement(ax, "limit")
         for key, v in (("lower", lim.lower), ("upper", lim.upper), ("effort", lim.effort),

@@ -37,11 +37,12 @@ from pathlib import Path
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.spatial import rotation_about_axis
 
 from ..assembly import GROUND, Assembly, Pose
 from ..xml import fmt, write_xml
-from . import ExportError, export_tree, loop_description, on_axis, robust_rpy, warn_dropped
+from . import ExportError, export_tree, loop_description, on_axis, robust_rpy, warn_dropped, warn_untaken_limits
 from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
@@ -92,6 +93,7 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
         raise ExportError(f"body name {ROOT!r} is reserved for ground in URDF exports")
     parent, order, chords = export_tree(a)
     warn_dropped(a, "URDF", ("armature",))
+    warn_untaken_limits(a, "URDF")
     robot = ET.Element("robot", name=a.name)
     if chords:
         if not cut_loops:
@@ -109,7 +111,7 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
             raise ExportError(f"joint {j.name!r} of type {j.type!r} has no URDF equivalent")
         body = a.body(name)
         p = body.pose.translation
-        if (j.type in ("revolute", "continuous") and not on_axis(p, j.origin, j.axis)) or \
+        if (JOINTS[j.type].moves_as == "revolute" and not on_axis(p, j.origin, j.axis)) or \
                 (j.type == "planar" and not np.allclose(p, j.origin, atol=1e-12)):
             p = j.origin
             log.info("URDF export: link %r frame moved to joint %r origin", name, j.name)
@@ -140,12 +142,12 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
         _origin(el, X_parent_child.compose(_motion_by(j, -j.ref, link_pose[name])))
         ET.SubElement(el, "parent", link=pname)
         ET.SubElement(el, "child", link=name)
-        if j.type in ("revolute", "continuous", "prismatic", "planar"):
+        if JOINTS[j.type].has_axis:
             ET.SubElement(el, "axis", xyz=fmt(link_pose[name].rotation.T @ j.axis))
         lim = j.limits
-        if j.type in ("revolute", "prismatic", "continuous"):
+        if JOINTS[j.type].one_coordinate:
             attrs = {"effort": fmt(lim.effort or 0.0), "velocity": fmt(lim.velocity or 0.0)}
-            if j.type != "continuous":
+            if JOINTS[j.type].takes_limits:
                 lo, hi = lim.lower, lim.upper
                 if lo is not None:
                     attrs["lower"] = fmt(lo)

@@ -25,6 +25,8 @@ from dataclasses import replace
 import numpy as np
 from numpy import polynomial as P
 
+from mbcompose.dynamics.joints import JOINTS
+
 from ..assembly import GROUND, Coupling, Joint, Pose, Source
 from ..errors import did_you_mean
 from ..xml import error, parse_floats
@@ -174,7 +176,7 @@ def check_coupling_joints(couplings, joints_by_name, elements) -> None:
         for jn, _ in c.follower_sum + c.leader_sum:
             if jn not in joints_by_name:
                 raise error(el, f"<{el.tag}> equality: unknown joint {jn!r}")
-            if joints_by_name[jn].type not in ("revolute", "prismatic"):
+            if not JOINTS[joints_by_name[jn].type].couplable:
                 raise error(el, f"<{el.tag}> equality: joint {jn!r} is {joints_by_name[jn].type}; "
                                 "only hinge and slide joints can be coupled")
 

@@ -1,8 +1,8 @@
 """MJCF (MuJoCo XML) reader: the body tree, its joints, geoms and equality loops.
 
-Size: just over the 450-line module limit, and :func:`assemble` over the 80-line function
-limit: it is the reader's one pass that ties the compiler, mass, equality and mesh modules
-together in MuJoCo's order; splitting it further would scatter that order.
+:func:`assemble` is over the 80-line function limit: it is the reader's one pass that ties the
+compiler, mass, equality and mesh modules together in MuJoCo's order; splitting it further
+would scatter that order.
 
 Each joint is recorded as in seed 004, Table 1 (type, reference body,
 secondary body, actuated).  Semantics follow MuJoCo's compiler (https://mujoco.readthedocs.io, XML
@@ -41,7 +41,8 @@ inertias, positions at ``qpos0``):
   bodies massless and placed at the body's pose.  MuJoCo composes the joints of
   one body in document order, each axis moving with the previous joints, which
   is exactly this chain.  Unnamed joints are called ``<body>_joint<k>``, unnamed
-  bodies ``body<id>`` with MuJoCo's body id.
+  bodies ``body<id>`` with MuJoCo's body id.  Hinge and slide ``range`` are position limits;
+  a ball's (a cone on its rotation angle, which nothing here enforces) is dropped with a warning.
 * Reference configuration: MuJoCo's ``qpos0``.  A hinge/slide ``ref`` is carried
   in ``Joint.ref`` (our coordinates are MuJoCo's ``qpos``; the reference configuration
   ``model.neutral()`` is ``ref``), ``armature`` in ``Joint.armature`` (rotor inertia, in
@@ -67,6 +68,8 @@ import logging
 from pathlib import Path
 
 import numpy as np
+
+from mbcompose.dynamics.joints import JOINTS
 
 from ..assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
 from ..errors import InputError, did_you_mean
@@ -425,8 +428,11 @@ class _Reader:
             return Limits()
         if jt in ("hinge", "ball"):
             rng = self.comp.angle(rng)
-        if jt == "ball":
-            return Limits(None, float(max(abs(rng[0]), abs(rng[1]))))
+        if not JOINTS[JOINT_MAP[jt]].takes_limits:
+            log.warning("%s:%d: joint %r: the range of a %s joint (a cone of %g rad in MuJoCo) is not enforced here: "
+                        "dropped (position limits are those of hinge and slide joints)", self.file, jel.line,
+                        a.get("name", ""), jt, float(max(abs(rng[0]), abs(rng[1]))))
+            return Limits()
         if rng[0] > rng[1]:
             raise error(jel, f"joint@range: lower {rng[0]:g} > upper {rng[1]:g}")
         return Limits(float(rng[0]), float(rng[1]))

@@ -23,13 +23,21 @@
   reference) + offset`` as a coupling of this joint.
 
 Couplings are :class:`~parsers.assembly.Coupling` s, embedded like URDF ``mimic``.
+
+Position limits (``<limit><lower>``/``<upper>``) are kept for the joint types that take them
+(revolute, prismatic, and a screw's rotation: :mod:`dynamics.joints`); on a continuous joint
+(whose range SDFormat leaves unbounded) or either axis of a universal/revolute2 joint (two
+coordinates, one limit pair in the assembly) they are dropped with a warning.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
+
+from mbcompose.dynamics.joints import JOINTS
 
 from ..assembly import Body, Coupling, Joint, Limits, MassProperties, Pose, Source
 from ..xml import child_text, error, text_bool, text_float, text_floats
@@ -37,7 +45,13 @@ from ..xml import child_text, error, text_bool, text_float, text_floats
 JOINT_MAP = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic", "fixed": "fixed",
              "ball": "spherical", "universal": "universal", "revolute2": "universal", "screw": "revolute",
              "gearbox": None}
-AXIAL = ("revolute", "continuous", "prismatic", "universal", "revolute2", "screw", "gearbox")
+#: the SDFormat types with an ``<axis>`` (a gearbox, no joint of its own, has both)
+AXIAL = tuple(s for s, t in JOINT_MAP.items() if t is None or JOINTS[t].has_axis)
+
+#: the SDFormat types whose limits bound their coordinate (for messages)
+_LIMITED = tuple(s for s, t in JOINT_MAP.items() if t is not None and JOINTS[t].takes_limits)
+
+log = logging.getLogger(__name__)
 
 
 def joint_axis(a_el, X_joint: Pose, frames, jname, jtype):
@@ -79,7 +93,11 @@ def _limits(l_el, jname, jtype) -> Limits:
         x = text_float(c)
         return None if abs(x) >= 1e16 else x
     lo, hi = val("lower"), val("upper")
-    if jtype == "continuous":
+    ours = JOINT_MAP.get(jtype)
+    if ours is not None and not JOINTS[ours].takes_limits:
+        if lo is not None or hi is not None:
+            log.warning("%s:%s: joint %r: a %s joint takes no position limits (only %s joints do); lower/upper "
+                        "ignored", l_el.file, l_el.line, jname, jtype, ", ".join(_LIMITED))
         lo = hi = None
     if lo is not None and hi is not None and lo > hi:
         raise error(l_el, f"joint {jname!r}: limit lower {lo:g} > upper {hi:g}")
@@ -188,7 +206,7 @@ def _geared_joint(joints, reference_body, body, axis):
     """(joint, sign): the revolute joint between the two bodies whose coordinate is ``sign`` times the
     angle of ``body`` relative to ``reference_body`` about ``axis``; (None, 0) when there is none."""
     for j in joints:
-        if j.type not in ("revolute", "continuous") or {j.reference, j.secondary} != {reference_body, body}:
+        if JOINTS[j.type].moves_as != "revolute" or {j.reference, j.secondary} != {reference_body, body}:
             continue
         c = float(j.axis @ axis)
         if abs(abs(c) - 1.0) > 1e-9:

@@ -3,15 +3,22 @@
 Seed 004 (Diaz-Calderon, Paredis, Khosla) starts from a CAD assembly whose parts
 and mating relations give the bodies and joints; this reader is that first step.
 
-* Parts are the leaf solids of the XCAF tree (:func:`brep.leaf_parts`): instance
-  name, else product name, made unique by the path in the tree; placed by the
-  composed placements; body frame = the instance's placement.
+* Parts are the leaf solids of the XCAF tree (:func:`brep.leaf_parts`): the
+  instance name unless it is a generated id (``NAUO12``, ``=>[0:1:1:4]``, empty),
+  then the product name, STEP string escapes decoded; a repeated name becomes
+  ``NAME_1``, ``NAME_2``, ... in file order.  Placed by the composed placements;
+  body frame = the instance's placement.  A leaf without a closed solid is healed
+  when sewing its faces closes it, else skipped (one warning for all of them);
+  a file with no closed solid at all is an error.
 * Mass properties: BRepGProp volume properties of the exact B-rep times the
-  density, which comes from the file's material, else ``densities`` (part name
-  or glob pattern -> kg/m^3), else ``density``, else :data:`DEFAULT_DENSITY`
-  with one warning listing the parts that got it.
+  density, which comes from ``densities`` (part name or glob pattern -> kg/m^3),
+  else ``density``, else the file's material (in the density unit the file
+  declares, :class:`brep.DensityUnits`), else :data:`DEFAULT_DENSITY` with one
+  warning listing the parts that got it; densities outside
+  :data:`PLAUSIBLE_DENSITY` are named in a warning.
 * Each part is tessellated (BRepMesh) to an STL (metres, body frame) in
-  ``mesh_dir`` (default: a cache folder named after the file's content), which
+  ``mesh_dir`` (default: ``$XDG_CACHE_HOME`` or ``~/.cache``, then
+  ``mbcompose/step-meshes/<file>-<content digest>``), which
   the body's Geometry references, so the exporters and pictures work; the
   part's colour from the file, if any, is the mesh's ``rgba`` parameter.
 * Joints: declared ``joints`` (by part name) first, then the joints the
@@ -30,14 +37,22 @@ import hashlib
 import logging
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..assembly import GROUND, Assembly, Body, Geometry, Joint, MassProperties, Pose, Source
-from ..errors import InputError
+from ..assembly import (
+    GROUND,
+    Assembly,
+    Body,
+    Geometry,
+    Joint,
+    MassProperties,
+    Pose,
+    Source,
+)
+from ..errors import InputError, did_you_mean
 from . import brep
 from .inference import infer_joints
 from .mating import PLANAR_CONTACT_POLICIES, MatingTolerances, Surface
@@ -46,6 +61,9 @@ log = logging.getLogger(__name__)
 
 #: density of parts with no material in the file and none given, kg/m^3 (aluminium)
 DEFAULT_DENSITY = 2700.0
+
+#: densities of solid engineering materials, kg/m^3 (foams and balsa below, osmium's 22,590 above)
+PLAUSIBLE_DENSITY = (300.0, 22000.0)
 
 
 @dataclass
@@ -72,8 +90,8 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
     angle_tol : rad.
     planar_contacts : 'fixed' (default) or 'planar': pairs touching only in one plane.
     ground : part name or list of names welded to ground (default: the first part).
-    density : kg/m^3 for parts without a material in the file.
-    densities : mapping part name or glob pattern -> kg/m^3 (wins over ``density``).
+    density : kg/m^3 for every part (wins over the file's materials).
+    densities : mapping part name or glob pattern -> kg/m^3 (wins over ``density`` and the file).
     names : mapping part name -> new name.
     actuated : joint names, or (part, part) pairs, whose joints are actuated.
     joints : declared :class:`Joint` objects (part names after renaming), or a function of the
@@ -84,9 +102,7 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
     base : 'fixed' (ground parts welded) or 'floating' (free joints).
     """
     path = Path(path)
-    doc, unit = brep.read_document(path)
-    parts = _parts(path, brep.leaf_parts(doc), names or {})
-    _assign_densities(path, parts, density, densities or {})
+    parts, unit = _read_parts(path, density, densities, names)
     tol = _tolerances(path, unit, contact_tol, angle_tol, max_clearance)
     if planar_contacts not in PLANAR_CONTACT_POLICIES:
         raise InputError(f"planar_contacts must be one of {PLANAR_CONTACT_POLICIES}, got {planar_contacts!r}",
@@ -107,6 +123,46 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
     return Assembly(name=name or path.stem, bodies=tuple(bodies), joints=tuple(all_joints),
                     gravity=np.asarray(gravity, dtype=float), source_file=str(path),
                     contacts=tuple(c.scaled(1e-3) for c in result.contacts))
+
+
+def read_parts(path, *, density: float | None = None, densities=None, names=None) -> list[Part]:
+    """The parts of a STEP file as :func:`read_step` sees them, before meshing and joint inference.
+
+    Each has its unique name, its leaf (closed solid, placement in mm, colour, file density) and
+    the density that applies (kg/m^3) with where it comes from; the options are those of
+    :func:`read_step`.  :func:`part_mass` gives a part's mass properties.
+    """
+    return _read_parts(Path(path), density, densities, names)[0]
+
+
+def _read_parts(path: Path, density, densities, names) -> tuple[list[Part], float]:
+    """(parts with names and densities, the file's length unit in metres)."""
+    doc, unit, density_units = brep.read_document(path)
+    parts = _parts(path, _solid_leaves(path, brep.leaf_parts(doc, density_units)), names or {})
+    _assign_densities(path, parts, density, densities or {})
+    return parts, unit
+
+
+def part_mass(path, part: Part) -> tuple[MassProperties, Pose, float]:
+    """(mass properties in the body frame (kg, m, kg m^2), body pose (m), B-rep volume (mm^3)) of a part.
+
+    Mass = density x the BRepGProp volume of the exact B-rep; the body frame is the instance's
+    placement.  Raises InputError for a solid whose volume is not positive.
+    """
+    shape = part.leaf.shape
+    problem = brep.solid_problem(shape)
+    if problem:
+        raise InputError(f"part {part.name}: {problem}", file=str(path))
+    volume, com, inertia = brep.volume_properties(shape)
+    if not volume > 0.0:
+        raise InputError(f"part {part.name}: the solid's volume is not positive ({volume:g})", file=str(path))
+    placement = part.leaf.placement
+    pose = Pose(placement[:3, :3], placement[:3, 3] * 1e-3)
+    r = pose.rotation
+    mass = part.density * volume * 1e-9
+    inertia_body = r.T @ (part.density * inertia * 1e-15) @ r
+    mp = MassProperties(mass, r.T @ (com * 1e-3 - pose.translation), 0.5 * (inertia_body + inertia_body.T))
+    return mp, pose, volume
 
 
 def _progress(items, what: str):
@@ -131,28 +187,68 @@ def _tolerances(path, unit: float, contact_tol, angle_tol, max_clearance) -> Mat
 
 
 def _cache_dir(path: Path) -> Path:
+    """``$XDG_CACHE_HOME`` (else ``~/.cache``) ``/mbcompose/step-meshes/<stem>-<content digest>``."""
     digest = hashlib.sha1(path.read_bytes()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / "mbcompose-step-meshes" / f"{path.stem}-{digest}"
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root) / "mbcompose" / "step-meshes" / f"{path.stem}-{digest}"
+
+
+#: how many names the warning about skipped parts lists
+SKIPPED_SHOWN = 5
+
+
+def _solid_leaves(path, leaves: list[brep.LeafPart]) -> list[brep.LeafPart]:
+    """The leaves with a closed solid (healed by sewing where that closes them); one warning for the rest.
+
+    A file whose leaves all lack a closed solid is an error.
+    """
+    kept, skipped = [], []
+    for leaf in leaves:
+        solid, problem = brep.closed_solid(leaf.shape)
+        if solid is None:
+            skipped.append((leaf, problem))
+            continue
+        if problem:
+            log.info("%s: part %s: %s", path, "/".join(leaf.path), problem)
+            leaf.shape = solid
+        kept.append(leaf)
+    if skipped and not kept:
+        more = f" (and {len(skipped) - 1} more parts without one)" if len(skipped) > 1 else ""
+        raise InputError(f"no part has a closed solid: part {skipped[0][0].name}: {skipped[0][1]}{more}",
+                         file=str(path))
+    if skipped:
+        shown = ", ".join("/".join(leaf.path) for leaf, _ in skipped[:SKIPPED_SHOWN])
+        more = f" and {len(skipped) - SKIPPED_SHOWN} more" if len(skipped) > SKIPPED_SHOWN else ""
+        log.warning("%s: %d parts without a closed solid (open shells, surfaces or wires that sewing does not "
+                    "close) were skipped: %s%s; run with --verbose to list them all", path, len(skipped), shown, more)
+        for leaf, problem in skipped:
+            log.info("%s: skipped part %s: %s", path, "/".join(leaf.path), problem)
+    return kept
 
 
 def _parts(path, leaves, renames) -> list[Part]:
-    """Parts with unique names (duplicates get their tree path), renamed as asked."""
+    """Parts with unique names (a repeated name becomes NAME_1, NAME_2, ... in file order), renamed as asked."""
     if not leaves:
         raise InputError("empty assembly: the STEP file holds no part", file=str(path))
     counts: dict[str, int] = {}
     for leaf in leaves:
         counts[leaf.name] = counts.get(leaf.name, 0) + 1
+    taken = {name for name, c in counts.items() if c == 1}
+    seen: dict[str, int] = {}
     names, parts = set(), []
     for leaf in leaves:
-        n = leaf.name if counts[leaf.name] == 1 else "/".join(leaf.path)
-        base, k = n, 2
-        while n in names:
-            n, k = f"{base}#{k}", k + 1
+        n = leaf.name
+        if counts[n] > 1:
+            k = seen.get(n, 0) + 1
+            while f"{leaf.name}_{k}" in taken:     # a part already named like NAME_2 keeps its name
+                k += 1
+            seen[n], n = k, f"{leaf.name}_{k}"
         names.add(n)
         parts.append(Part(n, leaf))
     unknown = sorted(set(renames) - names)
     if unknown:
-        raise InputError(f"no part {unknown[0]!r}{_did_you_mean(unknown[0], names)}", file=str(path), key="names")
+        raise InputError(f"no part {unknown[0]!r}{did_you_mean(unknown[0], sorted(names))}", file=str(path),
+                         key="names")
     for p in parts:
         p.name = str(renames.get(p.name, p.name))
     if len({p.name for p in parts}) != len(parts):
@@ -162,14 +258,12 @@ def _parts(path, leaves, renames) -> list[Part]:
     return parts
 
 
-def _did_you_mean(name: str, known) -> str:
-    import difflib
-    close = difflib.get_close_matches(name, sorted(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
 def _assign_densities(path, parts: list[Part], density, densities) -> None:
-    """Density of each part: file material, else ``densities`` (name or pattern), else ``density``, else default."""
+    """Density of each part: ``densities`` (name or pattern), else ``density``, else the file's material, else default.
+
+    The options win over the file's material, and the part's ``density_from`` says so.  Densities
+    outside :data:`PLAUSIBLE_DENSITY` get one warning naming the parts.
+    """
     for key, value in list(densities.items()) + ([("density", density)] if density is not None else []):
         if not (isinstance(value, (int, float)) and value > 0):
             raise InputError(f"density for {key!r} must be a positive number (kg/m^3), got {value!r}",
@@ -177,37 +271,31 @@ def _assign_densities(path, parts: list[Part], density, densities) -> None:
     defaulted = []
     for p in parts:
         match = next((pat for pat in densities if pat == p.name or fnmatch.fnmatchcase(p.name, pat)), None)
-        if p.leaf.density is not None:
-            if not p.leaf.density > 0:
-                raise InputError(f"part {p.name}: the file's material density is not positive", file=str(path))
-            p.density, p.density_from = p.leaf.density, "the file's material"
-        elif match is not None:
-            p.density, p.density_from = float(densities[match]), f"densities[{match!r}]"
+        if p.leaf.density is not None and not p.leaf.density > 0:
+            raise InputError(f"part {p.name}: the file's material density is not positive", file=str(path))
+        over = "" if p.leaf.density is None else f" (over the file's material, {p.leaf.density:g} kg/m^3)"
+        if match is not None:
+            p.density, p.density_from = float(densities[match]), f"densities[{match!r}]{over}"
         elif density is not None:
-            p.density, p.density_from = float(density), "the density option"
+            p.density, p.density_from = float(density), f"the density option{over}"
+        elif p.leaf.density is not None:
+            p.density, p.density_from = p.leaf.density, "the file's material"
         else:
             p.density, p.density_from = DEFAULT_DENSITY, "the default density"
             defaulted.append(p.name)
     if defaulted:
         log.warning("%s: no density for %s; the default %g kg/m^3 was used", path, ", ".join(defaulted),
                     DEFAULT_DENSITY)
+    odd = [f"{p.name} ({p.density:g})" for p in parts if not PLAUSIBLE_DENSITY[0] <= p.density <= PLAUSIBLE_DENSITY[1]]
+    if odd:
+        log.warning("%s: density outside %g-%g kg/m^3 (check the material or its unit, or give densities): %s",
+                    path, *PLAUSIBLE_DENSITY, ", ".join(odd))
 
 
 def _part_body(path, part: Part, tol: MatingTolerances, mesh_dir: Path) -> tuple[Body, list[Surface], np.ndarray]:
     """The Body (SI, body frame = instance placement), its surfaces and bounding box (mm)."""
     shape = part.leaf.shape
-    problem = brep.solid_problem(shape)
-    if problem:
-        raise InputError(f"part {part.name}: {problem}", file=str(path))
-    volume, com, inertia = brep.volume_properties(shape)
-    if not volume > 0.0:
-        raise InputError(f"part {part.name}: the solid's volume is not positive ({volume:g})", file=str(path))
-    placement = part.leaf.placement
-    pose = Pose(placement[:3, :3], placement[:3, 3] * 1e-3)
-    r = pose.rotation
-    mass = part.density * volume * 1e-9
-    inertia_body = r.T @ (part.density * inertia * 1e-15) @ r
-    mp = MassProperties(mass, r.T @ (com * 1e-3 - pose.translation), 0.5 * (inertia_body + inertia_body.T))
+    mp, pose, volume = part_mass(path, part)
     faces = brep.tessellate_faces(shape, _deflection(shape))
     surfaces = _surfaces(part.name, faces)
     stl = _write_stl(mesh_dir / f"{_file_stem(part.name)}.stl", faces, pose)
@@ -280,7 +368,7 @@ def _grounds(path, parts: list[Part], ground) -> list[str]:
     listed = [ground] if isinstance(ground, str) else list(ground)
     for g in listed:
         if g not in names:
-            raise InputError(f"no part {g!r}{_did_you_mean(g, names)}", file=str(path), key="ground")
+            raise InputError(f"no part {g!r}{did_you_mean(g, sorted(names))}", file=str(path), key="ground")
     return listed
 
 
@@ -323,7 +411,8 @@ def _with_actuation(path, joints: list[Joint], actuated) -> list[Joint]:
             match = [j.name for j in joints if {j.reference, j.secondary} == pair]
         if not match:
             names = [j.name for j in joints]
-            raise InputError(f"no joint {item!r}{_did_you_mean(str(item), names)}", file=str(path), key="actuated")
+            raise InputError(f"no joint {item!r}{did_you_mean(str(item), sorted(names))}", file=str(path),
+                             key="actuated")
         fixed = [n for n in match if next(j for j in joints if j.name == n).type == "fixed"]
         if fixed:
             raise InputError(f"joint {fixed[0]} is fixed and cannot be actuated", file=str(path), key="actuated")

@@ -13,6 +13,7 @@ Example (docs/assembly-format.md, "STEP assemblies")::
     parts:                           # part name or glob pattern -> overrides
       "pitch_connector_*": {density: 2700}
       housing: {material: aluminium, name: frame}
+    density: 1240                    # kg/m^3 of every other part (wins over the file's materials)
     joint_names: {pitch_a: [pitch_connector_a, gimbal_ring]}
     actuated: [pitch_a]              # joint names
     joints: []                       # declared joints (the YAML joint syntax), by part name
@@ -32,7 +33,7 @@ from ..errors import InputError
 from ..yaml.document import Node
 
 CAD_KEYS = ("format", "name", "assembly", "units", "gravity", "base", "ground", "mating", "materials", "parts",
-            "joint_names", "actuated", "joints")
+            "density", "joint_names", "actuated", "joints")
 MATING_KEYS = ("contact_tol", "angle_tol", "max_clearance", "planar_contacts")
 #: the STEP reader's option (InputError.key) -> the key of this file that gave it
 OPTION_KEYS = {"mating": "mating", "names": "parts", "ground": "ground", "base": "base",
@@ -76,6 +77,8 @@ def read_cad_yaml(root: Node, path: Path, materials: dict[str, float], units, jo
             materials[key] = value.number(positive=True)
     densities, names = _parts(root.get("parts"), materials)
     options: dict = {"densities": densities, "names": names}
+    if root.get("density") is not None:        # kg/m^3 of every part that 'parts' does not name
+        options["density"] = root.get("density").number(positive=True)
     mating = root.get("mating")
     if mating is not None:
         mating.check_keys(MATING_KEYS)

@@ -91,8 +91,15 @@ def _add_node(tools, node: Node, cache: dict):
     return assembly
 
 
-def write_step(path, root: Node, unit: str = "MM") -> None:
-    """Write the tree under ``root`` (an assembly node) as an AP214 STEP file in ``unit`` (MM, M, INCH...)."""
+def write_step(path, root: Node, unit: str = "MM", density_unit: str = "opencascade") -> None:
+    """Write the tree under ``root`` (an assembly node) as an AP214 STEP file in ``unit`` (MM, M, INCH...).
+
+    ``density_unit``: 'opencascade' writes densities as OpenCascade does (g/cm^3, in a derived
+    unit whose exponents it writes as ``GRAM^3 CENTI.METRE^2``); 'kg/m^3' writes them as Fusion 360
+    does, in ``KILO.GRAM^1 METRE^-3``; 'g/cm^3' in ``GRAM^1 CENTI.METRE^-3`` (:func:`_rewrite_densities`).
+    """
+    if density_unit not in DENSITY_UNITS:
+        raise ValueError(f"density_unit must be one of {sorted(DENSITY_UNITS)}, got {density_unit!r}")
     require_ocp()
     from OCP.IFSelect import IFSelect_RetDone
     from OCP.Interface import Interface_Static
@@ -114,3 +121,40 @@ def write_step(path, root: Node, unit: str = "MM") -> None:
         getattr(writer, mode)(True)
     if not writer.Transfer(doc, STEPControl_AsIs) or writer.Write(str(path)) != IFSelect_RetDone:
         raise RuntimeError(f"OpenCascade could not write {path}")
+    if DENSITY_UNITS[density_unit] is not None:
+        _rewrite_densities(path, *DENSITY_UNITS[density_unit])
+
+
+#: density_unit of :func:`write_step` -> (factor from g/cm^3, SI_UNIT of the mass, SI_UNIT of the length),
+#: None for OpenCascade's own output
+DENSITY_UNITS = {"opencascade": None, "kg/m^3": (1e3, ".KILO.,.GRAM.", "$,.METRE."),
+                 "g/cm^3": (1.0, "$,.GRAM.", ".CENTI.,.METRE.")}
+
+
+_ENTITY = r"#{}\s*=\s*"
+
+
+def _rewrite_densities(path, factor: float, mass: str, length: str) -> None:
+    """Rewrite the density items of a file OpenCascade wrote (g/cm^3) in another unit, as CAD systems write them.
+
+    Each ``MEASURE_REPRESENTATION_ITEM('density', POSITIVE_RATIO_MEASURE(v), #u)`` gets the value
+    ``factor v`` and its DERIVED_UNIT #u the elements ``mass``^1 and ``length``^-3 (SI_UNIT arguments).
+    """
+    import re
+    from pathlib import Path
+    text = Path(path).read_text(encoding="latin-1")
+    item = re.compile(r"MEASURE_REPRESENTATION_ITEM\('density',\s*POSITIVE_RATIO_MEASURE\(\s*([^)\s]+)\s*\),\s*#(\d+)\)")
+    units = set()
+
+    def value(m):
+        units.add(m.group(2))
+        return f"MEASURE_REPRESENTATION_ITEM('density',POSITIVE_RATIO_MEASURE({float(m.group(1)) * factor!r}),#{m.group(2)})"
+    text = item.sub(value, text)
+    for u in units:
+        elements = re.search(_ENTITY.format(u) + r"DERIVED_UNIT\(\(#(\d+),\s*#(\d+)\)\)", text).groups()
+        for e, (exponent, si) in zip(elements, (("1.", mass), ("-3.", length))):
+            m = re.search(_ENTITY.format(e) + r"DERIVED_UNIT_ELEMENT\(#(\d+),\s*[-0-9.E]+\)", text)
+            text = text.replace(m.group(0), f"#{e} = DERIVED_UNIT_ELEMENT(#{m.group(1)},{exponent})")
+            named = re.search(_ENTITY.format(m.group(1)) + r"\(([^;]*?)SI_UNIT\([^)]*\)", text)
+            text = text.replace(named.group(0), f"#{m.group(1)} = ({named.group(1)}SI_UNIT({si})")
+    Path(path).write_text(text, encoding="latin-1")

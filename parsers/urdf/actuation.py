@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import logging
 
+from mbcompose.dynamics.joints import JOINTS
+
 from ..assembly import Coupling, Motor, Source
 from ..errors import InputError
 from ..xml import attr_float, parse_floats, required
 from ..xmltree import where
+from .joints import URDF_JOINT_TYPES
 
 log = logging.getLogger("mbcompose.parsers.urdf.reader")
 
 #: the elements whose text the URDF reader reads (the rest of a document is built without text)
 TEXT_TAGS = ("mechanicalReduction",)
-
-#: joint types with exactly one coordinate (a mimic couples two of them)
-ONE_COORDINATE = ("revolute", "continuous", "prismatic")
 
 
 def mimic_couplings(t, file) -> list[Coupling]:
@@ -36,7 +36,7 @@ def mimic_couplings(t, file) -> list[Coupling]:
             log.warning("%s: joint %r mimics unknown joint %r: coupling dropped (the joint stays "
                         "independent, as in Pinocchio's default parser)", where(m_el), jname, leader)
             continue
-        fixed = [n for n in (jname, leader) if t.joints[n].get("type") not in ONE_COORDINATE]
+        fixed = [n for n in (jname, leader) if not JOINTS[URDF_JOINT_TYPES[t.joints[n].get("type")]].couplable]
         if fixed:
             log.warning("%s: mimic of joint %r: joint %r is %s, so the mimic has no effect (dropped)",
                         where(m_el), jname, fixed[0], t.joints[fixed[0]].get("type"))

@@ -1,4 +1,11 @@
-"""URDF ``<joint>`` elements: the axis in the assembly frame and ``<limit>`` (see :mod:`parsers.urdf.reader`)."""
+"""URDF ``<joint>`` elements: their types, the axis in the assembly frame and ``<limit>`` (see
+:mod:`parsers.urdf.reader`).
+
+Position limits (``lower``/``upper``) are kept for the joint types that take them (revolute and
+prismatic, :mod:`dynamics.joints`); URDF gives a continuous joint none, so any written on one
+(or on a planar or floating joint) are dropped with a warning, as Pinocchio's and MuJoCo's URDF
+importers ignore them.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +14,17 @@ import math
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
+
 from ..assembly import Limits, frozen, of_frozen
 from ..xml import attr_float, attr_float_list, attr_float_values, error, float_rows
 from ..xmltree import where
 
 log = logging.getLogger(__name__)
 
+#: URDF joint type -> ours
+URDF_JOINT_TYPES = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic",
+                    "fixed": "fixed", "floating": "free", "planar": "planar"}
 
 #: the axis of joint types without one (unused), shared read-only
 _NO_AXIS = frozen(np.array([0.0, 0.0, 1.0]))
@@ -22,7 +34,7 @@ def joint_axes(joints: list) -> list[np.ndarray]:
     """The axis of each joint ``(element, name, type, pose)`` in the assembly frame, read-only
     (:func:`_joint_axis`); the texts of all the joints converted and turned together, or, when
     one is bad or zero, read one by one (which raises for it)."""
-    axial = [k for k, (_, _, jtype, _) in enumerate(joints) if jtype in _AXIAL_TYPES]
+    axial = [k for k, (_, _, jtype, _) in enumerate(joints) if JOINTS[jtype].has_axis]
     out = [_NO_AXIS] * len(joints)
     if not axial:
         return out
@@ -40,13 +52,12 @@ def joint_axes(joints: list) -> list[np.ndarray]:
     return out
 
 
-_AXIAL_TYPES = frozenset({"revolute", "continuous", "prismatic", "planar"})
 _X_AXIS = "1 0 0"
 
 
 def _joint_axis(j_el, jname, jtype, pose) -> np.ndarray:
     """The joint axis in the assembly frame, read-only (+z, unused, for types without one), read alone."""
-    if jtype not in _AXIAL_TYPES:
+    if not JOINTS[jtype].has_axis:
         return _NO_AXIS
     a_el = j_el.find("axis")
     x, y, z = (1.0, 0.0, 0.0) if a_el is None else attr_float_list(a_el, "xyz", 3, (1.0, 0.0, 0.0))
@@ -57,13 +68,18 @@ def _joint_axis(j_el, jname, jtype, pose) -> np.ndarray:
 
 
 def joint_limits(j_el, jname, jtype) -> Limits:
-    """``<limit>``; lower > upper is kept as written with a warning (Pinocchio accepts it)."""
+    """``<limit>`` of a joint of our type ``jtype``; lower > upper is kept as written with a warning
+    (Pinocchio accepts it); lower/upper of a type that takes no position limits are dropped, with one
+    (without, for a fixed joint: nothing moves)."""
     l_el = j_el.find("limit")
     if l_el is None:
         return _NO_LIMITS
     lo, hi, velocity, effort = (attr_float_values(l_el, _LIMIT_KEYS)
                                 or [attr_float(l_el, key, None) for key in _LIMIT_KEYS])
-    if jtype == "continuous":
+    if not JOINTS[jtype].takes_limits:
+        if (lo is not None or hi is not None) and JOINTS[jtype].nv:
+            log.warning("%s: joint %r: a %s joint has no position limits (only %s joints do); lower/upper "
+                        "ignored", where(l_el), jname, j_el.get("type"), ", ".join(_LIMITED))
         lo = hi = None
     elif lo is not None and hi is not None and lo > hi:
         log.warning("%s: joint %r: limit lower %g > upper %g (kept as written, as Pinocchio does)",
@@ -72,5 +88,7 @@ def joint_limits(j_el, jname, jtype) -> Limits:
 
 
 _LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
+#: the URDF types that take position limits (for messages)
+_LIMITED = tuple(u for u, t in URDF_JOINT_TYPES.items() if JOINTS[t].takes_limits)
 #: the limits of a joint without ``<limit>`` (immutable, so shared)
 _NO_LIMITS = Limits()

@@ -70,12 +70,9 @@ from ..xml import attr_float, error, required
 from ..xmltree import first_tag_with_prefix, line_of, line_refs, parse_xml, where
 from .actuation import TEXT_TAGS, mimic_couplings, transmissions
 from .geometry import MeshFiles, link_inertials, origin_poses, shape_geometry
-from .joints import joint_axes, joint_limits
+from .joints import URDF_JOINT_TYPES, joint_axes, joint_limits
 
 log = logging.getLogger(__name__)
-
-URDF_JOINT_TYPES = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic",
-                    "fixed": "fixed", "floating": "free", "planar": "planar"}
 
 GROUND_ROOT_NAMES = ("world", "ground")
 

@@ -1,7 +1,7 @@
 """Reader of the native YAML assembly format (docs/assembly-format.md).
 
-Size: just over the 450-line module limit: the reader and the writer of the native format
-stay side by side so that every key is read and written in one place (the round trip).
+The reader and the writer of the native format stay side by side, so that every key is read
+and written in one place (the round trip).
 
 ``read_yaml(path) -> Assembly``: converts units to SI, resolves mesh paths
 relative to the file, computes mass properties from geometry through
@@ -17,11 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS, joint_types
 from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 
 from ..assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Frame, Geometry, Joint, Limits,
                         MassProperties, Motor, Pose, Source)
 from ..errors import InputError, did_you_mean
+from ..exporters import warn_untaken_limits
 from ..massprops import INERTIA_RTOL, inertia_problem, shapes_mass_properties
 from ..mesh_progress import MeshWork
 from .document import Node, load_yaml
@@ -39,8 +41,6 @@ MATERIALS = {
 
 TOP_KEYS = ("format", "name", "units", "gravity", "base", "materials", "bodies", "joints", "frames")
 BODY_KEYS = ("name", "pose", "inertial", "geometry", "density", "material")
-#: joints whose coordinate may have a reference value ``ref`` (one coordinate along one axis)
-REF_JOINTS = ("revolute", "continuous", "prismatic")
 JOINT_KEYS = ("name", "type", "reference", "secondary", "origin", "axis", "axis2", "secondary_origin",
               "secondary_axis", "limits", "actuated", "motor", "damping", "armature", "ref")
 SHAPE_KINDS = ("box", "cylinder", "sphere", "capsule", "mesh")
@@ -230,6 +230,11 @@ def _limits(node: Node | None, joint_type: str, units: _Units) -> Limits:
     if node is None:
         return Limits()
     node.check_keys(("lower", "upper", "velocity", "effort"))
+    if not JOINTS[joint_type].takes_limits:
+        for key in ("lower", "upper"):
+            if node.get(key) is not None:
+                raise node.get(key).error(f"a {joint_type} joint takes no position limits ('{key}'): only "
+                                          f"{', '.join(joint_types(takes_limits=True))} joints do")
     pos_scale = units.length if joint_type == "prismatic" else units.angle
     vals = {}
     for key, scale in (("lower", pos_scale), ("upper", pos_scale), ("velocity", pos_scale), ("effort", 1.0)):
@@ -273,7 +278,7 @@ def _joint(node: Node, units: _Units, body_names: set[str]) -> Joint:
         axis = _unit_axis(node.require("axis", f"required for a {jtype} joint"))
     elif node.get("axis") is not None:
         raise node.get("axis").error(f"a {jtype} joint has no axis")
-    if jtype == "universal":
+    if JOINTS[jtype].has_axis2:
         axis2_node = node.require("axis2", "the second axis of a universal joint")
         axis2 = _unit_axis(axis2_node)
         if abs(float(axis @ axis2)) > 1e-9:
@@ -300,8 +305,8 @@ def _ref(node: Node | None, joint_type: str, units: _Units) -> float:
     """The joint coordinate at the reference configuration (angle or length unit); one-axis joints only."""
     if node is None:
         return 0.0
-    if joint_type not in REF_JOINTS:
-        raise node.error(f"a {joint_type} joint has no 'ref' (only {', '.join(REF_JOINTS)} joints)")
+    if not JOINTS[joint_type].takes_ref:
+        raise node.error(f"a {joint_type} joint has no 'ref' (only {', '.join(joint_types(takes_ref=True))} joints)")
     return node.number() * (units.length if joint_type == "prismatic" else units.angle)
 
 
@@ -459,8 +464,8 @@ def _joint_out(j: Joint) -> dict:
         out["secondary_origin"] = _vec_out(j.secondary_origin)
     if j.secondary_axis is not None:
         out["secondary_axis"] = _vec_out(j.secondary_axis)
-    limits = {k: _num(getattr(j.limits, k)) for k in ("lower", "upper", "velocity", "effort")
-              if getattr(j.limits, k) is not None}
+    keys = ("lower", "upper", "velocity", "effort") if JOINTS[j.type].takes_limits else ("velocity", "effort")
+    limits = {k: _num(getattr(j.limits, k)) for k in keys if getattr(j.limits, k) is not None}
     if limits:
         out["limits"] = limits
     if j.actuated:
@@ -485,10 +490,12 @@ def write_yaml(assembly: Assembly, base_dir=None) -> str:
     Reading the text back with :func:`read_yaml` gives the same bodies, joints,
     frames and gravity.  Implicit base joints are written explicitly.  Mesh
     paths are made relative to ``base_dir`` (the folder the file will live in)
-    when given.
+    when given.  Position limits are written for the joint types that take them
+    (:mod:`dynamics.joints`); others' are left out, with a warning for moving joints.
     """
     import yaml
 
+    warn_untaken_limits(assembly, "YAML")
     base = Path(base_dir).resolve() if base_dir is not None else None
     doc = {"format": FORMAT_VERSION, "name": assembly.name,
            "units": {"length": "m", "mass": "kg", "angle": "rad"},

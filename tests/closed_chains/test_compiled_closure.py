@@ -1,5 +1,5 @@
 """Compiled loop closure, velocity completion and closed-chain fixed-step loop
-(:mod:`dynamics.compiled.closure_kernels`) against the numpy reference (:mod:`dynamics.closed.embedded_coordinates`,
+(:mod:`dynamics.compiled.closure_kernels`) against the numpy reference (:mod:`dynamics.closed.embedding`,
 the numpy steps of :mod:`dynamics.simulation.fixed_step`), the closure error and Jacobian of :mod:`dynamics.closed.closure`,
 the orthogonal projection ``project_velocity`` and DOP853 at 1e-12."""
 
@@ -12,8 +12,8 @@ from mbcompose.dynamics.simulation import JointProperties, simulate
 from mbcompose.dynamics import embedding as E
 from mbcompose.dynamics.closed.closure import ClosureError, closure_error, closure_jacobian
 from mbcompose.dynamics.compiled import closed_api, simulate_api
+from mbcompose.dynamics.closed.embedding import project_velocity
 from mbcompose.dynamics.dispatch import CompiledDeclined, backend
-from mbcompose.dynamics.closed.embedded_coordinates import project_velocity
 from mbcompose.dynamics.kinematics import integrate
 from mechanisms import available, load, random_states
 

@@ -15,15 +15,17 @@ def test_the_cache_directory_is_named_after_the_source_of_every_kernel_module_an
     source = Path(compiled.__file__).parent
     copy = tmp_path / "compiled"
     shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    digest = compiled.source_hash(copy)
+    tolerances = tmp_path / "tolerances.py"
+    shutil.copy(compiled.CONSTANTS[0], tolerances)
+    digest = compiled.source_hash(copy, constants=[tolerances])
     assert digest == compiled.source_hash(source) == compiled.CACHE_DIR.name
-    for module in ("tree_kernels.py", "fields.py", "layout.py"):     # a kernel, its views, their tables
-        text = (copy / module).read_text()
-        (copy / module).write_text(text + "\n# an edit\n")
-        assert compiled.source_hash(copy) != digest, module
-        (copy / module).write_text(text)
-    assert compiled.source_hash(copy) == digest
-    assert compiled.source_hash(copy, numba_version="0.0.0") != digest
+    for module in (copy / "tree_kernels.py", copy / "fields.py", copy / "layout.py", tolerances):
+        text = module.read_text()                       # a kernel, its views, their tables, constants it reads
+        module.write_text(text + "\n# an edit\n")
+        assert compiled.source_hash(copy, constants=[tolerances]) != digest, module.name
+        module.write_text(text)
+    assert compiled.source_hash(copy, constants=[tolerances]) == digest
+    assert compiled.source_hash(copy, numba_version="0.0.0", constants=[tolerances]) != digest
 
 
 def test_the_cache_directory_follows_the_users_settings(tmp_path):

@@ -425,7 +425,8 @@ def test_workbench_on_an_aggregated_tree_with_compound_nodes():
     """Seed 002 section 6 anticipates compound bodies: the operators run unchanged on the SKO model
     of an aggregated tree (dynamics.closed.aggregated, seed 000 Lemmas 7-9; m_k = 6|S|).  Reference:
     Pinocchio's mass matrix and numpy's inverse, in the aggregated tree's coordinate order."""
-    from mbcompose.dynamics.closed.aggregated import AggregatedModel, satisfies_aggregation_condition
+    from mbcompose.dynamics.closed.aggregated import AggregatedModel
+    from mbcompose.dynamics.topology import satisfies_aggregation_condition
 
     model, q, _, rng = rigid(seed=19, n=10)
     sets = []
@@ -433,7 +434,7 @@ def test_workbench_on_an_aggregated_tree_with_compound_nodes():
     for c in range(1, model.n_bodies):
         p = int(model.parent[c])
         S = {p, c}
-        if p >= 0 and not (S & used) and satisfies_aggregation_condition(model.tree, S):
+        if p >= 0 and not (S & used) and satisfies_aggregation_condition(model.tree.parent, S, -1):
             sets.append(sorted(S))
             used |= S
         if len(sets) == 2:

@@ -15,6 +15,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from mbcompose.dynamics import topology
 from mbcompose.graph.aggregation import (
     aggregate,
     aggregate_disjoint,
@@ -27,11 +28,11 @@ from mbcompose.graph.aggregation import (
     loop_aggregation_nodes,
     loop_aggregation_sets,
     lowest_common_ancestor,
+    parent_map,
     partition,
     path_induced_subgraph,
     satisfies_aggregation_condition,
     subgraph_parents,
-    tree_path,
     tree_root,
 )
 from random_trees import random_tree
@@ -118,7 +119,8 @@ def test_lowest_common_ancestor_and_tree_path_match_networkx():
     for rng, t in cases(1, 2, 20, 100):
         u, v = random_subset(rng, t, 2) if len(t) > 1 else (tree_root(t),) * 2
         assert lowest_common_ancestor(t, (u, v)) == nx.lowest_common_ancestor(t, u, v)
-        assert tree_path(t, u, v) == nx.shortest_path(t.to_undirected(as_view=True), u, v)
+        path = topology.tree_path(parent_map(t), u, v, tree_root(t))
+        assert path == nx.shortest_path(t.to_undirected(as_view=True), u, v)
 
 
 def test_canonical_order_puts_children_before_parents():
