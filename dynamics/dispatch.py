@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable
@@ -63,6 +64,7 @@ BACKENDS = ("auto", "numpy", "compiled")
 _backend: ContextVar[str] = ContextVar("mbcompose_dynamics_backend", default="auto")
 #: number of :func:`backend` blocks open in any thread: the lookups read the context variable only then
 _forcing = 0
+_forcing_lock = threading.Lock()
 
 
 class CompiledDeclined(RuntimeError):
@@ -86,11 +88,13 @@ def backend(name: str):
     if name not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {name!r}")
     token = _backend.set(name)
-    _forcing += 1
+    with _forcing_lock:
+        _forcing += 1
     try:
         yield
     finally:
-        _forcing -= 1
+        with _forcing_lock:
+            _forcing -= 1
         _backend.reset(token)
 
 

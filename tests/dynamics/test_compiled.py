@@ -332,10 +332,17 @@ def test_each_public_tree_function_on_each_backend_gives_the_numpy_reference(nam
 
 
 def test_the_backend_switch_is_scoped_and_checked():
+    import threading
+
     model = make(0, n_max=4)[0]
     assert dispatch.current_backend() == "auto"
     with dispatch.backend("numpy"):
         assert dispatch.algorithm(model, "mass_matrix") is dispatch.REFERENCE["tree"]["mass_matrix"]
+        elsewhere = []
+        thread = threading.Thread(target=lambda: elsewhere.append(dispatch.current_backend()))
+        thread.start()
+        thread.join()
+        assert elsewhere == ["auto"]                      # another thread keeps its own backend
         with dispatch.backend("compiled"):
             assert dispatch.current_backend() == "compiled"
         assert dispatch.current_backend() == "numpy"
