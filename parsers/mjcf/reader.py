@@ -74,7 +74,7 @@ from mbcompose.dynamics.joints import JOINTS
 from ..assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
 from ..errors import InputError, did_you_mean
 from ..massprops import combine, transform_mass_properties
-from ..xml import XML_BASE, error, file_of, mark_file, parse_floats, parse_xml
+from ..xml import XML_BASE, error, file_of, mark_file, parse_floats, parse_xml, where
 from .actuators import default_key, read_actuators
 from .assets import read_mesh_assets
 from .attach import expand_attachments
@@ -428,8 +428,8 @@ class _Reader:
         if jt in ("hinge", "ball"):
             rng = self.comp.angle(rng)
         if not JOINTS[JOINT_MAP[jt]].takes_limits:
-            log.warning("%s:%d: joint %r: the range of a %s joint (a cone of %g rad in MuJoCo) is not enforced here: "
-                        "dropped (position limits are those of hinge and slide joints)", self.file, jel.line,
+            log.warning("%s: joint %r: the range of a %s joint (a cone of %g rad in MuJoCo) is not enforced here: "
+                        "dropped (position limits are those of hinge and slide joints)", where(jel),
                         a.get("name", ""), jt, float(max(abs(rng[0]), abs(rng[1]))))
             return Limits()
         if rng[0] > rng[1]:

@@ -40,7 +40,7 @@ import numpy as np
 from mbcompose.dynamics.joints import JOINTS
 
 from ..assembly import Body, Coupling, Joint, Limits, MassProperties, Pose, Source
-from ..xml import child_text, error, file_of, text_bool, text_float, text_floats
+from ..xml import child_text, error, file_of, text_bool, text_float, text_floats, where
 
 JOINT_MAP = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic", "fixed": "fixed",
              "ball": "spherical", "universal": "universal", "revolute2": "universal", "screw": "revolute",
@@ -96,8 +96,8 @@ def _limits(l_el, jname, jtype) -> Limits:
     ours = JOINT_MAP.get(jtype)
     if ours is not None and not JOINTS[ours].takes_limits:
         if lo is not None or hi is not None:
-            log.warning("%s:%s: joint %r: a %s joint takes no position limits (only %s joints do); lower/upper "
-                        "ignored", l_el.file, l_el.line, jname, jtype, ", ".join(_LIMITED))
+            log.warning("%s: joint %r: a %s joint takes no position limits (only %s joints do); lower/upper "
+                        "ignored", where(l_el), jname, jtype, ", ".join(_LIMITED))
         lo = hi = None
     if lo is not None and hi is not None and lo > hi:
         raise error(l_el, f"joint {jname!r}: limit lower {lo:g} > upper {hi:g}")
