@@ -110,7 +110,7 @@ import mbcompose  # noqa: E402
 from mbcompose.parsers import InputError  # noqa: E402
 from mbcompose.parsers.massprops import load_mesh  # noqa: E402
 from mbcompose.parsers.urdf.reader import read_urdf  # noqa: E402
-from mbcompose.parsers.xmltree import parse_xml  # noqa: E402
+from mbcompose.parsers.xml import parse_xml  # noqa: E402
 
 SHARE = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")
 ROBOTS = sorted(glob.glob(os.path.join(SHARE, "example-robot-data", "robots", "**", "*.urdf"), recursive=True))
@@ -173,9 +173,9 @@ def compose_with_threads(n: int, repeat: int) -> str:
 
 
 def time_xml(files, repeat):
-    """``parse_xml`` alone (the XML tree the URDF reader takes: lines on demand, nesting depth
-    checked) against ``buildModelFromUrdf``."""
-    return time_interleaved(lambda p: parse_xml(p, on_demand_lines=True), files, repeat)
+    """``parse_xml`` alone (the XML tree the URDF reader takes: lxml, a line on every element,
+    nesting depth and entities checked) against ``buildModelFromUrdf``."""
+    return time_interleaved(parse_xml, files, repeat)
 
 
 def time_models(files, repeat):

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Mapping
 
-from mbcompose.parsers.assembly import Assembly, of_frozen
+from mbcompose.parsers.assembly import Assembly
 
 from .composites import Composite
 from .issues import ERROR, WARNING, Issue
@@ -150,8 +150,8 @@ def analyse(assembly: Assembly, composite_names: Mapping[str, str] | None = None
         issues.append(i)
     issues.extend(red.issues)
     issues.sort(key=lambda i: i.severity != ERROR)
-    return of_frozen(  # an Analysis without the frozen dataclass's setattr per field
-        Analysis, assembly=assembly, fixed_composites=red.fixed_composites, composites=red.composites,
+    return Analysis(
+        assembly=assembly, fixed_composites=red.fixed_composites, composites=red.composites,
         joints_before=red.joints_before, reduced_joints=red.joints, removed_joints=red.removed, pairs=red.pairs,
         tree=la.tree, loops=la.loops, dof=la.dof - len(assembly.couplings), issues=tuple(issues),
         freedoms=la.dof + la.total_rank, closure_rank=la.total_rank)

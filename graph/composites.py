@@ -35,12 +35,11 @@ theorem and ``R J R^T`` for the rotation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties, Pose, of_frozen
+from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties, Pose, record
 from mbcompose.parsers.massprops import combine_groups, transform_mass_arrays
 
 from .system_graph import SystemGraph, distances_to_ground, extended_graph, joint_graph  # noqa: F401  (re-exported)
@@ -49,7 +48,7 @@ from .system_graph import SystemGraph, distances_to_ground, extended_graph, join
 _IDENTITY = Pose().rotation
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Composite:
     """A composite body.
 
@@ -225,7 +224,7 @@ def find_composites(assembly: Assembly, names: Mapping[str, str] | None = None,
     member_lists = [order_members(c, adj, dist) if len(c) > 1 else (c[0],) for c in rigid_components(assembly, adj)]
     member_lists.sort(key=lambda m: (dist[m[0]], m[0]))
     final = name_composites([m[0] for m in member_lists], member_lists, names)
-    return tuple(of_frozen(Composite, name=n, members=m, mass=mp, grounded=not grounded_bodies.isdisjoint(m))
+    return tuple(Composite(n, m, mp, not grounded_bodies.isdisjoint(m))
                  for n, m, mp in zip(final, member_lists, merged_masses(assembly, member_lists)))
 
 

@@ -54,7 +54,7 @@ import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.tolerances import ATTACHMENT_GAP_RTOL as GAP_RTOL
-from mbcompose.parsers.assembly import GROUND, of_frozen
+from mbcompose.parsers.assembly import GROUND
 
 from .issues import ERROR, INFO, WARNING, Issue
 from .reduce import ReducedJoint
@@ -275,5 +275,5 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
         issues.insert(0, Issue(ERROR, "disconnected",
                                f"not connected to ground by any chain of joints: {', '.join(disconnected)}",
                                disconnected))
-    return of_frozen(LoopAnalysis, tree=tree, loops=tuple(loops), dof=n_free - total_rank, total_rank=total_rank,
-                     disconnected=disconnected, issues=tuple(issues))  # without the frozen dataclass's setattrs
+    return LoopAnalysis(tree=tree, loops=tuple(loops), dof=n_free - total_rank, total_rank=total_rank,
+                        disconnected=disconnected, issues=tuple(issues))

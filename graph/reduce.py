@@ -47,7 +47,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
-from mbcompose.parsers.assembly import GROUND, Assembly, Joint, of_frozen
+from mbcompose.parsers.assembly import GROUND, Assembly, Joint, record
 
 from .composites import (Composite, composite_of, distances_to_ground, find_composites, merged_masses,
                          name_composites, order_members, rigid_adjacency)
@@ -55,7 +55,7 @@ from .issues import WARNING, Issue
 from .subspaces import RANK_RTOL, LazySubspaces, intersection, joint_subspace, same_subspace, twist_reference
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class ReducedJoint:
     """A joint of the reduced graph, between composites (or ground).
 
@@ -157,8 +157,8 @@ def _describe(types: Sequence[str]) -> str:
 
 def _reduced(j: Joint, comp_of: Mapping[str, str], name: str | None = None, type_: str | None = None,
              joints: tuple[str, ...] | None = None) -> ReducedJoint:
-    return of_frozen(  # a ReducedJoint (no __post_init__) without the frozen dataclass's setattr per field
-        ReducedJoint, name=name or j.name, type=type_ or j.type, reference=comp_of[j.reference],
+    return ReducedJoint(
+        name=name or j.name, type=type_ or j.type, reference=comp_of[j.reference],
         secondary=comp_of[j.secondary], reference_body=j.reference, secondary_body=j.secondary,
         actuated=j.actuated and (type_ is None), origin=j.origin, axis=j.axis, axis2=j.axis2,
         joints=joints or (j.name,), secondary_origin=j.secondary_origin, secondary_axis=j.secondary_axis)
@@ -433,7 +433,7 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     pairs = _partial_pairs(work, kept, comp_of, centre, L, last)
     removed = tuple(RemovedJoint(j.name, j.type, comp_of[j.reference], comp_of[j.secondary], j.actuated,
                                  kind, keep, why) for j, kind, keep, why in sorted(work.removed, key=lambda r: r[0].name))
-    return of_frozen(Reduction, fixed_composites=tuple(fixed_named), composites=tuple(final), length=L,  # no setattrs
+    return Reduction(fixed_composites=tuple(fixed_named), composites=tuple(final), length=L,
                      joints_before=tuple(joints_before.values()), joints=tuple(kept), removed=removed,
                      pairs=tuple(pairs), issues=tuple(work.issues))
 

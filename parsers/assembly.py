@@ -25,8 +25,9 @@ description: type, reference body, secondary body, actuated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
+import math
+from dataclasses import MISSING, dataclass, field, fields
+from functools import cache, cached_property
 from typing import Mapping
 
 import numpy as np
@@ -45,6 +46,44 @@ AXIAL_JOINTS = frozenset(t for t, j in JOINTS.items() if j.has_axis)
 
 
 _FLOAT = np.dtype(float)
+_isfinite = math.isfinite
+
+
+def record(cls=None, /, *, eq: bool = False):
+    """``dataclasses.dataclass(frozen=True, eq=eq)`` whose ``__init__`` stores the fields in the
+    instance's ``__dict__``: the same parameters, defaults, errors (an unknown keyword is a
+    TypeError) and ``__post_init__`` as the dataclass's own, which calls ``object.__setattr__`` per
+    field instead (three times the cost; readers build tens of thousands of these objects).
+    ``dataclasses.replace`` builds through it too."""
+    def wrap(c):
+        c = dataclass(frozen=True, eq=eq)(c)
+        c.__init__ = _stored_init(c)
+        return c
+    return wrap if cls is None else wrap(cls)
+
+
+def _stored_init(cls):
+    """The ``__init__`` of :func:`record` for the frozen dataclass ``cls`` (generated, as
+    ``dataclasses`` generates its own)."""
+    env, params, lines = {"MISSING": MISSING}, [], []
+    for f in fields(cls):
+        if f.default is not MISSING:
+            env[f"default_{f.name}"] = f.default
+            params.append(f"{f.name}=default_{f.name}")
+        elif f.default_factory is not MISSING:
+            env[f"factory_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=MISSING")
+            lines.append(f"    if {f.name} is MISSING:\n        {f.name} = factory_{f.name}()")
+        else:
+            params.append(f.name)
+    lines.append("    d = self.__dict__")
+    lines += [f"    d[{f.name!r}] = {f.name}" for f in fields(cls)]
+    if hasattr(cls, "__post_init__"):
+        lines.append("    self.__post_init__()")
+    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(lines), env)
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
 
 
 def frozen(a: np.ndarray) -> np.ndarray:
@@ -53,57 +92,133 @@ def frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def of_frozen(cls, common=None, /, **fields):
-    """An instance of a frozen dataclass here (Pose, MassProperties) with ``fields`` as its
-    ``__post_init__`` leaves them (floats; arrays read-only, see :func:`frozen`), unchecked;
-    ``common``: a dict of more fields, shared by many instances (copied)."""
-    obj = object.__new__(cls)
-    if common is None:
-        obj.__dict__.update(fields)
+def _shareable(a, shape: tuple) -> bool:
+    """True when ``a`` is a read-only float array of ``shape`` that nothing can change through another
+    array: it owns its data, or its base (the stack it is a row of) is read-only too."""
+    return (type(a) is np.ndarray and a.shape == shape and a.dtype is _FLOAT and not a.flags.writeable
+            and (a.base is None or not a.base.flags.writeable))
+
+
+def _checked(a, shape: tuple, what: str) -> np.ndarray:
+    """``a`` as a read-only float array of ``shape`` with finite values; ValueError naming ``what``
+    otherwise.  ``a`` itself when it is such an array already and nothing can change it through
+    another array (it owns its data, or its base, the stack it is a row of, is read-only too):
+    the frozen classes share such arrays with each other (a pose's translation as a joint origin,
+    ...) instead of copying them; else a read-only copy."""
+    if type(a) is np.ndarray and a.shape == shape and a.dtype is _FLOAT and not a.flags.writeable \
+            and (a.base is None or not a.base.flags.writeable):
+        arr = a
     else:
-        obj.__dict__.update(common, **fields)
+        try:
+            arr = np.array(a, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{what} must be numbers of shape {shape}, got {a!r}") from None
+        if arr.shape != shape:
+            raise ValueError(f"{what} must have shape {shape}, got shape {arr.shape}")
+        arr.setflags(write=False)
+    if not all(map(_isfinite, arr.ravel().tolist())):
+        raise ValueError(f"{what} must be finite, got {arr.tolist()}")
+    return arr
+
+
+def _checked_stack(a, shape: tuple, what: str) -> np.ndarray:
+    """:func:`_checked` of a stack of ``n`` values of ``shape`` (``(n, *shape)``), in one numpy pass."""
+    if type(a) is np.ndarray and a.shape[1:] == shape and a.ndim == len(shape) + 1 and a.dtype is _FLOAT \
+            and not a.flags.writeable and (a.base is None or not a.base.flags.writeable):
+        arr = a
+    else:
+        try:
+            arr = np.array(a, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{what} must be numbers of shape (n, {', '.join(map(str, shape))})") from None
+        if arr.shape[1:] != shape or arr.ndim != len(shape) + 1:
+            raise ValueError(f"{what} must have shape (n, {', '.join(map(str, shape))}), got shape {arr.shape}")
+        arr.setflags(write=False)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{what} must be finite")
+    return arr
+
+
+def _set(obj, name: str, value) -> None:
+    """Replace field ``name`` of a frozen object being built (its ``__post_init__``)."""
+    obj.__dict__[name] = value
+
+
+def _checked_float(x, what: str) -> float:
+    """``x`` as a finite float; ValueError naming ``what`` otherwise."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number, got {x!r}") from None
+    if not _isfinite(v):
+        raise ValueError(f"{what} must be finite, got {v!r}")
+    return v
+
+
+def _built(cls, fields_: dict):
+    """An instance of one of the classes here with ``fields_``, which one of its own methods has just
+    checked as ``__post_init__`` would (its ``many`` checks a batch at once, ``Pose.compose`` the
+    arrays it computes)."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(fields_)
     return obj
 
 
-def _frozen(a, shape) -> np.ndarray:
-    """A read-only float copy of ``a`` with ``shape``; ``a`` itself when it already is one
-    (read-only, owning its data: nothing can change it), as the frozen dataclasses share
-    arrays with each other (a pose's translation as a joint origin, ...)."""
-    if type(a) is np.ndarray and a.dtype is _FLOAT and a.shape == shape and a.base is None \
-            and not a.flags.writeable:
-        return a
-    arr = np.array(a, dtype=float)
-    arr.shape = shape
-    arr.setflags(write=False)
+def _finite(arr: np.ndarray, what: str) -> np.ndarray:
+    """``arr`` (a read-only float array a method computed) when all its values are finite; else ValueError."""
+    if not all(map(_isfinite, arr.ravel().tolist())):
+        raise ValueError(f"{what} must be finite, got {arr.tolist()}")
     return arr
 
 
 #: the identity rotation every default Pose shares (read-only)
-_EYE = _frozen(np.eye(3), (3, 3))
+_EYE = frozen(np.eye(3))
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Pose:
     """A rigid placement: ``x_outer = rotation @ x_inner + translation``.
 
     rotation : (3, 3) float, proper orthogonal.
     translation : (3,) float, metres.
+
+    The constructor checks shapes and that every value is finite, and keeps read-only arrays
+    (its own copies unless they are read-only already); :meth:`many` checks a stack of poses
+    at once.
     """
 
     rotation: np.ndarray = field(default_factory=lambda: _EYE)
     translation: np.ndarray = field(default_factory=lambda: np.zeros(3))
 
     def __post_init__(self):
-        object.__setattr__(self, "rotation", _frozen(self.rotation, (3, 3)))
-        object.__setattr__(self, "translation", _frozen(self.translation, (3,)))
+        _set(self, "rotation", _checked(self.rotation, (3, 3), "Pose.rotation"))
+        _set(self, "translation", _checked(self.translation, (3,), "Pose.translation"))
+
+    @classmethod
+    def many(cls, rotations, translations) -> list["Pose"]:
+        """The poses of ``rotations`` (n, 3, 3) and ``translations`` (n, 3), checked all at once
+        (shapes, finite values).  ``rotations`` may also be a list of n read-only (3, 3) arrays
+        (rows of a stack, or the shared identity rotation of ``Pose()``): each pose keeps its own."""
+        t = _checked_stack(translations, (3,), "Pose.translation")
+        if isinstance(rotations, np.ndarray):
+            R = list(_checked_stack(rotations, (3, 3), "Pose.rotation"))
+        else:
+            rows = list(rotations)
+            stack = np.array(rows, dtype=float) if rows else np.zeros((0, 3, 3))
+            R = [r if _shareable(r, (3, 3)) else checked
+                 for r, checked in zip(rows, _checked_stack(stack, (3, 3), "Pose.rotation"))]
+        if len(R) != len(t):
+            raise ValueError(f"Pose.many: {len(R)} rotations for {len(t)} translations")
+        return [_built(cls, {"rotation": r, "translation": x}) for r, x in zip(R, t)]
 
     def compose(self, inner: "Pose") -> "Pose":
-        """The pose of ``inner`` (given relative to this pose) in the outer frame."""
+        """The pose of ``inner`` (given relative to this pose) in the outer frame (the arrays it
+        computes are checked; a rotation it keeps is one of the two poses')."""
         R, Ri = self.rotation, inner.rotation
         # the shared identity (the default rotation) is skipped: R @ I == R exactly
-        rotation = R if Ri is _EYE else Ri if R is _EYE else frozen(R @ Ri)
+        rotation = R if Ri is _EYE else Ri if R is _EYE else _finite(frozen(R @ Ri), "Pose.rotation")
         translation = (inner.translation if R is _EYE else R @ inner.translation) + self.translation
-        return of_frozen(Pose, rotation=rotation, translation=frozen(translation))
+        return _built(Pose, {"rotation": rotation, "translation": _finite(frozen(translation), "Pose.translation")})
 
     def inverse(self) -> "Pose":
         rt = self.rotation.T
@@ -128,7 +243,7 @@ class Pose:
         return f"Pose(rotation={self.rotation.tolist()}, translation={self.translation.tolist()})"
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class MassProperties:
     """Mass, centre of mass and central inertia of a rigid body.
 
@@ -136,6 +251,10 @@ class MassProperties:
     com : (3,) float, centre of mass in the body frame, m.
     inertia : (3, 3) float, inertia tensor about the centre of mass along the
         body axes, kg m^2, symmetric positive semi-definite.
+
+    The constructor checks the shapes, that every value is finite and the mass not negative
+    (physical consistency of the inertia is the readers' concern: files are read as written);
+    :meth:`many` checks many at once.
     """
 
     mass: float
@@ -143,9 +262,25 @@ class MassProperties:
     inertia: np.ndarray
 
     def __post_init__(self):
-        object.__setattr__(self, "mass", float(self.mass))
-        object.__setattr__(self, "com", _frozen(self.com, (3,)))
-        object.__setattr__(self, "inertia", _frozen(self.inertia, (3, 3)))
+        mass = _checked_float(self.mass, "MassProperties.mass")
+        if mass < 0.0:
+            raise ValueError(f"MassProperties.mass must be >= 0, got {mass!r}")
+        _set(self, "mass", mass)
+        _set(self, "com", _checked(self.com, (3,), "MassProperties.com"))
+        _set(self, "inertia", _checked(self.inertia, (3, 3), "MassProperties.inertia"))
+
+    @classmethod
+    def many(cls, masses, coms, inertias) -> list["MassProperties"]:
+        """The mass properties of ``masses`` (n,), ``coms`` (n, 3) and ``inertias`` (n, 3, 3),
+        checked all at once (shapes, finite values, masses not negative); rows shared."""
+        m = np.asarray(masses, dtype=float)
+        if m.ndim != 1 or not np.isfinite(m).all() or (m < 0.0).any():
+            raise ValueError("MassProperties.many: masses must be (n,) finite numbers >= 0")
+        c = _checked_stack(coms, (3,), "MassProperties.com")
+        J = _checked_stack(inertias, (3, 3), "MassProperties.inertia")
+        if not len(m) == len(c) == len(J):
+            raise ValueError(f"MassProperties.many: {len(m)} masses, {len(c)} centres, {len(J)} inertias")
+        return [_built(cls, {"mass": mk, "com": ck, "inertia": jk}) for mk, ck, jk in zip(m.tolist(), c, J)]
 
     @classmethod
     def zero(cls) -> "MassProperties":
@@ -161,7 +296,7 @@ class MassProperties:
                 f"inertia={self.inertia.tolist()})")
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Geometry:
     """A shape attached to a body.
 
@@ -180,8 +315,18 @@ class Geometry:
     file: str | None = None
     role: str = "inertial"
 
+    def __post_init__(self):
+        if self.role not in GEOMETRY_ROLES:
+            raise ValueError(f"Geometry.role must be one of {', '.join(GEOMETRY_ROLES)}, got {self.role!r}")
+        if not isinstance(self.pose, Pose):
+            raise TypeError(f"Geometry.pose must be a Pose, got {type(self.pose).__name__}")
 
-@dataclass(frozen=True, eq=False)
+
+#: the roles of a :class:`Geometry`
+GEOMETRY_ROLES = ("inertial", "visual", "collision")
+
+
+@record
 class Body:
     """A rigid part.
 
@@ -198,18 +343,43 @@ class Body:
     geometry: tuple[Geometry, ...] = ()
     sources: Mapping[str, Source] = field(default_factory=dict)
 
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name or self.name == GROUND:
+            raise ValueError(f"Body.name must be a non-empty name other than {GROUND!r}, got {self.name!r}")
+        if not isinstance(self.pose, Pose) or not isinstance(self.mass, MassProperties):
+            raise TypeError(f"body {self.name!r}: pose must be a Pose and mass a MassProperties, got "
+                            f"{type(self.pose).__name__} and {type(self.mass).__name__}")
+        if type(self.geometry) is not tuple:
+            _set(self, "geometry", tuple(self.geometry))
 
-@dataclass(frozen=True, eq=False)
+
+@record
 class Limits:
-    """Joint limits; ``None`` where not given. Units: rad or m, per second, N or N m."""
+    """Joint limits; ``None`` where not given. Units: rad or m, per second, N or N m.
+
+    Each is None or a number, kept as a float (infinite allowed: no bound; NaN refused).
+    """
 
     lower: float | None = None
     upper: float | None = None
     velocity: float | None = None
     effort: float | None = None
 
+    def __post_init__(self):
+        for key in ("lower", "upper", "velocity", "effort"):
+            v = getattr(self, key)
+            if v is not None:
+                if type(v) is not float:
+                    try:
+                        v = float(v)
+                    except (TypeError, ValueError):
+                        raise ValueError(f"Limits.{key} must be a number or None, got {v!r}") from None
+                    _set(self, key, v)
+                if v != v:
+                    raise ValueError(f"Limits.{key} is NaN")
 
-@dataclass(frozen=True, eq=False)
+
+@record
 class Motor:
     """A motor acting along an actuated joint's freedoms (a driver element of seed 004)."""
 
@@ -218,8 +388,14 @@ class Motor:
     gear_ratio: float = 1.0
     rotor_inertia: float = 0.0
 
+    def __post_init__(self):
+        _set(self, "gear_ratio", _checked_float(self.gear_ratio, "Motor.gear_ratio"))
+        _set(self, "rotor_inertia", _checked_float(self.rotor_inertia, "Motor.rotor_inertia"))
+        if self.max_effort is not None:
+            _set(self, "max_effort", _checked_float(self.max_effort, "Motor.max_effort"))
 
-@dataclass(frozen=True, eq=False)
+
+@record
 class Joint:
     """A joint between a reference body and a secondary body.
 
@@ -276,13 +452,25 @@ class Joint:
     source: Source = field(default_factory=Source)
 
     def __post_init__(self):
-        if self.type not in JOINT_TYPES:
-            raise ValueError(f"unknown joint type {self.type!r}")
-        object.__setattr__(self, "origin", _frozen(self.origin, (3,)))
-        object.__setattr__(self, "axis", _frozen(self.axis, (3,)))
-        for key in ("axis2", "secondary_origin", "secondary_axis"):
-            if getattr(self, key) is not None:
-                object.__setattr__(self, key, _frozen(getattr(self, key), (3,)))
+        fields_ = self.__dict__
+        fields_["origin"] = _checked(fields_["origin"], (3,), "Joint.origin")
+        fields_["axis"] = _checked(fields_["axis"], (3,), "Joint.axis")
+        _check_joint(fields_)
+
+    @classmethod
+    def many(cls, joints) -> list["Joint"]:
+        """The joints of ``joints`` (dicts of the constructor's keywords), each checked as the
+        constructor checks one, the ``origin`` and ``axis`` of all of them in one numpy pass:
+        each joint's two are rows of two read-only stacks."""
+        rows = [_with_defaults(cls, j) for j in joints]
+        origins = _checked_stack([r["origin"] for r in rows] or np.zeros((0, 3)), (3,), "Joint.origin")
+        axes = _checked_stack([r["axis"] for r in rows] or np.zeros((0, 3)), (3,), "Joint.axis")
+        out = []
+        for r, origin, axis in zip(rows, origins, axes):
+            r["origin"], r["axis"] = origin, axis
+            _check_joint(r)
+            out.append(_built(cls, r))
+        return out
 
     @property
     def nq(self) -> int:
@@ -293,7 +481,58 @@ class Joint:
         return JOINT_TYPES[self.type][1]
 
 
-@dataclass(frozen=True, eq=False)
+def _check_joint(fields_: dict) -> None:
+    """The checks of a :class:`Joint` (``fields_``: its fields, arrays ``origin`` and ``axis`` checked
+    already) other than those two arrays; numbers made floats in place."""
+    if fields_["type"] not in JOINT_TYPES:
+        raise ValueError(f"joint {fields_['name']!r}: unknown joint type {fields_['type']!r} (known types: "
+                         f"{', '.join(JOINT_TYPES)})")
+    for key in ("axis2", "secondary_origin", "secondary_axis"):
+        if fields_[key] is not None:
+            fields_[key] = _checked(fields_[key], (3,), f"Joint.{key}")
+    motor = fields_["motor"]
+    if not isinstance(fields_["limits"], Limits) or not (motor is None or isinstance(motor, Motor)):
+        raise TypeError(f"joint {fields_['name']!r}: limits must be Limits and motor a Motor or None")
+    for key in ("damping", "ref"):
+        v = fields_[key]
+        if type(v) is not float or not _isfinite(v):
+            fields_[key] = _checked_float(v, f"Joint.{key}")
+    if type(fields_["armature"]) is not float or not _isfinite(fields_["armature"]):
+        fields_["armature"] = _checked_armature(fields_["armature"])
+
+
+def _with_defaults(cls, given: dict) -> dict:
+    """The fields of an instance of ``cls`` made of the keywords ``given``: a new dict, with the
+    defaults of the fields ``given`` leaves out; TypeError as the constructor's for another key or a
+    field without default left out."""
+    names, defaults = _field_defaults(cls)
+    out = dict(given)
+    if len(out) != len(names) or not names.issuperset(out):
+        unknown = sorted(set(out) - names)
+        if unknown:
+            raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {unknown[0]!r}")
+        for name, default, factory in defaults:
+            if name not in out:
+                if default is MISSING and factory is MISSING:
+                    raise TypeError(f"{cls.__name__}() missing required argument: {name!r}")
+                out[name] = default if factory is MISSING else factory()
+    return out
+
+
+@cache
+def _field_defaults(cls) -> tuple[frozenset, tuple]:
+    """(the field names of dataclass ``cls``, (name, default, default factory) of each field)."""
+    return frozenset(f.name for f in fields(cls)), tuple((f.name, f.default, f.default_factory) for f in fields(cls))
+
+
+def _checked_armature(value):
+    """A joint's armature: one finite number, or one per freedom (a tuple of floats)."""
+    if np.ndim(value) == 0:
+        return _checked_float(value, "Joint.armature")
+    return tuple(_checked_float(v, "Joint.armature") for v in np.ravel(value))
+
+
+@record
 class Coupling:
     """A holonomic coupling of two joint coordinates (URDF ``mimic``, MJCF ``equality/joint``)::
 
@@ -317,6 +556,11 @@ class Coupling:
     joint_terms: tuple[tuple[str, float], ...] = ()
     leader_terms: tuple[tuple[str, float], ...] = ()
 
+    def __post_init__(self):
+        _set(self, "multiplier", _checked_float(self.multiplier, "Coupling.multiplier"))
+        _set(self, "offset", _checked_float(self.offset, "Coupling.offset"))
+        _set(self, "higher", tuple(_checked_float(v, "Coupling.higher") for v in self.higher))
+
     @property
     def follower_sum(self) -> tuple[tuple[str, float], ...]:
         """The follower side as ``((joint, coef), ...)``."""
@@ -335,7 +579,7 @@ class Coupling:
         return (self.offset, self.multiplier if self.leader is not None else 0.0, *self.higher)
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class SpringDamper:
     """A linear spring-damper between a point of body ``a`` and a point of body ``b``.
 
@@ -352,8 +596,16 @@ class SpringDamper:
     rest_length: float | None = None
     source: Source = field(default_factory=Source)
 
+    def __post_init__(self):
+        _set(self, "point_a", _checked(self.point_a, (3,), "SpringDamper.point_a"))
+        _set(self, "point_b", _checked(self.point_b, (3,), "SpringDamper.point_b"))
+        _set(self, "stiffness", _checked_float(self.stiffness, "SpringDamper.stiffness"))
+        _set(self, "damping", _checked_float(self.damping, "SpringDamper.damping"))
+        if self.rest_length is not None:
+            _set(self, "rest_length", _checked_float(self.rest_length, "SpringDamper.rest_length"))
 
-@dataclass(frozen=True, eq=False)
+
+@record
 class Frame:
     """A named frame fixed to a body (a part kept inside a lumped composite, a sensor site).
 
@@ -366,8 +618,12 @@ class Frame:
     pose: Pose
     source: Source = field(default_factory=Source)
 
+    def __post_init__(self):
+        if not isinstance(self.pose, Pose):
+            raise TypeError(f"frame {self.name!r}: pose must be a Pose, got {type(self.pose).__name__}")
 
-@dataclass(frozen=True, eq=False)
+
+@record
 class Assembly:
     """A mechanical assembly: bodies, joints and forces in SI units.
 
@@ -394,10 +650,14 @@ class Assembly:
     contacts: tuple = ()
 
     def __post_init__(self):
-        object.__setattr__(self, "gravity", _frozen(self.gravity, (3,)))
-        object.__setattr__(self, "bodies", tuple(self.bodies))
-        object.__setattr__(self, "joints", tuple(self.joints))
-        object.__setattr__(self, "frames", tuple(self.frames))
+        _set(self, "gravity", _checked(self.gravity, (3,), "Assembly.gravity"))
+        for key, cls in (("bodies", Body), ("joints", Joint), ("couplings", Coupling), ("springs", SpringDamper),
+                         ("frames", Frame)):
+            items = tuple(getattr(self, key))
+            if not all(isinstance(x, cls) for x in items):
+                bad = next(x for x in items if not isinstance(x, cls))
+                raise TypeError(f"Assembly.{key} must hold {cls.__name__}s, got a {type(bad).__name__}")
+            _set(self, key, items)
 
     @cached_property
     def _bodies_by_name(self) -> dict[str, Body]:

@@ -28,7 +28,7 @@ import trimesh
 from mbcompose.dynamics.tolerances import INERTIA_RTOL
 
 from . import limits
-from .assembly import Geometry, MassProperties, Pose, frozen, of_frozen
+from .assembly import Geometry, MassProperties, Pose, frozen
 from .errors import InputError
 from .mesh_progress import file_progressed
 
@@ -101,9 +101,9 @@ def transform_mass_properties(mp: MassProperties, pose: Pose) -> MassProperties:
     """Express ``mp`` (given in an inner frame) in the outer frame of ``pose``."""
     R = pose.rotation
     if R is _EYE:  # the shared identity: R J R^T == J exactly
-        return of_frozen(MassProperties, mass=mp.mass, com=frozen(mp.com + pose.translation), inertia=mp.inertia)
+        return MassProperties(mp.mass, frozen(mp.com + pose.translation), mp.inertia)
     com, inertia = transform_mass_arrays(mp.com, mp.inertia, R, pose.translation)
-    return of_frozen(MassProperties, mass=mp.mass, com=frozen(com), inertia=frozen(inertia))
+    return MassProperties(mp.mass, frozen(com), frozen(inertia))
 
 
 def transform_mass_arrays(com: np.ndarray, inertia: np.ndarray, rotation: np.ndarray,
@@ -143,14 +143,17 @@ def combine_groups(mass: np.ndarray, com: np.ndarray, inertia: np.ndarray,
     Parts without mass and inertia are left out; a group left with one part gets it
     (inertia symmetrised), a group left with none :meth:`MassProperties.zero`.
     """
-    masses, coms = mass.tolist(), list(com)  # Python floats, and row views (made in one C loop)
-    if not all(m > 0.0 for m in masses):
+    if not (mass > 0.0).all():
         kept = ((mass > 0.0) | inertia.any(axis=(1, 2))).tolist()
         if not all(kept):
             groups = [[i for i in g if kept[i]] for g in groups]
-    symmetric = list(frozen(0.5 * (inertia + np.swapaxes(inertia, 1, 2))))
-    out = [of_frozen(MassProperties, mass=masses[g[0]], com=coms[g[0]], inertia=symmetric[g[0]])
-           if len(g) == 1 else None if g else MassProperties.zero() for g in groups]
+    out = [None if g else MassProperties.zero() for g in groups]
+    singles = [k for k, g in enumerate(groups) if len(g) == 1]
+    if singles:
+        rows = [groups[k][0] for k in singles]
+        J = inertia[rows]
+        for k, mp in zip(singles, MassProperties.many(mass[rows], com[rows], 0.5 * (J + np.swapaxes(J, 1, 2)))):
+            out[k] = mp
     several = [k for k, g in enumerate(groups) if len(g) > 1]
     if several:
         for k, mp in zip(several, _merged_groups(mass, com, inertia, [groups[k] for k in several])):
@@ -175,9 +178,7 @@ def _merged_groups(mass, com, inertia, groups) -> list[MassProperties]:
     d = c - np.repeat(centre, sizes, axis=0)
     shift = m[:, None, None] * (np.einsum("ki,ki->k", d, d)[:, None, None] * np.eye(3) - d[:, :, None] * d[:, None, :])
     merged = np.add.reduceat(inertia[rows], starts) + np.add.reduceat(shift, starts)
-    merged = frozen(0.5 * (merged + np.swapaxes(merged, 1, 2)))
-    return [of_frozen(MassProperties, mass=mk, com=ck, inertia=jk)
-            for mk, ck, jk in zip(total.tolist(), frozen(centre), merged)]
+    return MassProperties.many(total, centre, 0.5 * (merged + np.swapaxes(merged, 1, 2)))
 
 
 def _capsule_unit_density(radius: float, length: float) -> tuple[float, np.ndarray]:

@@ -6,15 +6,13 @@ from __future__ import annotations
 class Source:
     """Where a value came from: ``file:line`` or a note (``computed from ...``).
 
-    ``line`` may be given as a function of no argument that finds it (a reader's
-    :func:`~parsers.xmltree.line_refs`): it is called the first time ``line`` is read,
-    so that a file read without error never maps its lines.  Immutable; equal when file,
-    line and note are; pickled and copied with the line found.
+    file : str or None; line : 1-based int or None; note : str.  Immutable; equal when
+    file, line and note are; hashed, pickled and copied as those three.
     """
 
     __slots__ = ("_file", "_line", "_note")
 
-    def __init__(self, file: str | None = None, line=None, note: str = ""):
+    def __init__(self, file: str | None = None, line: int | None = None, note: str = ""):
         self._file, self._line, self._note = file, line, note
 
     @property
@@ -23,10 +21,7 @@ class Source:
 
     @property
     def line(self) -> int | None:
-        line = self._line
-        if callable(line):
-            line = self._line = line()
-        return line
+        return self._line
 
     @property
     def note(self) -> str:
@@ -35,21 +30,21 @@ class Source:
     def __eq__(self, other):
         if not isinstance(other, Source):
             return NotImplemented
-        return (self.file, self.line, self.note) == (other.file, other.line, other.note)
+        return (self._file, self._line, self._note) == (other._file, other._line, other._note)
 
     def __hash__(self):
-        return hash((self.file, self.line, self.note))
+        return hash((self._file, self._line, self._note))
 
     def __reduce__(self):
-        return Source, (self.file, self.line, self.note)
+        return Source, (self._file, self._line, self._note)
 
     def __repr__(self) -> str:
-        return f"Source(file={self.file!r}, line={self.line!r}, note={self.note!r})"
+        return f"Source(file={self._file!r}, line={self._line!r}, note={self._note!r})"
 
     def __str__(self) -> str:
         where = ""
-        if self.file:
-            where = f"{self.file}:{self.line}" if self.line is not None else str(self.file)
-        if self.note:
-            return f"{self.note} ({where})" if where else self.note
+        if self._file:
+            where = f"{self._file}:{self._line}" if self._line is not None else str(self._file)
+        if self._note:
+            return f"{self._note} ({where})" if where else self._note
         return where or "<unknown>"

@@ -12,15 +12,14 @@ one per independent loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from mbcompose.dynamics import topology
 
-from .assembly import GROUND, Joint, of_frozen
+from .assembly import GROUND, Joint, record
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class TreeEdge:
     """A tree joint oriented base to tips: ``parent`` -> ``child`` (body names).
 
@@ -52,6 +51,5 @@ def tree_edges(body_names: Sequence[str], joints: Sequence[Joint]
     except KeyError as exc:
         i, end = exc.args
         raise KeyError(f"joint '{joints[i].name}' refers to unknown body '{end}'") from None
-    edges = [of_frozen(TreeEdge, joint=joints[i], parent=parent, child=child, reversed=joints[i].secondary == parent)
-             for i, parent, child in tree]  # of_frozen: without the frozen dataclass's setattr per field
+    edges = [TreeEdge(joints[i], parent, child, joints[i].secondary == parent) for i, parent, child in tree]
     return edges, [joints[i] for i in chords], unreached

@@ -8,8 +8,10 @@ joints (Table 3); here they become the rigid bodies and joints of the spanning t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mbcompose.dynamics.closed.closure import ClosureError
-from mbcompose.parsers.assembly import Assembly, Joint, Limits, Source, of_frozen
+from mbcompose.parsers.assembly import Assembly, Joint, Limits, Source
 from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.massprops import transform_mass_properties
 
@@ -55,23 +57,22 @@ def _unchanged(rj, original: Joint) -> bool:
 
 def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint:
     """The :class:`parsers.assembly.Joint` of a reduced joint, its limits, damping, ``ref`` and source
-    those of its first original joint (that joint itself when the reduction left it as it is).  Built
-    with ``of_frozen`` (the first original joint's fields as the common ones): the type and the read-only
-    arrays come from the assembly's joints, so ``Joint.__post_init__`` would keep them as they are."""
+    those of its first original joint (that joint itself when the reduction left it as it is, else a
+    copy of it with the reduced joint's fields: ``dataclasses.replace``, which checks them again)."""
     original = _joint_or_none(assembly, rj.joints[0]) if rj.joints else None
     if original is None:
-        return of_frozen(Joint, name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
-                         origin=rj.origin, axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin,
-                         secondary_axis=None, limits=Limits(), actuated=rj.actuated, motor=None, damping=0.0,
-                         armature=_summed_armature(rj, None, assembly, redundant_of), ref=0.0, loop=False,
-                         implicit=False, source=Source())
+        return Joint(name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
+                     origin=rj.origin, axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin,
+                     secondary_axis=None, limits=Limits(), actuated=rj.actuated, motor=None, damping=0.0,
+                     armature=_summed_armature(rj, None, assembly, redundant_of), ref=0.0, loop=False,
+                     implicit=False, source=Source())
     if _unchanged(rj, original) and not (len(rj.joints) > 1 or rj.name in redundant_of):
         return original
-    return of_frozen(Joint, original.__dict__, name=rj.name, type=rj.type, reference=rj.reference,
-                     secondary=rj.secondary, origin=rj.origin, axis=rj.axis, axis2=rj.axis2,
-                     secondary_origin=rj.secondary_origin, secondary_axis=None, actuated=rj.actuated, motor=None,
-                     armature=_summed_armature(rj, original, assembly, redundant_of), loop=bool(original.loop),
-                     implicit=False)  # limits, damping, ref and source: the original's
+    return replace(original, name=rj.name, type=rj.type, reference=rj.reference,
+                   secondary=rj.secondary, origin=rj.origin, axis=rj.axis, axis2=rj.axis2,
+                   secondary_origin=rj.secondary_origin, secondary_axis=None, actuated=rj.actuated, motor=None,
+                   armature=_summed_armature(rj, original, assembly, redundant_of), loop=bool(original.loop),
+                   implicit=False)  # limits, damping, ref and source: the original's
 
 
 def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,
@@ -85,7 +86,7 @@ def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,
     if not lumping:
         bodies = [RigidBody(b.name, transform_mass_properties(b.mass, b.pose), (b.name,)) for b in assembly.bodies]
         return bodies, list(assembly.joints)
-    bodies = [of_frozen(RigidBody, name=c.name, mass=c.mass, members=tuple(c.members)) for c in analysis.composites]
+    bodies = [RigidBody(c.name, c.mass, tuple(c.members)) for c in analysis.composites]
     reduced = analysis.reduced_joints if redundant_joints == "remove" else analysis.joints_before
     redundant_of: dict[str, list[str]] = {}
     if redundant_joints == "remove":

@@ -32,7 +32,7 @@ import numpy as np
 
 from mbcompose import dynamics
 from mbcompose.dynamics.joints import JOINTS
-from mbcompose.parsers.assembly import GROUND, Joint, MassProperties, frozen, of_frozen
+from mbcompose.parsers.assembly import GROUND, Joint, MassProperties, frozen, record
 from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.topology import TreeEdge, tree_edges
 
@@ -41,7 +41,7 @@ _EYE = np.eye(3)
 _EYE.setflags(write=False)
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class RigidBody:
     """A body for the tree: name, mass properties in the assembly frame (com and
     inertia about it, assembly axes) at the reference configuration, members."""
@@ -113,9 +113,9 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
     for e, parent, placement, com, mp in zip(edges, parents, list(placements), list(coms), masses):  # (rows made in C)
         j = e.joint
         axis, axis2 = _oriented_axes(e) if e.reversed else (j.axis, j.axis2)
-        specs.append(of_frozen(  # a BodySpec (no __post_init__) built without the frozen setattr per field
-            dynamics.BodySpec, name=e.child, parent=parent, joint_type=j.type, joint_name=j.name,
+        specs.append(dynamics.BodySpec(
+            name=e.child, parent=parent, joint_type=j.type, joint_name=j.name,
             placement_rotation=_EYE, placement_translation=placement, mass=mp.mass, com=com,
             inertia=mp.inertia, axis=axis, axis2=axis2, armature=j.armature, ref=j.ref))
     model = dynamics.build_model(specs, gravity=np.asarray(gravity, dtype=float))
-    return of_frozen(TreeModel, model=model, edges=tuple(edges), chords=tuple(chords), bodies=by_name)
+    return TreeModel(model, tuple(edges), tuple(chords), by_name)

@@ -41,7 +41,7 @@ def read_actuators(reader, root) -> dict[str, Motor]:
                 continue
             if j in motors:
                 log.info("%s:%s: joint %r has several actuators; the first one's gear is reported",
-                         reader.file, c.line, j)
+                         reader.file, c.sourceline, j)
                 continue
             gear = floats_attr(c, a, "gear", None)
             g = 1.0 if gear is None else float(gear[0])

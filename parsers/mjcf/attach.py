@@ -28,7 +28,7 @@ import numpy as np
 
 from mbcompose.dynamics.spatial import matrix_to_quat
 
-from ..xml import error
+from ..xml import error, new_element
 from .compiler import ORIENT_ATTRS, orientation
 from .replicate import REFERENCE_ATTRS, check_element_count, copy_element, referring
 
@@ -141,12 +141,11 @@ def _followers(child, child_root, names: set[str], root, prefix: str) -> None:
         if child_root is not root:                   # its own default class, resolved
             resolved = child.attrs(dup, "main")
             dup.attrib.clear()
-            dup.attrib.update(resolved, **{"class": ATTACHED_CLASS})
+            dup.attrib.update({**resolved, "class": ATTACHED_CLASS})
         _prefix(dup, prefix, names)
         target = root.find(section.tag)
         if target is None:
-            target = type(root)(section.tag, {})
-            target.line, target.file = c.line, c.file
+            target = new_element(section.tag, {}, like=c)
             root.append(target)
         target.append(dup)
 
@@ -167,8 +166,7 @@ def expand_attachments(reader, root, make_reader) -> None:
             child, child_root = models[name] if name is not None else (reader, root)
             sources, childclass = _source(el, child, child_root)
             check_element_count(root, el, sum(1 for s in sources for _ in s.iter()))
-            frame = type(el)("frame", {"childclass": ATTACHED_CLASS} if child is not reader else {})
-            frame.line, frame.file = el.line, el.file
+            frame = new_element("frame", {"childclass": ATTACHED_CLASS} if child is not reader else {}, like=el)
             for s in sources:
                 dup = copy_element(s)
                 if child is not reader:

@@ -107,7 +107,7 @@ def loop_joint(rec, pose_of, file: str) -> Joint:
         r1, r2 = r2, r1
     jt = "spherical" if rec["type"] == "connect" else "fixed"
     return Joint(rec["name"], jt, r1, r2, origin=origin, secondary_origin=second, loop=True,
-                 source=Source(file, el.line, f"equality {rec['type']}"))
+                 source=Source(file, el.sourceline, f"equality {rec['type']}"))
 
 
 def fixed_tendons(root, attrs_of) -> dict:
@@ -141,8 +141,8 @@ def coupling_equality(el, attrs, tendons, file: str) -> Coupling:
     if j2 is None:
         coef[1:] = 0.0
     higher = tuple(float(x) for x in np.trim_zeros(coef[2:], "b"))
-    name = attrs.get("name") or f"{el.tag} equality at line {el.line}"
-    return Coupling(j1, j2, float(coef[1]), float(coef[0]), higher, Source(file, el.line, name))
+    name = attrs.get("name") or f"{el.tag} equality at line {el.sourceline}"
+    return Coupling(j1, j2, float(coef[1]), float(coef[0]), higher, Source(file, el.sourceline, name))
 
 
 def _tendon_coupling(el, attrs, tendons, pc, file) -> Coupling:
@@ -165,9 +165,9 @@ def _tendon_coupling(el, attrs, tendons, pc, file) -> Coupling:
     if not sides[1]:
         coef[1:] = 0.0
     higher = tuple(float(x) for x in np.trim_zeros(coef[2:], "b"))
-    name = attrs.get("name") or f"tendon equality at line {el.line}"
+    name = attrs.get("name") or f"tendon equality at line {el.sourceline}"
     return Coupling(sides[0][0][0], sides[1][0][0] if sides[1] else None, float(coef[1]), float(coef[0]), higher,
-                    Source(file, el.line, name), joint_terms=sides[0], leader_terms=sides[1])
+                    Source(file, el.sourceline, name), joint_terms=sides[0], leader_terms=sides[1])
 
 
 def check_coupling_joints(couplings, joints_by_name, elements) -> None:

@@ -157,7 +157,7 @@ def mesh_unit_mass(reader, gd) -> MassProperties:
     except ValueError as exc:
         raise error(gd["el"], f"mesh {name}: {exc}") from None
     if note:
-        log.warning("%s:%s: mesh %s: %s", reader.file, gd["el"].line, name, note)
+        log.warning("%s:%s: mesh %s: %s", reader.file, gd["el"].sourceline, name, note)
     if g.file:
         file_progressed(g.file, 1.0)
     return transform_mass_properties(MassProperties(vol, com, J), g.pose)
@@ -200,13 +200,13 @@ def body_mass(reader, b):
                                                            and b["inertial"] is None)
     if b["inertial"] is not None and not use_geoms:
         el, fp = b["inertial"]
-        return inertial_mass(reader, el, fp), Source(reader.file, el.line)
+        return inertial_mass(reader, el, fp), Source(reader.file, el.sourceline)
     if b["inertial"] is not None:                    # ignored (inertiafromgeom), yet MuJoCo checks it
         check_inertial_attributes(b["inertial"][0])
     if use_geoms and b["geoms"]:
         mp = combine(geom_mass(reader, gd) for gd in b["geoms"])
-        return mp, Source(reader.file, b["el"].line, "computed from geoms")
-    return MassProperties.zero(), Source(reader.file, b["el"].line, "massless")
+        return mp, Source(reader.file, b["el"].sourceline, "computed from geoms")
+    return MassProperties.zero(), Source(reader.file, b["el"].sourceline, "massless")
 
 
 def compile_masses(reader):

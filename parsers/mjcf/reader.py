@@ -74,8 +74,7 @@ from mbcompose.dynamics.joints import JOINTS
 from ..assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
 from ..errors import InputError, did_you_mean
 from ..massprops import combine, transform_mass_properties
-from ..xml import error, parse_floats
-from ..xmltree import parse_xml
+from ..xml import XML_BASE, error, file_of, mark_file, parse_floats, parse_xml, where
 from .actuators import default_key, read_actuators
 from .assets import read_mesh_assets
 from .attach import expand_attachments
@@ -124,7 +123,7 @@ class _Reader:
                 self.expand_includes(sub, depth + 1)
                 el.remove(c)
                 for k, s in enumerate(list(sub)):
-                    el.insert(i + k, s)
+                    el.insert(i + k, mark_file(s, file_of(s)))  # (lxml keeps its line; xml:base its file)
                 return self.expand_includes(el, depth)
             if c.tag in UNSUPPORTED:
                 raise error(c, f"<{c.tag}> is not supported by this reader")
@@ -142,7 +141,7 @@ class _Reader:
         for c in el:
             if c.tag == "default":
                 continue
-            mine.setdefault(default_key(c.tag), {}).update(c.attrib)
+            mine.setdefault(default_key(c.tag), {}).update((k, v) for k, v in c.attrib.items() if k != XML_BASE)
         self.defaults[name] = mine
         for c in el:
             if c.tag == "default":
@@ -266,7 +265,7 @@ class _Reader:
                 raise error(b["el"], f"body name {b['name']!r} is reserved")
             if b["name"] in names:
                 raise error(b["el"], f"duplicate body name {b['name']!r} (first at line {names[b['name']]})")
-            names[b["name"]] = b["el"].line
+            names[b["name"]] = b["el"].sourceline
         equalities = self.read_equalities(root, names)
         referenced = {n for e in equalities[0] for n in (e["body1"], e["body2"])}
         compile_masses(self)
@@ -332,7 +331,7 @@ class _Reader:
         def uniq(name, el):
             if name in jnames:
                 raise error(el, f"duplicate joint name {name!r} (first at line {jnames[name]})")
-            jnames[name] = el.line
+            jnames[name] = el.sourceline
 
         for i in order:
             b = self.bodies[i]
@@ -353,7 +352,7 @@ class _Reader:
                 jn = f"{b['name']}_fixed"
                 uniq(jn, el)
                 joints.append(Joint(jn, "fixed", parent, b["name"], origin=pose.translation,
-                                    source=Source(self.file, el.line)))
+                                    source=Source(self.file, el.sourceline)))
             prev = parent
             for k, (jel, a, fpose) in enumerate(jl):
                 jt = "free" if jel.tag == "freejoint" else a.get("type", "hinge")
@@ -388,24 +387,24 @@ class _Reader:
                 if jt == "free" and armature:
                     log.warning("%s:%d: armature of free joint %r: MuJoCo applies it to the world-frame translation, "
                                 "ours to the body-frame velocity (bias forces differ by armature * omega x v)",
-                                self.file, jel.line, a.get("name", ""))
+                                self.file, jel.sourceline, a.get("name", ""))
                 child = b["name"] if k == len(jl) - 1 else f"{b['name']}__{name}"
                 if child != b["name"]:
                     if child in taken:
                         raise error(jel, f"intermediate body name {child!r} is already taken")
                     taken.add(child)
                     bodies.append(Body(child, pose, MassProperties.zero(), (),
-                                       {"pose": Source(self.file, jel.line, f"intermediate body of joint {name!r}"),
-                                        "mass": Source(self.file, jel.line, "massless intermediate body")}))
+                                       {"pose": Source(self.file, jel.sourceline, f"intermediate body of joint {name!r}"),
+                                        "mass": Source(self.file, jel.sourceline, "massless intermediate body")}))
                 motor = motors.get(name)
                 joints.append(Joint(name, JOINT_MAP[jt], prev, child, origin=origin, axis=waxis, limits=limits,
                                     actuated=motor is not None, motor=motor, damping=damping, armature=armature,
                                     ref=ref if jt in ("hinge", "slide") else 0.0,
-                                    source=Source(self.file, jel.line)))
+                                    source=Source(self.file, jel.sourceline)))
                 prev = child
             geoms = tuple(gd["geom"] for gd in b["geoms"] if gd["geom"].kind != "mesh" or gd["geom"].file)
             bodies.append(Body(b["name"], pose, b["mass"], geoms,
-                               {"pose": Source(self.file, el.line), "mass": b["mass_src"]}))
+                               {"pose": Source(self.file, el.sourceline), "mass": b["mass_src"]}))
         by_name = {self.bodies[i]["name"]: self.bodies[i] for i in live}
         loops, couplings, elements = equalities
         for e in loops:
@@ -429,8 +428,8 @@ class _Reader:
         if jt in ("hinge", "ball"):
             rng = self.comp.angle(rng)
         if not JOINTS[JOINT_MAP[jt]].takes_limits:
-            log.warning("%s:%d: joint %r: the range of a %s joint (a cone of %g rad in MuJoCo) is not enforced here: "
-                        "dropped (position limits are those of hinge and slide joints)", self.file, jel.line,
+            log.warning("%s: joint %r: the range of a %s joint (a cone of %g rad in MuJoCo) is not enforced here: "
+                        "dropped (position limits are those of hinge and slide joints)", where(jel),
                         a.get("name", ""), jt, float(max(abs(rng[0]), abs(rng[1]))))
             return Limits()
         if rng[0] > rng[1]:

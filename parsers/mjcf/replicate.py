@@ -21,12 +21,14 @@ branch of ``mjXReader::Body``; XML reference, ``replicate``), checked against
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from mbcompose.dynamics.spatial import matrix_to_quat
 
 from .. import limits
-from ..xml import error
+from ..xml import error, file_of, mark_file
 from .compiler import Compiler, floats_attr, orientation
 
 #: attributes that name another element of the model (not an asset or a default class)
@@ -63,11 +65,9 @@ def check_element_count(root, el, extra: int) -> None:
 
 
 def copy_element(el):
-    """A deep copy of ``el`` that keeps every element's line and file (for the error messages)."""
-    dup = type(el)(el.tag, dict(el.attrib))
-    dup.text, dup.tail, dup.line, dup.file = el.text, el.tail, el.line, el.file
-    dup.extend(copy_element(c) for c in el)
-    return dup
+    """A deep copy of ``el``, which keeps every element's line (lxml) and file (marked on the copy: it
+    may go into another file's tree), for the error messages."""
+    return mark_file(copy.deepcopy(el), file_of(el))
 
 
 def _rename(el, suffix: str, names: set[str]) -> None:
@@ -119,7 +119,7 @@ def expand_replicates(root, el, comp: Compiler) -> None:
             frame = copy_element(c)
             frame.tag = "frame"
             frame.attrib.clear()
-            frame.attrib.update(pos=" ".join(map(repr, pos.tolist())), quat=" ".join(map(repr, quat.tolist())))
+            frame.attrib.update({"pos": " ".join(map(repr, pos.tolist())), "quat": " ".join(map(repr, quat.tolist()))})
             _rename(frame, f"{sep}{k:0{width}d}", names)
             el.insert(i + k, frame)
         for section, f in followers:

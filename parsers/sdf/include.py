@@ -27,8 +27,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..xml import attr_bool, child_text, error, text_bool
-from ..xmltree import parse_xml
+from ..xml import attr_bool, child_text, error, file_of, parse_xml, text_bool
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +106,7 @@ def include_spec(inc, base_dir: Path, model_paths, stack=(), in_world=False) -> 
         raise error(root, f"included file's root element is <{root.tag}>, expected <sdf>")
     models = root.findall("model")
     if in_world and not models and (root.find("light") is not None or root.find("actor") is not None):
-        log.info("%s:%s: <include> of %r brings a light or an actor, no body", inc.file, inc.line, uri)
+        log.info("%s:%s: <include> of %r brings a light or an actor, no body", file_of(inc), inc.sourceline, uri)
         return None
     if len(models) != 1:
         raise error(root, f"an included file must hold exactly one <model>, found {len(models)}")

@@ -40,7 +40,7 @@ import numpy as np
 from mbcompose.dynamics.joints import JOINTS
 
 from ..assembly import Body, Coupling, Joint, Limits, MassProperties, Pose, Source
-from ..xml import child_text, error, text_bool, text_float, text_floats
+from ..xml import child_text, error, file_of, text_bool, text_float, text_floats, where
 
 JOINT_MAP = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic", "fixed": "fixed",
              "ball": "spherical", "universal": "universal", "revolute2": "universal", "screw": "revolute",
@@ -96,8 +96,8 @@ def _limits(l_el, jname, jtype) -> Limits:
     ours = JOINT_MAP.get(jtype)
     if ours is not None and not JOINTS[ours].takes_limits:
         if lo is not None or hi is not None:
-            log.warning("%s:%s: joint %r: a %s joint takes no position limits (only %s joints do); lower/upper "
-                        "ignored", l_el.file, l_el.line, jname, jtype, ", ".join(_LIMITED))
+            log.warning("%s: joint %r: a %s joint takes no position limits (only %s joints do); lower/upper "
+                        "ignored", where(l_el), jname, jtype, ", ".join(_LIMITED))
         lo = hi = None
     if lo is not None and hi is not None and lo > hi:
         raise error(l_el, f"joint {jname!r}: limit lower {lo:g} > upper {hi:g}")
@@ -151,7 +151,7 @@ def screw_pitch(j_el, name) -> float:
 
 def screw_parts(joint: Joint, pitch: float, el) -> tuple[list[Joint], Body, Coupling]:
     """A screw joint as a prismatic joint, a massless carriage, the revolute ``joint`` and their coupling."""
-    src = Source(el.file, el.line, f"screw joint {joint.name}")
+    src = Source(file_of(el), el.sourceline, f"screw joint {joint.name}")
     carriage = Body(f"{joint.name}_carriage", Pose(np.eye(3), joint.origin), MassProperties.zero(), (),
                     {"pose": src, "mass": src})
     slide = Joint(f"{joint.name}_translation", "prismatic", joint.reference, carriage.name, origin=joint.origin,
@@ -179,7 +179,7 @@ def mimic_coupling(j_el, name: str, leader_of, at_axis2=False) -> Coupling | Non
         raise error(m, f"joint {name!r}: <mimic axis={m.get('axis')!r}> follows the second axis of a two-coordinate "
                        "joint; only one-coordinate joints can be coupled")
     k, off, ref = (_child_float(m, tag, d) for tag, d in (("multiplier", 1.0), ("offset", 0.0), ("reference", 0.0)))
-    return Coupling(name, leader_of(leader, m), k, off - k * ref, source=Source(m.file, m.line, "SDFormat mimic"))
+    return Coupling(name, leader_of(leader, m), k, off - k * ref, source=Source(file_of(m), m.sourceline, "SDFormat mimic"))
 
 
 def _child_float(el, tag, default) -> float:
@@ -199,7 +199,7 @@ def gearbox_coupling(name, el, axis, axis2, ends, reference_body, joints) -> Cou
                             f"{'axis' if what == 'parent' else 'axis2'} (a gearbox couples two such joints)")
         sides.append((j, sign))
     (j1, s1), (j2, s2) = sides
-    return Coupling(j2.name, j1.name, -ratio * s1 * s2, 0.0, source=Source(el.file, el.line, f"gearbox joint {name}"))
+    return Coupling(j2.name, j1.name, -ratio * s1 * s2, 0.0, source=Source(file_of(el), el.sourceline, f"gearbox joint {name}"))
 
 
 def _geared_joint(joints, reference_body, body, axis):

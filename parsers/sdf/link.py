@@ -17,7 +17,7 @@ from ..assembly import Geometry, MassProperties, Pose, Source
 from ..errors import InputError
 from ..massprops import combine, shape_mass_properties
 from ..urdf.geometry import resolve_uri
-from ..xml import attr_bool, child_text, error, text_float, text_floats
+from ..xml import attr_bool, child_text, error, file_of, text_float, text_floats
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +70,11 @@ def link_contents(l_el, fm, lname, file, base_dir, package_dirs):
                 dens.append((g, 1000.0 if d is None else text_float(d), s_el))
     inl = l_el.find("inertial")
     if inl is None and getattr(fm, "static", False):
-        return MassProperties.zero(), Source(file, l_el.line, "static model, no <inertial>"), tuple(geoms)
+        return MassProperties.zero(), Source(file, l_el.sourceline, "static model, no <inertial>"), tuple(geoms)
     if inl is None:
         log.warning("%s:%s: link %r has no <inertial>: SDFormat's default (1 kg, unit inertia) is used",
-                    file, l_el.line, lname)
-        return (MassProperties(1.0, np.zeros(3), np.eye(3)), Source(file, l_el.line, "SDFormat default inertial"),
+                    file, l_el.sourceline, lname)
+        return (MassProperties(1.0, np.zeros(3), np.eye(3)), Source(file, l_el.sourceline, "SDFormat default inertial"),
                 tuple(geoms))
     if attr_bool(inl, "auto", False):
         parts = []
@@ -87,7 +87,7 @@ def link_contents(l_el, fm, lname, file, base_dir, package_dirs):
                 raise error(s_el, f"link {lname!r}: {exc.message}") from None
         if not parts:
             raise error(inl, f"link {lname!r}: <inertial auto='true'> needs collisions")
-        return combine(parts), Source(file, inl.line, "computed from collisions"), tuple(geoms)
+        return combine(parts), Source(file, inl.sourceline, "computed from collisions"), tuple(geoms)
     pose = local_pose(inl)
     mass = 1.0
     m_el = inl.find("mass")
@@ -108,7 +108,7 @@ def link_contents(l_el, fm, lname, file, base_dir, package_dirs):
     if np.linalg.eigvalsh(J)[0] < -1e-12 * max(1.0, np.abs(J).max()):
         raise error(i_el, f"link {lname!r}: inertia is not positive semi-definite")
     R = pose.rotation
-    return MassProperties(mass, pose.translation, R @ J @ R.T), Source(file, inl.line), tuple(geoms)
+    return MassProperties(mass, pose.translation, R @ J @ R.T), Source(file, inl.sourceline), tuple(geoms)
 
 
 def _geometry(s_el, role, pose, base_dir, package_dirs):
@@ -139,7 +139,7 @@ def _geometry(s_el, role, pose, base_dir, package_dirs):
         if p is None:
             if role == "collision":
                 raise error(s.find("uri"), f"mesh file not found: {uri!r}")
-            log.warning("%s:%s: visual mesh not found: %r (shape skipped)", s.file, s.line, uri)
+            log.warning("%s:%s: visual mesh not found: %r (shape skipped)", file_of(s), s.sourceline, uri)
             return None
         return Geometry("mesh", {"scale": scale, "uri": uri}, pose, str(p), role)
     raise error(s, f"geometry <{s.tag}> is not supported")

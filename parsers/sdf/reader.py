@@ -61,8 +61,7 @@ import numpy as np
 
 from ..assembly import GROUND, Assembly, Body, Joint, Pose, Source
 from ..errors import InputError, did_you_mean
-from ..xml import error, text_floats
-from ..xmltree import parse_xml
+from ..xml import error, file_of, parse_xml, text_floats
 from .frames import MODEL, FrameEntry, FrameGraph, model_frame, scoped
 from .include import ModelSpec, include_spec, inline_spec, sdf_version, search_paths
 from .joints import JOINT_MAP, gearbox_coupling, gearbox_reference, joint_axes, mimic_coupling, screw_parts, screw_pitch
@@ -291,9 +290,9 @@ def _read_model(spec: ModelSpec, search, model_paths, prefix):
     bodies, joints, couplings, geared = [], [], [], []
     for s in scopes:
         for name, l_el in s.links.items():
-            mp, src, geoms = link_contents(l_el, s, name[len(s.scope):], l_el.file, s.spec.base_dir, search)
+            mp, src, geoms = link_contents(l_el, s, name[len(s.scope):], file_of(l_el), s.spec.base_dir, search)
             bodies.append(Body(prefix + name, pose.compose(frames.pose(name, l_el)), mp, geoms,
-                               {"pose": Source(l_el.file, l_el.line), "mass": src}))
+                               {"pose": Source(file_of(l_el), l_el.sourceline), "mass": src}))
     for s in scopes:
         for name, j_el in s.joints.items():
             j, extra, c = _joint(name, j_el, pose, s, prefix)
@@ -328,7 +327,7 @@ def _joint(name, j_el, mpose: Pose, s: _Scope, prefix):
     if jtype == "gearbox":
         return (axis, axis2, ends), (), ()
     joint = Joint(prefix + name, JOINT_MAP[jtype], ends[0], ends[1], origin=X.translation, axis=axis, axis2=axis2,
-                  limits=lim, damping=damping, source=Source(j_el.file, j_el.line))
+                  limits=lim, damping=damping, source=Source(file_of(j_el), j_el.sourceline))
     coupling = mimic_coupling(j_el, prefix + name, lambda leader, at: _leader(leader, at, s, prefix))
     couplings = [] if coupling is None else [coupling]
     if jtype == "screw":

@@ -13,14 +13,10 @@ from mbcompose.dynamics.joints import JOINTS
 
 from ..assembly import Coupling, Motor, Source
 from ..errors import InputError
-from ..xml import attr_float, parse_floats, required
-from ..xmltree import where
+from ..xml import attr_float, first_children, parse_floats, required, where
 from .joints import URDF_JOINT_TYPES
 
 log = logging.getLogger("mbcompose.parsers.urdf.reader")
-
-#: the elements whose text the URDF reader reads (the rest of a document is built without text)
-TEXT_TAGS = ("mechanicalReduction",)
 
 
 def mimic_couplings(t, file) -> list[Coupling]:
@@ -28,7 +24,7 @@ def mimic_couplings(t, file) -> list[Coupling]:
     not both one-coordinate joints, is dropped with a warning)."""
     couplings = []
     for jname in (t.parent_of[n] for n in t.order[1:]):
-        m_el = t.joints[jname].find("mimic")
+        m_el = t.parts[jname].get("mimic")
         if m_el is None:
             continue
         leader = required(m_el, "joint")
@@ -42,28 +38,28 @@ def mimic_couplings(t, file) -> list[Coupling]:
                         where(m_el), jname, fixed[0], t.joints[fixed[0]].get("type"))
             continue
         couplings.append(Coupling(jname, leader, attr_float(m_el, "multiplier", 1.0),
-                                  attr_float(m_el, "offset", 0.0), source=Source(file, t.joint_line(jname, "mimic"))))
+                                  attr_float(m_el, "offset", 0.0), source=Source(file, m_el.sourceline)))
         log.info("%s: joint %r mimics %r (kept as a coupling)", where(m_el), jname, leader)
     return couplings
 
 
-def transmissions(root_el, joints) -> dict[str, Motor]:
-    """``<transmission>`` elements: the moving joints they drive, each with its Motor (actuator name,
-    mechanicalReduction; a reduction that is not a number is 1, with a warning)."""
+def transmissions(t_els, joints) -> dict[str, Motor]:
+    """The ``<transmission>`` elements ``t_els``: the moving joints they drive, each with its Motor
+    (actuator name, mechanicalReduction; a reduction that is not a number is 1, with a warning)."""
     motors = {}
-    for t_el in root_el.findall("transmission"):
-        act = t_el.find("actuator")
+    for t_el in t_els:
+        act = first_children(t_el).get("actuator")
         act_name = act.get("name") if act is not None else t_el.get("name", "motor")
         ratio = 1.0
         if act is not None:
-            r_el = act.find("mechanicalReduction")
+            r_el = first_children(act).get("mechanicalReduction")
             if r_el is not None and r_el.text and r_el.text.strip():
                 try:
                     ratio = float(parse_floats(r_el.text, r_el, "<mechanicalReduction>", 1)[0])
                 except InputError as exc:
                     log.warning("%s: %s: reduction 1 used (a transmission is not dynamics; Pinocchio "
                                 "ignores it)", where(r_el), exc.message)
-        for j in t_el.findall("joint"):
+        for j in t_el.iterchildren("joint"):
             jn = j.get("name")
             if jn in joints and joints[jn].get("type") != "fixed":
                 motors[jn] = Motor(act_name or jn, None, ratio if ratio != 0 else 1.0, 0.0)

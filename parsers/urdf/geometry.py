@@ -22,10 +22,10 @@ import numpy as np
 from mbcompose.dynamics.spatial import rpy_to_matrices, rpy_to_matrix
 
 from .. import limits
-from ..assembly import Geometry, MassProperties, Pose, frozen, of_frozen
+from ..assembly import Geometry, MassProperties, Pose, frozen
 from ..massprops import inertia_problem, proven_physical
-from ..xml import attr_float, attr_float_list, attr_float_values, attr_floats, error, float_rows, parse_floats, required
-from ..xmltree import where
+from ..xml import (attr_float, attr_float_list, attr_float_values, attr_floats, error, first_children, float_rows,
+                   parse_floats, required, where)
 
 log = logging.getLogger(__name__)
 
@@ -39,22 +39,17 @@ _UNKNOWN = object()  # a mesh URI not looked up yet
 IDENTITY = Pose()
 
 
-def origin_pose(el, memo: dict | None = None) -> Pose:
-    """The ``<origin xyz rpy>`` child of ``el`` as a Pose (identity when absent)."""
-    return origin_poses([el], {} if memo is None else memo)[0]
-
-
-def origin_poses(owners, memo: dict) -> list[Pose]:
-    """The ``<origin xyz rpy>`` child of each element of ``owners`` as a Pose (identity when absent).
+def origin_poses(origins, memo: dict) -> list[Pose]:
+    """Each ``<origin xyz rpy>`` element of ``origins`` as a Pose (None: the identity, no origin).
 
     memo : poses already read from the same file, keyed by their ``(xyz, rpy)`` text (half a
         robot's origins repeat another's); a Pose is immutable, so shared.  The texts not read
-        yet are converted together (:func:`parsers.xml.float_rows`); when one of them is not
-        three numbers, they are read one by one, which raises for the first bad one.
+        yet are converted together (:func:`parsers.xml.float_rows`) and made Poses together
+        (:meth:`Pose.many`); when one of them is not three numbers, they are read one by one,
+        which raises for the first bad one.
     """
     keys, new = [], {}
-    for el in owners:
-        o = el.find("origin")
+    for o in origins:
         if o is None:
             keys.append(None)
             continue
@@ -78,7 +73,7 @@ def _poses_of_texts(keys: list, origins: list) -> list[Pose]:
     if turned:
         for k, R in zip(turned, frozen(rpy_to_matrices(rpy[turned]))):
             rotations[k] = R
-    return [of_frozen(Pose, rotation=R, translation=t) for R, t in zip(rotations, xyz)]
+    return Pose.many(rotations, xyz)
 
 
 _ZEROS = "0 0 0"
@@ -88,7 +83,7 @@ def _origin(o) -> Pose:
     """The Pose of an ``<origin>`` element, read alone (InputError for a bad attribute)."""
     xyz = frozen(attr_floats(o, "xyz", 3, (0.0, 0.0, 0.0)))
     rpy = attr_float_list(o, "rpy", 3, (0.0, 0.0, 0.0))
-    return of_frozen(Pose, rotation=frozen(rpy_to_matrix(rpy)) if any(rpy) else IDENTITY.rotation, translation=xyz)
+    return Pose(frozen(rpy_to_matrix(rpy)) if any(rpy) else IDENTITY.rotation, xyz)
 
 
 def _package_roots(pkg: str, meshes: "MeshFiles", ros_path: str):
@@ -177,14 +172,14 @@ class MeshFiles:
         return f if os.path.isfile(f) else None
 
 
-def shape_geometry(shape_el, role: str, meshes: MeshFiles, check_meshes: bool, pose: Pose,
+def shape_geometry(shape_el, g, role: str, meshes: MeshFiles, check_meshes: bool, pose: Pose,
                    memo: dict | None = None) -> Geometry | None:
     """The shape of a ``<visual>`` or ``<collision>`` (None when skipped, see :mod:`parsers.urdf.reader`).
 
-    meshes : the document's mesh files; pose : its ``<origin>`` (:func:`origin_poses`);
-    memo : the mesh scales read from the same file (by text), shared read-only.
+    g : its first ``<geometry>`` (None when it has none); meshes : the document's mesh files;
+    pose : its ``<origin>`` (:func:`origin_poses`); memo : the mesh scales read from the same file
+    (by text), shared read-only.
     """
-    g = shape_el.find("geometry")
     if g is None or len(g) == 0:
         raise error(shape_el, f"<{role}> needs a <geometry> with one shape")
     s = g[0]
@@ -224,8 +219,7 @@ def shape_geometry(shape_el, role: str, meshes: MeshFiles, check_meshes: bool, p
 
 
 def _shape(kind: str, params: dict, pose: Pose, file: str | None, role: str) -> Geometry:
-    """A Geometry (no ``__post_init__``) built without the frozen dataclass's setattr per field."""
-    return of_frozen(Geometry, kind=kind, params=params, pose=pose, file=file, role=role)
+    return Geometry(kind, params, pose, file, role)
 
 
 def _clean(rel: str) -> bool:
@@ -272,30 +266,27 @@ def _scale_values(s, text: str | None) -> np.ndarray:
     return np.array(scale if len(scale) == 3 else scale * 3)
 
 
-def link_inertials(links: dict, memo: dict) -> dict:
+def link_inertials(inertials: dict, memo: dict) -> dict:
     """Link name -> its ``<inertial>`` in the link frame as MassProperties (None without one),
-    values kept as written.  The numbers of all the links are converted and checked together
+    values kept as written; ``inertials``: link name -> its first ``<inertial>`` element or None.
+    The numbers of all the links are converted and checked together
     (:func:`_inertials_together`); when one is missing or bad, each link is read alone
     (:func:`link_inertial`), which raises for the first.  ``memo``: see :func:`origin_poses`."""
-    found = {}
-    for name, l_el in links.items():
-        inl = l_el.find("inertial")
-        if inl is not None:
-            found[name] = inl
-    out = dict.fromkeys(links)
+    found = {name: (inl, first_children(inl)) for name, inl in inertials.items() if inl is not None}
+    out = dict.fromkeys(inertials)
     if found:
         together = _inertials_together(found, memo)
-        out.update(together if together is not None else {n: link_inertial(links[n], n, memo) for n in found})
+        out.update(together if together is not None else {n: link_inertial(*found[n], n, memo) for n in found})
     return out
 
 
 def _inertials_together(found: dict, memo: dict) -> dict | None:
-    """name -> MassProperties of the ``<inertial>`` elements ``found`` (name -> element), or None
-    when one lacks ``<mass>`` or ``<inertia>`` or has a number that is not finite, beyond the
-    ``magnitude`` limit, or a negative mass."""
+    """name -> MassProperties of the ``<inertial>`` elements ``found`` (name -> (element, its first
+    children by tag)), or None when one lacks ``<mass>`` or ``<inertia>`` or has a number that is not
+    finite, beyond the ``magnitude`` limit, or a negative mass."""
     texts, inertia_els = [], []
-    for inl in found.values():
-        m_el, i_el = inl.find("mass"), inl.find("inertia")
+    for _, parts in found.values():
+        m_el, i_el = parts.get("mass"), parts.get("inertia")
         if m_el is None or i_el is None:
             return None
         texts.append(m_el.get("value"))
@@ -307,15 +298,15 @@ def _inertials_together(found: dict, memo: dict) -> dict | None:
         return None
     if not np.abs(values).max() <= limits.active().magnitude or values[:, 0].min() < 0.0:
         return None
-    poses = origin_poses(list(found.values()), memo)
+    poses = origin_poses([parts.get("origin") for _, parts in found.values()], memo)
     _warn_unphysical(values, list(found), inertia_els)
     J = values[:, _SYMMETRIC].reshape(-1, 3, 3)
     turned = [k for k, pose in enumerate(poses) if pose.rotation is not IDENTITY.rotation]
     if turned:
         R = np.array([poses[k].rotation for k in turned])
         J[turned] = R @ J[turned] @ np.swapaxes(R, 1, 2)
-    return {name: of_frozen(MassProperties, mass=m, com=pose.translation, inertia=Jk)
-            for name, m, pose, Jk in zip(found, values[:, 0].tolist(), poses, frozen(J))}
+    coms = np.array([pose.translation for pose in poses]).reshape(-1, 3)
+    return dict(zip(found, MassProperties.many(values[:, 0], coms, J)))
 
 
 #: the columns of ``ixx ixy ixz iyy iyz izz`` (1-6 after the mass) in the rows of a symmetric 3x3
@@ -337,15 +328,12 @@ def _warn_unphysical(values: np.ndarray, names: list, inertia_els: list) -> None
             log.warning("%s: link %r: %s (kept as written)", where(inertia_els[k]), names[k], problem)
 
 
-def link_inertial(link_el, name: str, memo: dict | None = None) -> MassProperties | None:
-    """A link's ``<inertial>`` in the link frame (None without one); values kept as written.
-    Read alone, raising for the first missing or bad value (see :func:`link_inertials`).
-    ``memo``: see :func:`origin_poses`."""
-    inl = link_el.find("inertial")
-    if inl is None:
-        return None
-    pose = origin_pose(inl, memo)
-    m_el = inl.find("mass")
+def link_inertial(inl, parts: dict, name: str, memo: dict | None = None) -> MassProperties:
+    """A link's ``<inertial>`` element ``inl`` (``parts``: its first children by tag) in the link frame,
+    values kept as written.  Read alone, raising for the first missing or bad value (see
+    :func:`link_inertials`).  ``memo``: see :func:`origin_poses`."""
+    pose = origin_poses([parts.get("origin")], {} if memo is None else memo)[0]
+    m_el = parts.get("mass")
     if m_el is None:
         raise error(inl, f"link {name!r}: <inertial> needs <mass value=...>")
     mass = attr_float(m_el, "value")
@@ -353,7 +341,7 @@ def link_inertial(link_el, name: str, memo: dict | None = None) -> MassPropertie
         raise error(m_el, "<mass> needs attribute 'value'")
     if mass < 0:
         raise error(m_el, f"link {name!r}: mass must be >= 0, got {mass:g}")
-    i_el = inl.find("inertia")
+    i_el = parts.get("inertia")
     if i_el is None:
         raise error(inl, f"link {name!r}: <inertial> needs <inertia ixx ixy ixz iyy iyz izz>")
     six = attr_float_values(i_el, INERTIA_KEYS) or _inertia_values(i_el)
@@ -361,8 +349,7 @@ def link_inertial(link_el, name: str, memo: dict | None = None) -> MassPropertie
     _warn_unphysical(values, [name], [i_el])
     J = values[0, _SYMMETRIC].reshape(3, 3)
     R = pose.rotation
-    return of_frozen(MassProperties, mass=mass, com=pose.translation,
-                     inertia=frozen(J if R is IDENTITY.rotation else R @ J @ R.T))
+    return MassProperties(mass, pose.translation, J if R is IDENTITY.rotation else R @ J @ R.T)
 
 
 INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")

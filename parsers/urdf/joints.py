@@ -16,9 +16,8 @@ import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
 
-from ..assembly import Limits, frozen, of_frozen
-from ..xml import attr_float, attr_float_list, attr_float_values, error, float_rows
-from ..xmltree import where
+from ..assembly import Limits, frozen
+from ..xml import attr_float, attr_float_list, attr_float_values, error, float_rows, where
 
 log = logging.getLogger(__name__)
 
@@ -31,23 +30,23 @@ _NO_AXIS = frozen(np.array([0.0, 0.0, 1.0]))
 
 
 def joint_axes(joints: list) -> list[np.ndarray]:
-    """The axis of each joint ``(element, name, type, pose)`` in the assembly frame, read-only
-    (:func:`_joint_axis`); the texts of all the joints converted and turned together, or, when
-    one is bad or zero, read one by one (which raises for it)."""
-    axial = [k for k, (_, _, jtype, _) in enumerate(joints) if JOINTS[jtype].has_axis]
+    """The axis of each joint ``(its <axis> or None, element, name, type, pose)`` in the assembly
+    frame, read-only (:func:`_joint_axis`); the texts of all the joints converted and turned
+    together, or, when one is bad or zero, read one by one (which raises for it)."""
+    axial = [k for k, joint in enumerate(joints) if JOINTS[joint[3]].has_axis]
     out = [_NO_AXIS] * len(joints)
     if not axial:
         return out
     texts = []
     for k in axial:
-        a_el = joints[k][0].find("axis")
+        a_el = joints[k][0]
         texts.append(_X_AXIS if a_el is None else a_el.get("xyz", _X_AXIS))
     local = float_rows(texts, 3)
     norm = None if local is None else np.sqrt((local * local).sum(axis=1))
     if norm is None or not (norm > 0.0).all():
         return [_joint_axis(*joint) for joint in joints]
-    R = np.array([joints[k][3].rotation for k in axial])
-    for k, axis in zip(axial, frozen(np.matmul(R, (local / norm[:, None])[:, :, None])[:, :, 0])):
+    R = np.array([joints[k][4].rotation for k in axial])
+    for k, axis in zip(axial, frozen(np.matmul(R, (local / norm[:, None])[:, :, None]))[:, :, 0]):
         out[k] = axis
     return out
 
@@ -55,11 +54,11 @@ def joint_axes(joints: list) -> list[np.ndarray]:
 _X_AXIS = "1 0 0"
 
 
-def _joint_axis(j_el, jname, jtype, pose) -> np.ndarray:
-    """The joint axis in the assembly frame, read-only (+z, unused, for types without one), read alone."""
+def _joint_axis(a_el, j_el, jname, jtype, pose) -> np.ndarray:
+    """The joint axis in the assembly frame, read-only (+z, unused, for types without one), read alone
+    (``a_el``: the joint's ``<axis>`` or None)."""
     if not JOINTS[jtype].has_axis:
         return _NO_AXIS
-    a_el = j_el.find("axis")
     x, y, z = (1.0, 0.0, 0.0) if a_el is None else attr_float_list(a_el, "xyz", 3, (1.0, 0.0, 0.0))
     n = math.sqrt(x * x + y * y + z * z)
     if not n > 0:
@@ -67,11 +66,10 @@ def _joint_axis(j_el, jname, jtype, pose) -> np.ndarray:
     return frozen(pose.rotation @ np.array([x / n, y / n, z / n]))
 
 
-def joint_limits(j_el, jname, jtype) -> Limits:
-    """``<limit>`` of a joint of our type ``jtype``; lower > upper is kept as written with a warning
-    (Pinocchio accepts it); lower/upper of a type that takes no position limits are dropped, with one
-    (without, for a fixed joint: nothing moves)."""
-    l_el = j_el.find("limit")
+def joint_limits(l_el, jname, jtype) -> Limits:
+    """A joint's ``<limit>`` (``l_el``, None when it has none) for our joint type ``jtype``; lower >
+    upper is kept as written with a warning (Pinocchio accepts it); lower/upper of a type that takes
+    no position limits are dropped, with one (without, for a fixed joint: nothing moves)."""
     if l_el is None:
         return _NO_LIMITS
     lo, hi, velocity, effort = (attr_float_values(l_el, _LIMIT_KEYS)
@@ -79,12 +77,12 @@ def joint_limits(j_el, jname, jtype) -> Limits:
     if not JOINTS[jtype].takes_limits:
         if (lo is not None or hi is not None) and JOINTS[jtype].nv:
             log.warning("%s: joint %r: a %s joint has no position limits (only %s joints do); lower/upper "
-                        "ignored", where(l_el), jname, j_el.get("type"), ", ".join(_LIMITED))
+                        "ignored", where(l_el), jname, l_el.getparent().get("type"), ", ".join(_LIMITED))
         lo = hi = None
     elif lo is not None and hi is not None and lo > hi:
         log.warning("%s: joint %r: limit lower %g > upper %g (kept as written, as Pinocchio does)",
                     where(l_el), jname, lo, hi)
-    return of_frozen(Limits, lower=lo, upper=hi, velocity=velocity, effort=effort)
+    return Limits(lo, hi, velocity, effort)
 
 
 _LIMIT_KEYS = ("lower", "upper", "velocity", "effort")

@@ -61,14 +61,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..assembly import GROUND, Assembly, Body, Joint, MassProperties, Pose, Source, of_frozen
+from lxml import etree
+
+from .. import limits
+from ..assembly import GROUND, Assembly, Body, Joint, MassProperties, Pose, Source
 from ..errors import InputError, did_you_mean
 from ..gc_pause import paused_gc
 from ..massprops import shapes_mass_properties
 from ..mesh_progress import MeshWork
-from ..xml import attr_float, error, required
-from ..xmltree import first_tag_with_prefix, line_of, line_refs, parse_xml, where
-from .actuation import TEXT_TAGS, mimic_couplings, transmissions
+from ..xml import attr_float, error, first_children, parse_xml, required, where
+from .actuation import mimic_couplings, transmissions
 from .geometry import MeshFiles, link_inertials, origin_poses, shape_geometry
 from .joints import URDF_JOINT_TYPES, joint_axes, joint_limits
 
@@ -108,11 +110,39 @@ def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geomet
         raise InputError(f"base must be 'fixed' or 'floating', got {base!r}", file=str(path))
     if massless not in ("check", "allow"):
         raise InputError(f"massless must be 'check' or 'allow', got {massless!r}", file=str(path))
-    with paused_gc():  # the reader makes no reference cycles: the collector would only walk the tree
-        root_el = parse_xml(path, text, on_demand_lines=True, text_of=TEXT_TAGS)
+    with paused_gc():  # the reader makes no reference cycles: the collector would only walk its objects
+        if text is None:
+            data = limits.read_input_bytes(path)
+        else:
+            data = text.encode("utf-8") if isinstance(text, str) else text
+        root_el = parse_xml(path, data)
         return urdf_from_element(root_el, path, package_dirs=package_dirs, base=base,
                                  inertia_from_geometry_density=inertia_from_geometry_density,
-                                 massless=massless, check_meshes=check_meshes)
+                                 massless=massless, check_meshes=check_meshes, xacro=b"xacro:" in data)
+
+
+@dataclass
+class _Link:
+    """A ``<link>`` element and the children the reader reads (its first ``<inertial>``, its shapes)."""
+
+    el: object
+    inertial: object = None
+    visuals: list = field(default_factory=list)
+    collisions: list = field(default_factory=list)
+
+
+def _link(l_el) -> _Link:
+    """The parts of a ``<link>``, from one pass over its children."""
+    link = _Link(l_el)
+    for c in l_el:
+        tag = c.tag
+        if tag == "visual":
+            link.visuals.append(c)
+        elif tag == "collision":
+            link.collisions.append(c)
+        elif tag == "inertial" and link.inertial is None:
+            link.inertial = c
+    return link
 
 
 @dataclass
@@ -120,51 +150,49 @@ class _Tree:
     """The link/joint elements of a ``<robot>`` and its tree, as read (see :func:`_read_tree`)."""
 
     element: object        # the <robot> element
-    line: object           # (tag, index, child) -> its line for a Source (xmltree.line_refs)
-    links: dict            # link name -> element
+    links: dict            # link name -> _Link
     joints: dict           # joint name -> element
+    parts: dict            # joint name -> its first child of each tag (parent, child, origin, axis, limit, ...)
     parent_of: dict        # child link -> joint name
     children: dict         # link -> joint names
+    transmissions: list    # the <transmission> elements
     root: str = ""
     order: list = field(default_factory=list)       # links, breadth first from the root
     link_pose: dict = field(default_factory=dict)   # link -> Pose in the assembly frame
     end_links: dict = field(default_factory=dict)   # joint name -> (parent link, child link)
     memo: dict = field(default_factory=dict)        # origins and mesh scales read (urdf_geometry.origin_poses)
-    link_index: dict = field(default_factory=dict)  # link name -> its position among the <link> elements
-    joint_index: dict = field(default_factory=dict)  # joint name -> its position among the <joint> elements
 
     def ends(self, jname) -> tuple[str, str]:
         return self.end_links[jname]
 
-    def link_line(self, name: str, child: str | None = None):
-        """The line, for a Source, of link ``name`` (or of its first ``<child>``)."""
-        return self.line("link", self.link_index[name], child)
 
-    def joint_line(self, name: str, child: str | None = None):
-        """The line, for a Source, of joint ``name`` (or of its first ``<child>``)."""
-        return self.line("joint", self.joint_index[name], child)
-
-
-def _check_robot(root_el) -> str:
-    """The robot's name; InputError for another root, unexpanded xacro or no name."""
+def _check_robot(root_el, xacro: bool) -> str:
+    """The robot's name; InputError for another root, unexpanded xacro (looked for when ``xacro``:
+    the document holds the text ``xacro:``) or no name."""
     if root_el.tag != "robot":
         raise error(root_el, f"root element is <{root_el.tag}>, expected <robot>")
-    el = first_tag_with_prefix(root_el, "xacro:")
-    if el is not None:
-        raise error(el, f"<{el.tag}>: this is an unexpanded xacro file; run xacro on it first")
+    found = _XACRO_ELEMENT(root_el) if xacro else None
+    if found:
+        el = found[0]
+        name = el.tag if el.prefix is None else f"{el.prefix}:{etree.QName(el).localname}"
+        raise error(el, f"<{name}>: this is an unexpanded xacro file; run xacro on it first")
     robot_name = root_el.get("name")
     if not robot_name:
         raise error(root_el, "<robot> has no name (attribute 'name' is required)")
     return robot_name
 
 
-def _read_links(root_el) -> dict:
+#: the first element named ``xacro:...`` (a declared namespace prefix, or an undeclared one kept in the name)
+_XACRO_ELEMENT = etree.XPath("(//*[starts-with(name(), 'xacro:')])[1]")
+
+
+def _read_links(root_el, link_els) -> dict:
     links = {}
-    for l_el in root_el.findall("link"):
+    for l_el in link_els:
         name = l_el.get("name") or required(l_el, "name")  # (required only raises: skip its call)
         if name in links:
-            raise error(l_el, f"duplicate link name {name!r} (first at line {line_of(links[name])})")
-        links[name] = l_el
+            raise error(l_el, f"duplicate link name {name!r} (first at line {links[name].el.sourceline})")
+        links[name] = _link(l_el)
     if not links:
         raise error(root_el, "the robot has no <link>")
     return links
@@ -172,20 +200,25 @@ def _read_links(root_el) -> dict:
 
 def _read_tree(root_el) -> _Tree:
     """Links and joints with their parent/child relations (duplicates and two parents refused)."""
-    links = _read_links(root_el)
-    t = _Tree(root_el, line_refs(root_el), links, {}, {}, {n: [] for n in links})
-    for j_el in root_el.findall("joint"):
+    tops = {"link": [], "joint": [], "transmission": []}
+    for el in root_el:
+        found = tops.get(el.tag)
+        if found is not None:
+            found.append(el)
+    links = _read_links(root_el, tops["link"])
+    t = _Tree(root_el, links, {}, {}, {}, {n: [] for n in links}, tops["transmission"])
+    for j_el in tops["joint"]:
         name = j_el.get("name") or required(j_el, "name")
         if name in t.joints:
-            raise error(j_el, f"duplicate joint name {name!r} (first at line {line_of(t.joints[name])})")
+            raise error(j_el, f"duplicate joint name {name!r} (first at line {t.joints[name].sourceline})")
         jtype = j_el.get("type") or required(j_el, "type")
         if jtype not in URDF_JOINT_TYPES:
             raise error(j_el, f"joint {name!r}: unknown joint type {jtype!r}{did_you_mean(jtype, URDF_JOINT_TYPES)} "
                               "(expected one of "
                               f"{', '.join(URDF_JOINT_TYPES)})")
-        ends = {}
+        ends, parts = {}, first_children(j_el)
         for tag in ("parent", "child"):
-            e = j_el.find(tag)
+            e = parts.get(tag)
             if e is None:
                 raise error(j_el, f"joint {name!r} needs <{tag} link=...>")
             link = e.get("link") or required(e, "link")
@@ -197,13 +230,12 @@ def _read_tree(root_el) -> _Tree:
         if ends["child"] in t.parent_of:
             other = t.parent_of[ends["child"]]
             raise error(j_el, f"link {ends['child']!r} has two parent joints ({other!r} at line "
-                              f"{line_of(t.joints[other])} and {name!r}); URDF describes a tree")
+                              f"{t.joints[other].sourceline} and {name!r}); URDF describes a tree")
         t.parent_of[ends["child"]] = name
         t.children[ends["parent"]].append(name)
         t.joints[name] = j_el
+        t.parts[name] = parts
         t.end_links[name] = (ends["parent"], ends["child"])
-    t.link_index = dict(zip(links, range(len(links))))  # (the names are unique: duplicates were refused)
-    t.joint_index = dict(zip(t.joints, range(len(t.joints))))
     return t
 
 
@@ -211,7 +243,7 @@ def _place_links(t: _Tree) -> None:
     """The root link and every link's pose, breadth first; InputError for several roots or a cycle."""
     roots = [n for n in t.links if n not in t.parent_of]
     if len(roots) > 1:
-        raise error(t.links[roots[1]], f"the robot has {len(roots)} root links ({', '.join(roots)}); "
+        raise error(t.links[roots[1]].el, f"the robot has {len(roots)} root links ({', '.join(roots)}); "
                                        "URDF needs exactly one (connect them with joints)")
     if not roots:
         jname = next(iter(t.joints))
@@ -233,7 +265,7 @@ def _place_links(t: _Tree) -> None:
                     f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
     joints = [t.parent_of[child] for child in t.order[1:]]
     t.link_pose = {t.root: Pose()}
-    for jname, origin in zip(joints, origin_poses([t.joints[j] for j in joints], t.memo)):
+    for jname, origin in zip(joints, origin_poses([t.parts[j].get("origin") for j in joints], t.memo)):
         parent, child = t.ends(jname)
         t.link_pose[child] = t.link_pose[parent].compose(origin)
 
@@ -241,15 +273,22 @@ def _place_links(t: _Tree) -> None:
 def _links_geometry(links: dict, meshes: MeshFiles, check_meshes, memo) -> dict:
     """Link name -> its visual and collision shapes (a missing collision mesh is an error only
     when ``check_meshes`` and the link has no ``<inertial>``); the origins read together."""
-    shapes = []  # (link name, role, element, mesh needed)
-    for name, l_el in links.items():
-        needed = check_meshes and l_el.find("inertial") is None
-        for role in ("visual", "collision"):
-            for s_el in l_el.findall(role):
-                shapes.append((name, role, s_el, needed))
+    shapes = []  # (link name, role, element, mesh needed, its <origin>, its <geometry>)
+    for name, link in links.items():
+        needed = check_meshes and link.inertial is None
+        for role, s_els in (("visual", link.visuals), ("collision", link.collisions)):
+            for s_el in s_els:
+                origin = geometry = None
+                for c in s_el:
+                    tag = c.tag
+                    if tag == "origin" and origin is None:
+                        origin = c
+                    elif tag == "geometry" and geometry is None:
+                        geometry = c
+                shapes.append((name, role, s_el, needed, origin, geometry))
     out = {name: [] for name in links}
-    for (name, role, s_el, needed), pose in zip(shapes, origin_poses([s[2] for s in shapes], memo)):
-        g = shape_geometry(s_el, role, meshes, needed, pose, memo)
+    for (name, role, s_el, needed, _, geometry), pose in zip(shapes, origin_poses([s[4] for s in shapes], memo)):
+        g = shape_geometry(s_el, geometry, role, meshes, needed, pose, memo)
         if g is not None:
             out[name].append(g)
     return {name: tuple(gs) for name, gs in out.items()}
@@ -264,7 +303,7 @@ def _body_names(t: _Tree, root_is_ground: bool, file: str) -> dict:
             new = "_" + new
         body_name[GROUND] = new
         log.warning("%s: link %r renamed %r (the name is reserved for the fixed world)",
-                    where(t.links[GROUND]), GROUND, new)
+                    where(t.links[GROUND].el), GROUND, new)
     return body_name
 
 
@@ -286,7 +325,7 @@ def _inertia_from_geometry(t: _Tree, mass_props, geoms, rho, root_is_ground, fil
             try:
                 mass_props[name] = shapes_mass_properties(shapes, rho)
             except InputError as exc:
-                raise error(t.links[name], f"link {name!r}: inertia from geometry: {exc.message}") from None
+                raise error(t.links[name].el, f"link {name!r}: inertia from geometry: {exc.message}") from None
             computed[name] = f"computed from {len(shapes)} {shapes[0].role} shape(s) at density {rho:g} kg/m^3"
     return computed
 
@@ -306,9 +345,9 @@ def _check_massless(t: _Tree, mass_props, file) -> None:
         if not t.children[name]:
             log.warning("%s: link %r has no <inertial>: a massless leaf moved by joint %r "
                         "(accepted as Pinocchio does; the mass matrix is singular along it)",
-                        where(t.links[name]), name, jname)
+                        where(t.links[name].el), name, jname)
             continue
-        raise error(t.links[name], f"link {name!r} has no <inertial> and joint {jname!r} moves no mass "
+        raise error(t.links[name].el, f"link {name!r} has no <inertial> and joint {jname!r} moves no mass "
                                    "(the link and all links below it are massless); give it <inertial>, "
                                    "or pass inertia_from_geometry_density or massless='allow'")
 
@@ -319,7 +358,7 @@ def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, fi
         if name == t.root and root_is_ground:
             continue
         mp = mass_props[name]
-        line = t.link_line(name)
+        line = t.links[name].el.sourceline
         src = {"pose": Source(file, line)}
         if body_name[name] != name:
             src["name"] = Source(file, line, f"URDF link {name!r}")
@@ -329,10 +368,8 @@ def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, fi
         elif name in computed:
             src["mass"] = Source(file, line, computed[name])
         else:
-            src["mass"] = Source(file, t.link_line(name, "inertial"))
-        # of_frozen: Body has no __post_init__; without the frozen dataclass's setattr per field
-        bodies.append(of_frozen(Body, name=body_name[name], pose=t.link_pose[name], mass=mp, geometry=geoms[name],
-                                sources=src))
+            src["mass"] = Source(file, t.links[name].inertial.sourceline)
+        bodies.append(Body(body_name[name], t.link_pose[name], mp, geoms[name], src))
     return bodies
 
 
@@ -344,24 +381,24 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[
         while jn in t.joints:
             jn = "_" + jn
         out.append(Joint(jn, "fixed" if base == "fixed" else "free", GROUND, body_name[t.root],
-                         origin=np.zeros(3), source=Source(file, t.line(), f"{base} base")))
-    joints = []  # (element, name, type, pose of the child link)
+                         origin=np.zeros(3), source=Source(file, t.element.sourceline, f"{base} base")))
+    joints = []  # (its <axis>, element, name, type, pose of the child link)
     for name in t.order[1:]:
         jname = t.parent_of[name]
         j_el = t.joints[jname]
-        joints.append((j_el, jname, URDF_JOINT_TYPES[j_el.get("type")], t.link_pose[name]))
-    for (j_el, jname, jtype, pose), axis in zip(joints, joint_axes(joints)):
+        joints.append((t.parts[jname].get("axis"), j_el, jname, URDF_JOINT_TYPES[j_el.get("type")], t.link_pose[name]))
+    rows = []
+    for (_, j_el, jname, jtype, pose), axis in zip(joints, joint_axes(joints)):
         parent, child = t.ends(jname)
-        d_el = j_el.find("dynamics")
+        parts = t.parts[jname]
+        d_el = parts.get("dynamics")
         damping = attr_float(d_el, "damping", 0.0) if d_el is not None else 0.0
         motor = actuators.get(jname)
-        # of_frozen: the type is one of JOINT_TYPES and origin and axis are read-only (3,) floats, as
-        # Joint.__post_init__ would keep them; without the frozen dataclass's setattr per field
-        out.append(of_frozen(Joint, _URDF_JOINT, name=jname, type=jtype, reference=ground_of(parent),
-                             secondary=body_name[child], origin=pose.translation, axis=axis,
-                             limits=joint_limits(j_el, jname, jtype), actuated=motor is not None, motor=motor,
-                             damping=damping, source=Source(file, t.joint_line(jname))))
-    return out
+        rows.append({**_URDF_JOINT, "name": jname, "type": jtype, "reference": ground_of(parent),
+                     "secondary": body_name[child], "origin": pose.translation, "axis": axis,
+                     "limits": joint_limits(parts.get("limit"), jname, jtype), "actuated": motor is not None,
+                     "motor": motor, "damping": damping, "source": Source(file, j_el.sourceline)})
+    return out + Joint.many(rows)
 
 
 #: the fields of a Joint that a URDF joint leaves at these values
@@ -370,19 +407,20 @@ _URDF_JOINT = {"axis2": None, "secondary_origin": None, "secondary_axis": None, 
 
 
 def urdf_from_element(root_el, path, *, package_dirs=(), base="fixed", inertia_from_geometry_density=None,
-                      massless="check", check_meshes=True) -> Assembly:
-    """Build the Assembly from a parsed ``<robot>`` element (see :func:`read_urdf`)."""
+                      massless="check", check_meshes=True, xacro: bool = True) -> Assembly:
+    """Build the Assembly from a parsed ``<robot>`` element (see :func:`read_urdf`; ``xacro``: look for
+    unexpanded xacro elements, which only a document holding the text ``xacro:`` can have)."""
     file = str(path)
     meshes = MeshFiles(package_dirs=package_dirs, document=file)
-    robot_name = _check_robot(root_el)
+    robot_name = _check_robot(root_el, xacro)
     t = _read_tree(root_el)
     _place_links(t)
-    mass_props = link_inertials(t.links, t.memo)
+    mass_props = link_inertials({name: link.inertial for name, link in t.links.items()}, t.memo)
     geoms = _links_geometry(t.links, meshes, check_meshes, t.memo)
     root_is_ground = (t.root in GROUND_ROOT_NAMES and mass_props[t.root] is None)
     if root_is_ground and base == "floating":
         log.warning("%s: the root link %r is the fixed world: base='floating' leaves the robot fixed "
-                    "(Pinocchio would float the massless %r link)", where(t.links[t.root]), t.root, t.root)
+                    "(Pinocchio would float the massless %r link)", where(t.links[t.root].el), t.root, t.root)
     body_name = _body_names(t, root_is_ground, file)
     computed = {}
     if inertia_from_geometry_density is not None:
@@ -390,7 +428,7 @@ def urdf_from_element(root_el, path, *, package_dirs=(), base="fixed", inertia_f
     if massless == "check":
         _check_massless(t, mass_props, file)
     bodies = _bodies(t, mass_props, geoms, computed, body_name, root_is_ground, file)
-    joints = _joints(t, body_name, root_is_ground, base, transmissions(root_el, t.joints), file)
+    joints = _joints(t, body_name, root_is_ground, base, transmissions(t.transmissions, t.joints), file)
     return Assembly(robot_name, tuple(bodies), tuple(joints), couplings=tuple(mimic_couplings(t, file)),
                     source_file=file)
 

@@ -9,7 +9,7 @@ from mbcompose.composer.outputs import OutputSet, atomic_write_text, remove_left
 from mbcompose.parsers import limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.massprops import load_mesh
-from mbcompose.parsers.xmltree import parse_xml
+from mbcompose.parsers.xml import parse_xml
 from mbcompose.parsers.yaml.document import check_alias_expansion, loads_yaml
 
 from models import tetra_stl

@@ -1,12 +1,9 @@
-"""Line numbers of ``parsers.xmltree.parse_xml``: every element knows the line of its start tag,
-whether the tree carries them (attached) or finds them when first asked (on demand).
+"""``parsers.xml.parse_xml`` (lxml): the line and the file of every element, what the tree holds,
+and what the parser refuses.
 
-The documents are written here with the expected line of each element counted by
-hand.  They exercise what the fast path (start tags found by a scan of the text)
-must step over - comments and CDATA holding tag-like text, processing
-instructions, ``>`` inside attribute values, a tag spread over several lines -
-and what it hands to the line-tracking parser (a DOCTYPE whose entity expands
-into elements, a UTF-16 file, too deep a nesting, a syntax error).
+The documents are written here with the expected line of each element counted by hand.
+libxml2 gives an element the line on which its start tag ends: the line of ``<`` for a tag
+on one line, the last line of a tag spread over several.
 """
 
 import gc
@@ -15,10 +12,8 @@ import pickle
 import pytest
 
 from mbcompose.parsers import InputError, Source, limits
-from mbcompose.parsers import xmltree
-from mbcompose.parsers.xmltree import _parse_fast, file_of, line_of, line_refs, parse_xml
-
-MODES = pytest.mark.parametrize("on_demand", [False, True], ids=["attached", "on_demand"])
+from mbcompose.parsers.xml import (PARSER_MAX_DEPTH, XML_BASE, file_of, line_of, mark_file, new_element, parse_xml,
+                                   where)
 
 TRICKY = """<?xml version="1.0"?>
 <robot name="r">
@@ -32,9 +27,9 @@ TRICKY = """<?xml version="1.0"?>
 </robot>
 """
 
-#: (tag, name or None, line) in document order, counted by hand from TRICKY
+#: (tag, name or None, line) in document order, counted by hand from TRICKY (link b: its tag ends on line 7)
 TRICKY_LINES = [("robot", "r", 2), ("link", "a", 4), ("visual", None, 4), ("geometry", None, 4),
-                ("box", None, 4), ("link", "b", 6), ("data", None, 8), ("joint", "j", 9),
+                ("box", None, 4), ("link", "b", 7), ("data", None, 8), ("joint", "j", 9),
                 ("parent", None, 9), ("child", None, 9)]
 
 
@@ -42,68 +37,119 @@ def _lines(root):
     return [(el.tag, el.get("name"), line_of(el)) for el in root.iter()]
 
 
-@MODES
-def test_lines_of_every_element_past_comments_cdata_and_instructions(on_demand):
-    root = parse_xml("tricky.urdf", TRICKY, on_demand_lines=on_demand)
+def test_lines_of_every_element_past_comments_cdata_and_instructions():
+    root = parse_xml("tricky.urdf", TRICKY)
     assert _lines(root) == TRICKY_LINES
     assert all(file_of(el) == "tricky.urdf" for el in root.iter())
     assert root.find("data").text.strip() == '<link name="cdata">'
-    # and it was the scan of the start tags, not the line-tracking parser, that found them
-    assert _lines(_parse_fast(TRICKY.encode(), "tricky.urdf")) == TRICKY_LINES
 
 
-@MODES
-def test_doctype_entities_that_expand_into_elements_keep_their_lines(on_demand):
-    text = ('<?xml version="1.0"?>\n<!DOCTYPE robot [\n  <!ENTITY box \'<box size="1 2 3"/>\'>\n]>\n'
-            '<robot name="r">\n  <geometry>&box;</geometry>\n  <link name="a"/>\n</robot>\n')
-    root = parse_xml("doctype.urdf", text, on_demand_lines=on_demand)
-    # the entity's <box> is reported where it is used (line 6), and <link> stays on line 7
-    assert _lines(root) == [("robot", "r", 5), ("geometry", None, 6), ("box", None, 6), ("link", "a", 7)]
+def test_the_tree_holds_elements_only():
+    """Comments and processing instructions are not nodes of the tree, nor is whitespace between
+    elements text: the readers iterate children without skipping anything."""
+    root = parse_xml("tricky.urdf", TRICKY)
+    assert [c.tag for c in root] == ["link", "link", "data", "joint"]
+    assert all(isinstance(el.tag, str) for el in root.iter())
+    assert root.text is None and root[0].tail is None
 
 
-@MODES
-def test_utf16_document_has_the_same_lines(on_demand):
-    data = TRICKY.replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="UTF-16"?>').encode("utf-16")
-    assert _lines(parse_xml("tricky16.urdf", data, on_demand_lines=on_demand)) == TRICKY_LINES
+def test_a_file_is_read_with_its_name_and_a_document_with_a_long_file_keeps_big_line_numbers(tmp_path):
+    path = tmp_path / "big lines.urdf"
+    path.write_text("<robot name='r'>" + "\n" * 70_000 + "<link name='far'/></robot>")
+    root = parse_xml(path)
+    assert line_of(root[0]) == 70_001 and file_of(root[0]) == str(path)
 
 
-@MODES
-def test_too_deep_nesting_is_refused_at_the_line_of_the_first_element_too_deep(on_demand):
+def test_utf16_latin1_and_odd_declarations_read_as_expat_reads_them():
+    utf16 = TRICKY.replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="UTF-16"?>').encode("utf-16")
+    assert _lines(parse_xml("tricky16.urdf", utf16)) == TRICKY_LINES
+    # an encoding name Python knows and libxml2 does not; a version tinyxml2 and expat accept
+    latin = '<?xml version="0.0" encoding="latin-1"?>\n<robot name="caf\xe9"/>\n'.encode("latin-1")
+    root = parse_xml("latin.urdf", latin)
+    assert root.get("name") == "caf\xe9" and line_of(root) == 2
+    # blank lines before the declaration keep the lines after it
+    assert line_of(parse_xml("blank.urdf", '\n\n<?xml version="1.0"?>\n<robot name="r"/>')) == 4
+
+
+def test_an_undeclared_namespace_prefix_is_kept_in_the_name():
+    root = parse_xml("x.urdf", "<robot name='r'>\n<gz:plugin name='p'/>\n</robot>")
+    assert root[0].tag == "gz:plugin" and line_of(root[0]) == 2
+
+
+@pytest.mark.parametrize("text, line", [
+    # an internal entity that would expand into elements
+    ('<?xml version="1.0"?>\n<!DOCTYPE robot [\n  <!ENTITY box \'<box size="1 2 3"/>\'>\n]>\n'
+     '<robot name="r"><geometry>&box;</geometry></robot>\n', 2),
+    # an external entity (never fetched)
+    ('<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY x SYSTEM "/etc/hostname">]>\n<robot name="r">&x;</robot>\n', 2)])
+def test_entities_are_refused_not_expanded(text, line):
+    with pytest.raises(InputError) as err:
+        parse_xml("entity.urdf", text)
+    assert err.value.line == line and err.value.file == "entity.urdf"
+    assert "entit" in err.value.message
+
+
+def test_an_entity_bomb_is_refused_quickly():
+    bomb = ('<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa">'
+            + "".join(f'<!ENTITY {c} "{("&" + p + ";") * 10}">' for p, c in zip("abcdefgh", "bcdefghi"))
+            + ']>\n<robot name="&i;"/>\n')
+    with pytest.raises(InputError) as err:
+        parse_xml("bomb.urdf", bomb)
+    assert err.value.file == "bomb.urdf" and err.value.line is not None
+
+
+def test_too_deep_nesting_is_refused_at_the_line_of_the_first_element_too_deep():
     depth = 12
     text = "\n".join(["<robot name='r'>"] + ["<a>"] * (depth - 1) + ["</a>"] * (depth - 1) + ["</robot>"])
     with limits.using(limits.checked_limits({"nesting_depth": depth - 1})):
         with pytest.raises(InputError) as err:
-            parse_xml("deep.urdf", text, on_demand_lines=on_demand)
-    assert err.value.line == depth and "nesting depth" in err.value.message
+            parse_xml("deep.urdf", text)
+    assert err.value.line == depth and "nesting_depth" in err.value.message
     with limits.using(limits.checked_limits({"nesting_depth": depth})):
-        assert line_of(parse_xml("deep.urdf", text, on_demand_lines=on_demand)) == 1
+        assert line_of(parse_xml("deep.urdf", text)) == 1
 
 
-@MODES
-def test_syntax_error_names_the_line_and_the_collector_is_left_running(on_demand):
+def test_nesting_deeper_than_libxml2_reads_is_refused_at_the_first_element_too_deep():
+    """libxml2 stops at its own bound; the message names ours and the line of the first element
+    past it, as for a document it reads."""
+    text = "<robot name='r'>\n" + "<a>\n" * 400 + "</a>" * 400 + "</robot>"
+    with pytest.raises(InputError) as err:
+        parse_xml("deep.urdf", text)
+    limit = limits.active().nesting_depth
+    assert err.value.line == limit + 1 and "nesting_depth" in err.value.message
+    with limits.using(limits.checked_limits({"nesting_depth": 1000})):
+        with pytest.raises(InputError, match=str(PARSER_MAX_DEPTH)):
+            parse_xml("deep.urdf", text)
+
+
+def test_syntax_error_names_the_line_in_expats_words_and_the_collector_is_left_running():
     assert gc.isenabled()
     with pytest.raises(InputError) as err:
-        parse_xml("bad.urdf", "<robot name='r'>\n  <link name='a'>\n</robot>\n", on_demand_lines=on_demand)
-    assert err.value.line == 3 and "mismatched tag" in err.value.message
+        parse_xml("bad.urdf", "<robot name='r'>\n  <link name='a'>\n</robot>\n")
+    assert err.value.line == 3 and "XML syntax error: mismatched tag" in err.value.message
     assert gc.isenabled()
+    # the errors of an earlier document are not this one's
+    with pytest.raises(InputError, match="unclosed token|no element found"):
+        parse_xml("worse.urdf", "<robot name='r'>\n<link\n")
 
 
-def test_on_demand_lines_are_not_mapped_until_asked_and_leave_with_the_tree():
-    root = parse_xml("tricky.urdf", TRICKY, on_demand_lines=True)
-    doc = xmltree._DOCUMENTS[id(root)]
-    assert doc._lines is None  # reading the tree maps nothing
-    link_b = root.findall("link")[1]
-    assert line_of(link_b) == 6 and doc._lines is not None
-    del root, link_b
-    gc.collect()
-    assert doc not in xmltree._DOCUMENTS.values()  # the registry does not keep dead trees
+def test_spliced_and_written_elements_keep_their_file_and_line():
+    main = parse_xml("main.xml", "<mujoco>\n<worldbody>\n</worldbody>\n</mujoco>")
+    part = parse_xml("/models/part.xml", "<mujoco>\n\n<body name='b'>\n<geom/>\n</body>\n</mujoco>")
+    body = part[0]
+    main[0].append(mark_file(body, file_of(body)))
+    assert (file_of(body), line_of(body)) == ("/models/part.xml", 3)
+    assert (file_of(body[0]), line_of(body[0])) == ("/models/part.xml", 4)
+    assert body.get(XML_BASE) == "/models/part.xml" and file_of(main[0]) == "main.xml"
+    frame = new_element("frame", {"pos": "0 0 1"}, like=body[0])
+    main[0].append(frame)
+    assert (file_of(frame), line_of(frame), str(where(frame))) == ("/models/part.xml", 4, "/models/part.xml:4")
 
 
-def test_a_source_finds_its_line_after_the_tree_is_dropped_and_pickles_with_it():
-    root = parse_xml("tricky.urdf", TRICKY, on_demand_lines=True)
-    source = Source("tricky.urdf", line_refs(root)("joint", 0), "joint j")
+def test_a_source_is_a_file_and_a_line_and_pickles_with_them():
+    root = parse_xml("tricky.urdf", TRICKY)
+    source = Source("tricky.urdf", line_of(root.find("joint")), "joint j")
     del root
-    gc.collect()
     assert source.line == 9 and str(source) == "joint j (tricky.urdf:9)"
     copy = pickle.loads(pickle.dumps(source))
     assert copy == source == Source("tricky.urdf", 9, "joint j") and hash(copy) == hash(source)
@@ -111,61 +157,9 @@ def test_a_source_finds_its_line_after_the_tree_is_dropped_and_pickles_with_it()
         source.line = 3
 
 
-def test_an_error_in_an_on_demand_urdf_names_the_line_of_its_element():
+def test_an_error_in_a_urdf_names_the_line_of_its_element():
     text = TRICKY.replace('<box size="1 1 1"/>', '<box size="1 1 x"/>')
     from mbcompose.parsers.urdf.reader import read_urdf
     with pytest.raises(InputError) as err:
         read_urdf("tricky.urdf", text=text)
     assert (err.value.file, err.value.line) == ("tricky.urdf", 4) and "box@size" in err.value.message
-
-
-def test_the_element_found_too_deep_is_the_first_one_in_document_order_at_that_depth():
-    """xmltree._first_deeper_than (walks only the root's children with large subtrees) against
-    a walk of every element, on random trees and limits."""
-    import random
-    import xml.etree.ElementTree as ET
-
-    def first_at(root, depth):
-        stack = [(root, 1)]
-        while stack:  # depth-first in document order
-            el, d = stack.pop()
-            if d == depth:
-                return el
-            stack.extend((c, d + 1) for c in reversed(el))
-        return None
-
-    rng = random.Random(7)
-    for _ in range(2000):
-        root, nodes = ET.Element("r"), []
-        nodes.append(root)
-        for _ in range(rng.randint(0, 50)):
-            parent = rng.choice(nodes) if rng.random() < 0.5 else nodes[-1]
-            nodes.append(ET.SubElement(parent, "a"))
-        limit = rng.randint(1, 10)
-        expected = first_at(root, limit + 1)
-        found = xmltree._first_deeper_than(root, limit)
-        assert (found is None) if expected is None else (found == (expected, limit + 1))
-
-
-@MODES
-def test_line_refs_name_an_element_by_its_tag_position_and_child(on_demand):
-    root = parse_xml("tricky.urdf", TRICKY, on_demand_lines=on_demand)
-    refs = line_refs(root)
-    found = [refs(), refs("link", 0), refs("link", 1), refs("link", 0, "visual"), refs("joint", 0, "child")]
-    del root
-    gc.collect()
-    lines = [Source("tricky.urdf", ref).line for ref in found]
-    assert lines == [2, 4, 6, 4, 9]  # TRICKY_LINES: robot, link a, link b, a's visual, j's child
-
-
-def test_text_is_built_only_where_an_element_whose_text_is_read_can_occur():
-    doc = "<robot name='r'><transmission><mechanicalReduction> 50 </mechanicalReduction></transmission></robot>"
-    kept = parse_xml("t.urdf", doc, on_demand_lines=True, text_of=("mechanicalReduction",))
-    assert kept.find("transmission/mechanicalReduction").text == " 50 "
-    dropped = parse_xml("t.urdf", doc, on_demand_lines=True, text_of=("gear",))
-    assert dropped.find("transmission/mechanicalReduction").text is None
-    # an entity may make the element: a document with a DOCTYPE keeps its text
-    entity = ('<!DOCTYPE robot [<!ENTITY r "&#60;mechanicalReduction>7&#60;/mechanicalReduction>">]>'
-              "<robot name='r'><transmission>&r;</transmission></robot>")
-    tree = parse_xml("e.urdf", entity, on_demand_lines=True, text_of=("mechanicalReduction",))
-    assert tree.find("transmission/mechanicalReduction").text == "7"
