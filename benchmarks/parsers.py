@@ -10,7 +10,7 @@ parsers accept, in the same run:
    child processes started with ``OPENBLAS_NUM_THREADS`` (and ``OMP_NUM_THREADS``,
    ``MKL_NUM_THREADS``) set to 1 and 2, to show that compose does not depend on the
    number of BLAS threads (``--no-threads`` skips them); and, on the same files,
-   ``parsers.xmltree.parse_xml`` alone (the XML tree with a line number on every
+   ``parsers.xml.parse_xml`` alone (the XML tree with a line number on every
    element) against ``buildModelFromUrdf``, the floor under compose's time.
 
    What each side does.  Pinocchio: tinyxml2 + urdfdom parse the file, the
