@@ -36,7 +36,7 @@ from mbcompose.dynamics.joints import JOINTS
 from mbcompose.graph import Analysis, analyse
 from mbcompose.parsers.assembly import Assembly
 
-from .formatting import format_number
+from .formatting import format_number, plural
 
 __all__ = ["analysis_of", "exit_code", "render_json", "render_markdown", "render_text", "sections",
            "summary_lines"]
@@ -112,6 +112,19 @@ def _is_implicit(rj, implicit: set[str]) -> bool:
 def _implicit_note(an: Analysis) -> str:
     return "; ".join(f"{j.secondary} is attached to {j.reference} by the implicit {j.type.upper()} joint "
                      f"{j.name} (from 'base' in the input)" for j in _implicit(an))
+
+
+def _in_file_order(an: Analysis, reduced) -> list:
+    """Reduced joints in the order the file wrote their first joint (a reduced joint with no joint
+    of the file, none today, last)."""
+    position = {j.name: k for k, j in enumerate(an.assembly.joints)}
+    last = len(position)
+    return sorted(reduced, key=lambda rj: min((position.get(n, last) for n in rj.joints), default=last))
+
+
+def _actuated_note(*tables) -> str:
+    """``* actuated`` when a row of ``tables`` (lists of joints) is starred."""
+    return "* actuated" if any(j.actuated for rows in tables for j in rows) else ""
 
 
 def _joint_rows(joints):
@@ -219,7 +232,9 @@ def sections(an: Analysis):
                       for r in _contact_rows(an)],
                      "clearance: radial for fits, plane distance for planar contacts"))
     implicit = _implicit_names(an)
-    note = "; ".join(x for x in ("* actuated", _implicit_note(an)) if x)
+    before = [j for j in _in_file_order(an, an.joints_before) if not _is_implicit(j, implicit)]
+    reduced = [j for j in _in_file_order(an, an.reduced_joints) if not _is_implicit(j, implicit)]
+    note = "; ".join(x for x in (_actuated_note(_declared(an), before, reduced), _implicit_note(an)) if x)
     secs.append(("Table 1: kinematic description", ["joint", "type", "reference body", "secondary body"],
                  [[j.name, _type(j.type, j.actuated), j.reference, j.secondary] for j in _declared(an)],
                  note))
@@ -235,19 +250,17 @@ def sections(an: Analysis):
                        _vec(c.mass.com), _vec(_inertia6(c.mass.inertia))] for c in an.composites], ""))
     secs.append(("Table 3: kinematic description for the composite bodies (before removing redundant joints)",
                  ["type", "reference body", "secondary body", "joint"],
-                 [[_type(j.type, j.actuated), j.reference, j.secondary, j.name] for j in an.joints_before
-                  if not _is_implicit(j, implicit)], note))
+                 [[_type(j.type, j.actuated), j.reference, j.secondary, j.name] for j in before], note))
     secs.append(("Removed joints", ["joint", "type", "between", "kind", "reason"],
                  [[r.name, _type(r.type, r.actuated), f"{r.reference} - {r.secondary}", r.kind, r.reason]
                   for r in an.removed_joints], "" if an.removed_joints else "none"))
     secs.append(("Reduced joints", ["type", "reference body", "secondary body", "joint"],
-                 [[_type(j.type, j.actuated), j.reference, j.secondary, j.name] for j in an.reduced_joints
-                  if not _is_implicit(j, implicit)], note))
+                 [[_type(j.type, j.actuated), j.reference, j.secondary, j.name] for j in reduced], note))
     secs.append(("Loops", ["loop", "joints", "equations", "rank", "mobility", "redundant", "classification",
                            "closes"],
                  [[l.name, " - ".join(l.joints), str(l.n_equations), str(l.rank), str(l.mobility),
                    str(l.redundant_constraints), l.kind, "yes" if l.closes else f"NO (gap {_g(l.gap)} m)"]
-                  for l in an.loops], "" if an.loops else "none (the reduced joint graph is a tree)"))
+                  for l in an.loops], "" if an.loops else "none: the reduced joint graph is a tree"))
     return secs
 
 
@@ -291,13 +304,13 @@ def summary_lines(an: Analysis) -> list[str]:
     a = an.assembly
     ext, red = an.extended.counts(), an.reduced.counts()
     return [f"Assembly {a.name}" + (f" ({a.source_file})" if a.source_file else ""),
-            f"{len(a.bodies)} bodies, {len(_declared(an))} joints"
+            f"{plural(len(a.bodies), 'body')}, {plural(len(_declared(an)), 'joint')}"
             + (f" (+{len(_implicit(an))} implicit)" if _implicit(an) else "")
             + f", total mass {_g(a.total_mass)} kg",
-            f"extended graph: {len(an.extended.nodes)} nodes, {len(an.extended.elements)} elements "
-            f"({', '.join(f'{v} {k}' for k, v in ext.items())})",
-            f"reduced graph: {len(an.reduced.nodes)} nodes, {len(an.reduced.elements)} elements "
-            f"({', '.join(f'{v} {k}' for k, v in red.items())})"]
+            f"extended graph: {plural(len(an.extended.nodes), 'node')}, {plural(len(an.extended.elements), 'element')} "
+            f"({', '.join(plural(v, k) for k, v in ext.items())})",
+            f"reduced graph: {plural(len(an.reduced.nodes), 'node')}, {plural(len(an.reduced.elements), 'element')} "
+            f"({', '.join(plural(v, k) for k, v in red.items())})"]
 
 
 def render_text(obj, matrices: bool = False, composite_names: Mapping[str, str] | None = None) -> str:
