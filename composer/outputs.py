@@ -109,6 +109,23 @@ def prepare_directory(directory: Path, create: bool) -> list[Path]:
     return created
 
 
+def check_writable(directory: Path) -> None:
+    """Fail now, before any work, when files cannot be written into ``directory`` (it, or the
+    nearest folder of it that exists, is a file, or refuses a new file): InputError naming it."""
+    probe = Path(directory)
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise InputError("cannot write output: a file is in the way of the output folder", file=str(probe))
+    try:
+        fd, name = tempfile.mkstemp(prefix=".mbcompose-probe-", dir=probe)
+    except OSError as exc:
+        raise InputError(f"cannot write output: the folder takes no new file ({exc.strerror or exc})",
+                         file=str(probe)) from None
+    os.close(fd)
+    os.unlink(name)
+
+
 def _remove_folders(created: list[Path]) -> None:
     for folder in reversed(created):
         try:

@@ -29,7 +29,7 @@ from mbcompose.parsers.mesh_progress import reporting_progress
 from .compose import Composition, analyse_stage, model_stage, read_stage
 from .config import PipelineConfig, SimulationConfig
 from .exports import EXPORT_SUFFIXES, export_writers
-from .outputs import OutputSet, remove_leftovers
+from .outputs import OutputSet, check_writable, remove_leftovers
 
 log = logging.getLogger(__name__)
 
@@ -166,6 +166,7 @@ def _run_stages(result: RunResult, input_path: Path, config: PipelineConfig, pro
     directory = output_directory(config, input_path)
     stem = input_path.stem
     opts, outs = config.options, config.outputs
+    check_writable(directory)
     remove_leftovers(directory)
     with OutputSet(inputs=read, create_dirs=True) as out:
         assembly = stages.run("read", read_stage, input_path, opts)

@@ -92,10 +92,12 @@ def check_simulation_options(duration: float, samples: int, dt: float | None = N
 
 
 def check_output_folder(out: Path) -> None:
-    """The folder of an output file must exist (and be a folder) before any work is done."""
-    from mbcompose.composer.outputs import prepare_directory
+    """The folder of an output file must exist, be a folder and take new files before any work is done."""
+    from mbcompose.composer.outputs import check_writable, prepare_directory
 
-    prepare_directory(out.parent if str(out.parent) else Path("."), create=False)
+    folder = out.parent if str(out.parent) else Path(".")
+    prepare_directory(folder, create=False)
+    check_writable(folder)
 
 
 def checked_values(values: dict, what: str) -> dict[str, object]:

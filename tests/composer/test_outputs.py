@@ -1,9 +1,13 @@
 """Atomic outputs: complete files or none, inputs never overwritten."""
 
+from pathlib import Path
+
 import pytest
 
 from mbcompose.composer.outputs import OutputSet, atomic_write, atomic_write_text
 from mbcompose.parsers import InputError
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 def test_atomic_write_text_creates_the_file_with_the_content(tmp_path):
@@ -61,3 +65,22 @@ def test_inputs_are_never_overwritten(tmp_path):
     with pytest.raises(InputError, match="refusing to overwrite the input"):
         atomic_write_text(src, "x", inputs=[src])
     assert src.read_text() == "bodies: []"
+
+
+def test_an_output_folder_that_takes_no_file_fails_before_any_work(tmp_path):
+    """A folder where no file can be created (procfs refuses new files, even to root) is found before
+    the pipeline reads its input or the CLI simulates: exit 2, one line naming the folder."""
+    import subprocess
+    import sys
+
+    if not Path("/proc/self").is_dir():
+        pytest.skip("no procfs")
+    pipeline = tmp_path / "p.yaml"
+    pipeline.write_text(f"input: {SAMPLES / 'fourbar' / 'fourbar.yaml'}\noutputs:\n  directory: /proc/mbx\n"
+                        "  simulation: {duration: 1000}\n")
+    for args in (["run", str(pipeline)],
+                 ["simulate", str(SAMPLES / "fourbar" / "fourbar.yaml"), "-o", "/proc/x.csv", "--duration", "1000"]):
+        out = subprocess.run([sys.executable, "-P", "-m", "mbcompose", *args], capture_output=True, text=True,
+                             timeout=120)
+        assert out.returncode == 2 and out.stderr.startswith("error: /proc: cannot write output"), out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1
