@@ -303,6 +303,10 @@ def run(ctx, pipeline: str, scheduler: str | None, workers: int | None):
         sys.exit(1 if internal else 2)
 
 
+#: exit code of a sweep that ran to its end with failed variants (0: none failed; 1 and 2 as elsewhere)
+SWEEP_FAILED_EXIT = 3
+
+
 def _run_sweep(config, executor) -> None:
     from mbcompose.composer.sweep.run import run_sweep
 
@@ -312,7 +316,9 @@ def _run_sweep(config, executor) -> None:
     for p in result.outputs:
         click.echo(f"  {p}")
     if result.failed:
-        click.echo(f"warning: {len(result.failed)} variants failed; their errors are in {result.table}", err=True)
+        click.echo(f"warning: {plural(len(result.failed), 'variant')} failed; their errors are in {result.table}",
+                   err=True)
+        sys.exit(SWEEP_FAILED_EXIT)
 
 
 def _compose(file: str, **options):

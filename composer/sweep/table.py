@@ -21,16 +21,29 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
+
 from ..outputs import atomic_write
 
 BASE_COLUMNS = ("key", "status", "error", "seconds")
 STATUSES = ("ok", "failed")
 
 
+def plain(value):
+    """``value`` with numpy scalars and arrays made Python numbers and lists (``repr`` of a
+    numpy 2 float is ``np.float64(...)``, which no CSV reader takes for a number)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [plain(v) for v in value]
+    return value
+
+
 def cell_text(value) -> str:
-    """A value as CSV text: floats exactly (repr), lists and tuples as JSON."""
-    if isinstance(value, (list, tuple)):
-        return json.dumps(list(value))
+    """A value as CSV text: numbers exactly (``repr`` of the Python float), lists and tuples as JSON."""
+    value = plain(value)
+    if isinstance(value, list):
+        return json.dumps(value)
     if isinstance(value, bool) or value is None:
         return "" if value is None else str(value).lower()
     return repr(value) if isinstance(value, float) else str(value)

@@ -5,6 +5,7 @@ clean errors (issue 16)."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 import random
 import signal
@@ -19,8 +20,8 @@ from sweep_helpers import ROOT, edited_seeker, grid_3x3, reference_outputs, writ
 import mbcompose
 from mbcompose.composer.config import load_pipeline
 from mbcompose.composer.sweep.executors import InlineExecutor, LocalExecutor
-from mbcompose.dynamics.simulation import simulate
 from mbcompose.composer.sweep.run import run_sweep, table_path
+from mbcompose.dynamics.simulation import simulate
 from mbcompose.parsers.errors import InputError
 
 CLI = [sys.executable, "-P", "-m", "mbcompose"]
@@ -175,8 +176,9 @@ def test_the_cli_runs_a_sweep_and_reports_bad_configs_in_one_line(tmp_path):
     target = write_sweep(tmp_path, [{"path": "bodies.camera.mass", "values": [0.1, -0.1]}],
                          executor={"kind": "local", "workers": 1})
     proc = subprocess.run([*CLI, "run", str(target)], capture_output=True, text=True, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3, proc.stderr                  # the documented code of failed variants
     assert "ok: 2 variants (2 computed, 0 already done, 1 failed)" in proc.stdout
+    assert "warning: 1 variant failed" in proc.stderr
     assert "Traceback" not in proc.stderr
     bad = write_sweep(tmp_path, [{"path": "bodies.camera.mas", "values": [0.1]}], "bad")
     proc = subprocess.run([*CLI, "run", str(bad)], capture_output=True, text=True, cwd=tmp_path)
@@ -244,3 +246,20 @@ def test_a_batch_over_inputs_runs_its_inputs_as_tasks_on_the_given_executor(tmp_
     results = run_pipeline(load_pipeline(target), executor=Counting())
     assert [str(p) for p in Counting.tasks] == inputs
     assert [str(r.input) for r in results] == inputs and all(r.ok for r in results)
+
+
+def test_numpy_numbers_are_written_as_numbers_a_csv_reader_reads_back_exactly():
+    """numpy 2's ``repr(np.float64(x))`` is ``np.float64(x)``: the table writes the Python number."""
+    import csv
+    import io
+
+    import numpy as np
+
+    from mbcompose.composer.sweep.table import cell_text
+
+    values = [np.float64(2.21e-10), np.float32(0.1), np.int64(7), np.bool_(True), [np.float64(1 / 3), np.int32(2)]]
+    buf = io.StringIO()
+    csv.writer(buf).writerow([cell_text(v) for v in values])
+    row = next(csv.reader(io.StringIO(buf.getvalue())))
+    assert float(row[0]) == 2.21e-10 and float(row[1]) == float(np.float32(0.1)) and int(row[2]) == 7
+    assert row[3] == "true" and json.loads(row[4]) == [1 / 3, 2]
