@@ -127,3 +127,18 @@ def write_simulation(result: SimulationResult, path, fmt: str = "csv") -> None:
     with open(path, "w", encoding="utf-8", newline="") as fh:
         fh.write(",".join(header) + "\n")
         np.savetxt(fh, data, delimiter=",", fmt="%.17g")
+
+
+def energy_summary(result) -> str:
+    """One phrase on the energy of a simulation (CLI line, report): its drift relative to the
+    energy the motion involves (``SimulationResult.energy_scale``), or, when damping or limit
+    stops took energy out, what they dissipated."""
+    E, scale = result.energy, result.energy_scale()
+    if result.dissipative:
+        lost = float(E[0] - E[-1])
+        share = f" ({lost / scale:.2e} of the energy scale {scale:.3g} J)" if scale > 0 else ""
+        return f"energy dissipated by damping and limit stops {lost:.3g} J{share}"
+    if not scale > 0:
+        return "no motion (energy scale 0 J)"
+    return f"relative energy drift {result.energy_drift():.2e} (of the energy scale {scale:.3g} J)"
+

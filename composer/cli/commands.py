@@ -415,7 +415,7 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, dt, rt
     from mbcompose.composer.config import SimulationConfig
     from mbcompose.composer.outputs import OutputSet
     from mbcompose.composer.report.plots import png_bytes, simulation_figure
-    from mbcompose.composer.simulation import run_simulation, write_simulation
+    from mbcompose.composer.simulation import energy_summary, run_simulation, write_simulation
 
     out = Path(output)
     fmt = out.suffix.lower().lstrip(".")
@@ -440,7 +440,7 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, dt, rt
             png = png_bytes(simulation_figure(result, composition.assembly.name))
             staged.add(out.with_suffix(".png"), lambda p: p.write_bytes(png))
     click.echo(f"{output}: {plural(len(result.t), 'sample')}, {plural(len(result.columns), 'coordinate')}, "
-               f"relative energy drift {result.energy_drift():.2e}"
+               f"{energy_summary(result)}"
                + (f", {plural(result.limit_contacts, 'joint limit contact')}" if result.limit_contacts else ""))
 
 

@@ -18,7 +18,7 @@ LEGEND_INSIDE, LEGEND_ROWS = 12, 30
 
 
 def simulation_figure(result, title: str = ""):
-    """Joint coordinates, joint velocities and the relative energy drift against time.
+    """Joint coordinates, joint velocities and the energy change (relative to the energy scale) against time.
 
     result : :class:`dynamics.simulation.SimulationResult`.
     """
@@ -34,9 +34,9 @@ def simulation_figure(result, title: str = ""):
     for i, name in enumerate(result.velocity_columns):
         axes[1].plot(t, result.v[:, i], label=name)
     axes[1].set_ylabel("v [rad/s or m/s]")
-    scale = max(abs(result.energy[0]), SINGULAR_FLOOR)
+    scale = max(result.energy_scale(), SINGULAR_FLOOR)
     axes[2].plot(t, (result.energy - result.energy[0]) / scale, color="k")
-    axes[2].set_ylabel("(E - E0) / |E0|")
+    axes[2].set_ylabel("(E - E0) / energy scale")
     axes[2].ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
     if result.closure is not None:
         axes[3].semilogy(t, np.maximum(result.closure, PLOT_LOG_FLOOR), color="tab:red")

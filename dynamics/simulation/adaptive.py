@@ -16,7 +16,7 @@ from ..kinematics import normalize
 from ..tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, SIMULATION_CLOSURE_TOL
 from .closed import closed_chain_result, closed_chain_rhs
 from .passive import JointProperties, damped
-from .result import SimulationResult, coordinate_columns, total_energy
+from .result import SimulationResult, coordinate_columns, energies
 from .stops import simulate_tree_with_stops
 
 #: the adaptive integrator's scipy method
@@ -41,11 +41,12 @@ def simulate_tree(model, q0, v0, duration: float, samples: int = 201, torque=Non
     t, y, contacts = simulate_tree_with_stops(model, y0, t_eval, torque, method, rtol, atol, progress, limits)
     q = normalize(model, y[:, :nq])
     v = y[:, nq:]
-    energy = np.array([total_energy(model, qi, vi) for qi, vi in zip(q, v)])
+    energy, kinetic = energies(model, q, v)
     status = f"{method}, rtol {rtol:g}, atol {atol:g}" + (f", {contacts} joint limit contacts" if contacts else "")
     return SimulationResult(t=t, q=q, v=v, energy=energy, columns=coordinate_columns(model),
                             velocity_columns=coordinate_columns(model, rate=True), status=status,
-                            limit_contacts=contacts)
+                            limit_contacts=contacts, kinetic=kinetic,
+                            dissipative=bool(contacts) or bool(np.any(joints.damping)))
 
 
 def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torque=None, method: str = "DOP853",

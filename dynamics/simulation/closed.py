@@ -15,7 +15,7 @@ from .. import forward_dynamics
 from ..closed.closure import closure_error
 from ..rates import QUATERNION_GAIN, configuration_rate
 from ..tolerances import SIMULATION_CLOSURE_TOL
-from .result import SimulationResult, coordinate_columns, total_energy
+from .result import SimulationResult, coordinate_columns, energies
 
 
 def closed_chain_rhs(em, torque, duration, progress, tol):
@@ -50,10 +50,11 @@ def closed_chain_result(em, t, q, v_ind, status: str, closure_tol) -> Simulation
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
     qs = np.array([closed_api.complete_configuration(em, qi, tol=tol) for qi in q])
     vs = np.array([closed_api.complete_velocity(em, qi, vi) for qi, vi in zip(qs, v_ind)])
-    energy = np.array([total_energy(tree, qi, vi) for qi, vi in zip(qs, vs)])
+    energy, kinetic = energies(tree, qs, vs)
     closure = np.array([np.max(np.abs(closure_error(tree, em.chords, qi)), initial=0.0) for qi in qs])
     result = SimulationResult(t=np.asarray(t), q=qs, v=vs, energy=energy, columns=coordinate_columns(tree),
-                              velocity_columns=coordinate_columns(tree, rate=True), status=status, closure=closure)
+                              velocity_columns=coordinate_columns(tree, rate=True), status=status, closure=closure,
+                              kinetic=kinetic)
     names, values = chord_columns(em, qs, vs)
     return result.with_extra(names, values)
 

@@ -26,7 +26,7 @@ from ..rates import QUATERNION_GAIN, configuration_rate
 from ..tolerances import SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
 from .closed import closed_chain_result, closed_chain_rhs
 from .passive import JointProperties, damped
-from .result import SimulationResult, coordinate_columns, total_energy
+from .result import SimulationResult, coordinate_columns, energies
 
 #: integrator names -> code of the fixed-step integrators
 FIXED_STEP = {"rk4": "rk4", "euler": "semi-implicit-euler"}
@@ -73,13 +73,14 @@ def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, d
                               joints.damping, joints.lower, joints.upper, stride=stride)
     if progress is not None:
         progress(1.0)
-    energy = np.array([total_energy(model, q, v) for q, v in zip(run.Q, run.V)])
+    energy, kinetic = energies(model, run.Q, run.V)
     status = f"{method}, {steps} steps of {dt_used:.6g} s"
     if run.limit_contacts:
         status += f", {run.limit_contacts} joint limit contacts"
     return SimulationResult(t=np.linspace(0.0, duration, samples), q=run.Q, v=run.V, energy=energy,
                             columns=coordinate_columns(model), velocity_columns=coordinate_columns(model, rate=True),
-                            status=status, limit_contacts=run.limit_contacts)
+                            status=status, limit_contacts=run.limit_contacts, kinetic=kinetic,
+                            dissipative=bool(run.limit_contacts) or bool(np.any(joints.damping)))
 
 
 def closed_chain_step(rhs, close, nq: int, method: str, t: float, y: np.ndarray, h: float, rate) -> np.ndarray:

@@ -37,6 +37,8 @@ class SimulationResult:
     extra_columns: tuple[str, ...] = ()
     extra_q: np.ndarray | None = None
     limit_contacts: int = 0
+    kinetic: np.ndarray | None = None
+    dissipative: bool = False
 
     def with_extra(self, columns, values) -> "SimulationResult":
         """A copy with the joints ``columns`` (their coordinates ``values`` (T, len(columns))) appended to
@@ -46,10 +48,21 @@ class SimulationResult:
             values = np.hstack([self.extra_q, values])
         return replace(self, extra_columns=self.extra_columns + tuple(columns), extra_q=values)
 
+    def energy_scale(self) -> float:
+        """The energy the motion involves, J: the largest of |E(0)|, the kinetic energy and the change
+        of potential energy over the run (|E(0)| alone would make a system released from rest, whose
+        E(0) is a rounding error, drift by 1e17 of nothing); |E(0)| when the kinetic energy was not kept."""
+        E = self.energy
+        if self.kinetic is None:
+            return abs(float(E[0]))
+        P = E - self.kinetic
+        return max(abs(float(E[0])), float(self.kinetic.max()), float(np.abs(P - P[0]).max()))
+
     def energy_drift(self) -> float:
-        """max |E(t) - E(0)| / |E(0)| (the absolute drift when E(0) = 0)."""
+        """max |E(t) - E(0)| relative to :meth:`energy_scale` (absolute when the scale is zero)."""
         drift = float(np.abs(self.energy - self.energy[0]).max())
-        return drift / abs(self.energy[0]) if self.energy[0] != 0 else drift
+        scale = self.energy_scale()
+        return drift / scale if scale > 0 else drift
 
 
 def coordinate_columns(model, rate: bool = False) -> tuple[str, ...]:
@@ -63,6 +76,13 @@ def coordinate_columns(model, rate: bool = False) -> tuple[str, ...]:
         else:
             names.extend(f"{name}[{i}]" for i in range(n))
     return tuple(names)
+
+
+def energies(model, Q, V) -> tuple[np.ndarray, np.ndarray]:
+    """(total, kinetic) energy in J at each sample of ``Q`` (T, nq), ``V`` (T, nv)."""
+    K = np.array([kinetic_energy(model, q, v) for q, v in zip(Q, V)], dtype=float).reshape(len(Q))
+    P = np.array([potential_energy(model, q) for q in Q], dtype=float).reshape(len(Q))
+    return K + P, K
 
 
 def total_energy(model, q, v) -> float:
