@@ -1,8 +1,9 @@
 """How log messages reach the user: one style (``warning: message``) on stderr, repeats grouped.
 
-A message logged many times with different arguments (one per mesh, one per
-link) is shown the first time; when the handler closes (at the end of the
-command), one line says how many more like it were left out.
+A warning or error logged many times with different arguments (one per mesh, one
+per link) is shown the first time; when the handler closes (at the end of the
+command), one line says how many more like it were left out.  Info and debug
+lines (``-v``: stage timings, progress) are all shown.
 """
 
 from __future__ import annotations
@@ -19,12 +20,17 @@ class GroupingHandler(logging.StreamHandler):
         super().__init__(sys.stderr if stream is None else stream)
         self.setFormatter(logging.Formatter("%(message)s"))
         self.counts: Counter = Counter()
+        self.first: dict = {}       # (level, template) -> the first message written
 
     def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno < logging.WARNING:      # -v asked for every progress and debugging line
+            self._write(f"{record.levelname.lower()}: {self.format(record)}")
+            return
         key = (record.levelname.lower(), str(record.msg))
         self.counts[key] += 1
         if self.counts[key] == 1:
-            self._write(f"{key[0]}: {self.format(record)}")
+            self.first[key] = self.format(record)
+            self._write(f"{key[0]}: {self.first[key]}")
 
     def _write(self, line: str) -> None:
         try:
@@ -34,12 +40,13 @@ class GroupingHandler(logging.StreamHandler):
             pass
 
     def summary(self) -> list[str]:
-        """``level: N more like "template"`` for every repeated message."""
-        return [f"{level}: {n - 1} more like \"{template}\" (not shown)"
-                for (level, template), n in self.counts.items() if n > 1]
+        """``level: N more like "first message"`` for every repeated message."""
+        return [f"{key[0]}: {n - 1} more like \"{self.first[key]}\" (not shown)"
+                for key, n in self.counts.items() if n > 1]
 
     def close(self) -> None:
         for line in self.summary():
             self._write(line)
         self.counts.clear()
+        self.first.clear()
         super().close()

@@ -90,12 +90,13 @@ class _Group(click.Group):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="mbcompose")
-@click.option("-v", "--verbose", is_flag=True, help="Log progress and debugging details.")
+@click.option("-v", "--verbose", count=True,
+              help="Log progress, stage timings and debugging details (-vv: other libraries' too).")
 @click.option("-q", "--quiet", is_flag=True, help="Log errors only.")
 @click.option("--limit", "limit_specs", multiple=True, metavar="NAME=VALUE",
               help=f"Raise or lower a resource limit ({', '.join(input_limits.LIMIT_NAMES)}; see "
                    "'mbcompose docs limits'). Repeatable.")
-def main(verbose: bool, quiet: bool, limit_specs):
+def main(verbose: int, quiet: bool, limit_specs):
     """mbcompose: mechanical assemblies to multibody dynamics models.
 
     Reads an assembly (a STEP CAD assembly, native YAML, URDF, SDFormat,
@@ -106,14 +107,16 @@ def main(verbose: bool, quiet: bool, limit_specs):
     _set_level(verbose, quiet)
 
 
-def _set_level(verbose: bool, quiet: bool) -> None:
-    level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
-    root = logging.getLogger()
+def _set_level(verbose: int, quiet: bool) -> None:
+    """Warnings by default; ``-q`` errors only; ``-v`` our debugging lines (other libraries stay at
+    warnings: matplotlib's font search, trimesh's details); ``-vv`` everyone's."""
+    root, ours = logging.getLogger(), logging.getLogger("mbcompose")
     if not root.handlers:
         from ..logs import GroupingHandler
 
         root.addHandler(GroupingHandler(sys.stderr))
-    root.setLevel(level)
+    root.setLevel(logging.DEBUG if verbose >= 2 else logging.ERROR if quiet else logging.WARNING)
+    ours.setLevel(logging.DEBUG if verbose else logging.NOTSET)
 
 
 def _verbosity_options(command):
@@ -121,14 +124,15 @@ def _verbosity_options(command):
     def flag(name):
         def set_flag(ctx, param, value):
             if value:
-                _set_level(name == "verbose", name == "quiet")
+                _set_level(value if name == "verbose" else 0, name == "quiet")
             return value
         return set_flag
 
     command = click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=flag("quiet"),
                            help="Log errors only.")(command)
-    return click.option("-v", "--verbose", is_flag=True, expose_value=False, callback=flag("verbose"),
-                        help="Log progress and debugging details (tracebacks of internal errors).")(command)
+    return click.option("-v", "--verbose", count=True, expose_value=False, callback=flag("verbose"),
+                        help="Log progress, stage timings and debugging details (tracebacks of internal "
+                             "errors); -vv: other libraries' too.")(command)
 
 
 def _base_option(command):

@@ -3,6 +3,7 @@ gone when done), repeated warnings grouped, and the simulation plot of many coor
 
 import io
 import re
+from pathlib import Path
 
 from mbcompose.composer.progress import STEPS, ProgressBars
 
@@ -72,4 +73,37 @@ def test_repeated_warnings_are_grouped_into_one_line_with_a_count():
     assert stream.getvalue().splitlines() == [
         "warning: MJCF export: MuJoCo cannot read mesh part0.dae (skipped)",
         "warning: loop L1 is over-constrained",
-        'warning: 4 more like "MJCF export: MuJoCo cannot read mesh %s (skipped)" (not shown)']
+        'warning: 4 more like "MJCF export: MuJoCo cannot read mesh part0.dae (skipped)" (not shown)']
+
+
+def test_verbose_shows_our_debugging_lines_and_not_other_libraries_unless_doubled(tmp_path):
+    """``-v``: mbcompose's debug lines (stage timings), no matplotlib/trimesh debug; ``-vv``: theirs too."""
+    import subprocess
+    import sys
+
+    fourbar = Path(__file__).resolve().parents[2] / "samples" / "fourbar" / "fourbar.yaml"
+    args = [sys.executable, "-P", "-m", "mbcompose", "graph", str(fourbar), "-o", str(tmp_path / "g.png")]
+    one = subprocess.run(args[:4] + ["-v"] + args[4:], capture_output=True, text=True, timeout=300)
+    assert one.returncode == 0, one.stderr
+    assert "debug:" in one.stderr
+    assert "findfont" not in one.stderr and "matplotlib" not in one.stderr.lower()
+    two = subprocess.run(args[:4] + ["-vv"] + args[4:], capture_output=True, text=True, timeout=300)
+    assert two.returncode == 0, two.stderr
+    assert len(two.stderr.splitlines()) > len(one.stderr.splitlines())
+
+
+def test_verbose_run_shows_every_stage_timing(tmp_path):
+    """``-v run``: one 'stage NAME done in' line per stage, none grouped away as a repeat."""
+    import subprocess
+    import sys
+
+    fourbar = Path(__file__).resolve().parents[2] / "samples" / "fourbar" / "fourbar.yaml"
+    pipeline = tmp_path / "p.yaml"
+    pipeline.write_text(f"input: {fourbar}\noutputs:\n  directory: {tmp_path / 'out'}\n  model: true\n"
+                        "  exports: [mjcf]\n  report: false\n  graphs: []\n")
+    out = subprocess.run([sys.executable, "-P", "-m", "mbcompose", "-v", "run", str(pipeline)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    done = re.findall(r"info: stage (\w+) done in", out.stderr)
+    assert done[:4] == ["read", "analyse", "model", "exports"], out.stderr
+    assert "more like" not in out.stderr
