@@ -55,7 +55,7 @@ class SceneAxis:
 @dataclass(frozen=True)
 class Scene:
     """body_names (n,); shapes; axes; times (T,) s; R (T, n, 3, 3), p (T, n, 3): body poses in
-    the ground frame; center (3,), radius: a sphere around the shapes at the first frame."""
+    the ground frame; center (3,), radius: a sphere around the shapes over the whole motion."""
 
     body_names: tuple
     shapes: tuple
@@ -125,6 +125,20 @@ def _part_meshes(assembly, max_faces: int):
     return out
 
 
+def _motion_bounds(shapes, R, p) -> tuple[np.ndarray, np.ndarray]:
+    """Corners (3,) of the box around every shape at every frame (R (T, n, 3, 3), p (T, n, 3)): the
+    camera frames the whole motion, not only its first pose (a falling robot stays in view).  Each
+    shape counts by the 8 corners of its own box, moved with its body."""
+    corners = []
+    for s in shapes:
+        pts = s.positions.reshape(-1, 3)
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        box = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        corners.append(box[None] if s.body < 0 else np.einsum("tij,kj->tki", R[:, s.body], box) + p[:, s.body, None])
+    world = np.concatenate([c.reshape(-1, 3) for c in corners])
+    return world.min(axis=0), world.max(axis=0)
+
+
 def _flat(mesh, R_ref, p_ref):
     tri = (mesh.triangles - p_ref) @ R_ref          # (F, 3, 3) in the body frame
     n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
@@ -165,17 +179,15 @@ def build_scene(composition, simulation=None, max_faces: int = 60_000, max_frame
         times, qs = np.asarray(simulation.t)[keep], np.asarray(simulation.q)[keep]
     R, p = dynamics.body_poses(tree, qs)
     owner = _owner_index(composition, names)
+    grounded = {m for c in composition.analysis.composites if c.grounded for m in c.members}
     shapes = []
     for part, mesh in _part_meshes(composition.assembly, max_faces):
         k = owner.get(part, -1)
-        color = GROUND_COLOR if k < 0 else PALETTE[k % len(PALETTE)]
+        color = GROUND_COLOR if k < 0 or part in grounded else PALETTE[k % len(PALETTE)]
         Rk, pk = (np.eye(3), np.zeros(3)) if k < 0 else (R_ref[k], p_ref[k])
         pos, nrm = _flat(mesh, Rk, pk)
         shapes.append(SceneShape(part, k, color, pos, nrm))
-    points = np.vstack([s.positions for s in shapes]) if shapes else p_ref.reshape(-1, 3)
-    world = np.vstack([points @ R[0, s.body].T + p[0, s.body] if s.body >= 0 else s.positions
-                       for s in shapes]) if shapes else points
-    lo, hi = (world.min(axis=0), world.max(axis=0)) if len(world) else (np.zeros(3), np.ones(3))
+    lo, hi = _motion_bounds(shapes, R, p) if shapes else (p.min(axis=(0, 1)), p.max(axis=(0, 1)))
     radius = float(max(np.linalg.norm(hi - lo) / 2, 1e-3))
     axes = _joint_axes(composition, names, R_ref, p_ref, length=0.6 * radius)
     return Scene(tuple(names), tuple(shapes), axes, times, R, p, (lo + hi) / 2, radius)

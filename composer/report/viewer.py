@@ -43,10 +43,12 @@ def viewer_script() -> str:
 
 
 def legend(scene) -> list[tuple[str, str]]:
-    """(body name, CSS colour) of every moving body that has shapes."""
+    """(body name, CSS colour) of every moving body that has shapes (grounded ones are grey)."""
+    from .scene import GROUND_COLOR
+
     seen = {}
     for s in scene.shapes:
-        if s.body >= 0 and s.body not in seen:
+        if s.body >= 0 and s.body not in seen and not np.array_equal(s.color, GROUND_COLOR):
             r, g, b = (int(round(255 * c)) for c in s.color)
             seen[s.body] = (scene.body_names[s.body], f"#{r:02x}{g:02x}{b:02x}")
     return [seen[k] for k in sorted(seen)]
