@@ -14,7 +14,7 @@ from mbcompose.dynamics.tolerances import DISPLAY_ZERO_RTOL
 #: absolute values below this (relative to the largest entry of a matrix) print as 0
 ZERO_TOL = DISPLAY_ZERO_RTOL
 
-_PLURALS = {"body": "bodies", "dof": "dof", "degree of freedom": "degrees of freedom"}
+_PLURALS = {"body": "bodies", "dof": "dof", "degree of freedom": "degrees of freedom", "gravity": "gravity"}
 
 
 def plural(n: int, noun: str) -> str:

@@ -15,6 +15,8 @@ from importlib import resources
 
 import numpy as np
 
+from .scene import GROUND_COLOR
+
 VIEW_STYLE = """
 #mbc-view{border:1px solid #ddd;margin:1em 0}#mbc-canvas{width:100%;height:480px;display:block;cursor:grab}
 #mbc-controls{display:flex;gap:.8em;align-items:center;padding:.4em .6em;background:#f4f6f9}
@@ -32,6 +34,7 @@ def scene_json(scene) -> str:
     doc = {"nbodies": len(scene.body_names), "times": [round(float(t), 6) for t in scene.times],
            "center": scene.center.tolist(), "radius": scene.radius, "poses": _b64(poses),
            "bodies": [{"name": s.name, "body": s.body, "color": [round(float(c), 3) for c in s.color],
+                       "grounded": bool(np.array_equal(s.color, GROUND_COLOR)),
                        "pos": _b64(s.positions), "nrm": _b64(s.normals)} for s in scene.shapes],
            "axes": [{"name": a.name, "body": a.body, "a": a.a.tolist(), "b": a.b.tolist()} for a in scene.axes]}
     return json.dumps(doc, separators=(",", ":")).replace("</", "<\\/")
@@ -44,8 +47,6 @@ def viewer_script() -> str:
 
 def legend(scene) -> list[tuple[str, str]]:
     """(body name, CSS colour) of every moving body that has shapes (grounded ones are grey)."""
-    from .scene import GROUND_COLOR
-
     seen = {}
     for s in scene.shapes:
         if s.body >= 0 and s.body not in seen and not np.array_equal(s.color, GROUND_COLOR):
@@ -66,6 +67,6 @@ def view_html(scene) -> str:
             f'<div id="mbc-controls"><button id="mbc-play" type="button">Play</button>'
             f'<input id="mbc-time" type="range" min="0" max="0" value="0" aria-label="time">'
             f'<span id="mbc-time-label">t = 0 s</span></div>'
-            f'<div id="mbc-note">{note}Colours: {keys}(grey: fixed to ground)</div></div>'
+            f'<div id="mbc-note">{note}Colours: {keys}(grey, see-through: fixed to ground)</div></div>'
             f'<script type="application/json" id="mbc-scene">{scene_json(scene)}</script>'
             f"<script>{viewer_script()}</script>")

@@ -27,20 +27,21 @@
     "attribute vec3 aPos; attribute vec3 aNrm; uniform mat4 uProj, uView, uModel; varying vec3 vN;" +
     "void main(){ vN = mat3(uModel) * aNrm; gl_Position = uProj * uView * uModel * vec4(aPos, 1.0); }"));
   gl.attachShader(prog, shader(gl.FRAGMENT_SHADER,
-    "precision mediump float; varying vec3 vN; uniform vec3 uColor, uLight; uniform float uLit;" +
+    "precision mediump float; varying vec3 vN; uniform vec3 uColor, uLight; uniform float uLit, uAlpha;" +
     "void main(){ float d = abs(dot(normalize(vN), uLight));" +
-    " gl_FragColor = vec4(uColor * mix(1.0, 0.35 + 0.65 * d, uLit), 1.0); }"));
+    " gl_FragColor = vec4(uColor * mix(1.0, 0.35 + 0.65 * d, uLit), uAlpha); }"));
   gl.linkProgram(prog);
   gl.useProgram(prog);
   var loc = {};
   ["aPos", "aNrm"].forEach(function (n) { loc[n] = gl.getAttribLocation(prog, n); });
-  ["uProj", "uView", "uModel", "uColor", "uLight", "uLit"].forEach(function (n) { loc[n] = gl.getUniformLocation(prog, n); });
+  ["uProj", "uView", "uModel", "uColor", "uLight", "uLit", "uAlpha"].forEach(function (n) { loc[n] = gl.getUniformLocation(prog, n); });
 
   function buffer(data) { var b = gl.createBuffer(); gl.bindBuffer(gl.ARRAY_BUFFER, b);
     gl.bufferData(gl.ARRAY_BUFFER, data, gl.STATIC_DRAW); return b; }
   var meshes = scene.bodies.map(function (b) {
     var pos = floats(b.pos), nrm = floats(b.nrm);
-    return {body: b.body, color: b.color, pos: buffer(pos), nrm: buffer(nrm), count: pos.length / 3};
+    return {body: b.body, color: b.color, grounded: b.grounded, pos: buffer(pos), nrm: buffer(nrm),
+            count: pos.length / 3};
   });
   var axes = scene.axes.map(function (a) {
     var seg = new Float32Array(a.a.concat(a.b));
@@ -92,7 +93,15 @@
       gl.uniformMatrix4fv(loc.uModel, false, model(view.frame, m.body));
     }
     gl.uniform1f(loc.uLit, 1);
-    meshes.forEach(function (m) { bind(m); gl.uniform3fv(loc.uColor, m.color); gl.drawArrays(gl.TRIANGLES, 0, m.count); });
+    // moving parts opaque first; parts fixed to the ground after them, see-through (a housing must
+    // not hide the mechanism inside it), without writing depth
+    function draw(m) { bind(m); gl.uniform3fv(loc.uColor, m.color); gl.drawArrays(gl.TRIANGLES, 0, m.count); }
+    gl.uniform1f(loc.uAlpha, 1.0);
+    meshes.forEach(function (m) { if (!m.grounded) draw(m); });
+    gl.enable(gl.BLEND); gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA); gl.depthMask(false);
+    gl.uniform1f(loc.uAlpha, 0.2);
+    meshes.forEach(function (m) { if (m.grounded) draw(m); });
+    gl.depthMask(true); gl.disable(gl.BLEND); gl.uniform1f(loc.uAlpha, 1.0);
     gl.disable(gl.DEPTH_TEST); gl.uniform1f(loc.uLit, 0); gl.uniform3fv(loc.uColor, [0.85, 0.1, 0.1]);
     axes.forEach(function (a) { bind(a); gl.drawArrays(gl.LINES, 0, 2); });
     slider.value = String(view.frame);
