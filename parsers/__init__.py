@@ -40,10 +40,13 @@ def reader_for(path) -> "callable":
 def read_assembly(path, **options) -> Assembly:
     """Read any supported file into an Assembly (reader chosen by suffix)."""
     from .limits import check_input_file
+    from .units import warn_scale
 
     p = Path(path)
     check_input_file(p)
-    return reader_for(p)(p, **options)
+    assembly = reader_for(p)(p, **options)
+    warn_scale(assembly, p)
+    return assembly
 
 
 __all__ = ["AXIAL_JOINTS", "GROUND", "JOINT_TYPES", "Assembly", "Body", "Coupling", "Frame", "Geometry",

@@ -1,0 +1,65 @@
+"""Is a model's scale plausible for its units?  Warnings that name the likely unit slip.
+
+An assembly is in SI units once read.  A file whose lengths were written in millimetres but read
+as metres (a YAML file without ``units:``, a mesh exported in mm) comes out a thousand times too
+large and, with a density, a billion times too heavy; gravity written in m/s^2 in a millimetre
+file is a thousandth of Earth's.  Neither is an error (the numbers may be meant), so each gets one
+warning naming what was found and the unit that would make it ordinary.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: |g| (m/s^2) outside this range is not a planet's surface gravity (the Moon 1.62, Jupiter 24.8)
+PLAUSIBLE_GRAVITY = (1.0, 30.0)
+#: a model heavier than this (kg) or wider than this (m) is taken for a unit slip before a machine
+HEAVIEST, WIDEST = 1e6, 500.0
+#: length units a slip is usually from: name -> metres per unit
+LENGTH_UNITS = {"mm": 1e-3, "cm": 1e-2, "in": 0.0254}
+
+
+def extent(assembly) -> float:
+    """The largest distance (m) between two of the bodies' origins, centres of mass and joint origins."""
+    points = [b.pose.translation for b in assembly.bodies]
+    points += [b.pose.apply(b.mass.com[None])[0] for b in assembly.bodies]
+    points += [j.origin for j in assembly.joints]
+    if len(points) < 2:
+        return 0.0
+    pts = np.array(points)
+    return float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
+
+
+def _likely_unit(size: float) -> str | None:
+    """The length unit that would make ``size`` (m, as read) an ordinary machine's (1 cm - 20 m)."""
+    for name, metres in LENGTH_UNITS.items():
+        if 0.01 <= size * metres <= 20.0:
+            return name
+    return None
+
+
+def scale_warnings(assembly) -> list[str]:
+    """Messages for a gravity or a size and mass implausible in SI units (see the module docstring)."""
+    out = []
+    g = float(np.linalg.norm(assembly.gravity))
+    if g and not PLAUSIBLE_GRAVITY[0] <= g <= PLAUSIBLE_GRAVITY[1]:
+        ratio = g / 9.81
+        out.append(f"gravity is {g:.4g} m/s^2, {ratio:.3g} times Earth's: if the file's lengths are not in "
+                   f"metres, write gravity in the file's length unit (Earth's is 9810 in mm, 981 in cm)")
+    size, mass = extent(assembly), assembly.total_mass
+    if size > WIDEST or mass > HEAVIEST:
+        unit = _likely_unit(size)
+        hint = (f": are its lengths in {unit}? (declare the unit: YAML 'units: {{length: {unit}}}', a mesh's "
+                f"'scale')" if unit else "")
+        out.append(f"the model spans {size:.4g} m and weighs {mass:.4g} kg{hint}")
+    return out
+
+
+def warn_scale(assembly, file) -> None:
+    """Log :func:`scale_warnings` of ``assembly`` read from ``file``."""
+    for message in scale_warnings(assembly):     # each its own template: the CLI groups repeats by template
+        log.warning("%s: " + message.replace("%", "%%"), file)
