@@ -1,32 +1,83 @@
-"""Joints of a CAD assembly from its contacts (issue 11's rules; :mod:`.mating`, :mod:`.freedom`).
+"""Joints of a CAD assembly: rigid groups of parts, then one joint per touching pair of groups.
 
-Precedence: (1) declared joints (by part name) replace whatever the contacts of
-their pair say; (2) every other touching pair gets the joint its contacts leave;
-(3) a part that touches nothing and has no declared joint is an error naming it.
-Joints are oriented away from ground: the reference body is the part closer to
-a ground part in the graph of touching pairs (ties: the earlier part of the tree).
-Lengths: the surfaces are in mm; joints come out in metres.
+The steps (docs/assembly-format.md, "STEP assemblies", "Inference rules"):
+
+1. **Contacts** between every pair of parts whose boxes meet (:mod:`.mating`).
+2. **Rigid groups** (:class:`.groups.RigidGroups`), each union with its evidence: the declared
+   ``rigid`` groups; the two sides of every declared joint (``between``), which are then kept apart;
+   the case and output sides of every servo (:func:`.rules.servo_units`), kept apart; every
+   fastener (:func:`.rules.fastener_by_name`, :func:`.rules.fastener_by_geometry`) with what it
+   touches; then, until nothing changes, every pair of groups whose pooled contacts leave no
+   freedom (press fits, planar contacts in one plane when ``planar_contacts: fixed``).
+3. **Joints**: the parts of a group are welded to its first part (fixed joints whose note says
+   why); a declared joint lies between its two groups (axis and origin from their cylindrical,
+   spherical or planar contacts unless given); a servo turns about its output axis (the fit between
+   its case and output sides) and is actuated; every other touching pair of groups gets the joint
+   its pooled contacts leave (:mod:`.freedom`).  Each joint's note carries its evidence and a
+   confidence (:data:`CONFIDENCE`); those under :data:`REVIEW_BELOW` are logged for review.
+4. A group that touches no other group and has no joint is an error naming its parts.
+
+Joints are oriented away from ground (the reference group is the one closer to a ground part in
+the graph of touching groups; ties: the group whose first part comes first in the file); a joint's
+``reference``/``secondary`` are the first parts of its groups.  Lengths: mm in, metres out.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import numpy as np
 
-from ..assembly import Joint, Source
+from ..assembly import GROUND, Joint, Source
 from ..errors import InputError
-from .freedom import coplanar, pair_freedom
+from . import rules
+from .freedom import canonical_axis, coplanar, pair_freedom
+from .groups import RigidGroups
 from .mating import Contact, MatingTolerances, Surface, pair_contacts
+
+log = logging.getLogger(__name__)
+
+#: confidence of an inferred joint by type (fixed: welded by its contacts); declared joints have 1
+CONFIDENCE = {"fixed": 0.9, "revolute": 0.8, "spherical": 0.7, "prismatic": 0.6, "cylindrical": 0.5,
+              "planar": 0.4}
+#: confidence of a servo's joint whose axis is a fit between its case and output sides, and from a plane
+SERVO_CONFIDENCE = (0.9, 0.6)
+#: joints whose confidence is under this are listed for review
+REVIEW_BELOW = 0.6
+#: the note of the fixed joints that weld a rigid group starts with this
+RIGID_NOTE = "rigid group"
+
+
+@dataclass(frozen=True, eq=False)
+class Declared:
+    """A declared joint between two sets of parts (the wrapper's ``between``), lengths in mm.
+
+    a, b : part names of each side (their groups are joined).  axis : unit (3,) or None (from the
+    contacts); origin : (3,) mm or None.  error : makes an InputError pointing at the declaration.
+    """
+
+    type: str
+    a: tuple[str, ...]
+    b: tuple[str, ...]
+    name: str | None = None
+    axis: np.ndarray | None = None
+    origin: np.ndarray | None = None
+    actuated: bool = False
+    error: Callable[[str], InputError] | None = None
 
 
 @dataclass(frozen=True)
 class Inference:
-    """joints : declared and inferred joints (SI); contacts : every contact found (mm)."""
+    """joints : every joint (SI); contacts : every contact found (mm); group_of : part -> group
+    representative; review : (joint name, confidence, evidence) of the low-confidence joints."""
 
     joints: tuple[Joint, ...]
     contacts: tuple[Contact, ...]
+    group_of: dict = field(default_factory=dict)
+    review: tuple = ()
 
 
 def candidate_pairs(names: list[str], boxes: dict[str, np.ndarray], margin: float) -> list[tuple[int, int]]:
@@ -38,8 +89,8 @@ def candidate_pairs(names: list[str], boxes: dict[str, np.ndarray], margin: floa
     return list(zip(i.tolist(), j.tolist()))
 
 
-def _depths(names: list[str], edges: list[tuple[str, str]], grounds: list[str]) -> dict[str, int]:
-    adjacent: dict[str, list[str]] = {n: [] for n in names}
+def _depths(nodes: list[str], edges, grounds: list[str]) -> dict[str, int]:
+    adjacent: dict[str, list[str]] = {n: [] for n in nodes}
     for a, b in edges:
         adjacent[a].append(b)
         adjacent[b].append(a)
@@ -54,56 +105,309 @@ def _depths(names: list[str], edges: list[tuple[str, str]], grounds: list[str]) 
     return depth
 
 
-def _joint_source(file: str, contacts: list[Contact], how: str) -> Source:
-    what = "; ".join(c.scaled(1e-3).describe() for c in contacts)
-    return Source(file=file, note=f"{how} from {len(contacts)} contact(s): {what} (lengths in m)")
+def _note(contacts: list[Contact], how: str, confidence: float) -> str:
+    what = "; ".join(c.scaled(1e-3).describe() for c in contacts[:6])
+    more = f"; and {len(contacts) - 6} more" if len(contacts) > 6 else ""
+    tail = f" from {len(contacts)} contact(s): {what}{more} (lengths in m)" if contacts else ""
+    return f"confidence {confidence:.2f}: {how}{tail}"
 
 
-def _pair_joint(file: str, a: str, b: str, contacts: list[Contact], tol: MatingTolerances,
-                planar_contacts: str) -> Joint:
-    """The joint the contacts of pair (a, b) give, with reference ``a``; InputError if unclassified."""
-    if coplanar(contacts, tol.angle_tol, tol.contact_tol) and planar_contacts == "fixed":
-        point = np.mean([c.point for c in contacts], axis=0)
-        return Joint(name=f"{a}-{b}", type="fixed", reference=a, secondary=b, origin=point * 1e-3,
-                     source=_joint_source(file, contacts, "fixed (planar contacts in one plane)"))
-    f = pair_freedom(contacts, tol.angle_tol, tol.contact_tol)
+def _pooled(rg: RigidGroups, contacts: dict) -> dict[tuple[str, str], list[Contact]]:
+    """Contacts pooled by pair of groups (representatives in file order)."""
+    pool: dict[tuple[str, str], list[Contact]] = {}
+    for (a, b), found in contacts.items():
+        ga, gb = rg.find(a), rg.find(b)
+        if ga != gb:
+            key = (ga, gb) if rg.order[ga] < rg.order[gb] else (gb, ga)
+            if key[0] != ga:      # planar normals outward of the first group of the key
+                found = [replace(c, part_a=c.part_b, part_b=c.part_a, axis=-c.axis) if c.kind == "planar" else c
+                         for c in found]
+            pool.setdefault(key, []).extend(found)
+    return pool
+
+
+CLAMPED = "clamping: planar contacts on opposite faces only (a part held in a bracket or between plates)"
+
+
+def clamped(found: list[Contact], angle_tol: float) -> bool:
+    """True when every contact is planar, all normals are parallel, and both senses occur.
+
+    Such a pair (a servo in a U-bracket, a plate between two plates) is held by fasteners that the
+    file often models as open shells or not at all; a planar joint between parallel faces on both
+    sides is rare in machines, so the rule welds it (evidence :data:`CLAMPED`).
+    """
+    if not found or any(c.kind != "planar" for c in found):
+        return False
+    n = found[0].axis
+    if any(np.linalg.norm(np.cross(c.axis, n)) > angle_tol for c in found):
+        return False
+    signs = {bool(np.dot(c.axis, n) > 0) for c in found}
+    return len(signs) == 2
+
+
+def _kept_apart(rg: RigidGroups) -> set[frozenset]:
+    return {frozenset((rg.find(x), rg.find(y))) for x, y in rg.apart}
+
+
+def _weld_fixed(rg: RigidGroups, pool, tol: MatingTolerances, planar_contacts: str) -> None:
+    """Join every pair of groups whose pooled contacts leave no freedom, until nothing changes."""
+    changed = True
+    while changed:
+        changed = False
+        apart = _kept_apart(rg)
+        for (ga, gb), found in pool(rg).items():
+            if frozenset((ga, gb)) in apart or rg.find(ga) == rg.find(gb):
+                continue
+            if coplanar(found, tol.angle_tol, tol.contact_tol):
+                why = "planar contacts in one plane" if planar_contacts == "fixed" else None
+            elif clamped(found, tol.angle_tol):
+                why = CLAMPED
+            else:
+                f = pair_freedom(found, tol.angle_tol, tol.contact_tol)
+                why = None if f.type != "fixed" else (
+                    "a press fit" if any(c.kind == "press fit" for c in found) else "contacts that leave no freedom")
+            if why and rg.join(ga, gb, f"welded to {ga} by {why}"):
+                changed = True
+                apart = _kept_apart(rg)
+
+
+def _declare_groups(file: str, rg: RigidGroups, names: list[str], rigid, between: list[Declared],
+                    declared: list[Joint]) -> None:
+    """Rigid groups and declared sides into ``rg`` (step 2's declared part)."""
+    for parts, evidence in rigid:
+        for p in parts[1:]:
+            if not rg.join(parts[0], p, evidence):
+                raise InputError(f"rigid group {list(parts)} joins parts a declared joint keeps apart", file=file)
+    for d in between:
+        for side in (d.a, d.b):
+            for p in side[1:]:
+                rg.join(side[0], p, f"one side of the declared joint {d.name or ''}".rstrip())
+        if rg.find(d.a[0]) == rg.find(d.b[0]):
+            raise (d.error or (lambda m: InputError(m, file=file)))(
+                f"both sides of the joint are in one rigid group ({rg.find(d.a[0])})")
+        rg.keep_apart(d.a[0], d.b[0])
+    for j in declared:
+        for part in (j.reference, j.secondary):
+            if part not in names and part != GROUND:
+                raise InputError(f"joint {j.name}: no part {part!r}", file=file)
+        if GROUND not in (j.reference, j.secondary):
+            rg.keep_apart(j.reference, j.secondary)
+
+
+def _servo_groups(rg: RigidGroups, units: list[rules.ServoUnit]) -> list[rules.ServoUnit]:
+    """Join each servo's case and output sides and keep them apart; the units that hold (step 2)."""
+    kept = []
+    apart = _kept_apart(rg)
+    for u in units:
+        if frozenset((rg.find(u.case[0]), rg.find(u.output[0]))) in apart:
+            continue                      # a declared joint already says how these move
+        ok = all(rg.join(u.case[0], p, f"the case of servo {u.model} ({u.node[-1]})") for p in u.case[1:])
+        ok &= all(rg.join(u.output[0], p, f"the output of servo {u.model} ({u.node[-1]})") for p in u.output[1:])
+        if not ok or rg.find(u.case[0]) == rg.find(u.output[0]):
+            log.info("servo %s: its case and output are already one rigid group; no servo joint", u.node[-1])
+            continue
+        rg.keep_apart(u.case[0], u.output[0])
+        kept.append(u)
+    return kept
+
+
+def _fasteners(rg: RigidGroups, names: list[str], paths: dict, contacts: dict) -> None:
+    """Each fastener makes rigid what it touches (step 2)."""
+    touching: dict[str, list[tuple[str, Contact]]] = {n: [] for n in names}
+    for (a, b), found in contacts.items():
+        for c in found:
+            touching[a].append((b, c))
+            touching[b].append((a, c))
+    for n in names:
+        evidence = rules.fastener_by_name(n, paths.get(n, ())) or rules.fastener_by_geometry(
+            n, [c for _, c in touching[n]])
+        if evidence is None:
+            continue
+        for other in dict.fromkeys(o for o, _ in touching[n]):
+            if not rg.join(n, other, f"clamped by {n}: {evidence}"):
+                log.info("fastener %s touches %s across a declared or servo joint: not welded", n, other)
+
+
+def _contact_geometry(kind: str, found: list[Contact], tol: MatingTolerances):
+    """(axis, origin mm, how) of a ``kind`` joint from pooled contacts, or a message saying what is missing."""
+    fits = [c for c in found if c.kind in ("press fit", "bearing")]
+    balls = [c for c in found if c.kind == "ball"]
+    planes = [c for c in found if c.kind == "planar"]
+    if kind == "spherical" and balls:
+        return None, balls[0].point, "the centre of a spherical fit"
+    if kind in ("revolute", "prismatic", "cylindrical", "continuous") and fits:
+        axes = [c for c in fits if np.linalg.norm(np.cross(c.axis, fits[0].axis)) <= tol.angle_tol
+                and np.linalg.norm(np.cross(c.point - fits[0].point, fits[0].axis)) <= tol.contact_tol]
+        if len(axes) != len(fits):
+            return (f"their cylindrical fits have {len(fits) - len(axes) + 1} different axes: "
+                    "give 'axis' and 'origin'")
+        return canonical_axis(fits[0].axis), np.mean([c.point for c in fits], axis=0), "the axis of their cylindrical fit"
+    if kind in ("revolute", "continuous", "planar") and planes and coplanar(planes, tol.angle_tol, tol.contact_tol):
+        return canonical_axis(planes[0].axis), np.mean([c.point for c in planes], axis=0), "the normal of their planar contact"
+    if kind == "fixed" and found:
+        return None, np.mean([c.point for c in found], axis=0), "their contacts"
+    kinds = ", ".join(sorted({c.kind for c in found})) or "none"
+    return f"their contacts ({kinds}) give no {kind} axis: give 'axis' and 'origin'"
+
+
+@dataclass
+class _Link:
+    """A joint between two groups before it is oriented: geometry in mm, its note and confidence."""
+
+    a: str
+    b: str
+    type: str
+    axis: np.ndarray | None
+    origin: np.ndarray
+    note: str
+    confidence: float
+    name: str | None = None
+    actuated: bool = False
+
+
+def _between(pool: dict, ga: str, gb: str) -> list[Contact]:
+    return pool.get((ga, gb)) or pool.get((gb, ga)) or []
+
+
+def _declared_link(file: str, rg: RigidGroups, pool, d: Declared, tol: MatingTolerances) -> _Link:
+    """The link of a declared joint: its geometry as given, else from the contacts of its groups."""
+    error = d.error or (lambda m: InputError(m, file=file))
+    ga, gb = rg.find(d.a[0]), rg.find(d.b[0])
+    found = _between(pool, ga, gb)
+    needs_axis = d.type not in ("fixed", "spherical", "free")
+    axis, origin, how = d.axis, d.origin, "declared"
+    if (needs_axis and axis is None) or origin is None:
+        if not found:
+            raise error(f"the groups of {ga} and {gb} do not touch: give 'axis' and 'origin' of the joint, "
+                        "or declare it between parts that touch")
+        geometry = _contact_geometry(d.type, found, tol)
+        if isinstance(geometry, str):
+            raise error(f"{d.type} joint between {ga} and {gb}: {geometry}")
+        axis = axis if axis is not None else geometry[0]
+        origin = origin if origin is not None else geometry[1]
+        how = f"declared; {'axis and ' if d.axis is None and needs_axis else ''}origin from {geometry[2]}"
+    return _Link(ga, gb, d.type, axis, np.asarray(origin, dtype=float), _note(found if how != "declared" else [],
+                 how, 1.0), 1.0, d.name, d.actuated)
+
+
+def _servo_link(rg: RigidGroups, pool, u: rules.ServoUnit, tol: MatingTolerances) -> _Link | None:
+    """The actuated revolute joint of a servo about its output axis, or None (logged) without one."""
+    ga, gb = rg.find(u.case[0]), rg.find(u.output[0])
+    found = _between(pool, ga, gb)
+    geometry = _contact_geometry("revolute", found, tol) if found else "its case and output do not touch"
+    if isinstance(geometry, str):
+        log.warning("servo %s (%s): no output axis (%s); its joint is left to the contacts", u.node[-1], u.model,
+                    geometry)
+        return None
+    axis, origin, how = geometry
+    confidence = SERVO_CONFIDENCE[0] if "cylindrical" in how else SERVO_CONFIDENCE[1]
+    note = _note(found, f"servo {u.model} ({'/'.join(u.node)}) turns about its output axis, {how}", confidence)
+    return _Link(ga, gb, "revolute", axis, origin, note, confidence, None, True)
+
+
+def _inferred_link(file: str, ga: str, gb: str, found: list[Contact], tol: MatingTolerances,
+                   planar_contacts: str) -> _Link:
+    """The joint the pooled contacts of two groups leave; InputError if it is no joint type."""
+    if coplanar(found, tol.angle_tol, tol.contact_tol) and planar_contacts == "fixed":
+        return _Link(ga, gb, "fixed", None, np.mean([c.point for c in found], axis=0),
+                     _note(found, "fixed (planar contacts in one plane)", CONFIDENCE["fixed"]), CONFIDENCE["fixed"])
+    f = pair_freedom(found, tol.angle_tol, tol.contact_tol)
     if f.type is None:
-        kinds = ", ".join(sorted({c.kind for c in contacts}))
-        raise InputError(f"parts {a} and {b}: their contacts ({kinds}) leave a {f.dim}-dimensional freedom "
-                         f"that is no joint type; declare the joint between them", file=file)
-    return Joint(name=f"{a}-{b}", type=f.type, reference=a, secondary=b, origin=f.origin * 1e-3, axis=f.axis,
-                 source=_joint_source(file, contacts, "inferred"))
+        kinds = ", ".join(sorted({c.kind for c in found}))
+        raise InputError(f"parts {ga} and {gb}: their contacts ({kinds}) leave a {f.dim}-dimensional freedom "
+                         f"that is no joint type; declare the joint between them (joints: [{{between: [{ga}, {gb}], "
+                         f"type: ...}}]) or make them one body (rigid: [[{ga}, {gb}]])", file=file)
+    confidence = CONFIDENCE.get(f.type, 0.5)
+    return _Link(ga, gb, f.type, f.axis, f.origin, _note(found, f"{f.type} inferred", confidence), confidence)
+
+
+def _links(file: str, rg: RigidGroups, pool, between: list[Declared], units, tol: MatingTolerances,
+           planar_contacts: str) -> list[_Link]:
+    """Declared links, then servo links, then one inferred link per other touching pair of groups."""
+    links = [_declared_link(file, rg, pool, d, tol) for d in between]
+    done = {frozenset((k.a, k.b)) for k in links}
+    for u in units:
+        link = _servo_link(rg, pool, u, tol)
+        if link is not None and frozenset((link.a, link.b)) not in done:
+            links.append(link)
+            done.add(frozenset((link.a, link.b)))
+    servo_pairs = {frozenset((rg.find(u.case[0]), rg.find(u.output[0]))) for u in units}
+    apart = _kept_apart(rg) - servo_pairs      # a servo without an axis is left to its contacts
+    for (ga, gb), found in pool.items():
+        pair = frozenset((ga, gb))
+        if pair in done or pair in apart:
+            continue                  # a declared joint of the YAML format's own syntax holds this pair
+        links.append(_inferred_link(file, ga, gb, found, tol, planar_contacts))
+    return links
+
+
+def _welds(file: str, rg: RigidGroups, boxes: dict) -> list[Joint]:
+    """The fixed joints that weld each group's parts to its first part, their note saying why."""
+    out = []
+    for rep, parts in rg.groups().items():
+        for p in parts[1:]:
+            centre = 0.5 * (boxes[p][0] + boxes[p][1]) * 1e-3
+            out.append(Joint(name=f"{rep}-{p}", type="fixed", reference=rep, secondary=p, origin=centre,
+                             source=Source(file=file, note=f"{RIGID_NOTE} {rep}: {rg.evidence.get(p, 'declared')}")))
+    return out
+
+
+def _oriented(file: str, rg: RigidGroups, links: list[_Link], grounds: list[str]) -> list[Joint]:
+    """Joints from links, each with the group closer to ground as reference."""
+    nodes = list(rg.groups())
+    depth = _depths(nodes, [(k.a, k.b) for k in links], list(dict.fromkeys(rg.find(g) for g in grounds)))
+    out = []
+    for k in links:
+        key_a, key_b = (depth.get(k.a, len(nodes)), rg.order[k.a]), (depth.get(k.b, len(nodes)), rg.order[k.b])
+        ref, sec = (k.a, k.b) if key_a <= key_b else (k.b, k.a)
+        axis = np.array([0.0, 0.0, 1.0]) if k.axis is None else np.asarray(k.axis, dtype=float)
+        out.append(Joint(name=k.name or f"{ref}-{sec}", type=k.type, reference=ref, secondary=sec,
+                         origin=np.asarray(k.origin, dtype=float) * 1e-3, axis=axis, actuated=k.actuated,
+                         source=Source(file=file, note=k.note)))
+    return out
+
+
+def _check_lonely(file: str, rg: RigidGroups, links: list[_Link], declared: list[Joint], grounds: list[str]) -> None:
+    """InputError naming the parts of the groups that touch nothing and have no joint."""
+    held = {rg.find(g) for g in grounds} | {x for k in links for x in (k.a, k.b)}
+    held |= {rg.find(p) for j in declared for p in (j.reference, j.secondary) if p != GROUND}
+    lonely = [rep for rep in rg.groups() if rep not in held]
+    if lonely:
+        raise InputError(f"part {lonely[0]} touches no other part and has no declared joint"
+                         + (f" (also: {', '.join(lonely[1:])})" if len(lonely) > 1 else "")
+                         + "; declare a joint ('joints:'), weld it ('rigid:') or drop it ('ignore:')", file=file)
 
 
 def infer_joints(file: str, names: list[str], surfaces: dict[str, list[Surface]], boxes: dict[str, np.ndarray],
                  tol: MatingTolerances, planar_contacts: str, grounds: list[str], declared: list[Joint],
-                 progress=lambda items, what: items) -> Inference:
-    """Contacts of every touching pair and the joints they give (see the module docstring)."""
+                 progress=lambda items, what: items, *, between=(), rigid=(), paths=None) -> Inference:
+    """Rigid groups and the joints between them (see the module docstring).
+
+    declared : joints of the YAML joint syntax by part name (kept as given; their pair is not inferred).
+    between : :class:`Declared` joints; rigid : ``(part names, evidence)`` groups; paths : part name ->
+    its instance path (for the name rules).
+    """
     contacts: dict[tuple[str, str], list[Contact]] = {}
     for i, j in progress(candidate_pairs(names, boxes, tol.max_clearance + tol.contact_tol), "contacts"):
         found = pair_contacts(surfaces[names[i]], surfaces[names[j]], tol)
         if found:
             contacts[(names[i], names[j])] = found
-    declared_pairs = {frozenset((j.reference, j.secondary)) for j in declared}
-    for j in declared:
-        for part in (j.reference, j.secondary):
-            if part not in names and part != "ground":
-                raise InputError(f"joint {j.name}: no part {part!r}", file=file)
-    edges = [p for p in contacts if frozenset(p) not in declared_pairs]
-    edges += [(j.reference, j.secondary) for j in declared]
-    touching = {n for e in edges for n in e} | set(grounds)
-    lonely = [n for n in names if n not in touching]
-    if lonely:
-        raise InputError(f"part {lonely[0]} touches no other part and has no declared joint"
-                         + (f" (also: {', '.join(lonely[1:])})" if len(lonely) > 1 else ""), file=file)
-    depth = _depths(names, [e for e in edges if "ground" not in e], grounds)
-    order = {n: k for k, n in enumerate(names)}
-    joints = list(declared)
-    for (a, b), found in contacts.items():
-        if frozenset((a, b)) in declared_pairs:
-            continue
-        key = (depth.get(a, len(names)), order[a]), (depth.get(b, len(names)), order[b])
-        ref, sec = (a, b) if key[0] <= key[1] else (b, a)
-        joints.append(_pair_joint(file, ref, sec, found, tol, planar_contacts))
+    paths = paths or {}
+    rg = RigidGroups(names)
+    _declare_groups(file, rg, names, rigid, list(between), list(declared))
+    units = _servo_groups(rg, rules.servo_units([(n, tuple(paths.get(n, ()))) for n in names]))
+    _fasteners(rg, names, paths, contacts)
+    _weld_fixed(rg, lambda g: _pooled(g, contacts), tol, planar_contacts)
+    links = _links(file, rg, _pooled(rg, contacts), list(between), units, tol, planar_contacts)
+    _check_lonely(file, rg, links, list(declared), grounds)
+    joints = _welds(file, rg, boxes) + list(declared) + _oriented(file, rg, links, grounds)
+    review = tuple((j.name, k.confidence, k.note) for j, k in zip(joints[-len(links):] if links else [], links)
+                   if k.confidence < REVIEW_BELOW)
+    for name, confidence, note in review:
+        log.info("%s: joint %s to review (%s)", file, name, note)
+    if review:
+        log.warning("%s: %d joint(s) of low confidence to review: %s (run with --verbose for their evidence; "
+                    "'inspect --write-joints' writes them all)", file, len(review), ", ".join(r[0] for r in review))
     all_contacts = tuple(c for found in contacts.values() for c in found)
-    return Inference(joints=tuple(joints), contacts=all_contacts)
+    return Inference(joints=tuple(joints), contacts=all_contacts, group_of={n: rg.find(n) for n in names},
+                     review=review)

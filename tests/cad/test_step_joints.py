@@ -1,0 +1,213 @@
+"""Declared joints, rigid groups and ignored parts of the STEP wrapper; ``inspect --write-joints``; the rules.
+
+References: the mechanisms' geometry written by hand (cad_shapes: a pin r 5 pressed in a plate along
+local z, two plates); the four-bar sample's known mechanism (samples/fourbar/README.md: dof 1, one
+loop); for the written joints, the model of the STEP file read without any declaration (the file
+read back must give the same mass matrix at random configurations, 1e-9, and an edited line must
+change only its joint); the rules' vocabularies from the standards' names (DIN 912, ISO 4762, M2x6).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("OCP")
+
+import cad_shapes as S  # noqa: E402
+
+from mbcompose import compose  # noqa: E402
+from mbcompose.dynamics import mass_matrix  # noqa: E402
+from mbcompose.dynamics.embedding import complete_configuration  # noqa: E402
+from mbcompose.graph import analyse  # noqa: E402
+from mbcompose.parsers import InputError, read_assembly  # noqa: E402
+from mbcompose.parsers.step import rules  # noqa: E402
+from mbcompose.parsers.step.inference import clamped  # noqa: E402
+from mbcompose.parsers.step.joints_file import joints_yaml  # noqa: E402
+from mbcompose.parsers.step.mating import Contact  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+FOURBAR = REPO / "samples" / "fourbar_cad" / "fourbar.step"
+R_WORLD = S.WORLD[:3, :3]
+
+
+def _moving(assembly):
+    return [j for j in assembly.joints if not j.implicit and not j.source.note.startswith("rigid group")]
+
+
+@pytest.fixture(scope="module")
+def press_fit(tmp_path_factory):
+    """A pin pressed in a plate (no clearance): inference welds it."""
+    d = tmp_path_factory.mktemp("press")
+    return S.write_mechanism(d / "pin.step", S.pin_mechanism(5.0, shoulder=False))
+
+
+def _wrapper(tmp_path, step, text):
+    path = tmp_path / "w.yaml"
+    path.write_text(f"assembly: {step}\n{text}")
+    return path
+
+
+def test_a_declared_revolute_takes_its_axis_from_the_press_fit(press_fit, tmp_path):
+    assert [j.type for j in _moving(read_assembly(press_fit, mesh_dir=tmp_path))] == []     # welded
+    w = _wrapper(tmp_path, press_fit, "joints:\n  - {between: [plate, pin], type: revolute, name: spin}\n")
+    a = read_assembly(w)
+    (j,) = _moving(a)
+    assert (j.name, j.type, j.reference, j.secondary) == ("spin", "revolute", "plate", "pin")
+    assert abs(abs(float(j.axis @ (R_WORLD @ [0, 0, 1.0]))) - 1.0) < 1e-9
+    off = j.origin - S.WORLD[:3, 3] * 1e-3                  # the axis passes through the local origin
+    assert np.linalg.norm(off - (off @ j.axis) * j.axis) < 1e-9
+    assert analyse(a).dof == 1
+
+
+def test_given_axis_and_origin_win_and_globs_match(press_fit, tmp_path):
+    w = _wrapper(tmp_path, press_fit, "units: {length: mm}\njoints:\n"
+                 "  - {between: [\"pl*\", \"p?n\"], type: prismatic, axis: [1, 0, 0], origin: [1, 2, 3]}\n")
+    (j,) = _moving(read_assembly(w))
+    assert j.type == "prismatic"
+    np.testing.assert_allclose(j.axis, [1, 0, 0], atol=1e-15)
+    np.testing.assert_allclose(j.origin, [1e-3, 2e-3, 3e-3], atol=1e-15)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("joints:\n  - {between: [plate, pinn], type: revolute}\n", "w.yaml:3: joints[0].between[1]: no part matches 'pinn' (did you mean 'pin'?)"),
+    ("ignore: [\"bolt*\"]\n", "w.yaml:2: ignore[0]: no part matches 'bolt*'"),
+    ("rigid: [[plate, \"x*\"]]\n", "w.yaml:2: rigid[0][1]: no part matches 'x*'"),
+    ("joints:\n  - {between: [plate, pin], type: revolute, axle: [0, 0, 1]}\n", "w.yaml:3: joints[0].axle: unknown key 'axle'"),
+    ("joints:\n  - {between: [plate, pin], type: screw}\n", "w.yaml:3: joints[0].type: unknown joint type 'screw'"),
+    ("rigid: [[plate, pin]]\njoints:\n  - {between: [plate, pin], type: revolute}\n", "both sides of the joint"),
+])
+def test_bad_declarations_are_one_line_at_their_line(press_fit, tmp_path, text, message):
+    w = _wrapper(tmp_path, press_fit, text)
+    with pytest.raises(InputError) as e:
+        read_assembly(w)
+    assert message in str(e.value)
+
+
+def test_a_between_whose_groups_do_not_touch_is_an_error_and_the_cli_writes_nothing(tmp_path):
+    step = S.write_mechanism(tmp_path / "apart.step", [
+        ("a", S.product("a", S.box((0, 0, 0), (10, 10, 10))), np.eye(4)),
+        ("b", S.product("b", S.box((20, 0, 0), (30, 10, 10))), np.eye(4))])
+    w = _wrapper(tmp_path, step, "joints:\n  - {between: [a, b], type: revolute}\n")
+    out = tmp_path / "joints.yaml"
+    run = subprocess.run([sys.executable, "-m", "mbcompose", "inspect", str(w), "--write-joints", str(out)],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 2 and not out.exists()
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "w.yaml:3:" in line and "do not touch: give 'axis' and 'origin'" in line
+    w.write_text(f"assembly: {step}\nunits: {{length: mm}}\n"
+                 "joints:\n  - {between: [a, b], type: revolute, axis: [0, 0, 1], origin: [15, 5, 5]}\n")
+    assert analyse(read_assembly(w)).dof == 1          # with the axis and origin given, no contact needed
+
+
+def test_ignore_and_rigid(tmp_path):
+    parts = S.pin_mechanism(5.2, shoulder=True) + [
+        ("thread_1", S.product("thread_1", S.box((30, 30, 30), (31, 31, 31))), np.eye(4))]
+    step = S.write_mechanism(tmp_path / "m.step", parts)
+    with pytest.raises(InputError, match="thread_1 touches no other part"):
+        read_assembly(step, mesh_dir=tmp_path)
+    a = read_assembly(_wrapper(tmp_path, step, "ignore: [\"*thread*\"]\n"))
+    assert {b.name for b in a.bodies} == {"plate", "pin"} and [j.type for j in _moving(a)] == ["revolute"]
+    a = read_assembly(_wrapper(tmp_path, step, "ignore: [\"*thread*\"]\nrigid: [[plate, pin]]\n"))
+    assert _moving(a) == [] and analyse(a).dof == 0
+
+
+def _model_matrix(path, q_seed=7):
+    comp = compose(path)
+    model = comp.model
+    rng = np.random.default_rng(q_seed)
+    q = model.neutral() + 0.3 * rng.standard_normal(model.nq)
+    if hasattr(model, "loops"):                  # a closed chain: close the loop about the random guess
+        q = complete_configuration(model, q)
+    return comp, mass_matrix(model, q), q
+
+
+def test_write_joints_read_back_gives_the_same_model(tmp_path):
+    original = read_assembly(FOURBAR, mesh_dir=tmp_path / "m")
+    out = tmp_path / "joints.yaml"
+    out.write_text(joints_yaml(original, FOURBAR, out))
+    back = read_assembly(out)
+    a, b = _moving(original), _moving(back)
+    assert [(j.type, j.reference, j.secondary) for j in a] == [(j.type, j.reference, j.secondary) for j in b]
+    for ja, jb in zip(a, b):
+        np.testing.assert_allclose(jb.axis, ja.axis, atol=1e-12)
+        np.testing.assert_allclose(jb.origin, ja.origin, atol=1e-12)
+    assert analyse(back).dof == analyse(original).dof == 1
+    comp_a, m_a, q = _model_matrix(FOURBAR)
+    comp_b, m_b, _ = _model_matrix(out)
+    assert comp_a.model.joint_names == comp_b.model.joint_names
+    np.testing.assert_allclose(m_b, m_a, rtol=0, atol=1e-9 * max(1.0, np.abs(m_a).max()))
+
+
+def test_an_edited_line_changes_exactly_that_joint(tmp_path):
+    original = read_assembly(FOURBAR, mesh_dir=tmp_path / "m")
+    out = tmp_path / "joints.yaml"
+    lines = joints_yaml(original, FOURBAR, out).splitlines()
+    k = next(i for i, line in enumerate(lines) if "type: revolute" in line)
+    lines[k] = lines[k].replace("type: revolute", "type: cylindrical")
+    out.write_text("\n".join(lines) + "\n")
+    a, b = _moving(original), _moving(read_assembly(out))
+    changed = [(ja.name, ja.type, jb.type) for ja, jb in zip(a, b) if ja.type != jb.type
+               or not np.allclose(ja.axis, jb.axis) or not np.allclose(ja.origin, jb.origin)]
+    assert len(a) == len(b) and len(changed) == 1 and changed[0][1:] == ("revolute", "cylindrical")
+
+
+def test_inspect_write_joints_on_the_cli(tmp_path):
+    out = tmp_path / "j.yaml"
+    run = subprocess.run([sys.executable, "-m", "mbcompose", "inspect", str(FOURBAR), "--write-joints", str(out)],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    text = out.read_text()
+    assert text.count("type: revolute") == 4 and "# confidence" in text and "assembly:" in text
+
+
+@pytest.mark.parametrize("name, path, fastener", [
+    ("SOLID_4", ("arm", "FHS_M2_5X10:1", "SOLID"), True),
+    ("DIN 912 M3x8", (), True), ("ISO 4762 - M4 x 10", (), True), ("M2x6", (), True),
+    ("hex nut", (), True), ("washer_m3", (), True), ("heat set insert", (), True), ("standoff", (), True),
+    ("dowel pin", (), True), ("rivet", (), True), ("bracket", ("arm",), False), ("Base:1", (), False),
+    ("pin_a", (), False), ("MX-64 horn", (), False),
+])
+def test_fastener_names(name, path, fastener):
+    assert (rules.fastener_by_name(name, path) is not None) is fastener
+
+
+def test_servo_units_split_case_and_output():
+    parts = [("case", ("arm", "XL,XC-330 v1:6", "DC15_A01_CASE_M_DUMMY:1")),
+             ("horn", ("arm", "XL,XC-330 v1:6", "DC15_A01_HORN_DUMMY:1")),
+             ("bracket", ("arm", "bracket:1")),
+             ("sts", ("arm", "STS3215 servo", "body")), ("sts_horn", ("arm", "STS3215 servo", "horn")),
+             ("lonely", ("arm", "SG90", "body"))]
+    units = rules.servo_units(parts)
+    assert [(u.case, u.output) for u in units] == [(("case",), ("horn",)), (("sts",), ("sts_horn",))]
+
+
+def _planar(n, point=(0, 0, 0)):
+    return Contact("planar", "a", "b", (0, 0), (0.0, 0.0), 0.0, np.asarray(point, float), np.asarray(n, float), 1.0)
+
+
+def test_clamped_means_opposite_parallel_faces_only():
+    assert clamped([_planar([1, 0, 0]), _planar([-1, 0, 0], (5, 0, 0))], 1e-3)
+    assert not clamped([_planar([1, 0, 0]), _planar([1, 0, 0], (0, 3, 0))], 1e-3)
+    assert not clamped([_planar([1, 0, 0]), _planar([-1, 0, 0], (5, 0, 0)), _planar([0, 0, 1])], 1e-3)   # a slot
+
+
+@pytest.mark.parametrize("name, body", [("ground", "ground_link"), ("world", "world"), ("base", "base")])
+def test_a_part_named_like_the_world_is_just_a_part(tmp_path, name, body):
+    sys.path.insert(0, str(FOURBAR.parent))
+    try:
+        import make_step
+    finally:
+        sys.path.remove(str(FOURBAR.parent))
+    tree = make_step.fourbar_tree()
+    tree.children[0].name = name                      # the base link
+    path = tmp_path / f"{name}.step"
+    make_step.write_step(path, tree, unit="MM")
+    a = read_assembly(path, mesh_dir=tmp_path / "m")
+    assert body in {b.name for b in a.bodies}
+    analysis = analyse(a)
+    assert analysis.dof == 1 and len(analysis.loops) == 1
