@@ -149,8 +149,17 @@ def _kept_apart(rg: RigidGroups) -> set[frozenset]:
     return {frozenset((rg.find(x), rg.find(y))) for x, y in rg.apart}
 
 
-def _weld_fixed(rg: RigidGroups, pool, tol: MatingTolerances, planar_contacts: str) -> None:
-    """Join every pair of groups whose pooled contacts leave no freedom, until nothing changes."""
+SERVO_HELD = ("a servo case held by planar contacts only: servos are screwed to their brackets "
+              "(the screws are not solids here), they do not slide in them")
+
+
+def _weld_fixed(rg: RigidGroups, pool, tol: MatingTolerances, planar_contacts: str,
+                servo_cases: frozenset = frozenset()) -> None:
+    """Join every pair of groups whose pooled contacts leave no freedom, until nothing changes.
+
+    Also welded: groups that touch in planar contacts only when one of them holds a servo's case
+    (``servo_cases``: part names), evidence :data:`SERVO_HELD`.
+    """
     changed = True
     while changed:
         changed = False
@@ -162,6 +171,9 @@ def _weld_fixed(rg: RigidGroups, pool, tol: MatingTolerances, planar_contacts: s
                 why = "planar contacts in one plane" if planar_contacts == "fixed" else None
             elif clamped(found, tol.angle_tol):
                 why = CLAMPED
+            elif all(c.kind == "planar" for c in found) and any(
+                    rg.find(p) in (rg.find(ga), rg.find(gb)) for p in servo_cases):
+                why = SERVO_HELD
             else:
                 f = pair_freedom(found, tol.angle_tol, tol.contact_tol)
                 why = None if f.type != "fixed" else (
@@ -211,16 +223,52 @@ def _servo_groups(rg: RigidGroups, units: list[rules.ServoUnit]) -> list[rules.S
     return kept
 
 
+def _output_axis(u: rules.ServoUnit, contacts: dict, tol: MatingTolerances) -> Contact | None:
+    """The widest cylindrical fit between a servo's case and output parts (its output axis), or None."""
+    case, out = set(u.case), set(u.output)
+    fits = [c for (a, b), found in contacts.items() if (a in case and b in out) or (a in out and b in case)
+            for c in found if c.kind in ("press fit", "bearing")]
+    return max(fits, key=lambda c: c.radii[1]) if fits else None
+
+
+def _horn_faces(rg: RigidGroups, units: list[rules.ServoUnit], contacts: dict, tol: MatingTolerances) -> None:
+    """A part outside a servo that touches its case with a face centred on the output axis rides on the horn.
+
+    Only for servos whose output side has no horn part.  Servo models often make the horn one solid
+    with the case (Robotis' XL430 'DUMMY'; the output side is the idler): the bracket
+    screwed to the horn then touches the case in a planar face normal to the output axis whose
+    centre lies within half the output fit's radius of the axis.  That part joins the output side.
+    """
+    for u in units:
+        fit = _output_axis(u, contacts, tol)
+        if fit is None or any(rules.HORN_WORD.search(p) for p in u.output_paths):
+            continue                 # no axis, or the horn is a part of its own: what touches it rides on it
+        unit, case = set(u.case) | set(u.output), set(u.case)
+        for (a, b), found in contacts.items():
+            if (a in case) == (b in case) or a in unit and b in unit:
+                continue
+            other = b if a in case else a
+            for c in found:
+                off = c.point - fit.point
+                radial = np.linalg.norm(off - np.dot(off, fit.axis) * fit.axis)
+                if (c.kind == "planar" and np.linalg.norm(np.cross(c.axis, fit.axis)) <= tol.angle_tol
+                        and radial <= 0.5 * fit.radii[1]):
+                    rg.join(u.output[0], other, f"a face centred on the output axis of servo {u.model} "
+                                                f"({u.node[-1]}): it rides on the horn")
+                    break
+
+
 def _fasteners(rg: RigidGroups, names: list[str], paths: dict, contacts: dict) -> None:
     """Each fastener makes rigid what it touches (step 2)."""
     touching: dict[str, list[tuple[str, Contact]]] = {n: [] for n in names}
+    pairs = frozenset(frozenset(p) for p in contacts)
     for (a, b), found in contacts.items():
         for c in found:
             touching[a].append((b, c))
             touching[b].append((a, c))
     for n in names:
         evidence = rules.fastener_by_name(n, paths.get(n, ())) or rules.fastener_by_geometry(
-            n, [c for _, c in touching[n]])
+            n, [c for _, c in touching[n]], pairs)
         if evidence is None:
             continue
         for other in dict.fromkeys(o for o, _ in touching[n]):
@@ -252,7 +300,7 @@ def _contact_geometry(kind: str, found: list[Contact], tol: MatingTolerances):
 
 @dataclass
 class _Link:
-    """A joint between two groups before it is oriented: geometry in mm, its note and confidence."""
+    """A joint between two parts before it is oriented: geometry in mm, its note and confidence."""
 
     a: str
     b: str
@@ -270,7 +318,8 @@ def _between(pool: dict, ga: str, gb: str) -> list[Contact]:
 
 
 def _declared_link(file: str, rg: RigidGroups, pool, d: Declared, tol: MatingTolerances) -> _Link:
-    """The link of a declared joint: its geometry as given, else from the contacts of its groups."""
+    """The link of a declared joint (between its first part on each side): its geometry as given,
+    else from the pooled contacts of its two groups."""
     error = d.error or (lambda m: InputError(m, file=file))
     ga, gb = rg.find(d.a[0]), rg.find(d.b[0])
     found = _between(pool, ga, gb)
@@ -278,20 +327,24 @@ def _declared_link(file: str, rg: RigidGroups, pool, d: Declared, tol: MatingTol
     axis, origin, how = d.axis, d.origin, "declared"
     if (needs_axis and axis is None) or origin is None:
         if not found:
-            raise error(f"the groups of {ga} and {gb} do not touch: give 'axis' and 'origin' of the joint, "
-                        "or declare it between parts that touch")
+            raise error(f"the groups of {d.a[0]} and {d.b[0]} do not touch: give 'axis' and 'origin' of the "
+                        "joint, or declare it between parts that touch")
         geometry = _contact_geometry(d.type, found, tol)
         if isinstance(geometry, str):
-            raise error(f"{d.type} joint between {ga} and {gb}: {geometry}")
+            raise error(f"{d.type} joint between {d.a[0]} and {d.b[0]}: {geometry}")
         axis = axis if axis is not None else geometry[0]
         origin = origin if origin is not None else geometry[1]
         how = f"declared; {'axis and ' if d.axis is None and needs_axis else ''}origin from {geometry[2]}"
-    return _Link(ga, gb, d.type, axis, np.asarray(origin, dtype=float), _note(found if how != "declared" else [],
-                 how, 1.0), 1.0, d.name, d.actuated)
+    return _Link(d.a[0], d.b[0], d.type, axis, np.asarray(origin, dtype=float),
+                 _note(found if how != "declared" else [], how, 1.0), 1.0, d.name, d.actuated)
 
 
 def _servo_link(rg: RigidGroups, pool, u: rules.ServoUnit, tol: MatingTolerances) -> _Link | None:
-    """The actuated revolute joint of a servo about its output axis, or None (logged) without one."""
+    """The actuated revolute joint of a servo about its output axis, or None (logged) without one.
+
+    Between the two parts of its widest fit across the case and output groups (else the first
+    part of each side).
+    """
     ga, gb = rg.find(u.case[0]), rg.find(u.output[0])
     found = _between(pool, ga, gb)
     geometry = _contact_geometry("revolute", found, tol) if found else "its case and output do not touch"
@@ -300,66 +353,94 @@ def _servo_link(rg: RigidGroups, pool, u: rules.ServoUnit, tol: MatingTolerances
                     geometry)
         return None
     axis, origin, how = geometry
-    confidence = SERVO_CONFIDENCE[0] if "cylindrical" in how else SERVO_CONFIDENCE[1]
+    fits = [c for c in found if c.kind in ("press fit", "bearing")]
+    a, b = (u.case[0], u.output[0])
+    if fits:
+        widest = max(fits, key=lambda c: c.radii[1])
+        a, b = (widest.part_a, widest.part_b) if rg.find(widest.part_a) == ga else (widest.part_b, widest.part_a)
+    confidence = SERVO_CONFIDENCE[0] if fits else SERVO_CONFIDENCE[1]
     note = _note(found, f"servo {u.model} ({'/'.join(u.node)}) turns about its output axis, {how}", confidence)
-    return _Link(ga, gb, "revolute", axis, origin, note, confidence, None, True)
+    return _Link(a, b, "revolute", axis, origin, note, confidence, None, True)
 
 
-def _inferred_link(file: str, ga: str, gb: str, found: list[Contact], tol: MatingTolerances,
+def _inferred_link(file: str, a: str, b: str, found: list[Contact], tol: MatingTolerances,
                    planar_contacts: str) -> _Link:
-    """The joint the pooled contacts of two groups leave; InputError if it is no joint type."""
-    if coplanar(found, tol.angle_tol, tol.contact_tol) and planar_contacts == "fixed":
-        return _Link(ga, gb, "fixed", None, np.mean([c.point for c in found], axis=0),
-                     _note(found, "fixed (planar contacts in one plane)", CONFIDENCE["fixed"]), CONFIDENCE["fixed"])
+    """The joint the contacts of two parts of different groups leave; InputError if it is no joint type.
+
+    Planar contacts in one plane are a planar joint here: whether they weld is decided for the
+    groups' pooled contacts (:func:`_weld_fixed`), and did not.
+    """
     f = pair_freedom(found, tol.angle_tol, tol.contact_tol)
     if f.type is None:
         kinds = ", ".join(sorted({c.kind for c in found}))
-        raise InputError(f"parts {ga} and {gb}: their contacts ({kinds}) leave a {f.dim}-dimensional freedom "
-                         f"that is no joint type; declare the joint between them (joints: [{{between: [{ga}, {gb}], "
-                         f"type: ...}}]) or make them one body (rigid: [[{ga}, {gb}]])", file=file)
+        raise InputError(f"parts {a} and {b}: their contacts ({kinds}) leave a {f.dim}-dimensional freedom "
+                         f"that is no joint type; declare the joint between them (joints: [{{between: [{a}, {b}], "
+                         f"type: ...}}]) or make them one body (rigid: [[{a}, {b}]])", file=file)
     confidence = CONFIDENCE.get(f.type, 0.5)
-    return _Link(ga, gb, f.type, f.axis, f.origin, _note(found, f"{f.type} inferred", confidence), confidence)
+    return _Link(a, b, f.type, f.axis, f.origin, _note(found, f"{f.type} inferred", confidence), confidence)
 
 
-def _links(file: str, rg: RigidGroups, pool, between: list[Declared], units, tol: MatingTolerances,
+def _links(file: str, rg: RigidGroups, contacts: dict, between: list[Declared], units, tol: MatingTolerances,
            planar_contacts: str) -> list[_Link]:
-    """Declared links, then servo links, then one inferred link per other touching pair of groups."""
+    """Declared links, then servo links (one per pair of groups), then one inferred link per touching
+    pair of parts in two groups that no declaration or servo holds."""
+    pool = _pooled(rg, contacts)
     links = [_declared_link(file, rg, pool, d, tol) for d in between]
-    done = {frozenset((k.a, k.b)) for k in links}
+    done = {frozenset((rg.find(k.a), rg.find(k.b))) for k in links}
     for u in units:
         link = _servo_link(rg, pool, u, tol)
-        if link is not None and frozenset((link.a, link.b)) not in done:
+        pair = frozenset((rg.find(u.case[0]), rg.find(u.output[0])))
+        if link is not None and pair not in done:
             links.append(link)
-            done.add(frozenset((link.a, link.b)))
+            done.add(pair)
     servo_pairs = {frozenset((rg.find(u.case[0]), rg.find(u.output[0]))) for u in units}
-    apart = _kept_apart(rg) - servo_pairs      # a servo without an axis is left to its contacts
-    for (ga, gb), found in pool.items():
-        pair = frozenset((ga, gb))
-        if pair in done or pair in apart:
-            continue                  # a declared joint of the YAML format's own syntax holds this pair
-        links.append(_inferred_link(file, ga, gb, found, tol, planar_contacts))
+    held = done | (_kept_apart(rg) - servo_pairs)   # a servo without an axis is left to its contacts
+    for (a, b), found in contacts.items():
+        if rg.find(a) != rg.find(b) and frozenset((rg.find(a), rg.find(b))) not in held:
+            links.append(_inferred_link(file, a, b, found, tol, planar_contacts))
     return links
 
 
-def _welds(file: str, rg: RigidGroups, boxes: dict) -> list[Joint]:
-    """The fixed joints that weld each group's parts to its first part, their note saying why."""
+def _welds(file: str, rg: RigidGroups, contacts: dict, boxes: dict) -> list[tuple[str, str, Joint]]:
+    """The fixed joints that weld each group: one per touching pair of its parts, and one from its first
+    part to each part that touches none of the others (a declared group); their note says why."""
     out = []
+    linked = RigidGroups(list(rg.order))
+    for (a, b), found in contacts.items():
+        rep = rg.find(a)
+        if rep != rg.find(b):
+            continue
+        why = rg.evidence.get(b) or rg.evidence.get(a) or "one body"
+        origin = np.mean([c.point for c in found], axis=0) * 1e-3
+        out.append((a, b, origin, f"{RIGID_NOTE} {rep}: {why}; {_note(found, 'welded', 1.0)}"))
+        linked.join(a, b, "")
     for rep, parts in rg.groups().items():
         for p in parts[1:]:
-            centre = 0.5 * (boxes[p][0] + boxes[p][1]) * 1e-3
-            out.append(Joint(name=f"{rep}-{p}", type="fixed", reference=rep, secondary=p, origin=centre,
-                             source=Source(file=file, note=f"{RIGID_NOTE} {rep}: {rg.evidence.get(p, 'declared')}")))
-    return out
+            if linked.find(p) != linked.find(rep) and linked.join(rep, p, ""):
+                centre = 0.5 * (boxes[p][0] + boxes[p][1]) * 1e-3
+                out.append((rep, p, centre, f"{RIGID_NOTE} {rep}: {rg.evidence.get(p, 'declared')}"))
+    return [(a, b, Joint(name="", type="fixed", reference=a, secondary=b, origin=origin,
+                         source=Source(file=file, note=note))) for a, b, origin, note in out]
 
 
-def _oriented(file: str, rg: RigidGroups, links: list[_Link], grounds: list[str]) -> list[Joint]:
-    """Joints from links, each with the group closer to ground as reference."""
-    nodes = list(rg.groups())
-    depth = _depths(nodes, [(k.a, k.b) for k in links], list(dict.fromkeys(rg.find(g) for g in grounds)))
+def _oriented(file: str, names: list[str], welds, links: list[_Link], declared: list[Joint],
+              grounds: list[str]) -> list[Joint]:
+    """Joints of welds and links, each with the part closer to ground (in the graph of joined parts)
+    as reference (ties: the part earlier in the file), named ``reference-secondary`` unless named."""
+    edges = [(a, b) for a, b, _ in welds] + [(k.a, k.b) for k in links]
+    edges += [(j.reference, j.secondary) for j in declared if GROUND not in (j.reference, j.secondary)]
+    depth = _depths(names, edges, grounds)
+    order = {n: k for k, n in enumerate(names)}
+
+    def ends(a, b):
+        key_a, key_b = (depth.get(a, len(names)), order[a]), (depth.get(b, len(names)), order[b])
+        return (a, b) if key_a <= key_b else (b, a)
     out = []
+    for a, b, weld in welds:
+        ref, sec = ends(a, b)
+        out.append(replace(weld, name=f"{ref}-{sec}", reference=ref, secondary=sec))
     for k in links:
-        key_a, key_b = (depth.get(k.a, len(nodes)), rg.order[k.a]), (depth.get(k.b, len(nodes)), rg.order[k.b])
-        ref, sec = (k.a, k.b) if key_a <= key_b else (k.b, k.a)
+        ref, sec = ends(k.a, k.b)
         axis = np.array([0.0, 0.0, 1.0]) if k.axis is None else np.asarray(k.axis, dtype=float)
         out.append(Joint(name=k.name or f"{ref}-{sec}", type=k.type, reference=ref, secondary=sec,
                          origin=np.asarray(k.origin, dtype=float) * 1e-3, axis=axis, actuated=k.actuated,
@@ -368,8 +449,8 @@ def _oriented(file: str, rg: RigidGroups, links: list[_Link], grounds: list[str]
 
 
 def _check_lonely(file: str, rg: RigidGroups, links: list[_Link], declared: list[Joint], grounds: list[str]) -> None:
-    """InputError naming the parts of the groups that touch nothing and have no joint."""
-    held = {rg.find(g) for g in grounds} | {x for k in links for x in (k.a, k.b)}
+    """InputError naming the first parts of the groups that touch no other group and have no joint."""
+    held = {rg.find(g) for g in grounds} | {rg.find(x) for k in links for x in (k.a, k.b)}
     held |= {rg.find(p) for j in declared for p in (j.reference, j.secondary) if p != GROUND}
     lonely = [rep for rep in rg.groups() if rep not in held]
     if lonely:
@@ -396,12 +477,16 @@ def infer_joints(file: str, names: list[str], surfaces: dict[str, list[Surface]]
     rg = RigidGroups(names)
     _declare_groups(file, rg, names, rigid, list(between), list(declared))
     units = _servo_groups(rg, rules.servo_units([(n, tuple(paths.get(n, ()))) for n in names]))
+    _horn_faces(rg, units, contacts, tol)
     _fasteners(rg, names, paths, contacts)
-    _weld_fixed(rg, lambda g: _pooled(g, contacts), tol, planar_contacts)
-    links = _links(file, rg, _pooled(rg, contacts), list(between), units, tol, planar_contacts)
+    _weld_fixed(rg, lambda g: _pooled(g, contacts), tol, planar_contacts,
+                frozenset(p for u in units for p in u.case))
+    links = _links(file, rg, contacts, list(between), units, tol, planar_contacts)
     _check_lonely(file, rg, links, list(declared), grounds)
-    joints = _welds(file, rg, boxes) + list(declared) + _oriented(file, rg, links, grounds)
-    review = tuple((j.name, k.confidence, k.note) for j, k in zip(joints[-len(links):] if links else [], links)
+    welds = _welds(file, rg, contacts, boxes)
+    oriented = _oriented(file, names, welds, links, list(declared), grounds)
+    joints = oriented[:len(welds)] + list(declared) + oriented[len(welds):]
+    review = tuple((j.name, k.confidence, k.note) for j, k in zip(oriented[len(welds):], links)
                    if k.confidence < REVIEW_BELOW)
     for name, confidence, note in review:
         log.info("%s: joint %s to review (%s)", file, name, note)

@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from ..assembly import Assembly, Joint
+from ..assembly import GROUND, Assembly, Joint
 from .inference import RIGID_NOTE
 
 
@@ -30,12 +30,25 @@ def _is_weld(j: Joint) -> bool:
 
 
 def _groups(assembly: Assembly) -> list[tuple[str, list[tuple[str, str]]]]:
-    """(first part, [(member, evidence)]) of every rigid group, from the welding joints."""
-    groups: dict[str, list[tuple[str, str]]] = {}
+    """(first part, [(other part, evidence)]) of every rigid group: the parts joined by welding joints."""
+    order = {b.name: k for k, b in enumerate(assembly.bodies)}
+    parent = {n: n for n in order}
+
+    def find(n):
+        while parent[n] != n:
+            n = parent[n]
+        return n
+    why: dict[str, str] = {}
     for j in assembly.joints:
         if _is_weld(j):
-            why = j.source.note.split(": ", 1)[1] if ": " in j.source.note else j.source.note
-            groups.setdefault(j.reference, []).append((j.secondary, why))
+            ra, rb = sorted((find(j.reference), find(j.secondary)), key=order.__getitem__)
+            parent[rb] = ra
+            note = j.source.note.split(": ", 1)[1] if ": " in j.source.note else j.source.note
+            why.setdefault(j.secondary, note.split("; ")[0])
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for n in sorted(order, key=order.__getitem__):
+        if find(n) != n:
+            groups.setdefault(find(n), []).append((n, why.get(n, "")))
     return list(groups.items())
 
 
@@ -68,7 +81,10 @@ def joints_yaml(assembly: Assembly, step_file, out_file) -> str:
             parts = ", ".join(_name(p) for p in [first] + [m for m, _ in members])
             why = "; ".join(f"{m}: {w}" for m, w in members)
             lines.append(f"  - [{parts}]   # {why}")
-    joints = [j for j in assembly.joints if not j.implicit and not _is_weld(j)]
+    joints = [j for j in assembly.joints if not j.implicit and not _is_weld(j)
+              and GROUND not in (j.reference, j.secondary)]       # a joint to the world is no 'between'
+    if len(joints) + sum(1 for j in assembly.joints if _is_weld(j) or j.implicit) < len(assembly.joints):
+        lines.append("# joints to the world of the original wrapper are not written: copy them from it")
     lines.append("joints:" if joints else "joints: []")
     lines += [joint_line(j) for j in joints]
     return "\n".join(lines) + "\n"

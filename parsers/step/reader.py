@@ -412,10 +412,11 @@ def _named(path, joints: list[Joint], joint_names, group_of: dict) -> list[Joint
 
     def group(part):
         return group_of.get(part, part)
-    by_pair = {frozenset((group(j.reference), group(j.secondary))): k for k, j in enumerate(joints)
-               if not (j.source and j.source.note.startswith(RIGID_NOTE))}
+    by_parts = {frozenset((j.reference, j.secondary)): k for k, j in enumerate(joints)}
+    by_groups = {frozenset((group(j.reference), group(j.secondary))): k for k, j in enumerate(joints)
+                 if not (j.source and j.source.note.startswith(RIGID_NOTE))}
     for new, pair in joint_names.items():
-        k = by_pair.get(frozenset(group(p) for p in pair))
+        k = by_parts.get(frozenset(pair), by_groups.get(frozenset(group(p) for p in pair)))
         if k is None or len(set(pair)) != 2:
             raise InputError(f"{new}: no joint between {list(pair)}", file=str(path), key="joint_names")
         joints[k] = replace(joints[k], name=str(new))

@@ -9,7 +9,7 @@ confidence, to the rigid groups and joints it produces (docs/assembly-format.md,
   name or in the name of an assembly above it.  A fastener makes rigid what it touches.
 * **fastener by geometry** (:func:`fastener_by_geometry`): a slender part (shank radius at most
   :data:`SHANK_RADIUS_MAX` mm) whose one shank passes through two or more other parts, coaxially,
-  and whose name does not say it is a pin, shaft or axle: a bolt whose head is a collar.
+  that touch each other (clamped together), and whose name does not say it is a pin, shaft or axle.
 * **servo** (:func:`servo_units`): a part below an assembly node whose name is a servo model
   (Dynamixel XL330/XL430/XM/XH/XC/AX/MX, Feetech STS/SCS, TowerPro SG90/MG90/MG996R, ...).  The parts
   of one servo node split into the output side (horn, idler: names with ``horn``/``idle``/``output``)
@@ -46,6 +46,8 @@ SERVO_WORDS = re.compile(
 
 #: output-side parts of a servo: the horn and the idler opposite it
 OUTPUT_WORDS = re.compile(r"(horn|idle|output)", re.IGNORECASE)
+#: a horn of its own among a servo's output parts
+HORN_WORD = re.compile(r"horn", re.IGNORECASE)
 
 #: largest shank radius (mm) of the fastener-by-geometry rule (an M12 bolt)
 SHANK_RADIUS_MAX = 6.0
@@ -61,12 +63,14 @@ def fastener_by_name(name: str, path: tuple[str, ...]) -> str | None:
     return None
 
 
-def fastener_by_geometry(name: str, contacts: list[Contact]) -> str | None:
+def fastener_by_geometry(name: str, contacts: list[Contact], touching=frozenset()) -> str | None:
     """Evidence that a part is a bolt from its contacts (it is ``part_a``, the shaft, of fits), or None.
 
-    contacts : the contacts of the part with every other part (mm).  A shank is a set of coaxial
-    fits (press fit or bearing) of radius <= :data:`SHANK_RADIUS_MAX` where the part is the shaft;
-    one through two or more other parts is a fastener unless the name says pin, shaft, axle.
+    contacts : the contacts of the part with every other part (mm).  touching : the pairs of parts
+    (frozensets) that touch each other.  A shank is a set of coaxial fits (press fit or bearing) of
+    radius <= :data:`SHANK_RADIUS_MAX` where the part is the shaft; one through two or more other
+    parts that touch each other (a bolt presses what it clamps together; a pin leaves a gap or a
+    washer between the parts it joins) is a fastener, unless the name says pin, shaft, axle.
     """
     if PIN_WORDS.search(name):
         return None
@@ -75,7 +79,8 @@ def fastener_by_geometry(name: str, contacts: list[Contact]) -> str | None:
     for c in fits:
         coaxial = {o.part_b for o in fits if np.linalg.norm(np.cross(o.axis, c.axis)) < 1e-3
                    and np.linalg.norm(np.cross(o.point - c.point, c.axis)) < 1e-2}
-        if len(coaxial) >= 2:
+        pressed = [frozenset((x, y)) for x in coaxial for y in coaxial if x < y and frozenset((x, y)) in touching]
+        if len(coaxial) >= 2 and pressed:
             return (f"fastener by geometry (a shank of radius {c.radii[0]:.3g} mm through "
                     f"{len(coaxial)} parts: {', '.join(sorted(coaxial))})")
     return None
@@ -83,12 +88,16 @@ def fastener_by_geometry(name: str, contacts: list[Contact]) -> str | None:
 
 @dataclass(frozen=True)
 class ServoUnit:
-    """The parts of one servo: ``node`` (its assembly path), ``case`` and ``output`` part names."""
+    """The parts of one servo: ``node`` (its assembly path), ``case`` and ``output`` part names.
+
+    output_paths : the '/'-joined paths of the output parts below ``node`` (names the rules read).
+    """
 
     node: tuple[str, ...]
     model: str
     case: tuple[str, ...]
     output: tuple[str, ...]
+    output_paths: tuple[str, ...] = ()
 
 
 def servo_units(parts: list[tuple[str, tuple[str, ...]]]) -> list[ServoUnit]:
@@ -97,15 +106,17 @@ def servo_units(parts: list[tuple[str, tuple[str, ...]]]) -> list[ServoUnit]:
     A part belongs to the deepest assembly node of its path whose name is a servo model; a unit
     needs parts on both sides (case and output) to be a joint.
     """
-    units: dict[tuple[str, ...], tuple[str, list[str], list[str]]] = {}
+    units: dict[tuple[str, ...], tuple[str, list[str], list[str], list[str]]] = {}
     for name, path in parts:
         for k in range(len(path) - 1, -1, -1):
             m = SERVO_WORDS.search(path[k])
             if m and k < len(path) - 1:
                 node = path[:k + 1]
-                unit = units.setdefault(node, (m.group(0).strip(" _-,"), [], []))
+                unit = units.setdefault(node, (m.group(0).strip(" _-,"), [], [], []))
                 output = any(OUTPUT_WORDS.search(e) for e in path[k + 1:]) or OUTPUT_WORDS.search(name)
                 (unit[2] if output else unit[1]).append(name)
+                if output:
+                    unit[3].append("/".join((*path[k + 1:], name)))
                 break
-    return [ServoUnit(node, model, tuple(case), tuple(out)) for node, (model, case, out) in units.items()
-            if case and out]
+    return [ServoUnit(node, model, tuple(case), tuple(out), tuple(paths))
+            for node, (model, case, out, paths) in units.items() if case and out]

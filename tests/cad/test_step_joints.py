@@ -211,3 +211,15 @@ def test_a_part_named_like_the_world_is_just_a_part(tmp_path, name, body):
     assert body in {b.name for b in a.bodies}
     analysis = analyse(a)
     assert analysis.dof == 1 and len(analysis.loops) == 1
+
+
+def _fit(shaft, hole, x, kind="bearing", r=1.5):
+    return Contact(kind, shaft, hole, (0, 0), (r, r + 0.1), 0.1, np.array([x, 0.0, 0.0]), np.array([1.0, 0, 0]))
+
+
+def test_a_shank_through_parts_pressed_together_is_a_fastener_a_pin_through_a_gap_is_not():
+    contacts = [_fit("s", "plate_a", 0.0), _fit("s", "plate_b", 5.0, "press fit")]
+    assert rules.fastener_by_geometry("s", contacts, frozenset({frozenset(("plate_a", "plate_b"))})) is not None
+    assert rules.fastener_by_geometry("s", contacts, frozenset()) is None             # the plates do not touch
+    assert rules.fastener_by_geometry("hinge_pin", contacts, frozenset({frozenset(("plate_a", "plate_b"))})) is None
+    assert rules.fastener_by_geometry("s", contacts[:1], frozenset({frozenset(("plate_a", "plate_b"))})) is None
