@@ -1,25 +1,32 @@
-"""Joints of a CAD assembly: rigid groups of parts, then one joint per touching pair of groups.
+"""Joints of a CAD assembly: rigid groups of parts (the real bodies), then the joints between them.
 
-The steps (docs/assembly-format.md, "STEP assemblies", "Inference rules"):
+Seed 004 (Diaz-Calderon, Paredis, Khosla) starts from the mating relations of a CAD assembly; this
+module finds them and applies the rules of how machines are built (docs/assembly-format.md,
+"STEP assemblies", "Inference rules"):
 
-1. **Contacts** between every pair of parts whose boxes meet (:mod:`.mating`).
+1. **Contacts** between every pair of parts whose boxes meet (:mod:`.mating`); a zero-clearance
+   cylindrical fit between two parts that are both wider than :data:`PIN_SIZE_RADII` fit radii
+   is a journal (a bearing), not a press fit (:func:`_journals`).
 2. **Rigid groups** (:class:`.groups.RigidGroups`), each union with its evidence: the declared
-   ``rigid`` groups; the two sides of every declared joint (``between``), which are then kept apart;
-   the case and output sides of every servo (:func:`.rules.servo_units`), kept apart; every
-   fastener (:func:`.rules.fastener_by_name`, :func:`.rules.fastener_by_geometry`) with what it
-   touches; then, until nothing changes, every pair of groups whose pooled contacts leave no
-   freedom (press fits, planar contacts in one plane when ``planar_contacts: fixed``).
-3. **Joints**: the parts of a group are welded to its first part (fixed joints whose note says
-   why); a declared joint lies between its two groups (axis and origin from their cylindrical,
-   spherical or planar contacts unless given); a servo turns about its output axis (the fit between
-   its case and output sides) and is actuated; every other touching pair of groups gets the joint
-   its pooled contacts leave (:mod:`.freedom`).  Each joint's note carries its evidence and a
-   confidence (:data:`CONFIDENCE`); those under :data:`REVIEW_BELOW` are logged for review.
-4. A group that touches no other group and has no joint is an error naming its parts.
+   ``rigid`` groups; the two sides of every declared joint (``between``), then kept apart; the case
+   and output sides of every servo (:func:`.rules.servo_units`), kept apart, and a part riding on a
+   horn-less servo's output face (:func:`_horn_faces`); what every fastener touches
+   (:func:`.rules.fastener_by_name`, :func:`.rules.fastener_by_geometry`); then, until nothing
+   changes, every two groups whose pooled contacts leave no freedom (press fits, planar contacts
+   in one plane when ``planar_contacts: fixed``), clamp (:func:`clamped`), or hold a servo case by
+   planar contacts only (:func:`_weld_fixed`).
+3. **Joints**: one fixed joint per touching pair of parts of a group (and one from the group's first
+   part to a part touching none of the others), its note saying why (``rigid group ...``); one joint
+   per declared joint, between its first parts, axis and origin from the groups' pooled cylindrical,
+   spherical or planar contacts unless given; one actuated revolute per servo about its output axis
+   (the widest fit between its case and output); one joint per other touching pair of parts in two
+   groups that no declaration or servo holds (:mod:`.freedom`; seed 004's Table 1 keeps its
+   per-pair joints and its redundant ones).  Each joint's note carries a confidence
+   (:data:`CONFIDENCE`) and its evidence; those under :data:`REVIEW_BELOW` are logged for review.
+4. A group that touches no other group and has no joint is an error naming its first part.
 
-Joints are oriented away from ground (the reference group is the one closer to a ground part in
-the graph of touching groups; ties: the group whose first part comes first in the file); a joint's
-``reference``/``secondary`` are the first parts of its groups.  Lengths: mm in, metres out.
+Joints are oriented away from ground (the reference is the part closer to a ground part in the
+graph of joined pairs; ties: the part earlier in the file).  Lengths: mm in, metres out.
 """
 
 from __future__ import annotations
@@ -258,7 +265,45 @@ def _horn_faces(rg: RigidGroups, units: list[rules.ServoUnit], contacts: dict, t
                     break
 
 
-def _fasteners(rg: RigidGroups, names: list[str], paths: dict, contacts: dict) -> None:
+#: a part is a pin or bushing of a fit when its size across the fit's axis is at most this many radii
+PIN_SIZE_RADII = 6.0
+JOURNAL = ("a zero-clearance fit between two parts neither of which is a pin or bushing (each is wider "
+           "than 6 radii across the axis): a journal modelled at its nominal size, not a press fit")
+#: confidence of a joint that turns on such a journal
+JOURNAL_CONFIDENCE = 0.5
+
+
+def _across(box: np.ndarray, axis: np.ndarray) -> float:
+    """The larger size (mm) of an axis-aligned box across ``axis`` (its extent along the two normals)."""
+    size = box[1] - box[0]
+    return max(float(np.abs(e) @ size) for e in _normals(axis))
+
+
+def _normals(axis: np.ndarray) -> np.ndarray:
+    helper = np.eye(3)[int(np.argmin(np.abs(axis)))]
+    e1 = np.cross(axis, helper)
+    e1 /= np.linalg.norm(e1)
+    return np.array([e1, np.cross(axis, e1)])
+
+
+def _journals(contacts: dict, boxes: dict) -> set[frozenset]:
+    """Turn each zero-clearance cylindrical fit between two parts that are both wider than
+    :data:`PIN_SIZE_RADII` radii across its axis into a bearing (in place); the pairs changed.
+
+    A pin or bushing is pressed; a shaft that is one solid with a large body, in the bore of
+    another large body, is a journal that CAD models at its nominal size (Chrono's pendulum).
+    """
+    changed = set()
+    for (a, b), found in contacts.items():
+        for k, c in enumerate(found):
+            if c.kind == "press fit" and c.surface == "cylinder" and all(
+                    _across(boxes[p], c.axis) > PIN_SIZE_RADII * c.radii[0] for p in (a, b)):
+                found[k] = replace(c, kind="bearing")
+                changed.add(frozenset((a, b)))
+    return changed
+
+
+def _fasteners(rg: RigidGroups, names: list[str], paths: dict, contacts: dict, tol: MatingTolerances) -> None:
     """Each fastener makes rigid what it touches (step 2)."""
     touching: dict[str, list[tuple[str, Contact]]] = {n: [] for n in names}
     pairs = frozenset(frozenset(p) for p in contacts)
@@ -268,7 +313,7 @@ def _fasteners(rg: RigidGroups, names: list[str], paths: dict, contacts: dict) -
             touching[b].append((a, c))
     for n in names:
         evidence = rules.fastener_by_name(n, paths.get(n, ())) or rules.fastener_by_geometry(
-            n, [c for _, c in touching[n]], pairs)
+            n, [c for _, c in touching[n]], pairs, tol)
         if evidence is None:
             continue
         for other in dict.fromkeys(o for o, _ in touching[n]):
@@ -381,7 +426,7 @@ def _inferred_link(file: str, a: str, b: str, found: list[Contact], tol: MatingT
 
 
 def _links(file: str, rg: RigidGroups, contacts: dict, between: list[Declared], units, tol: MatingTolerances,
-           planar_contacts: str) -> list[_Link]:
+           planar_contacts: str, journals: frozenset = frozenset()) -> list[_Link]:
     """Declared links, then servo links (one per pair of groups), then one inferred link per touching
     pair of parts in two groups that no declaration or servo holds."""
     pool = _pooled(rg, contacts)
@@ -397,7 +442,11 @@ def _links(file: str, rg: RigidGroups, contacts: dict, between: list[Declared], 
     held = done | (_kept_apart(rg) - servo_pairs)   # a servo without an axis is left to its contacts
     for (a, b), found in contacts.items():
         if rg.find(a) != rg.find(b) and frozenset((rg.find(a), rg.find(b))) not in held:
-            links.append(_inferred_link(file, a, b, found, tol, planar_contacts))
+            link = _inferred_link(file, a, b, found, tol, planar_contacts)
+            if frozenset((a, b)) in journals:
+                link.confidence = min(link.confidence, JOURNAL_CONFIDENCE)
+                link.note = f"confidence {link.confidence:.2f}: {JOURNAL}; " + link.note.split(": ", 1)[1]
+            links.append(link)
     return links
 
 
@@ -473,15 +522,16 @@ def infer_joints(file: str, names: list[str], surfaces: dict[str, list[Surface]]
         found = pair_contacts(surfaces[names[i]], surfaces[names[j]], tol)
         if found:
             contacts[(names[i], names[j])] = found
+    journals = frozenset(_journals(contacts, boxes))
     paths = paths or {}
     rg = RigidGroups(names)
     _declare_groups(file, rg, names, rigid, list(between), list(declared))
     units = _servo_groups(rg, rules.servo_units([(n, tuple(paths.get(n, ()))) for n in names]))
     _horn_faces(rg, units, contacts, tol)
-    _fasteners(rg, names, paths, contacts)
+    _fasteners(rg, names, paths, contacts, tol)
     _weld_fixed(rg, lambda g: _pooled(g, contacts), tol, planar_contacts,
                 frozenset(p for u in units for p in u.case))
-    links = _links(file, rg, contacts, list(between), units, tol, planar_contacts)
+    links = _links(file, rg, contacts, list(between), units, tol, planar_contacts, journals)
     _check_lonely(file, rg, links, list(declared), grounds)
     welds = _welds(file, rg, contacts, boxes)
     oriented = _oriented(file, names, welds, links, list(declared), grounds)

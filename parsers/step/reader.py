@@ -22,10 +22,11 @@ and mating relations give the bodies and joints; this reader is that first step.
   ``mbcompose/step-meshes/<file>-<content digest>``), which
   the body's Geometry references, so the exporters and pictures work; the
   part's colour from the file, if any, is the mesh's ``rgba`` parameter.
-* Joints: declared ``joints`` (by part name) first, then the joints the
-  contacts give (:mod:`.mating`, :mod:`.freedom`); a part that touches nothing
-  and has no declared joint is an error naming it.  The ``ground`` parts (default:
-  the first part of the tree) are welded to ground by implicit joints.
+* Joints: the parts are put in rigid groups and joined by declared joints, servo
+  joints and the joints their contacts give, with evidence and confidence
+  (:mod:`.inference`, :mod:`.rules`, :mod:`.mating`, :mod:`.freedom`); a group that
+  touches nothing and has no joint is an error naming it.  The ``ground`` parts
+  (default: the first part of the tree) are welded to ground by implicit joints.
 
 Tolerance options (``contact_tol``, ``max_clearance``) are in the file's length
 unit; their defaults are 0.01 mm and 0.5 mm; ``angle_tol`` is 1e-3 rad.

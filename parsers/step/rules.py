@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .mating import Contact
+from .mating import Contact, MatingTolerances
 
 #: words and standards that name fasteners (a part or an assembly above it)
 FASTENER_WORDS = re.compile(
@@ -63,11 +63,12 @@ def fastener_by_name(name: str, path: tuple[str, ...]) -> str | None:
     return None
 
 
-def fastener_by_geometry(name: str, contacts: list[Contact], touching=frozenset()) -> str | None:
+def fastener_by_geometry(name: str, contacts: list[Contact], touching=frozenset(),
+                         tol: MatingTolerances = MatingTolerances()) -> str | None:
     """Evidence that a part is a bolt from its contacts (it is ``part_a``, the shaft, of fits), or None.
 
     contacts : the contacts of the part with every other part (mm).  touching : the pairs of parts
-    (frozensets) that touch each other.  A shank is a set of coaxial fits (press fit or bearing) of
+    (frozensets) that touch each other.  tol : coaxial means within its ``angle_tol`` and ``contact_tol``.  A shank is a set of coaxial fits (press fit or bearing) of
     radius <= :data:`SHANK_RADIUS_MAX` where the part is the shaft; one through two or more other
     parts that touch each other (a bolt presses what it clamps together; a pin leaves a gap or a
     washer between the parts it joins) is a fastener, unless the name says pin, shaft, axle.
@@ -77,8 +78,8 @@ def fastener_by_geometry(name: str, contacts: list[Contact], touching=frozenset(
     fits = [c for c in contacts if c.kind in ("press fit", "bearing") and c.part_a == name
             and c.radii[0] <= SHANK_RADIUS_MAX]
     for c in fits:
-        coaxial = {o.part_b for o in fits if np.linalg.norm(np.cross(o.axis, c.axis)) < 1e-3
-                   and np.linalg.norm(np.cross(o.point - c.point, c.axis)) < 1e-2}
+        coaxial = {o.part_b for o in fits if np.linalg.norm(np.cross(o.axis, c.axis)) <= tol.angle_tol
+                   and np.linalg.norm(np.cross(o.point - c.point, c.axis)) <= tol.contact_tol}
         pressed = [frozenset((x, y)) for x in coaxial for y in coaxial if x < y and frozenset((x, y)) in touching]
         if len(coaxial) >= 2 and pressed:
             return (f"fastener by geometry (a shank of radius {c.radii[0]:.3g} mm through "

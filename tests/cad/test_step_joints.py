@@ -223,3 +223,15 @@ def test_a_shank_through_parts_pressed_together_is_a_fastener_a_pin_through_a_ga
     assert rules.fastener_by_geometry("s", contacts, frozenset()) is None             # the plates do not touch
     assert rules.fastener_by_geometry("hinge_pin", contacts, frozenset({frozenset(("plate_a", "plate_b"))})) is None
     assert rules.fastener_by_geometry("s", contacts[:1], frozenset({frozenset(("plate_a", "plate_b"))})) is None
+
+
+def test_a_zero_clearance_shaft_of_a_large_body_in_a_large_body_is_a_journal_for_review(tmp_path):
+    block = S.fuse(S.box((-30, -30, -10), (30, 30, 0)), S.cylinder(5, (0, 0, 0), (0, 0, 10)))   # shaft r 5 on top
+    lid = S.cut(S.box((-30, -30, 0), (30, 30, 10)), S.cylinder(5, (0, 0, -1), (0, 0, 11)))      # bore r 5, no clearance
+    step = S.write_mechanism(tmp_path / "journal.step", [("block", S.product("block", block), np.eye(4)),
+                                                         ("lid", S.product("lid", lid), np.eye(4))])
+    (j,) = _moving(read_assembly(step, mesh_dir=tmp_path / "m"))
+    assert j.type == "revolute" and j.source.note.startswith("confidence 0.50: a zero-clearance fit")
+    assert abs(abs(float(j.axis @ (R_WORLD @ [0, 0, 1.0]))) - 1.0) < 1e-9
+    pin = S.write_mechanism(tmp_path / "pin.step", S.pin_mechanism(5.0, shoulder=True))   # a pin is pressed
+    assert _moving(read_assembly(pin, mesh_dir=tmp_path / "m2")) == []
