@@ -8,8 +8,9 @@ module finds them and applies the rules of how machines are built (docs/assembly
    cylindrical fit between two parts that are both wider than :data:`PIN_SIZE_RADII` fit radii
    is a journal (a bearing), not a press fit (:func:`_journals`).
 2. **Rigid groups** (:class:`.groups.RigidGroups`), each union with its evidence: the declared
-   ``rigid`` groups; the two sides of every declared joint (``between``), then kept apart; the case
-   and output sides of every servo (:func:`.rules.servo_units`), kept apart, and a part riding on a
+   ``rigid`` groups; the two sides of every declared joint (``between``), then kept apart; the rings
+   of every rolling bearing (:func:`.rules.bearing_units`; rolling elements with the outer ring),
+   kept apart; the case and output sides of every servo (:func:`.rules.servo_units`), kept apart, and a part riding on a
    horn-less servo's output face (:func:`_horn_faces`); what every fastener touches
    (:func:`.rules.fastener_by_name`, :func:`.rules.fastener_by_geometry`); then, until nothing
    changes, every two groups whose pooled contacts leave no freedom (press fits, planar contacts
@@ -18,7 +19,8 @@ module finds them and applies the rules of how machines are built (docs/assembly
 3. **Joints**: one fixed joint per touching pair of parts of a group (and one from the group's first
    part to a part touching none of the others), its note saying why (``rigid group ...``); one joint
    per declared joint, between its first parts, axis and origin from the groups' pooled cylindrical,
-   spherical or planar contacts unless given; one actuated revolute per servo about its output axis
+   spherical or planar contacts unless given; one revolute per bearing about its rings' common
+   axis (:func:`_bearing_link`); one actuated revolute per servo about its output axis
    (the widest fit between its case and output); one joint per other touching pair of parts in two
    groups that no declaration or servo holds (:mod:`.freedom`; seed 004's Table 1 keeps its
    per-pair joints and its redundant ones).  Each joint's note carries a confidence
@@ -230,6 +232,52 @@ def _servo_groups(rg: RigidGroups, units: list[rules.ServoUnit]) -> list[rules.S
     return kept
 
 
+def _bearing_groups(rg: RigidGroups, units: list[rules.BearingUnit]) -> list[rules.BearingUnit]:
+    """Join each bearing's outer ring with its rolling elements, its inner ring parts, and keep the
+    rings apart; the units that hold (step 2)."""
+    kept = []
+    apart = _kept_apart(rg)
+    for u in units:
+        if frozenset((rg.find(u.outer[0]), rg.find(u.inner[0]))) in apart:
+            continue                      # a declared joint already says how these move
+        where = "/".join(u.node)
+        ok = all(rg.join(u.outer[0], p, f"the outer ring of bearing {where}") for p in u.outer[1:])
+        ok &= all(rg.join(u.outer[0], p, f"a rolling element of bearing {where}: it rides with the outer ring "
+                                         "(lumped; a rigid model has no rolling)") for p in u.rolling)
+        ok &= all(rg.join(u.inner[0], p, f"the inner ring of bearing {where}") for p in u.inner[1:])
+        if not ok or rg.find(u.outer[0]) == rg.find(u.inner[0]):
+            log.info("bearing %s: its rings are already one rigid group; no bearing joint", where)
+            continue
+        rg.keep_apart(u.outer[0], u.inner[0])
+        kept.append(u)
+    return kept
+
+
+def _bearing_link(u: rules.BearingUnit, surfaces: dict, boxes: dict, tol: MatingTolerances) -> _Link | None:
+    """The revolute joint of a rolling bearing about the common axis of its rings' cylinders, or None.
+
+    The axis is the widest cylinder of the outer ring that a cylinder of the inner ring shares
+    (parallel within ``angle_tol``, coincident within ``contact_tol``); the origin is the rings'
+    centre projected on it.
+    """
+    outer = [f for p in u.outer for f in surfaces.get(p, []) if f.kind == "cylinder"]
+    inner = [f for p in u.inner for f in surfaces.get(p, []) if f.kind == "cylinder"]
+    shared = [o for o in outer if any(np.linalg.norm(np.cross(o.direction, i.direction)) <= tol.angle_tol
+                                      and np.linalg.norm(np.cross(i.point - o.point, o.direction)) <= tol.contact_tol
+                                      for i in inner)]
+    if not shared:
+        log.warning("bearing %s: its rings share no cylinder axis; its joint is left to the contacts", "/".join(u.node))
+        return None
+    widest = max(shared, key=lambda f: f.radius)
+    axis = canonical_axis(widest.direction)
+    centre = np.mean([0.5 * (boxes[p][0] + boxes[p][1]) for p in (u.outer[0], u.inner[0])], axis=0)
+    origin = widest.point + np.dot(centre - widest.point, axis) * axis
+    confidence = CONFIDENCE["revolute"]
+    note = (f"confidence {confidence:.2f}: rolling bearing {'/'.join(u.node)}: the inner ring turns in the outer "
+            f"ring about their common axis (cylinders of radius {widest.radius:.6g} mm and coaxial ones)")
+    return _Link(u.outer[0], u.inner[0], "revolute", axis, origin, note, confidence)
+
+
 def _output_axis(u: rules.ServoUnit, contacts: dict, tol: MatingTolerances) -> Contact | None:
     """The widest cylindrical fit between a servo's case and output parts (its output axis), or None."""
     case, out = set(u.case), set(u.output)
@@ -426,12 +474,17 @@ def _inferred_link(file: str, a: str, b: str, found: list[Contact], tol: MatingT
 
 
 def _links(file: str, rg: RigidGroups, contacts: dict, between: list[Declared], units, tol: MatingTolerances,
-           planar_contacts: str, journals: frozenset = frozenset()) -> list[_Link]:
-    """Declared links, then servo links (one per pair of groups), then one inferred link per touching
-    pair of parts in two groups that no declaration or servo holds."""
+           planar_contacts: str, journals: frozenset = frozenset(), bearings=()) -> list[_Link]:
+    """Declared links, then bearing and servo links (one per pair of groups; ``bearings`` holds
+    (unit, link or None)), then one inferred link per touching pair of parts in two groups that
+    no declaration, bearing or servo holds."""
     pool = _pooled(rg, contacts)
     links = [_declared_link(file, rg, pool, d, tol) for d in between]
     done = {frozenset((rg.find(k.a), rg.find(k.b))) for k in links}
+    for _, link in bearings:
+        if link is not None and frozenset((rg.find(link.a), rg.find(link.b))) not in done:
+            links.append(link)
+            done.add(frozenset((rg.find(link.a), rg.find(link.b))))
     for u in units:
         link = _servo_link(rg, pool, u, tol)
         pair = frozenset((rg.find(u.case[0]), rg.find(u.output[0])))
@@ -526,12 +579,14 @@ def infer_joints(file: str, names: list[str], surfaces: dict[str, list[Surface]]
     paths = paths or {}
     rg = RigidGroups(names)
     _declare_groups(file, rg, names, rigid, list(between), list(declared))
-    units = _servo_groups(rg, rules.servo_units([(n, tuple(paths.get(n, ()))) for n in names]))
+    named = [(n, tuple(paths.get(n, ()))) for n in names]
+    bearings = [(u, _bearing_link(u, surfaces, boxes, tol)) for u in _bearing_groups(rg, rules.bearing_units(named))]
+    units = _servo_groups(rg, rules.servo_units(named))
     _horn_faces(rg, units, contacts, tol)
     _fasteners(rg, names, paths, contacts, tol)
     _weld_fixed(rg, lambda g: _pooled(g, contacts), tol, planar_contacts,
                 frozenset(p for u in units for p in u.case))
-    links = _links(file, rg, contacts, list(between), units, tol, planar_contacts, journals)
+    links = _links(file, rg, contacts, list(between), units, tol, planar_contacts, journals, bearings)
     _check_lonely(file, rg, links, list(declared), grounds)
     welds = _welds(file, rg, contacts, boxes)
     oriented = _oriented(file, names, welds, links, list(declared), grounds)

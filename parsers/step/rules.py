@@ -10,6 +10,12 @@ confidence, to the rigid groups and joints it produces (docs/assembly-format.md,
 * **fastener by geometry** (:func:`fastener_by_geometry`): a slender part (shank radius at most
   :data:`SHANK_RADIUS_MAX` mm) whose one shank passes through two or more other parts, coaxially,
   that touch each other (clamped together), and whose name does not say it is a pin, shaft or axle.
+* **rolling bearing** (:func:`bearing_units`): the parts below an assembly node whose name says
+  ``bearing`` (or is a bearing number: 608, 6204, 6904-2RS, ...): the parts named ``outer``, the
+  parts named ``inner`` and the rolling elements (``ball``, ``roller``, ``needle``, ``cage``,
+  ``retainer``, ``seal``, ``shield``).  The inner ring turns in the outer ring about their common
+  axis; the rolling elements, which touch the raceways at points or lines only, ride with the
+  outer ring (lumped: a rigid multibody model has no rolling).
 * **servo** (:func:`servo_units`): a part below an assembly node whose name is a servo model
   (Dynamixel XL330/XL430/XM/XH/XC/AX/MX, Feetech STS/SCS, TowerPro SG90/MG90/MG996R, ...).  The parts
   of one servo node split into the output side (horn, idler: names with ``horn``/``idle``/``output``)
@@ -121,3 +127,41 @@ def servo_units(parts: list[tuple[str, tuple[str, ...]]]) -> list[ServoUnit]:
                 break
     return [ServoUnit(node, model, tuple(case), tuple(out), tuple(paths))
             for node, (model, case, out, paths) in units.items() if case and out]
+
+
+#: assembly nodes that are rolling bearings
+BEARING_WORDS = re.compile(r"(bearing|(^|[^0-9])(6[0-9]{2,3}|60[0-9])([-_ ]?(zz|2rs|rs|z))?([^0-9]|$))", re.IGNORECASE)
+#: the rolling elements and what rides with them
+ROLLING_WORDS = re.compile(r"(ball|roller|needle|cage|retainer|separator|seal|shield)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class BearingUnit:
+    """The parts of one rolling bearing: ``node`` (its assembly path), ``outer``, ``inner``, ``rolling``."""
+
+    node: tuple[str, ...]
+    outer: tuple[str, ...]
+    inner: tuple[str, ...]
+    rolling: tuple[str, ...]
+
+
+def bearing_units(parts: list[tuple[str, tuple[str, ...]]]) -> list[BearingUnit]:
+    """Rolling bearings from ``(part name, instance path)`` pairs (file order); see the module docstring.
+
+    A part belongs to the deepest assembly node of its path whose name is a bearing; a unit needs
+    an outer and an inner part.  Parts of the node that are none of the three are left alone.
+    """
+    units: dict[tuple[str, ...], tuple[list[str], list[str], list[str]]] = {}
+    for name, path in parts:
+        for k in range(len(path) - 2, -1, -1):
+            if BEARING_WORDS.search(path[k]):
+                own = " ".join((*path[k + 1:], name))
+                unit = units.setdefault(path[:k + 1], ([], [], []))
+                if re.search("outer", own, re.IGNORECASE):
+                    unit[0].append(name)
+                elif re.search("inner", own, re.IGNORECASE):
+                    unit[1].append(name)
+                elif ROLLING_WORDS.search(own):
+                    unit[2].append(name)
+                break
+    return [BearingUnit(node, tuple(o), tuple(i), tuple(r)) for node, (o, i, r) in units.items() if o and i]

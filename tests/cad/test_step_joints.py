@@ -235,3 +235,28 @@ def test_a_zero_clearance_shaft_of_a_large_body_in_a_large_body_is_a_journal_for
     assert abs(abs(float(j.axis @ (R_WORLD @ [0, 0, 1.0]))) - 1.0) < 1e-9
     pin = S.write_mechanism(tmp_path / "pin.step", S.pin_mechanism(5.0, shoulder=True))   # a pin is pressed
     assert _moving(read_assembly(pin, mesh_dir=tmp_path / "m2")) == []
+
+
+def test_a_rolling_bearing_by_name_turns_its_inner_ring_and_lumps_its_balls(tmp_path):
+    from mbcompose.parsers.step.writer import Node, write_step
+    outer = S.cut(S.cylinder(11, (0, 0, -3.5), (0, 0, 3.5)), S.cylinder(9, (0, 0, -4), (0, 0, 4)))
+    inner = S.cut(S.cylinder(6, (0, 0, -3.5), (0, 0, 3.5)), S.cylinder(4, (0, 0, -4), (0, 0, 4)))
+    ball = S.product("Ball", S.sphere(1.4))                 # on the 7.5 mm pitch circle: touches neither ring
+    balls = [Node("Ball", ball, placement=S.rigid(translation=(7.5 * np.cos(t), 7.5 * np.sin(t), 0)))
+             for t in np.linspace(0, 2 * np.pi, 8, endpoint=False)]
+    tree = Node("top", children=[Node("bearing 608-2RS", placement=S.WORLD, children=[
+        Node("Outer_Ring", S.product("Outer_Ring", outer)), Node("Inner_Ring", S.product("Inner_Ring", inner)),
+        *balls])])
+    path = tmp_path / "608.step"
+    write_step(path, tree, unit="MM")
+    a = read_assembly(path, mesh_dir=tmp_path / "m")
+    (j,) = _moving(a)
+    assert (j.type, {j.reference, j.secondary}) == ("revolute", {"Outer_Ring", "Inner_Ring"})
+    assert abs(abs(float(j.axis @ (R_WORLD @ [0, 0, 1.0]))) - 1.0) < 1e-9
+    off = j.origin - S.WORLD[:3, 3] * 1e-3
+    assert np.linalg.norm(off - (off @ j.axis) * j.axis) < 1e-9           # on the rings' axis
+    analysis = analyse(a)
+    assert analysis.dof == 1
+    welds = [(j.reference, j.secondary) for j in a.joints if j.source.note.startswith("rigid group")]
+    assert {p for w in welds for p in w} == {"Outer_Ring"} | {f"Ball_{k}" for k in range(1, 9)}
+    assert len(welds) == 8                                   # the 8 balls ride with the outer ring
