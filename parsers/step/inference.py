@@ -275,7 +275,7 @@ def _bearing_link(u: rules.BearingUnit, surfaces: dict, boxes: dict, tol: Mating
     confidence = CONFIDENCE["revolute"]
     note = (f"confidence {confidence:.2f}: rolling bearing {'/'.join(u.node)}: the inner ring turns in the outer "
             f"ring about their common axis (cylinders of radius {widest.radius:.6g} mm and coaxial ones)")
-    return _Link(u.outer[0], u.inner[0], "revolute", axis, origin, note, confidence)
+    return _Link(u.outer[0], u.inner[0], "revolute", axis, origin, note, confidence, _unit_name(u.node))
 
 
 def _output_axis(u: rules.ServoUnit, contacts: dict, tol: MatingTolerances) -> Contact | None:
@@ -453,7 +453,12 @@ def _servo_link(rg: RigidGroups, pool, u: rules.ServoUnit, tol: MatingTolerances
         a, b = (widest.part_a, widest.part_b) if rg.find(widest.part_a) == ga else (widest.part_b, widest.part_a)
     confidence = SERVO_CONFIDENCE[0] if fits else SERVO_CONFIDENCE[1]
     note = _note(found, f"servo {u.model} ({'/'.join(u.node)}) turns about its output axis, {how}", confidence)
-    return _Link(a, b, "revolute", axis, origin, note, confidence, None, True)
+    return _Link(a, b, "revolute", axis, origin, note, confidence, _unit_name(u.node), True)
+
+
+def _unit_name(node: tuple[str, ...]) -> str:
+    """A servo's or bearing's joint name: its assembly path below the top assembly (unique in the file)."""
+    return "/".join(node[1:]) or node[-1]
 
 
 def _inferred_link(file: str, a: str, b: str, found: list[Contact], tol: MatingTolerances,

@@ -260,3 +260,27 @@ def test_a_rolling_bearing_by_name_turns_its_inner_ring_and_lumps_its_balls(tmp_
     welds = [(j.reference, j.secondary) for j in a.joints if j.source.note.startswith("rigid group")]
     assert {p for w in welds for p in w} == {"Outer_Ring"} | {f"Ball_{k}" for k in range(1, 9)}
     assert len(welds) == 8                                   # the 8 balls ride with the outer ring
+
+
+def test_a_servo_by_name_is_an_actuated_revolute_about_its_horn_fit(tmp_path):
+    from mbcompose.parsers.step.writer import Node, write_step
+    case = S.cut(S.box((-10, -10, -20), (10, 10, 0)), S.cylinder(3, (0, 0, -5), (0, 0, 1)))
+    horn = S.fuse(S.cylinder(3, (0, 0, -5), (0, 0, 0)), S.cylinder(8, (0, 0, 0), (0, 0, 2)))   # pressed on the spline
+    tree = Node("arm", children=[
+        Node("base", S.product("base", S.box((-20, -20, -25), (20, 20, -20)))),
+        Node("bracket", S.product("bracket", S.box((-15, -15, 2), (15, 15, 5)))),
+        Node("XL330-M288 servo", placement=S.WORLD @ S.rigid(), children=[
+            Node("case", S.product("case", case)), Node("horn", S.product("horn", horn))])])
+    tree.children[0].placement = tree.children[1].placement = S.WORLD
+    path = tmp_path / "servo.step"
+    write_step(path, tree, unit="MM")
+    a = read_assembly(path, mesh_dir=tmp_path / "m")
+    (j,) = _moving(a)
+    assert (j.name, j.type, j.actuated) == ("XL330-M288 servo", "revolute", True)
+    assert {j.reference, j.secondary} == {"case", "horn"} and j.source.note.startswith("confidence 0.90: servo")
+    assert abs(abs(float(j.axis @ (R_WORLD @ [0, 0, 1.0]))) - 1.0) < 1e-9
+    off = j.origin - S.WORLD[:3, 3] * 1e-3
+    assert np.linalg.norm(off - (off @ j.axis) * j.axis) < 1e-9
+    welds = {frozenset((w.reference, w.secondary)) for w in a.joints if w.source.note.startswith("rigid group")}
+    assert welds == {frozenset(("base", "case")), frozenset(("horn", "bracket"))}
+    assert analyse(a).dof == 1
