@@ -24,7 +24,7 @@ module finds them and applies the rules of how machines are built (docs/assembly
    (the widest fit between its case and output); one joint per other touching pair of parts in two
    groups that no declaration or servo holds (:mod:`.freedom`; seed 004's Table 1 keeps its
    per-pair joints and its redundant ones).  Each joint's note carries a confidence
-   (:data:`CONFIDENCE`) and its evidence; those under :data:`REVIEW_BELOW` are logged for review.
+   (:data:`CONFIDENCE_BY_FREEDOMS`) and its evidence; those under :data:`REVIEW_BELOW` are logged for review.
 4. A group that touches no other group and has no joint is an error naming its first part.
 
 Joints are oriented away from ground (the reference is the part closer to a ground part in the
@@ -40,6 +40,8 @@ from typing import Callable
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
+
 from ..assembly import GROUND, Joint, Source
 from ..errors import InputError
 from . import rules
@@ -50,8 +52,9 @@ from .mating import Contact, MatingTolerances, Surface, pair_contacts
 log = logging.getLogger(__name__)
 
 #: confidence of an inferred joint by type (fixed: welded by its contacts); declared joints have 1
-CONFIDENCE = {"fixed": 0.9, "revolute": 0.8, "spherical": 0.7, "prismatic": 0.6, "cylindrical": 0.5,
-              "planar": 0.4}
+#: confidence of an inferred joint by its number of freedoms (JOINTS[type].nv): the more a joint
+#: lets move, the likelier it is a fit whose fasteners the file does not model; declared joints have 1
+CONFIDENCE_BY_FREEDOMS = (0.9, 0.8, 0.5, 0.4)
 #: confidence of a servo's joint whose axis is a fit between its case and output sides, and from a plane
 SERVO_CONFIDENCE = (0.9, 0.6)
 #: joints whose confidence is under this are listed for review
@@ -272,7 +275,7 @@ def _bearing_link(u: rules.BearingUnit, surfaces: dict, boxes: dict, tol: Mating
     axis = canonical_axis(widest.direction)
     centre = np.mean([0.5 * (boxes[p][0] + boxes[p][1]) for p in (u.outer[0], u.inner[0])], axis=0)
     origin = widest.point + np.dot(centre - widest.point, axis) * axis
-    confidence = CONFIDENCE["revolute"]
+    confidence = _confidence("revolute")
     note = (f"confidence {confidence:.2f}: rolling bearing {'/'.join(u.node)}: the inner ring turns in the outer "
             f"ring about their common axis (cylinders of radius {widest.radius:.6g} mm and coaxial ones)")
     return _Link(u.outer[0], u.inner[0], "revolute", axis, origin, note, confidence, _unit_name(u.node))
@@ -369,23 +372,36 @@ def _fasteners(rg: RigidGroups, names: list[str], paths: dict, contacts: dict, t
                 log.info("fastener %s touches %s across a declared or servo joint: not welded", n, other)
 
 
+def _confidence(jtype: str) -> float:
+    """The confidence of an inferred joint of type ``jtype`` (:data:`CONFIDENCE_BY_FREEDOMS`)."""
+    return CONFIDENCE_BY_FREEDOMS[min(JOINTS[jtype].nv, len(CONFIDENCE_BY_FREEDOMS) - 1)]
+
+
 def _contact_geometry(kind: str, found: list[Contact], tol: MatingTolerances):
-    """(axis, origin mm, how) of a ``kind`` joint from pooled contacts, or a message saying what is missing."""
+    """(axis, origin mm, how) of a ``kind`` joint from pooled contacts, or a message saying what is missing.
+
+    The joint table says which contact gives what: a cylindrical fit the axis of a joint with one
+    axis and at most two freedoms (revolute, continuous, prismatic, cylindrical); a spherical fit
+    the centre of a three-rotation joint; planar contacts in one plane the normal of a joint that
+    rotates about its axis (revolute, continuous, planar); any contact the point of a fixed joint.
+    """
+    facts = JOINTS[kind]
     fits = [c for c in found if c.kind in ("press fit", "bearing")]
     balls = [c for c in found if c.kind == "ball"]
     planes = [c for c in found if c.kind == "planar"]
-    if kind == "spherical" and balls:
+    if not facts.has_axis and facts.nv == 3 and balls:
         return None, balls[0].point, "the centre of a spherical fit"
-    if kind in ("revolute", "prismatic", "cylindrical", "continuous") and fits:
+    if facts.has_axis and not facts.has_axis2 and facts.nv <= 2 and fits:
         axes = [c for c in fits if np.linalg.norm(np.cross(c.axis, fits[0].axis)) <= tol.angle_tol
                 and np.linalg.norm(np.cross(c.point - fits[0].point, fits[0].axis)) <= tol.contact_tol]
         if len(axes) != len(fits):
             return (f"their cylindrical fits have {len(fits) - len(axes) + 1} different axes: "
                     "give 'axis' and 'origin'")
         return canonical_axis(fits[0].axis), np.mean([c.point for c in fits], axis=0), "the axis of their cylindrical fit"
-    if kind in ("revolute", "continuous", "planar") and planes and coplanar(planes, tol.angle_tol, tol.contact_tol):
+    if facts.has_axis and (facts.moves_as == "revolute" or facts.nv == 3) and planes \
+            and coplanar(planes, tol.angle_tol, tol.contact_tol):
         return canonical_axis(planes[0].axis), np.mean([c.point for c in planes], axis=0), "the normal of their planar contact"
-    if kind == "fixed" and found:
+    if facts.nv == 0 and found:
         return None, np.mean([c.point for c in found], axis=0), "their contacts"
     kinds = ", ".join(sorted({c.kind for c in found})) or "none"
     return f"their contacts ({kinds}) give no {kind} axis: give 'axis' and 'origin'"
@@ -416,7 +432,7 @@ def _declared_link(file: str, rg: RigidGroups, pool, d: Declared, tol: MatingTol
     error = d.error or (lambda m: InputError(m, file=file))
     ga, gb = rg.find(d.a[0]), rg.find(d.b[0])
     found = _between(pool, ga, gb)
-    needs_axis = d.type not in ("fixed", "spherical", "free")
+    needs_axis = JOINTS[d.type].has_axis
     axis, origin, how = d.axis, d.origin, "declared"
     if (needs_axis and axis is None) or origin is None:
         if not found:
@@ -474,7 +490,7 @@ def _inferred_link(file: str, a: str, b: str, found: list[Contact], tol: MatingT
         raise InputError(f"parts {a} and {b}: their contacts ({kinds}) leave a {f.dim}-dimensional freedom "
                          f"that is no joint type; declare the joint between them (joints: [{{between: [{a}, {b}], "
                          f"type: ...}}]) or make them one body (rigid: [[{a}, {b}]])", file=file)
-    confidence = CONFIDENCE.get(f.type, 0.5)
+    confidence = _confidence(f.type)
     return _Link(a, b, f.type, f.axis, f.origin, _note(found, f"{f.type} inferred", confidence), confidence)
 
 

@@ -13,6 +13,8 @@ import json
 import os
 from pathlib import Path
 
+from mbcompose.dynamics.joints import JOINTS
+
 from ..assembly import GROUND, Assembly, Joint
 from .inference import RIGID_NOTE
 
@@ -55,7 +57,7 @@ def _groups(assembly: Assembly) -> list[tuple[str, list[tuple[str, str]]]]:
 def joint_line(j: Joint) -> str:
     """One ``between`` line of a joint, its evidence as a comment."""
     fields = [f"between: [{_name(j.reference)}, {_name(j.secondary)}]", f"type: {j.type}", f"name: {_name(j.name)}"]
-    if j.type not in ("fixed", "spherical"):
+    if JOINTS[j.type].has_axis:
         fields.append(f"axis: {_vector(j.axis)}")
     fields.append(f"origin: {_vector(j.origin)}")
     if j.actuated:

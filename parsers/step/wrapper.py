@@ -33,11 +33,12 @@ touch (and no ``axis``/``origin``), or an ambiguous contact is an error at its l
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 
 import numpy as np
 
-import fnmatch
+from mbcompose.dynamics.joints import JOINTS
 
 from ..assembly import Assembly
 from ..errors import InputError, did_you_mean
@@ -48,7 +49,7 @@ CAD_KEYS = ("format", "name", "assembly", "units", "gravity", "base", "ground", 
             "density", "joint_names", "actuated", "joints", "rigid", "ignore")
 BETWEEN_KEYS = ("between", "type", "name", "axis", "origin", "actuated")
 #: joint types a ``between`` line may declare (the others need more than an axis and a point)
-BETWEEN_TYPES = ("fixed", "revolute", "continuous", "prismatic", "cylindrical", "spherical", "planar")
+BETWEEN_TYPES = tuple(t for t, facts in JOINTS.items() if not facts.has_axis2 and facts.nv < 6)
 MATING_KEYS = ("contact_tol", "angle_tol", "max_clearance", "planar_contacts")
 #: the STEP reader's option (InputError.key) -> the key of this file that gave it
 OPTION_KEYS = {"mating": "mating", "names": "parts", "ground": "ground", "base": "base",
