@@ -177,9 +177,12 @@ def _reader_options(file: str) -> dict:
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
               show_default=True, help="Output format.")
 @click.option("--matrices", is_flag=True, help="Also print the incidence, cut-set and circuit matrices.")
+@click.option("--write-joints", "write_joints", type=click.Path(dir_okay=False), default=None, metavar="YAML",
+              help="STEP assemblies: write the rigid groups and joints found, one line each with its evidence, "
+                   "as a wrapper YAML to edit and read back (docs/assembly-format.md).")
 @_base_option
 @_verbosity_options
-def inspect(file: str, fmt: str, matrices: bool, base: str):
+def inspect(file: str, fmt: str, matrices: bool, base: str, write_joints: str | None = None):
     """Print the bodies, joints, composites, loops and degrees of freedom of FILE.
 
     The tables follow seed 004 (Diaz-Calderon et al.): Table 1 (kinematic
@@ -191,6 +194,8 @@ def inspect(file: str, fmt: str, matrices: bool, base: str):
 
     with _mesh_bars():
         assembly = read_assembly(file, **({"base": base} if base != "fixed" else {}), **_reader_options(file))
+    if write_joints is not None:
+        _write_joints(assembly, write_joints)
     from mbcompose.composer import inspect as render
     from mbcompose.graph import analyse
 
@@ -208,6 +213,19 @@ def inspect(file: str, fmt: str, matrices: bool, base: str):
         click.echo(f"error: {InputError(issue.message, file=where or file, line=line)}", err=True)
     if analysis.errors:
         sys.exit(2)
+
+
+def _write_joints(assembly, out: str) -> None:
+    """``inspect --write-joints``: the STEP assembly's joints as a wrapper YAML (a usage error for other inputs)."""
+    from pathlib import Path
+
+    if not str(assembly.source_file).lower().endswith((".step", ".stp")):
+        raise click.BadParameter("applies to STEP assemblies (a .step/.stp file or its wrapper YAML)",
+                                 param_hint="--write-joints")
+    check_output_folder(Path(out))
+    from mbcompose.parsers.step.joints_file import write_joints
+
+    click.echo(f"wrote {write_joints(assembly, out)}", err=True)
 
 
 @main.command("graph")

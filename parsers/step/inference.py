@@ -1,32 +1,95 @@
-"""Joints of a CAD assembly from its contacts (issue 11's rules; :mod:`.mating`, :mod:`.freedom`).
+"""Joints of a CAD assembly: rigid groups of parts (the real bodies), then the joints between them.
 
-Precedence: (1) declared joints (by part name) replace whatever the contacts of
-their pair say; (2) every other touching pair gets the joint its contacts leave;
-(3) a part that touches nothing and has no declared joint is an error naming it.
-Joints are oriented away from ground: the reference body is the part closer to
-a ground part in the graph of touching pairs (ties: the earlier part of the tree).
-Lengths: the surfaces are in mm; joints come out in metres.
+Seed 004 (Diaz-Calderon, Paredis, Khosla) starts from the mating relations of a CAD assembly; this
+module finds them and applies the rules of how machines are built (docs/assembly-format.md,
+"STEP assemblies", "Inference rules"):
+
+1. **Contacts** between every pair of parts whose boxes meet (:mod:`.mating`); a zero-clearance
+   cylindrical fit between two parts that are both wider than :data:`PIN_SIZE_RADII` fit radii
+   is a journal (a bearing), not a press fit (:func:`_journals`).
+2. **Rigid groups** (:class:`.groups.RigidGroups`), each union with its evidence: the declared
+   ``rigid`` groups; the two sides of every declared joint (``between``), then kept apart; the rings
+   of every rolling bearing (:func:`.rules.bearing_units`; rolling elements with the outer ring),
+   kept apart; the case and output sides of every servo (:func:`.rules.servo_units`), kept apart, and a part riding on a
+   horn-less servo's output face (:func:`_horn_faces`); what every fastener touches
+   (:func:`.rules.fastener_by_name`, :func:`.rules.fastener_by_geometry`); then, until nothing
+   changes, every two groups whose pooled contacts leave no freedom (press fits, planar contacts
+   in one plane when ``planar_contacts: fixed``), clamp (:func:`clamped`), or hold a servo case by
+   planar contacts only (:func:`_weld_fixed`).
+3. **Joints**: one fixed joint per touching pair of parts of a group (and one from the group's first
+   part to a part touching none of the others), its note saying why (``rigid group ...``); one joint
+   per declared joint, between its first parts, axis and origin from the groups' pooled cylindrical,
+   spherical or planar contacts unless given; one revolute per bearing about its rings' common
+   axis (:func:`_bearing_link`); one actuated revolute per servo about its output axis
+   (the widest fit between its case and output); one joint per other touching pair of parts in two
+   groups that no declaration or servo holds (:mod:`.freedom`; seed 004's Table 1 keeps its
+   per-pair joints and its redundant ones).  Each joint's note carries a confidence
+   (:data:`CONFIDENCE_BY_FREEDOMS`) and its evidence; those under :data:`REVIEW_BELOW` are logged for review.
+4. A group that touches no other group and has no joint is an error naming its first part.
+
+Joints are oriented away from ground (the reference is the part closer to a ground part in the
+graph of joined pairs; ties: the part earlier in the file).  Lengths: mm in, metres out.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import numpy as np
 
-from ..assembly import Joint, Source
+from mbcompose.dynamics.joints import JOINTS
+
+from ..assembly import GROUND, Joint, Source
 from ..errors import InputError
-from .freedom import coplanar, pair_freedom
+from . import rules
+from .freedom import canonical_axis, coplanar, pair_freedom
+from .groups import RigidGroups
 from .mating import Contact, MatingTolerances, Surface, pair_contacts
+
+log = logging.getLogger(__name__)
+
+#: confidence of an inferred joint by type (fixed: welded by its contacts); declared joints have 1
+#: confidence of an inferred joint by its number of freedoms (JOINTS[type].nv): the more a joint
+#: lets move, the likelier it is a fit whose fasteners the file does not model; declared joints have 1
+CONFIDENCE_BY_FREEDOMS = (0.9, 0.8, 0.5, 0.4)
+#: confidence of a servo's joint whose axis is a fit between its case and output sides, and from a plane
+SERVO_CONFIDENCE = (0.9, 0.6)
+#: joints whose confidence is under this are listed for review
+REVIEW_BELOW = 0.6
+#: the note of the fixed joints that weld a rigid group starts with this
+RIGID_NOTE = "rigid group"
+
+
+@dataclass(frozen=True, eq=False)
+class Declared:
+    """A declared joint between two sets of parts (the wrapper's ``between``), lengths in mm.
+
+    a, b : part names of each side (their groups are joined).  axis : unit (3,) or None (from the
+    contacts); origin : (3,) mm or None.  error : makes an InputError pointing at the declaration.
+    """
+
+    type: str
+    a: tuple[str, ...]
+    b: tuple[str, ...]
+    name: str | None = None
+    axis: np.ndarray | None = None
+    origin: np.ndarray | None = None
+    actuated: bool = False
+    error: Callable[[str], InputError] | None = None
 
 
 @dataclass(frozen=True)
 class Inference:
-    """joints : declared and inferred joints (SI); contacts : every contact found (mm)."""
+    """joints : every joint (SI); contacts : every contact found (mm); group_of : part -> group
+    representative; review : (joint name, confidence, evidence) of the low-confidence joints."""
 
     joints: tuple[Joint, ...]
     contacts: tuple[Contact, ...]
+    group_of: dict = field(default_factory=dict)
+    review: tuple = ()
 
 
 def candidate_pairs(names: list[str], boxes: dict[str, np.ndarray], margin: float) -> list[tuple[int, int]]:
@@ -38,8 +101,8 @@ def candidate_pairs(names: list[str], boxes: dict[str, np.ndarray], margin: floa
     return list(zip(i.tolist(), j.tolist()))
 
 
-def _depths(names: list[str], edges: list[tuple[str, str]], grounds: list[str]) -> dict[str, int]:
-    adjacent: dict[str, list[str]] = {n: [] for n in names}
+def _depths(nodes: list[str], edges, grounds: list[str]) -> dict[str, int]:
+    adjacent: dict[str, list[str]] = {n: [] for n in nodes}
     for a, b in edges:
         adjacent[a].append(b)
         adjacent[b].append(a)
@@ -54,56 +117,508 @@ def _depths(names: list[str], edges: list[tuple[str, str]], grounds: list[str]) 
     return depth
 
 
-def _joint_source(file: str, contacts: list[Contact], how: str) -> Source:
-    what = "; ".join(c.scaled(1e-3).describe() for c in contacts)
-    return Source(file=file, note=f"{how} from {len(contacts)} contact(s): {what} (lengths in m)")
+def _note(contacts: list[Contact], how: str, confidence: float) -> str:
+    what = "; ".join(c.scaled(1e-3).describe() for c in contacts[:6])
+    more = f"; and {len(contacts) - 6} more" if len(contacts) > 6 else ""
+    tail = f" from {len(contacts)} contact(s): {what}{more} (lengths in m)" if contacts else ""
+    return f"confidence {confidence:.2f}: {how}{tail}"
 
 
-def _pair_joint(file: str, a: str, b: str, contacts: list[Contact], tol: MatingTolerances,
-                planar_contacts: str) -> Joint:
-    """The joint the contacts of pair (a, b) give, with reference ``a``; InputError if unclassified."""
-    if coplanar(contacts, tol.angle_tol, tol.contact_tol) and planar_contacts == "fixed":
-        point = np.mean([c.point for c in contacts], axis=0)
-        return Joint(name=f"{a}-{b}", type="fixed", reference=a, secondary=b, origin=point * 1e-3,
-                     source=_joint_source(file, contacts, "fixed (planar contacts in one plane)"))
-    f = pair_freedom(contacts, tol.angle_tol, tol.contact_tol)
+def _pooled(rg: RigidGroups, contacts: dict) -> dict[tuple[str, str], list[Contact]]:
+    """Contacts pooled by pair of groups (representatives in file order)."""
+    pool: dict[tuple[str, str], list[Contact]] = {}
+    for (a, b), found in contacts.items():
+        ga, gb = rg.find(a), rg.find(b)
+        if ga != gb:
+            key = (ga, gb) if rg.order[ga] < rg.order[gb] else (gb, ga)
+            if key[0] != ga:      # planar normals outward of the first group of the key
+                found = [replace(c, part_a=c.part_b, part_b=c.part_a, axis=-c.axis) if c.kind == "planar" else c
+                         for c in found]
+            pool.setdefault(key, []).extend(found)
+    return pool
+
+
+CLAMPED = "clamping: planar contacts on opposite faces only (a part held in a bracket or between plates)"
+
+
+def clamped(found: list[Contact], angle_tol: float) -> bool:
+    """True when every contact is planar, all normals are parallel, and both senses occur.
+
+    Such a pair (a servo in a U-bracket, a plate between two plates) is held by fasteners that the
+    file often models as open shells or not at all; a planar joint between parallel faces on both
+    sides is rare in machines, so the rule welds it (evidence :data:`CLAMPED`).
+    """
+    if not found or any(c.kind != "planar" for c in found):
+        return False
+    n = found[0].axis
+    if any(np.linalg.norm(np.cross(c.axis, n)) > angle_tol for c in found):
+        return False
+    signs = {bool(np.dot(c.axis, n) > 0) for c in found}
+    return len(signs) == 2
+
+
+def _kept_apart(rg: RigidGroups) -> set[frozenset]:
+    return {frozenset((rg.find(x), rg.find(y))) for x, y in rg.apart}
+
+
+SERVO_HELD = ("a servo case held by planar contacts only: servos are screwed to their brackets "
+              "(the screws are not solids here), they do not slide in them")
+
+
+def _weld_fixed(rg: RigidGroups, pool, tol: MatingTolerances, planar_contacts: str,
+                servo_cases: frozenset = frozenset()) -> None:
+    """Join every pair of groups whose pooled contacts leave no freedom, until nothing changes.
+
+    Also welded: groups that touch in planar contacts only when one of them holds a servo's case
+    (``servo_cases``: part names), evidence :data:`SERVO_HELD`.
+    """
+    changed = True
+    while changed:
+        changed = False
+        apart = _kept_apart(rg)
+        for (ga, gb), found in pool(rg).items():
+            if frozenset((ga, gb)) in apart or rg.find(ga) == rg.find(gb):
+                continue
+            if coplanar(found, tol.angle_tol, tol.contact_tol):
+                why = "planar contacts in one plane" if planar_contacts == "fixed" else None
+            elif clamped(found, tol.angle_tol):
+                why = CLAMPED
+            elif all(c.kind == "planar" for c in found) and any(
+                    rg.find(p) in (rg.find(ga), rg.find(gb)) for p in servo_cases):
+                why = SERVO_HELD
+            else:
+                f = pair_freedom(found, tol.angle_tol, tol.contact_tol)
+                why = None if f.type != "fixed" else (
+                    "a press fit" if any(c.kind == "press fit" for c in found) else "contacts that leave no freedom")
+            if why and rg.join(ga, gb, f"welded to {ga} by {why}"):
+                changed = True
+                apart = _kept_apart(rg)
+
+
+def _declare_groups(file: str, rg: RigidGroups, names: list[str], rigid, between: list[Declared],
+                    declared: list[Joint]) -> None:
+    """Rigid groups and declared sides into ``rg`` (step 2's declared part)."""
+    for parts, evidence in rigid:
+        for p in parts[1:]:
+            if not rg.join(parts[0], p, evidence):
+                raise InputError(f"rigid group {list(parts)} joins parts a declared joint keeps apart", file=file)
+    for d in between:
+        for side in (d.a, d.b):
+            for p in side[1:]:
+                rg.join(side[0], p, f"one side of the declared joint {d.name or ''}".rstrip())
+        if rg.find(d.a[0]) == rg.find(d.b[0]):
+            raise (d.error or (lambda m: InputError(m, file=file)))(
+                f"both sides of the joint are in one rigid group ({rg.find(d.a[0])})")
+        rg.keep_apart(d.a[0], d.b[0])
+    for j in declared:
+        for part in (j.reference, j.secondary):
+            if part not in names and part != GROUND:
+                raise InputError(f"joint {j.name}: no part {part!r}", file=file)
+        if GROUND not in (j.reference, j.secondary):
+            rg.keep_apart(j.reference, j.secondary)
+
+
+def _servo_groups(rg: RigidGroups, units: list[rules.ServoUnit]) -> list[rules.ServoUnit]:
+    """Join each servo's case and output sides and keep them apart; the units that hold (step 2)."""
+    kept = []
+    apart = _kept_apart(rg)
+    for u in units:
+        if frozenset((rg.find(u.case[0]), rg.find(u.output[0]))) in apart:
+            continue                      # a declared joint already says how these move
+        ok = all(rg.join(u.case[0], p, f"the case of servo {u.model} ({u.node[-1]})") for p in u.case[1:])
+        ok &= all(rg.join(u.output[0], p, f"the output of servo {u.model} ({u.node[-1]})") for p in u.output[1:])
+        if not ok or rg.find(u.case[0]) == rg.find(u.output[0]):
+            log.info("servo %s: its case and output are already one rigid group; no servo joint", u.node[-1])
+            continue
+        rg.keep_apart(u.case[0], u.output[0])
+        kept.append(u)
+    return kept
+
+
+def _bearing_groups(rg: RigidGroups, units: list[rules.BearingUnit]) -> list[rules.BearingUnit]:
+    """Join each bearing's outer ring with its rolling elements, its inner ring parts, and keep the
+    rings apart; the units that hold (step 2)."""
+    kept = []
+    apart = _kept_apart(rg)
+    for u in units:
+        if frozenset((rg.find(u.outer[0]), rg.find(u.inner[0]))) in apart:
+            continue                      # a declared joint already says how these move
+        where = "/".join(u.node)
+        ok = all(rg.join(u.outer[0], p, f"the outer ring of bearing {where}") for p in u.outer[1:])
+        ok &= all(rg.join(u.outer[0], p, f"a rolling element of bearing {where}: it rides with the outer ring "
+                                         "(lumped; a rigid model has no rolling)") for p in u.rolling)
+        ok &= all(rg.join(u.inner[0], p, f"the inner ring of bearing {where}") for p in u.inner[1:])
+        if not ok or rg.find(u.outer[0]) == rg.find(u.inner[0]):
+            log.info("bearing %s: its rings are already one rigid group; no bearing joint", where)
+            continue
+        rg.keep_apart(u.outer[0], u.inner[0])
+        kept.append(u)
+    return kept
+
+
+def _bearing_link(u: rules.BearingUnit, surfaces: dict, boxes: dict, tol: MatingTolerances) -> _Link | None:
+    """The revolute joint of a rolling bearing about the common axis of its rings' cylinders, or None.
+
+    The axis is the widest cylinder of the outer ring that a cylinder of the inner ring shares
+    (parallel within ``angle_tol``, coincident within ``contact_tol``); the origin is the rings'
+    centre projected on it.
+    """
+    outer = [f for p in u.outer for f in surfaces.get(p, []) if f.kind == "cylinder"]
+    inner = [f for p in u.inner for f in surfaces.get(p, []) if f.kind == "cylinder"]
+    shared = [o for o in outer if any(np.linalg.norm(np.cross(o.direction, i.direction)) <= tol.angle_tol
+                                      and np.linalg.norm(np.cross(i.point - o.point, o.direction)) <= tol.contact_tol
+                                      for i in inner)]
+    if not shared:
+        log.warning("bearing %s: its rings share no cylinder axis; its joint is left to the contacts", "/".join(u.node))
+        return None
+    widest = max(shared, key=lambda f: f.radius)
+    axis = canonical_axis(widest.direction)
+    centre = np.mean([0.5 * (boxes[p][0] + boxes[p][1]) for p in (u.outer[0], u.inner[0])], axis=0)
+    origin = widest.point + np.dot(centre - widest.point, axis) * axis
+    confidence = _confidence("revolute")
+    note = (f"confidence {confidence:.2f}: rolling bearing {'/'.join(u.node)}: the inner ring turns in the outer "
+            f"ring about their common axis (cylinders of radius {widest.radius:.6g} mm and coaxial ones)")
+    return _Link(u.outer[0], u.inner[0], "revolute", axis, origin, note, confidence, _unit_name(u.node))
+
+
+def _output_axis(u: rules.ServoUnit, contacts: dict, tol: MatingTolerances) -> Contact | None:
+    """The widest cylindrical fit between a servo's case and output parts (its output axis), or None."""
+    case, out = set(u.case), set(u.output)
+    fits = [c for (a, b), found in contacts.items() if (a in case and b in out) or (a in out and b in case)
+            for c in found if c.kind in ("press fit", "bearing")]
+    return max(fits, key=lambda c: c.radii[1]) if fits else None
+
+
+def _horn_faces(rg: RigidGroups, units: list[rules.ServoUnit], contacts: dict, tol: MatingTolerances) -> None:
+    """A part outside a servo that touches its case with a face centred on the output axis rides on the horn.
+
+    Only for servos whose output side has no horn part.  Servo models often make the horn one solid
+    with the case (Robotis' XL430 'DUMMY'; the output side is the idler): the bracket
+    screwed to the horn then touches the case in a planar face normal to the output axis whose
+    centre lies within half the output fit's radius of the axis.  That part joins the output side.
+    """
+    for u in units:
+        fit = _output_axis(u, contacts, tol)
+        if fit is None or any(rules.HORN_WORD.search(p) for p in u.output_paths):
+            continue                 # no axis, or the horn is a part of its own: what touches it rides on it
+        unit, case = set(u.case) | set(u.output), set(u.case)
+        for (a, b), found in contacts.items():
+            if (a in case) == (b in case) or a in unit and b in unit:
+                continue
+            other = b if a in case else a
+            for c in found:
+                off = c.point - fit.point
+                radial = np.linalg.norm(off - np.dot(off, fit.axis) * fit.axis)
+                if (c.kind == "planar" and np.linalg.norm(np.cross(c.axis, fit.axis)) <= tol.angle_tol
+                        and radial <= 0.5 * fit.radii[1]):
+                    rg.join(u.output[0], other, f"a face centred on the output axis of servo {u.model} "
+                                                f"({u.node[-1]}): it rides on the horn")
+                    break
+
+
+#: a part is a pin or bushing of a fit when its size across the fit's axis is at most this many radii
+PIN_SIZE_RADII = 6.0
+JOURNAL = ("a zero-clearance fit between two parts neither of which is a pin or bushing (each is wider "
+           "than 6 radii across the axis): a journal modelled at its nominal size, not a press fit")
+#: confidence of a joint that turns on such a journal
+JOURNAL_CONFIDENCE = 0.5
+
+
+def _across(box: np.ndarray, axis: np.ndarray) -> float:
+    """The larger size (mm) of an axis-aligned box across ``axis`` (its extent along the two normals)."""
+    size = box[1] - box[0]
+    return max(float(np.abs(e) @ size) for e in _normals(axis))
+
+
+def _normals(axis: np.ndarray) -> np.ndarray:
+    helper = np.eye(3)[int(np.argmin(np.abs(axis)))]
+    e1 = np.cross(axis, helper)
+    e1 /= np.linalg.norm(e1)
+    return np.array([e1, np.cross(axis, e1)])
+
+
+def _journals(contacts: dict, boxes: dict) -> set[frozenset]:
+    """Turn each zero-clearance cylindrical fit between two parts that are both wider than
+    :data:`PIN_SIZE_RADII` radii across its axis into a bearing (in place); the pairs changed.
+
+    A pin or bushing is pressed; a shaft that is one solid with a large body, in the bore of
+    another large body, is a journal that CAD models at its nominal size (Chrono's pendulum).
+    """
+    changed = set()
+    for (a, b), found in contacts.items():
+        for k, c in enumerate(found):
+            if c.kind == "press fit" and c.surface == "cylinder" and all(
+                    _across(boxes[p], c.axis) > PIN_SIZE_RADII * c.radii[0] for p in (a, b)):
+                found[k] = replace(c, kind="bearing")
+                changed.add(frozenset((a, b)))
+    return changed
+
+
+def _fasteners(rg: RigidGroups, names: list[str], paths: dict, contacts: dict, tol: MatingTolerances) -> None:
+    """Each fastener makes rigid what it touches (step 2)."""
+    touching: dict[str, list[tuple[str, Contact]]] = {n: [] for n in names}
+    pairs = frozenset(frozenset(p) for p in contacts)
+    for (a, b), found in contacts.items():
+        for c in found:
+            touching[a].append((b, c))
+            touching[b].append((a, c))
+    for n in names:
+        evidence = rules.fastener_by_name(n, paths.get(n, ())) or rules.fastener_by_geometry(
+            n, [c for _, c in touching[n]], pairs, tol)
+        if evidence is None:
+            continue
+        for other in dict.fromkeys(o for o, _ in touching[n]):
+            if not rg.join(n, other, f"clamped by {n}: {evidence}"):
+                log.info("fastener %s touches %s across a declared or servo joint: not welded", n, other)
+
+
+def _confidence(jtype: str) -> float:
+    """The confidence of an inferred joint of type ``jtype`` (:data:`CONFIDENCE_BY_FREEDOMS`)."""
+    return CONFIDENCE_BY_FREEDOMS[min(JOINTS[jtype].nv, len(CONFIDENCE_BY_FREEDOMS) - 1)]
+
+
+def _contact_geometry(kind: str, found: list[Contact], tol: MatingTolerances):
+    """(axis, origin mm, how) of a ``kind`` joint from pooled contacts, or a message saying what is missing.
+
+    The joint table says which contact gives what: a cylindrical fit the axis of a joint with one
+    axis and at most two freedoms (revolute, continuous, prismatic, cylindrical); a spherical fit
+    the centre of a three-rotation joint; planar contacts in one plane the normal of a joint that
+    rotates about its axis (revolute, continuous, planar); any contact the point of a fixed joint.
+    """
+    facts = JOINTS[kind]
+    fits = [c for c in found if c.kind in ("press fit", "bearing")]
+    balls = [c for c in found if c.kind == "ball"]
+    planes = [c for c in found if c.kind == "planar"]
+    if not facts.has_axis and facts.nv == 3 and balls:
+        return None, balls[0].point, "the centre of a spherical fit"
+    if facts.has_axis and not facts.has_axis2 and facts.nv <= 2 and fits:
+        axes = [c for c in fits if np.linalg.norm(np.cross(c.axis, fits[0].axis)) <= tol.angle_tol
+                and np.linalg.norm(np.cross(c.point - fits[0].point, fits[0].axis)) <= tol.contact_tol]
+        if len(axes) != len(fits):
+            return (f"their cylindrical fits have {len(fits) - len(axes) + 1} different axes: "
+                    "give 'axis' and 'origin'")
+        return canonical_axis(fits[0].axis), np.mean([c.point for c in fits], axis=0), "the axis of their cylindrical fit"
+    if facts.has_axis and (facts.moves_as == "revolute" or facts.nv == 3) and planes \
+            and coplanar(planes, tol.angle_tol, tol.contact_tol):
+        return canonical_axis(planes[0].axis), np.mean([c.point for c in planes], axis=0), "the normal of their planar contact"
+    if facts.nv == 0 and found:
+        return None, np.mean([c.point for c in found], axis=0), "their contacts"
+    kinds = ", ".join(sorted({c.kind for c in found})) or "none"
+    return f"their contacts ({kinds}) give no {kind} axis: give 'axis' and 'origin'"
+
+
+@dataclass
+class _Link:
+    """A joint between two parts before it is oriented: geometry in mm, its note and confidence."""
+
+    a: str
+    b: str
+    type: str
+    axis: np.ndarray | None
+    origin: np.ndarray
+    note: str
+    confidence: float
+    name: str | None = None
+    actuated: bool = False
+
+
+def _between(pool: dict, ga: str, gb: str) -> list[Contact]:
+    return pool.get((ga, gb)) or pool.get((gb, ga)) or []
+
+
+def _declared_link(file: str, rg: RigidGroups, pool, d: Declared, tol: MatingTolerances) -> _Link:
+    """The link of a declared joint (between its first part on each side): its geometry as given,
+    else from the pooled contacts of its two groups."""
+    error = d.error or (lambda m: InputError(m, file=file))
+    ga, gb = rg.find(d.a[0]), rg.find(d.b[0])
+    found = _between(pool, ga, gb)
+    needs_axis = JOINTS[d.type].has_axis
+    axis, origin, how = d.axis, d.origin, "declared"
+    if (needs_axis and axis is None) or origin is None:
+        if not found:
+            raise error(f"the groups of {d.a[0]} and {d.b[0]} do not touch: give 'axis' and 'origin' of the "
+                        "joint, or declare it between parts that touch")
+        geometry = _contact_geometry(d.type, found, tol)
+        if isinstance(geometry, str):
+            raise error(f"{d.type} joint between {d.a[0]} and {d.b[0]}: {geometry}")
+        axis = axis if axis is not None else geometry[0]
+        origin = origin if origin is not None else geometry[1]
+        how = f"declared; {'axis and ' if d.axis is None and needs_axis else ''}origin from {geometry[2]}"
+    return _Link(d.a[0], d.b[0], d.type, axis, np.asarray(origin, dtype=float),
+                 _note(found if how != "declared" else [], how, 1.0), 1.0, d.name, d.actuated)
+
+
+def _servo_link(rg: RigidGroups, pool, u: rules.ServoUnit, tol: MatingTolerances) -> _Link | None:
+    """The actuated revolute joint of a servo about its output axis, or None (logged) without one.
+
+    Between the two parts of its widest fit across the case and output groups (else the first
+    part of each side).
+    """
+    ga, gb = rg.find(u.case[0]), rg.find(u.output[0])
+    found = _between(pool, ga, gb)
+    geometry = _contact_geometry("revolute", found, tol) if found else "its case and output do not touch"
+    if isinstance(geometry, str):
+        log.warning("servo %s (%s): no output axis (%s); its joint is left to the contacts", u.node[-1], u.model,
+                    geometry)
+        return None
+    axis, origin, how = geometry
+    fits = [c for c in found if c.kind in ("press fit", "bearing")]
+    a, b = (u.case[0], u.output[0])
+    if fits:
+        widest = max(fits, key=lambda c: c.radii[1])
+        a, b = (widest.part_a, widest.part_b) if rg.find(widest.part_a) == ga else (widest.part_b, widest.part_a)
+    confidence = SERVO_CONFIDENCE[0] if fits else SERVO_CONFIDENCE[1]
+    note = _note(found, f"servo {u.model} ({'/'.join(u.node)}) turns about its output axis, {how}", confidence)
+    return _Link(a, b, "revolute", axis, origin, note, confidence, _unit_name(u.node), True)
+
+
+def _unit_name(node: tuple[str, ...]) -> str:
+    """A servo's or bearing's joint name: its assembly path below the top assembly (unique in the file)."""
+    return "/".join(node[1:]) or node[-1]
+
+
+def _inferred_link(file: str, a: str, b: str, found: list[Contact], tol: MatingTolerances,
+                   planar_contacts: str) -> _Link:
+    """The joint the contacts of two parts of different groups leave; InputError if it is no joint type.
+
+    Planar contacts in one plane are a planar joint here: whether they weld is decided for the
+    groups' pooled contacts (:func:`_weld_fixed`), and did not.
+    """
+    f = pair_freedom(found, tol.angle_tol, tol.contact_tol)
     if f.type is None:
-        kinds = ", ".join(sorted({c.kind for c in contacts}))
+        kinds = ", ".join(sorted({c.kind for c in found}))
         raise InputError(f"parts {a} and {b}: their contacts ({kinds}) leave a {f.dim}-dimensional freedom "
-                         f"that is no joint type; declare the joint between them", file=file)
-    return Joint(name=f"{a}-{b}", type=f.type, reference=a, secondary=b, origin=f.origin * 1e-3, axis=f.axis,
-                 source=_joint_source(file, contacts, "inferred"))
+                         f"that is no joint type; declare the joint between them (joints: [{{between: [{a}, {b}], "
+                         f"type: ...}}]) or make them one body (rigid: [[{a}, {b}]])", file=file)
+    confidence = _confidence(f.type)
+    return _Link(a, b, f.type, f.axis, f.origin, _note(found, f"{f.type} inferred", confidence), confidence)
+
+
+def _links(file: str, rg: RigidGroups, contacts: dict, between: list[Declared], units, tol: MatingTolerances,
+           planar_contacts: str, journals: frozenset = frozenset(), bearings=()) -> list[_Link]:
+    """Declared links, then bearing and servo links (one per pair of groups; ``bearings`` holds
+    (unit, link or None)), then one inferred link per touching pair of parts in two groups that
+    no declaration, bearing or servo holds."""
+    pool = _pooled(rg, contacts)
+    links = [_declared_link(file, rg, pool, d, tol) for d in between]
+    done = {frozenset((rg.find(k.a), rg.find(k.b))) for k in links}
+    for _, link in bearings:
+        if link is not None and frozenset((rg.find(link.a), rg.find(link.b))) not in done:
+            links.append(link)
+            done.add(frozenset((rg.find(link.a), rg.find(link.b))))
+    for u in units:
+        link = _servo_link(rg, pool, u, tol)
+        pair = frozenset((rg.find(u.case[0]), rg.find(u.output[0])))
+        if link is not None and pair not in done:
+            links.append(link)
+            done.add(pair)
+    servo_pairs = {frozenset((rg.find(u.case[0]), rg.find(u.output[0]))) for u in units}
+    held = done | (_kept_apart(rg) - servo_pairs)   # a servo without an axis is left to its contacts
+    for (a, b), found in contacts.items():
+        if rg.find(a) != rg.find(b) and frozenset((rg.find(a), rg.find(b))) not in held:
+            link = _inferred_link(file, a, b, found, tol, planar_contacts)
+            if frozenset((a, b)) in journals:
+                link.confidence = min(link.confidence, JOURNAL_CONFIDENCE)
+                link.note = f"confidence {link.confidence:.2f}: {JOURNAL}; " + link.note.split(": ", 1)[1]
+            links.append(link)
+    return links
+
+
+def _welds(file: str, rg: RigidGroups, contacts: dict, boxes: dict) -> list[tuple[str, str, Joint]]:
+    """The fixed joints that weld each group: one per touching pair of its parts, and one from its first
+    part to each part that touches none of the others (a declared group); their note says why."""
+    out = []
+    linked = RigidGroups(list(rg.order))
+    for (a, b), found in contacts.items():
+        rep = rg.find(a)
+        if rep != rg.find(b):
+            continue
+        why = rg.evidence.get(b) or rg.evidence.get(a) or "one body"
+        origin = np.mean([c.point for c in found], axis=0) * 1e-3
+        out.append((a, b, origin, f"{RIGID_NOTE} {rep}: {why}; {_note(found, 'welded', 1.0)}"))
+        linked.join(a, b, "")
+    for rep, parts in rg.groups().items():
+        for p in parts[1:]:
+            if linked.find(p) != linked.find(rep) and linked.join(rep, p, ""):
+                centre = 0.5 * (boxes[p][0] + boxes[p][1]) * 1e-3
+                out.append((rep, p, centre, f"{RIGID_NOTE} {rep}: {rg.evidence.get(p, 'declared')}"))
+    return [(a, b, Joint(name="", type="fixed", reference=a, secondary=b, origin=origin,
+                         source=Source(file=file, note=note))) for a, b, origin, note in out]
+
+
+def _oriented(file: str, names: list[str], welds, links: list[_Link], declared: list[Joint],
+              grounds: list[str]) -> list[Joint]:
+    """Joints of welds and links, each with the part closer to ground (in the graph of joined parts)
+    as reference (ties: the part earlier in the file), named ``reference-secondary`` unless named."""
+    edges = [(a, b) for a, b, _ in welds] + [(k.a, k.b) for k in links]
+    edges += [(j.reference, j.secondary) for j in declared if GROUND not in (j.reference, j.secondary)]
+    depth = _depths(names, edges, grounds)
+    order = {n: k for k, n in enumerate(names)}
+
+    def ends(a, b):
+        key_a, key_b = (depth.get(a, len(names)), order[a]), (depth.get(b, len(names)), order[b])
+        return (a, b) if key_a <= key_b else (b, a)
+    out = []
+    for a, b, weld in welds:
+        ref, sec = ends(a, b)
+        out.append(replace(weld, name=f"{ref}-{sec}", reference=ref, secondary=sec))
+    for k in links:
+        ref, sec = ends(k.a, k.b)
+        axis = np.array([0.0, 0.0, 1.0]) if k.axis is None else np.asarray(k.axis, dtype=float)
+        out.append(Joint(name=k.name or f"{ref}-{sec}", type=k.type, reference=ref, secondary=sec,
+                         origin=np.asarray(k.origin, dtype=float) * 1e-3, axis=axis, actuated=k.actuated,
+                         source=Source(file=file, note=k.note)))
+    return out
+
+
+def _check_lonely(file: str, rg: RigidGroups, links: list[_Link], declared: list[Joint], grounds: list[str]) -> None:
+    """InputError naming the first parts of the groups that touch no other group and have no joint."""
+    held = {rg.find(g) for g in grounds} | {rg.find(x) for k in links for x in (k.a, k.b)}
+    held |= {rg.find(p) for j in declared for p in (j.reference, j.secondary) if p != GROUND}
+    lonely = [rep for rep in rg.groups() if rep not in held]
+    if lonely:
+        raise InputError(f"part {lonely[0]} touches no other part and has no declared joint"
+                         + (f" (also: {', '.join(lonely[1:])})" if len(lonely) > 1 else "")
+                         + "; declare a joint ('joints:'), weld it ('rigid:') or drop it ('ignore:')", file=file)
 
 
 def infer_joints(file: str, names: list[str], surfaces: dict[str, list[Surface]], boxes: dict[str, np.ndarray],
                  tol: MatingTolerances, planar_contacts: str, grounds: list[str], declared: list[Joint],
-                 progress=lambda items, what: items) -> Inference:
-    """Contacts of every touching pair and the joints they give (see the module docstring)."""
+                 progress=lambda items, what: items, *, between=(), rigid=(), paths=None) -> Inference:
+    """Rigid groups and the joints between them (see the module docstring).
+
+    declared : joints of the YAML joint syntax by part name (kept as given; their pair is not inferred).
+    between : :class:`Declared` joints; rigid : ``(part names, evidence)`` groups; paths : part name ->
+    its instance path (for the name rules).
+    """
     contacts: dict[tuple[str, str], list[Contact]] = {}
     for i, j in progress(candidate_pairs(names, boxes, tol.max_clearance + tol.contact_tol), "contacts"):
         found = pair_contacts(surfaces[names[i]], surfaces[names[j]], tol)
         if found:
             contacts[(names[i], names[j])] = found
-    declared_pairs = {frozenset((j.reference, j.secondary)) for j in declared}
-    for j in declared:
-        for part in (j.reference, j.secondary):
-            if part not in names and part != "ground":
-                raise InputError(f"joint {j.name}: no part {part!r}", file=file)
-    edges = [p for p in contacts if frozenset(p) not in declared_pairs]
-    edges += [(j.reference, j.secondary) for j in declared]
-    touching = {n for e in edges for n in e} | set(grounds)
-    lonely = [n for n in names if n not in touching]
-    if lonely:
-        raise InputError(f"part {lonely[0]} touches no other part and has no declared joint"
-                         + (f" (also: {', '.join(lonely[1:])})" if len(lonely) > 1 else ""), file=file)
-    depth = _depths(names, [e for e in edges if "ground" not in e], grounds)
-    order = {n: k for k, n in enumerate(names)}
-    joints = list(declared)
-    for (a, b), found in contacts.items():
-        if frozenset((a, b)) in declared_pairs:
-            continue
-        key = (depth.get(a, len(names)), order[a]), (depth.get(b, len(names)), order[b])
-        ref, sec = (a, b) if key[0] <= key[1] else (b, a)
-        joints.append(_pair_joint(file, ref, sec, found, tol, planar_contacts))
+    journals = frozenset(_journals(contacts, boxes))
+    paths = paths or {}
+    rg = RigidGroups(names)
+    _declare_groups(file, rg, names, rigid, list(between), list(declared))
+    named = [(n, tuple(paths.get(n, ()))) for n in names]
+    bearings = [(u, _bearing_link(u, surfaces, boxes, tol)) for u in _bearing_groups(rg, rules.bearing_units(named))]
+    units = _servo_groups(rg, rules.servo_units(named))
+    _horn_faces(rg, units, contacts, tol)
+    _fasteners(rg, names, paths, contacts, tol)
+    _weld_fixed(rg, lambda g: _pooled(g, contacts), tol, planar_contacts,
+                frozenset(p for u in units for p in u.case))
+    links = _links(file, rg, contacts, list(between), units, tol, planar_contacts, journals, bearings)
+    _check_lonely(file, rg, links, list(declared), grounds)
+    welds = _welds(file, rg, contacts, boxes)
+    oriented = _oriented(file, names, welds, links, list(declared), grounds)
+    joints = oriented[:len(welds)] + list(declared) + oriented[len(welds):]
+    review = tuple((j.name, k.confidence, k.note) for j, k in zip(oriented[len(welds):], links)
+                   if k.confidence < REVIEW_BELOW)
+    for name, confidence, note in review:
+        log.info("%s: joint %s to review (%s)", file, name, note)
+    if review:
+        log.warning("%s: %d joint(s) of low confidence to review: %s (run with --verbose for their evidence; "
+                    "'inspect --write-joints' writes them all)", file, len(review), ", ".join(r[0] for r in review))
     all_contacts = tuple(c for found in contacts.values() for c in found)
-    return Inference(joints=tuple(joints), contacts=all_contacts)
+    return Inference(joints=tuple(joints), contacts=all_contacts, group_of={n: rg.find(n) for n in names},
+                     review=review)

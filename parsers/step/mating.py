@@ -86,6 +86,7 @@ class Contact:
     point : (3,) a point of the contact (on the axis, the plane or the centre).
     axis : (3,) cylinder axis or plane normal (outward of part a); +z for balls.
     area : overlap area of a planar contact, else 0.
+    surface : 'cylinder', 'sphere' or 'plane': the faces in contact.
     """
 
     kind: str
@@ -97,6 +98,7 @@ class Contact:
     point: np.ndarray
     axis: np.ndarray
     area: float = 0.0
+    surface: str = "cylinder"
 
     def scaled(self, factor: float) -> "Contact":
         """The same contact with lengths multiplied by ``factor`` (unit change)."""
@@ -160,7 +162,7 @@ def _sphere_fit(a: Surface, b: Surface, tol: MatingTolerances) -> Contact | None
     if kind is None:
         return None
     return Contact(kind, a.part, b.part, (a.face, b.face), (a.radius, b.radius), c, a.point.copy(),
-                   np.array([0.0, 0.0, 1.0]))
+                   np.array([0.0, 0.0, 1.0]), surface="sphere")
 
 
 def _plane_basis(n: np.ndarray) -> np.ndarray:
@@ -261,7 +263,8 @@ def _planar_contact(a: Surface, b: Surface, tol: MatingTolerances) -> Contact | 
     origin = a.point - np.dot(a.point, basis[0]) * basis[0] - np.dot(a.point, basis[1]) * basis[1]
     point = origin + c2 @ basis
     distance = float(abs(np.dot(centroid_b - a.point, n)))
-    return Contact("planar", a.part, b.part, (a.face, b.face), (0.0, 0.0), distance, point, n.copy(), area)
+    return Contact("planar", a.part, b.part, (a.face, b.face), (0.0, 0.0), distance, point, n.copy(), area,
+                   surface="plane")
 
 
 def _triangles_area(tris: np.ndarray) -> float:

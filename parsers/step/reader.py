@@ -6,7 +6,8 @@ and mating relations give the bodies and joints; this reader is that first step.
 * Parts are the leaf solids of the XCAF tree (:func:`brep.leaf_parts`): the
   instance name unless it is a generated id (``NAUO12``, ``=>[0:1:1:4]``, empty),
   then the product name, STEP string escapes decoded; a repeated name becomes
-  ``NAME_1``, ``NAME_2``, ... in file order.  Placed by the composed placements;
+  ``NAME_1``, ``NAME_2``, ... in file order; a part named like the world (``ground``) is
+  the body ``ground_link`` (as the URDF reader does).  Placed by the composed placements;
   body frame = the instance's placement.  A leaf without a closed solid is healed
   when sewing its faces closes it, else skipped (one warning for all of them);
   a file with no closed solid at all is an error.
@@ -21,10 +22,11 @@ and mating relations give the bodies and joints; this reader is that first step.
   ``mbcompose/step-meshes/<file>-<content digest>``), which
   the body's Geometry references, so the exporters and pictures work; the
   part's colour from the file, if any, is the mesh's ``rgba`` parameter.
-* Joints: declared ``joints`` (by part name) first, then the joints the
-  contacts give (:mod:`.mating`, :mod:`.freedom`); a part that touches nothing
-  and has no declared joint is an error naming it.  The ``ground`` parts (default:
-  the first part of the tree) are welded to ground by implicit joints.
+* Joints: the parts are put in rigid groups and joined by declared joints, servo
+  joints and the joints their contacts give, with evidence and confidence
+  (:mod:`.inference`, :mod:`.rules`, :mod:`.mating`, :mod:`.freedom`); a group that
+  touches nothing and has no joint is an error naming it.  The ``ground`` parts
+  (default: the first part of the tree) are welded to ground by implicit joints.
 
 Tolerance options (``contact_tol``, ``max_clearance``) are in the file's length
 unit; their defaults are 0.01 mm and 0.5 mm; ``angle_tol`` is 1e-3 rad.
@@ -54,7 +56,7 @@ from ..assembly import (
 )
 from ..errors import InputError, did_you_mean
 from . import brep
-from .inference import infer_joints
+from .inference import RIGID_NOTE, infer_joints
 from .mating import PLANAR_CONTACT_POLICIES, MatingTolerances, Surface
 
 log = logging.getLogger(__name__)
@@ -84,7 +86,7 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
               max_clearance: float | None = None, planar_contacts: str = "fixed", ground=None,
               density: float | None = None, densities=None, names=None, actuated=(), joints=(),
               joint_names=None, mesh_dir=None, base: str = "fixed", name: str | None = None,
-              gravity=(0.0, 0.0, -9.81)) -> Assembly:
+              gravity=(0.0, 0.0, -9.81), ignore=None, declare=None) -> Assembly:
     """Read a STEP assembly into an :class:`Assembly` (SI units), joints inferred from contacts.
 
     Parameters
@@ -104,9 +106,20 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
         (default ``reference-secondary``).
     mesh_dir : folder for the tessellated STL files.
     base : 'fixed' (ground parts welded) or 'floating' (free joints).
+    ignore : a function of the parts' ``(name, instance path)`` returning the names of the parts to
+        drop before inference (the wrapper's ``ignore`` patterns).
+    declare : a function of the kept parts' ``(name, instance path)`` returning ``(rigid, between)``:
+        rigid groups ``(part names, evidence)`` and :class:`.inference.Declared` joints.
     """
     path = Path(path)
     parts, unit = _read_parts(path, density, densities, names)
+    if ignore is not None:
+        dropped = set(ignore([(p.name, p.leaf.path) for p in parts]))
+        parts = [p for p in parts if p.name not in dropped]
+        if not parts:
+            raise InputError("every part is ignored", file=str(path), key="ignore")
+        log.info("%s: %d part(s) ignored", path, len(dropped))
+    rigid, between = declare([(p.name, p.leaf.path) for p in parts]) if declare is not None else ((), ())
     tol = _tolerances(path, unit, contact_tol, angle_tol, max_clearance)
     if planar_contacts not in PLANAR_CONTACT_POLICIES:
         raise InputError(f"planar_contacts must be one of {PLANAR_CONTACT_POLICIES}, got {planar_contacts!r}",
@@ -121,8 +134,9 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
     grounds = _grounds(path, parts, ground)
     declared = joints([p.name for p in parts]) if callable(joints) else list(joints)
     result = infer_joints(str(path), [p.name for p in parts], surfaces, boxes, tol, planar_contacts,
-                          grounds, declared, _progress)
-    named = _named(path, list(result.joints), joint_names or {})
+                          grounds, declared, _progress, between=between, rigid=rigid,
+                          paths={p.name: p.leaf.path for p in parts})
+    named = _named(path, list(result.joints), joint_names or {}, result.group_of)
     all_joints = _ground_joints(path, grounds, base, parts) + _with_actuation(path, named, actuated)
     return Assembly(name=name or path.stem, bodies=tuple(bodies), joints=tuple(all_joints),
                     gravity=np.asarray(gravity, dtype=float), source_file=str(path),
@@ -257,8 +271,16 @@ def _parts(path, leaves, renames) -> list[Part]:
         p.name = str(renames.get(p.name, p.name))
     if len({p.name for p in parts}) != len(parts):
         raise InputError("two parts would get the same name", file=str(path), key="names")
-    if GROUND in {p.name for p in parts}:
-        raise InputError(f"part name {GROUND!r} is reserved for the fixed world", file=str(path), key="names")
+    taken = {p.name for p in parts}
+    for p in parts:
+        if p.name == GROUND:         # the world's name: the part stays a part, under another name
+            new, k = f"{GROUND}_link", 1
+            while new in taken:
+                k += 1
+                new = f"{GROUND}_link_{k}"
+            log.info("%s: part %r is named like the fixed world; it is the body %r", path, p.name, new)
+            p.name = new
+            taken.add(new)
     return parts
 
 
@@ -389,12 +411,17 @@ def _ground_joints(path, grounds: list[str], base: str, parts) -> list[Joint]:
     return out
 
 
-def _named(path, joints: list[Joint], joint_names) -> list[Joint]:
-    """Inferred joints renamed by ``joint_names`` (name -> pair of parts)."""
+def _named(path, joints: list[Joint], joint_names, group_of: dict) -> list[Joint]:
+    """Inferred joints renamed by ``joint_names`` (name -> pair of parts: the joint between their groups)."""
     from dataclasses import replace
-    by_pair = {frozenset((j.reference, j.secondary)): k for k, j in enumerate(joints)}
+
+    def group(part):
+        return group_of.get(part, part)
+    by_parts = {frozenset((j.reference, j.secondary)): k for k, j in enumerate(joints)}
+    by_groups = {frozenset((group(j.reference), group(j.secondary))): k for k, j in enumerate(joints)
+                 if not (j.source and j.source.note.startswith(RIGID_NOTE))}
     for new, pair in joint_names.items():
-        k = by_pair.get(frozenset(pair))
+        k = by_parts.get(frozenset(pair), by_groups.get(frozenset(group(p) for p in pair)))
         if k is None or len(set(pair)) != 2:
             raise InputError(f"{new}: no joint between {list(pair)}", file=str(path), key="joint_names")
         joints[k] = replace(joints[k], name=str(new))

@@ -70,7 +70,7 @@ def test_an_unclassified_pair_is_an_error_naming_both_parts_with_a_hint(monkeypa
     from mbcompose.parsers.step import inference
     monkeypatch.setattr(inference, "pair_freedom", lambda *a: Freedom(None, np.zeros(3), Z, 2))
     with pytest.raises(InputError, match="parts a and b: .* declare the joint between them"):
-        inference._pair_joint("x.step", "a", "b", [contact("bearing", [0, 0, 0], Z)], MatingTolerances(), "fixed")
+        inference._inferred_link("x.step", "a", "b", [contact("bearing", [0, 0, 0], Z)], MatingTolerances(), "fixed")
 
 
 def _square(x0, y0, size):

@@ -1,0 +1,167 @@
+"""How machines are built: rules that recognise fasteners and servos in a CAD assembly (issue 24).
+
+Each rule gives *evidence* (a sentence saying what was seen) that :mod:`.inference` attaches, with a
+confidence, to the rigid groups and joints it produces (docs/assembly-format.md, "Inference rules"):
+
+* **fastener by name** (:func:`fastener_by_name`): screws, bolts, nuts, washers, threaded inserts,
+  standoffs, rivets and dowel pins, recognised by the words and the standards of the common
+  vocabularies (``screw``, ``DIN 912``, ``ISO 4762``, ``M2x6``, ``SHCS``, ``FHS``, ...) in the part's
+  name or in the name of an assembly above it.  A fastener makes rigid what it touches.
+* **fastener by geometry** (:func:`fastener_by_geometry`): a slender part (shank radius at most
+  :data:`SHANK_RADIUS_MAX` mm) whose one shank passes through two or more other parts, coaxially,
+  that touch each other (clamped together), and whose name does not say it is a pin, shaft or axle.
+* **rolling bearing** (:func:`bearing_units`): the parts below an assembly node whose name says
+  ``bearing`` (or is a bearing number: 608, 6204, 6904-2RS, ...): the parts named ``outer``, the
+  parts named ``inner`` and the rolling elements (``ball``, ``roller``, ``needle``, ``cage``,
+  ``retainer``, ``seal``, ``shield``).  The inner ring turns in the outer ring about their common
+  axis; the rolling elements, which touch the raceways at points or lines only, ride with the
+  outer ring (lumped: a rigid multibody model has no rolling).
+* **servo** (:func:`servo_units`): a part below an assembly node whose name is a servo model
+  (Dynamixel XL330/XL430/XM/XH/XC/AX/MX, Feetech STS/SCS, TowerPro SG90/MG90/MG996R, ...).  The parts
+  of one servo node split into the output side (horn, idler: names with ``horn``/``idle``/``output``)
+  and the case side (everything else); the two sides turn about the servo's output axis.
+
+Names are matched case-insensitively; ``path`` is the part's instance path from the top assembly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .mating import Contact, MatingTolerances
+
+#: words and standards that name fasteners (a part or an assembly above it)
+FASTENER_WORDS = re.compile(
+    r"(screw|bolt|\bnut\b|nut[_\- ]|hexnut|locknut|washer|\binsert|heat[_\- ]?set|standoff|spacer[_\- ]?m\d|"
+    r"rivet|dowel|\b(din|iso|iso[_\- ]?7380|iso[_\- ]?10642|en|jis|ansi)[_\- ]?\d{3,5}\b|"
+    r"(^|[^a-z])(shcs|bhcs|fhcs|fhs|phs|bhs|pfhs|hhcs|sems)([^a-z]|$)|"
+    r"(^|[^a-z0-9])m\d{1,2}([._,]\d)?[x_ ]\d{1,3}([^0-9]|$))",
+    re.IGNORECASE)
+
+#: words that say a slender part is a pin, shaft or axle (a joint, not a fastener), whatever its geometry
+PIN_WORDS = re.compile(r"(pin|shaft|axle|axis|hinge|pivot|bearing|bushing|rod|spindle)", re.IGNORECASE)
+
+#: servo and motor model names (Dynamixel, Feetech, TowerPro, hobby sizes)
+SERVO_WORDS = re.compile(
+    r"(dynamixel|(^|[^a-z0-9])(xl|xc|xm|xh|xd|xw|ax|mx|rx)[-_ ,]?(xc[-_ ]?)?(320|330|430|540|12a|18a|28|64|106)"
+    r"([^0-9]|$)|\bsts[-_ ]?3\d{3}|\bscs[-_ ]?\d{4}|\bsg[-_ ]?90|\bmg[-_ ]?9(0s|0|46r?|96r?|95)|"
+    r"\bsm[-_ ]?s\d{4}|\bhs[-_ ]?\d{3,4}mg|\bsts3215)", re.IGNORECASE)
+
+#: output-side parts of a servo: the horn and the idler opposite it
+OUTPUT_WORDS = re.compile(r"(horn|idle|output)", re.IGNORECASE)
+#: a horn of its own among a servo's output parts
+HORN_WORD = re.compile(r"horn", re.IGNORECASE)
+
+#: largest shank radius (mm) of the fastener-by-geometry rule (an M12 bolt)
+SHANK_RADIUS_MAX = 6.0
+
+
+def fastener_by_name(name: str, path: tuple[str, ...]) -> str | None:
+    """Evidence that the part is a fastener from its name or an assembly's above it, or None."""
+    for element in (name, *reversed(path)):
+        m = FASTENER_WORDS.search(element)
+        if m:
+            where = "its name" if element == name else f"assembly {element!r}"
+            return f"fastener by name ({m.group(0).strip(' _-')!r} in {where})"
+    return None
+
+
+def fastener_by_geometry(name: str, contacts: list[Contact], touching=frozenset(),
+                         tol: MatingTolerances = MatingTolerances()) -> str | None:
+    """Evidence that a part is a bolt from its contacts (it is ``part_a``, the shaft, of fits), or None.
+
+    contacts : the contacts of the part with every other part (mm).  touching : the pairs of parts
+    (frozensets) that touch each other.  tol : coaxial means within its ``angle_tol`` and ``contact_tol``.  A shank is a set of coaxial fits (press fit or bearing) of
+    radius <= :data:`SHANK_RADIUS_MAX` where the part is the shaft; one through two or more other
+    parts that touch each other (a bolt presses what it clamps together; a pin leaves a gap or a
+    washer between the parts it joins) is a fastener, unless the name says pin, shaft, axle.
+    """
+    if PIN_WORDS.search(name):
+        return None
+    fits = [c for c in contacts if c.kind in ("press fit", "bearing") and c.part_a == name
+            and c.radii[0] <= SHANK_RADIUS_MAX]
+    for c in fits:
+        coaxial = {o.part_b for o in fits if np.linalg.norm(np.cross(o.axis, c.axis)) <= tol.angle_tol
+                   and np.linalg.norm(np.cross(o.point - c.point, c.axis)) <= tol.contact_tol}
+        pressed = [frozenset((x, y)) for x in coaxial for y in coaxial if x < y and frozenset((x, y)) in touching]
+        if len(coaxial) >= 2 and pressed:
+            return (f"fastener by geometry (a shank of radius {c.radii[0]:.3g} mm through "
+                    f"{len(coaxial)} parts: {', '.join(sorted(coaxial))})")
+    return None
+
+
+@dataclass(frozen=True)
+class ServoUnit:
+    """The parts of one servo: ``node`` (its assembly path), ``case`` and ``output`` part names.
+
+    output_paths : the '/'-joined paths of the output parts below ``node`` (names the rules read).
+    """
+
+    node: tuple[str, ...]
+    model: str
+    case: tuple[str, ...]
+    output: tuple[str, ...]
+    output_paths: tuple[str, ...] = ()
+
+
+def servo_units(parts: list[tuple[str, tuple[str, ...]]]) -> list[ServoUnit]:
+    """Servo units from ``(part name, instance path)`` pairs (file order), see the module docstring.
+
+    A part belongs to the deepest assembly node of its path whose name is a servo model; a unit
+    needs parts on both sides (case and output) to be a joint.
+    """
+    units: dict[tuple[str, ...], tuple[str, list[str], list[str], list[str]]] = {}
+    for name, path in parts:
+        for k in range(len(path) - 1, -1, -1):
+            m = SERVO_WORDS.search(path[k])
+            if m and k < len(path) - 1:
+                node = path[:k + 1]
+                unit = units.setdefault(node, (m.group(0).strip(" _-,"), [], [], []))
+                output = any(OUTPUT_WORDS.search(e) for e in path[k + 1:]) or OUTPUT_WORDS.search(name)
+                (unit[2] if output else unit[1]).append(name)
+                if output:
+                    unit[3].append("/".join((*path[k + 1:], name)))
+                break
+    return [ServoUnit(node, model, tuple(case), tuple(out), tuple(paths))
+            for node, (model, case, out, paths) in units.items() if case and out]
+
+
+#: assembly nodes that are rolling bearings
+BEARING_WORDS = re.compile(r"(bearing|(^|[^0-9])(6[0-9]{2,3}|60[0-9])([-_ ]?(zz|2rs|rs|z))?([^0-9]|$))", re.IGNORECASE)
+#: the rolling elements and what rides with them
+ROLLING_WORDS = re.compile(r"(ball|roller|needle|cage|retainer|separator|seal|shield)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class BearingUnit:
+    """The parts of one rolling bearing: ``node`` (its assembly path), ``outer``, ``inner``, ``rolling``."""
+
+    node: tuple[str, ...]
+    outer: tuple[str, ...]
+    inner: tuple[str, ...]
+    rolling: tuple[str, ...]
+
+
+def bearing_units(parts: list[tuple[str, tuple[str, ...]]]) -> list[BearingUnit]:
+    """Rolling bearings from ``(part name, instance path)`` pairs (file order); see the module docstring.
+
+    A part belongs to the deepest assembly node of its path whose name is a bearing; a unit needs
+    an outer and an inner part.  Parts of the node that are none of the three are left alone.
+    """
+    units: dict[tuple[str, ...], tuple[list[str], list[str], list[str]]] = {}
+    for name, path in parts:
+        for k in range(len(path) - 2, -1, -1):
+            if BEARING_WORDS.search(path[k]):
+                own = " ".join((*path[k + 1:], name))
+                unit = units.setdefault(path[:k + 1], ([], [], []))
+                if re.search("outer", own, re.IGNORECASE):
+                    unit[0].append(name)
+                elif re.search("inner", own, re.IGNORECASE):
+                    unit[1].append(name)
+                elif ROLLING_WORDS.search(own):
+                    unit[2].append(name)
+                break
+    return [BearingUnit(node, tuple(o), tuple(i), tuple(r)) for node, (o, i, r) in units.items() if o and i]
