@@ -427,7 +427,8 @@ class Joint:
         absolute like ``q``: MuJoCo's ``qpos_spring``; SDF ``spring_reference``); one-coordinate joints.
     springdamper : (time constant s, damping ratio) or None (MJCF ``springdamper``, both positive): the
         stiffness and damping then follow from the joint's inertia ``m`` at the reference configuration
-        (``1 / (M^-1)_ii``, MuJoCo's ``1 / dof_invweight0``), ``stiffness = m / (timeconst dampratio)^2``, ``damping = 2 m / timeconst``,
+        (``1 / (M^-1)_ii``, MuJoCo's ``1 / dof_invweight0``), ``stiffness = m / (timeconst dampratio)^2``,
+        ``damping = 2 m / timeconst``,
         replacing ``stiffness`` and ``damping`` (the model builder resolves them).
     armature : rotor (reflected) inertia added to each freedom's diagonal of the
         mass matrix, kg m^2 or kg (MJCF ``armature``, YAML ``armature``).

@@ -79,7 +79,8 @@ from ..assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProp
 from ..errors import InputError, did_you_mean
 from ..massprops import combine, transform_mass_properties
 from ..xml import XML_BASE, error, file_of, mark_file, parse_floats, parse_xml, where
-from .actuators import ACTUATOR_TAGS, default_key, joint_spring, read_actuator_records, read_actuators, warn_tendon_springs
+from .actuators import (ACTUATOR_TAGS, default_key, joint_spring, read_actuator_records, read_actuators,
+                        warn_tendon_springs)
 from .assets import read_mesh_assets
 from .attach import expand_attachments
 from .compiler import ORIENT_ATTRS, Compiler, bool_attr, floats_attr, orientation
