@@ -52,13 +52,13 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
     torque = with_force_elements(torque, model, ctrl)
     if method in FIXED_STEP:
         if model.kind == "tree" and callable(torque) and not callable(torque_given):
-            raise ConstantForcesOnly(f"the {method} simulator of trees takes constant joint forces; the joint springs "
-                             "and servo actuators of this model depend on the state (use the adaptive integrator)")
+            raise ConstantForcesOnly(f"the {method} simulator of trees takes constant joint forces; the joint "
+                                     "springs and servo actuators of this model depend on the state (use the "
+                                     "adaptive integrator)")
         return fixed_step(model, q0, v0, duration, samples, torque, method, dt, joints, progress, closure_tol)
     method = ADAPTIVE_METHOD if method == "adaptive" else method
     return adaptive(model, q0, v0, duration, samples, torque, method, rtol, atol, progress, closure_tol, joints)
 
 
 __all__ = ["ConstantForcesOnly", "DEFAULT_DT", "FIXED_STEP", "MAX_STEPS", "SIMULATORS", "JointProperties",
-           "SimulationResult",
-           "coordinate_columns", "simulate", "too_many_steps", "total_energy"]
+           "SimulationResult", "coordinate_columns", "simulate", "too_many_steps", "total_energy"]

@@ -1,4 +1,15 @@
-"""MJCF ``<actuator>``: which joints are actuated, and through which gear.
+"""MJCF ``<actuator>`` and the joints' springs: which joints are actuated, through which gear, and
+the actuators and springs as force elements (seed 004 Fig. 1: two-terminal driver and spring edges
+parallel to their joints).
+
+:func:`read_actuator_records` reads ``motor``, ``position``, ``velocity`` and ``general`` actuators
+on joints as :class:`~parsers.assembly.Actuator` s with MuJoCo's semantics: each element, a default
+class's included, is applied in turn to MuJoCo's default general actuator (fixed unit gain, no
+bias), as MuJoCo's XML reader does, so a ``<position kp>`` default followed by a ``<general>``
+keeps the servo's gain and bias.  Everything else (other transmissions, activation dynamics,
+other kinds) is named in one warning and skipped.  :func:`joint_spring` reads a joint's
+``stiffness``, ``springref``, ``damping`` and ``springdamper``; :func:`warn_tendon_springs` names
+the tendons whose springs, dampers or friction are not modelled.
 
 As MuJoCo compiles them (XML reference, ``actuator``): an actuator whose transmission is a
 joint (``joint`` or ``jointinparent``) marks that joint ``actuated`` with a
