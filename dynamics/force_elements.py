@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .joints import JOINTS
+
 __all__ = ["JointSpring", "ActuatorSpec", "ForceElements"]
+
+#: (nq, nv) of the joints whose configuration is a unit quaternion ``[w, x, y, z]`` (nq 4, nv 3) or
+#: ``[p; quaternion]`` (nq 7, nv 6): their springs pull towards the identity (module docstring of
+#: :mod:`dynamics.forces`)
+QUATERNION_JOINT_SHAPES = ((4, 3), (7, 6))
 
 
 @dataclass(frozen=True)
@@ -72,11 +79,13 @@ class ForceElements:
             if vs.stop - vs.start == 1 and qs.stop - qs.start == 1:
                 lay["q1"].append(qs.start), lay["v1"].append(vs.start)
                 lay["k1"].append(s.stiffness), lay["ref1"].append(s.springref)
-            elif types[s.joint] in ("spherical", "free"):
-                lay["balls" if types[s.joint] == "spherical" else "frees"].append((qs.start, vs.start, s.stiffness))
+            elif (JOINTS[types[s.joint]].nq, JOINTS[types[s.joint]].nv) in QUATERNION_JOINT_SHAPES:
+                # q a unit quaternion (a ball) or [p; quaternion] (a free joint), JOINTS' coordinates
+                kind = "balls" if JOINTS[types[s.joint]].nv == 3 else "frees"
+                lay[kind].append((qs.start, vs.start, s.stiffness))
             else:
-                raise ValueError(f"joint {s.joint!r} ({types[s.joint]}): springs act on one-coordinate, "
-                                 "spherical and free joints")
+                raise ValueError(f"joint {s.joint!r} ({types[s.joint]}): springs act on one-coordinate joints "
+                                 "and on those whose configuration is a quaternion (ball, free)")
         for key in ("q1", "v1"):
             lay[key] = np.array(lay[key], dtype=int)
         lay["k1"], lay["ref1"] = np.array(lay["k1"], dtype=float), np.array(lay["ref1"], dtype=float)
