@@ -1,7 +1,9 @@
 """Joint springs, dampers and actuators against MuJoCo: ``passive_forces`` equals MuJoCo's
 ``qfrc_spring + qfrc_damper`` and ``actuator_forces`` its ``qfrc_actuator`` to 1e-9 (relative to the
-largest entry, at least 1) at random states and controls, on every gymnasium and dm_control suite
-model (coordinates mapped by :mod:`mujoco_refs`: generalized forces are ``T^T qfrc``); a hinge with
+largest entry, at least 1) at random states and controls, on every gymnasium, dm_control (suite and
+other folders) and mujoco testdata model MuJoCo loads (coordinates mapped by :mod:`mujoco_refs`:
+generalized forces are ``T^T qfrc``; tendon springs and dampers, not modelled and warned, are zeroed in
+MuJoCo's model; skipped actuators' forces are taken out of MuJoCo's ``qfrc_actuator``); a hinge with
 ``stiffness 10``, ``springref 0.5`` (degrees) and ``damping 2`` at 1 rad/s gets MuJoCo's -1.913 N m;
 shortcut actuators (``position`` with ``kp``/``kv``, ``velocity``) and ``general`` with affine gain and
 bias, ranges and default classes on a hand-written model; what is not modelled warns, naming it.
@@ -15,7 +17,8 @@ import pytest
 
 from mbcompose import compose, dynamics
 from mujoco_refs import reference_orientations, to_mujoco
-from test_mujoco_corpora import DM_SUITE, GYMNASIUM, random_configuration
+from test_mujoco_corpora import (DM_OTHER, DM_SUITE, GYMNASIUM, KNOWN_REFUSALS, MUJOCO_TESTDATA, TREE_DIFFERS,
+                                 mujoco_loads, random_configuration)
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -149,10 +152,30 @@ def test_batches_match_single_states(tmp_path):
                                   np.stack([dynamics.actuator_forces(model, *row) for row in zip(q, v, ctrl)]))
 
 
-@pytest.mark.parametrize("path", GYMNASIUM + DM_SUITE, ids=os.path.basename)
-def test_corpus_passive_and_actuator_forces_match_mujoco(path, caplog):
+def check_corpus_file(path, caplog):
+    if os.path.basename(path) in KNOWN_REFUSALS or os.path.basename(path) in TREE_DIFFERS:
+        pytest.skip("refused or another tree (test_mujoco_corpora.py)")
     with caplog.at_level(logging.WARNING):
-        m, _ = check_forces(path)
+        check_forces(path)
     mj = mujoco.MjModel.from_xml_path(str(path))
     for k in np.flatnonzero((mj.tendon_stiffness != 0) | (mj.tendon_damping != 0)):
         assert mj.tendon(k).name in caplog.text
+
+
+@pytest.mark.parametrize("path", GYMNASIUM, ids=os.path.basename)
+def test_gymnasium_passive_and_actuator_forces_match_mujoco(path, caplog):
+    check_corpus_file(path, caplog)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", DM_SUITE + MUJOCO_TESTDATA, ids=os.path.basename)
+def test_dm_control_suite_and_mujoco_testdata_forces_match_mujoco(path, caplog):
+    check_corpus_file(path, caplog)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", DM_OTHER, ids=lambda p: p.split(f"dm_control{os.sep}")[-1])
+def test_dm_control_other_models_forces_match_mujoco(path, caplog):
+    if not mujoco_loads(path):
+        pytest.skip("MuJoCo does not load it either")
+    check_corpus_file(path, caplog)
