@@ -31,6 +31,7 @@ Example::
         atol: 1.0e-10
         initial: {q: {pitch_a: 0.1}, v: {}}
         torques: zero                  # zero | {joint: value}
+        controls: {}                   # {actuator: value}: constant controls (model.actuator_names; default 0)
         format: csv                    # csv | npz
     sweep: {...}                       # variants of the input: see composer.sweep.config
     executor: {kind: local}            # local | dask | inline, for sweeps and batches
@@ -101,7 +102,9 @@ class SimulationConfig:
     initial_v: Mapping[str, object] = field(default_factory=dict)
     torques: Mapping[str, object] = field(default_factory=dict)
     format: str = "csv"
-    #: "initial.q.JOINT" (or initial.v, torques) -> (file, line) where the config gave it
+    #: constant controls by actuator name (``model.actuator_names``; the others 0)
+    controls: Mapping[str, object] = field(default_factory=dict)
+    #: "initial.q.JOINT" (or initial.v, torques, controls) -> (file, line) where the config gave it
     locations: Mapping[str, tuple[str, int]] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -148,7 +151,8 @@ def _joint_values(node: Node | None, key: str, locations: dict) -> dict[str, obj
 
 
 def _simulation(node: Node) -> SimulationConfig:
-    node.check_keys(("duration", "samples", "integrator", "dt", "rtol", "atol", "initial", "torques", "format"))
+    node.check_keys(("duration", "samples", "integrator", "dt", "rtol", "atol", "initial", "torques", "format",
+                     "controls"))
     get = node.get
     initial = get("initial")
     q0, v0, locations = {}, {}, {}
@@ -159,6 +163,7 @@ def _simulation(node: Node) -> SimulationConfig:
     torques: dict[str, object] = {}
     if get("torques") is not None and get("torques").value != "zero":
         torques = _joint_values(get("torques"), "torques", locations)
+    controls = _joint_values(get("controls"), "controls", locations)
     samples = get("samples").number(positive=True) if get("samples") is not None else 201
     if samples != int(samples) or samples < 2:
         raise get("samples").error("samples must be an integer >= 2")
@@ -174,7 +179,7 @@ def _simulation(node: Node) -> SimulationConfig:
         dt=dt,
         rtol=get("rtol").number(positive=True) if get("rtol") is not None else ADAPTIVE_RTOL,
         atol=get("atol").number(positive=True) if get("atol") is not None else ADAPTIVE_ATOL,
-        initial_q=q0, initial_v=v0, torques=torques,
+        initial_q=q0, initial_v=v0, torques=torques, controls=controls,
         format=_choice(get("format"), ("csv", "npz")) if get("format") is not None else "csv",
         locations=locations,
     )

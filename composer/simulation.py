@@ -12,7 +12,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from mbcompose.dynamics.simulation import SIMULATORS, SimulationResult, simulate, too_many_steps
+from mbcompose.dynamics.simulation import SIMULATORS, ConstantForcesOnly, SimulationResult, simulate, too_many_steps
 from mbcompose.graph.model import removed_joint_columns
 from mbcompose.parsers import limits
 from mbcompose.parsers.errors import InputError, did_you_mean
@@ -60,8 +60,25 @@ def joint_vector(model, values: Mapping[str, object], rate: bool, base=None) -> 
     return out
 
 
+def control_vector(model, values: Mapping[str, object]) -> np.ndarray:
+    """The (na,) controls of ``model.actuator_names`` from ``{actuator: number}`` (the others 0);
+    :class:`JointValueError` naming the actuator for an unknown name or a value that is not one number."""
+    names = tuple(getattr(model, "actuator_names", ()))
+    out = np.zeros(len(names))
+    for name, value in values.items():
+        if name not in names:
+            raise JointValueError(f"unknown actuator '{name}'{did_you_mean(name, names)} "
+                                  f"(actuators: {', '.join(names) or 'none'})", name)
+        vals = joint_values_array(name, value)
+        if vals.size != 1:
+            raise JointValueError(f"actuator '{name}' takes one control value, got {vals.size}", name)
+        out[names.index(name)] = vals[0]
+    return out
+
+
 def run_simulation(composition, cfg, progress: Callable[[float], None] | None = None) -> SimulationResult:
-    """Simulate a composition as a pipeline config says (initial state, torques, integrator).
+    """Simulate a composition as a pipeline config says (initial state, torques, constant controls of the
+    actuators, integrator; the joint springs and actuators act as :func:`dynamics.simulation.simulate` says).
 
     Unknown joint names in the config are input errors naming the joint.
     """
@@ -73,10 +90,18 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
     q0, v0, tau = (_config_vector(model, cfg, key, values, rate) for key, values, rate in
                    (("initial.q", cfg.initial_q, False), ("initial.v", cfg.initial_v, True),
                     ("torques", cfg.torques, True)))
-    result = simulate(model, q0, v0, cfg.duration, cfg.samples, torque=tau if cfg.torques else None,
-                      method=cfg.integrator, rtol=cfg.rtol, atol=cfg.atol, progress=progress,
-                      closure_tol=composition.options.tolerances.closure, dt=cfg.dt,
-                      joints=composition.joint_properties)
+    try:
+        ctrl = control_vector(model, getattr(cfg, "controls", {}))
+    except JointValueError as exc:
+        file, line = getattr(cfg, "locations", {}).get(f"controls.{exc.joint}", (None, None))
+        raise InputError(str(exc), file=file, line=line, key="simulation.controls") from None
+    try:
+        result = simulate(model, q0, v0, cfg.duration, cfg.samples, torque=tau if cfg.torques else None,
+                          method=cfg.integrator, rtol=cfg.rtol, atol=cfg.atol, progress=progress,
+                          closure_tol=composition.options.tolerances.closure, dt=cfg.dt,
+                          joints=composition.joint_properties, ctrl=ctrl)
+    except ConstantForcesOnly as exc:
+        raise InputError(str(exc), file=composition.assembly.source_file, key="simulation.integrator") from None
     names, values = removed_joint_columns(composition.assembly, composition.analysis, result.columns, result.q)
     return result.with_extra(names, values) if names else result
 
@@ -131,13 +156,13 @@ def write_simulation(result: SimulationResult, path, fmt: str = "csv") -> None:
 
 def energy_summary(result) -> str:
     """One phrase on the energy of a simulation (CLI line, report): its drift relative to the
-    energy the motion involves (``SimulationResult.energy_scale``), or, when damping or limit
-    stops took energy out, what they dissipated."""
+    energy the motion involves (``SimulationResult.energy_scale``), or, when damping, limit stops or
+    applied forces changed it, by how much."""
     E, scale = result.energy, result.energy_scale()
     if result.dissipative:
-        lost = float(E[0] - E[-1])
-        share = f" ({lost / scale:.2e} of the energy scale {scale:.3g} J)" if scale > 0 else ""
-        return f"energy dissipated by damping and limit stops {lost:.3g} J{share}"
+        change = float(E[-1] - E[0])
+        share = f" ({abs(change) / scale:.2e} of the energy scale {scale:.3g} J)" if scale > 0 else ""
+        return f"energy change {change:+.3g} J by damping, limit stops and applied forces{share}"
     if not scale > 0:
         return "no motion (energy scale 0 J)"
     return f"relative energy drift {result.energy_drift():.2e} (of the energy scale {scale:.3g} J)"

@@ -38,6 +38,7 @@ from itertools import accumulate
 import numpy as np
 
 from . import joints as J
+from .force_elements import ForceElements
 from .sko import SKOTree, SKOWeights, mulT
 from .spatial import force_cross, motion_cross, phi_transform, rotation_about_axis, spatial_inertia
 
@@ -107,11 +108,13 @@ class SKOModel:
     H_const : list of (1, n_k, 6) joint maps (universal: value at q2 = 0)
     gravity : (3,) m/s^2 in the ground frame
     groups : dict joint type -> (node indices (g,), q columns (g, nq), v columns (g, nv))
+    forces : the joint springs, dampers and actuators (:class:`dynamics.force_elements.ForceElements`,
+        indexed in these coordinates; none when not given); ``actuator_names`` their actuators' names
     """
 
     kind = "tree"
 
-    def __init__(self, bodies, gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, bodies, gravity=(0.0, 0.0, -9.81), forces: ForceElements | None = None):
         bodies = list(bodies)
         n = len(bodies)
         self.gravity = np.asarray(gravity, dtype=float)
@@ -150,6 +153,8 @@ class SKOModel:
         self._group_joint_types(types)
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._body_index = {name: k for k, name in enumerate(self.body_names)}
+        self.forces = (forces or ForceElements()).indexed(self)
+        self.actuator_names = self.forces.actuator_names
 
     def _group_joint_types(self, types) -> None:
         """``groups``, ``S_group`` and ``H_const`` (see the class docstring), one group per joint type
@@ -273,6 +278,7 @@ class TreeCoordinates:
         self.joint_names = tree_model.joint_names
         self.nq, self.nv = tree_model.nq, tree_model.nv
         self.gravity = tree_model.gravity
+        self.actuator_names = tree_model.actuator_names
 
     def q_slice(self, name) -> slice:
         return self.tree_model.q_slice(name)
@@ -317,9 +323,10 @@ def _per_freedom(value, nv: int) -> list:
     return np.broadcast_to(np.asarray(value, float), (nv,)).tolist()
 
 
-def build_model(bodies, gravity=(0.0, 0.0, -9.81)) -> SKOModel:
-    """Compile a sequence of :class:`BodySpec` into an :class:`SKOModel`."""
-    return SKOModel(bodies, gravity)
+def build_model(bodies, gravity=(0.0, 0.0, -9.81), forces: ForceElements | None = None) -> SKOModel:
+    """Compile a sequence of :class:`BodySpec` (and the joints' springs, dampers and actuators)
+    into an :class:`SKOModel`."""
+    return SKOModel(bodies, gravity, forces)
 
 
 def relative_poses(model: SKOModel, q):

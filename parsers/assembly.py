@@ -420,6 +420,16 @@ class Joint:
     actuated : True when a motor drives the joint (starred in seed 004's tables).
     motor : the driving motor, if described.
     damping : viscous damping along each freedom, N m s/rad or N s/m.
+    stiffness : joint spring stiffness, N m/rad or N/m (MJCF ``stiffness``, SDF ``spring_stiffness``):
+        the spring force is ``-stiffness (q - springref)`` on a one-coordinate joint; a ball or
+        free joint's spring pulls towards the reference configuration (MuJoCo's ``qpos_spring``).
+    springref : the coordinate (rad or m) at which the joint spring is relaxed (MJCF ``springref``,
+        absolute like ``q``: MuJoCo's ``qpos_spring``; SDF ``spring_reference``); one-coordinate joints.
+    springdamper : (time constant s, damping ratio) or None (MJCF ``springdamper``, both positive): the
+        stiffness and damping then follow from the joint's inertia ``m`` at the reference configuration
+        (``1 / (M^-1)_ii``, MuJoCo's ``1 / dof_invweight0``), ``stiffness = m / (timeconst dampratio)^2``,
+        ``damping = 2 m / timeconst``,
+        replacing ``stiffness`` and ``damping`` (the model builder resolves them).
     armature : rotor (reflected) inertia added to each freedom's diagonal of the
         mass matrix, kg m^2 or kg (MJCF ``armature``, YAML ``armature``).
     ref : the joint's coordinate (rad or m) at the reference configuration, where the
@@ -449,6 +459,9 @@ class Joint:
     armature: float = 0.0
     ref: float = 0.0
     loop: bool = False
+    stiffness: float = 0.0
+    springref: float = 0.0
+    springdamper: tuple[float, float] | None = None
     implicit: bool = False
     source: Source = field(default_factory=Source)
 
@@ -494,10 +507,15 @@ def _check_joint(fields_: dict) -> None:
     motor = fields_["motor"]
     if not isinstance(fields_["limits"], Limits) or not (motor is None or isinstance(motor, Motor)):
         raise TypeError(f"joint {fields_['name']!r}: limits must be Limits and motor a Motor or None")
-    for key in ("damping", "ref"):
+    for key in ("damping", "ref", "stiffness", "springref"):
         v = fields_[key]
         if type(v) is not float or not _isfinite(v):
             fields_[key] = _checked_float(v, f"Joint.{key}")
+    if fields_["springdamper"] is not None:
+        tc, dr = (_checked_float(x, "Joint.springdamper") for x in fields_["springdamper"])
+        if not (tc > 0 and dr > 0):
+            raise ValueError(f"joint {fields_['name']!r}: springdamper must be two positive numbers, got {(tc, dr)}")
+        fields_["springdamper"] = (tc, dr)
     if type(fields_["armature"]) is not float or not _isfinite(fields_["armature"]):
         fields_["armature"] = _checked_armature(fields_["armature"])
 
@@ -606,6 +624,66 @@ class SpringDamper:
             _set(self, "rest_length", _checked_float(self.rest_length, "SpringDamper.rest_length"))
 
 
+#: the gain and bias types of an :class:`Actuator` (MuJoCo's ``gaintype``/``biastype`` that we model)
+ACTUATOR_GAIN_TYPES = ("fixed", "affine")
+ACTUATOR_BIAS_TYPES = ("none", "affine")
+
+
+def _checked_range(value, what: str) -> tuple[float, float] | None:
+    """None, or ``value`` as (lower, upper) floats with lower <= upper (infinite allowed, NaN refused)."""
+    if value is None:
+        return None
+    lo, hi = (float(x) for x in value)
+    if not lo <= hi:
+        raise ValueError(f"{what} must be (lower, upper) with lower <= upper, got {(lo, hi)}")
+    return lo, hi
+
+
+@record
+class Actuator:
+    """An actuator driving one joint, with MuJoCo's semantics (a driver element of seed 004: a
+    two-terminal edge parallel to the joint it drives, its input the control ``ctrl``).
+
+    With ``length = gear q`` and ``velocity = gear v`` of the joint (one coordinate), the
+    actuator force is ``gain ctrl + bias`` where ``gain = gain[0]`` (``gaintype`` fixed) or
+    ``gain[0] + gain[1] length + gain[2] velocity`` (affine), ``bias`` 0 (none) or
+    ``bias[0] + bias[1] length + bias[2] velocity`` (affine); ``ctrl`` is clamped to
+    ``ctrlrange`` and the force to ``forcerange`` where given; the joint receives ``gear`` times
+    the force (N m or N).
+
+    name : unique among the assembly's actuators.
+    joint : the joint it drives (one coordinate: revolute, continuous, prismatic).
+    kind : the element it was read from (``motor``, ``position``, ``velocity``, ``general``).
+    gear : transmission ratio, joint force per unit of actuator force.
+    gain_type, bias_type : see above; gain, bias : (3,) their parameters.
+    ctrlrange, forcerange : (lower, upper) or None (not limited).
+    """
+
+    name: str
+    joint: str
+    kind: str = "general"
+    gear: float = 1.0
+    gain_type: str = "fixed"
+    gain: tuple = (1.0, 0.0, 0.0)
+    bias_type: str = "none"
+    bias: tuple = (0.0, 0.0, 0.0)
+    ctrlrange: tuple | None = None
+    forcerange: tuple | None = None
+    source: Source = field(default_factory=Source)
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name or not isinstance(self.joint, str):
+            raise ValueError(f"Actuator.name and joint must be names, got {self.name!r}, {self.joint!r}")
+        if self.gain_type not in ACTUATOR_GAIN_TYPES or self.bias_type not in ACTUATOR_BIAS_TYPES:
+            raise ValueError(f"actuator {self.name!r}: gain type must be one of {ACTUATOR_GAIN_TYPES} and bias type "
+                             f"one of {ACTUATOR_BIAS_TYPES}, got {self.gain_type!r}, {self.bias_type!r}")
+        _set(self, "gear", _checked_float(self.gear, "Actuator.gear"))
+        for key in ("gain", "bias"):
+            _set(self, key, tuple(_checked(self.__dict__[key], (3,), f"Actuator.{key}").tolist()))
+        for key in ("ctrlrange", "forcerange"):
+            _set(self, key, _checked_range(self.__dict__[key], f"actuator {self.name!r}: {key}"))
+
+
 @record
 class Frame:
     """A named frame fixed to a body (a part kept inside a lumped composite, a sensor site).
@@ -634,6 +712,7 @@ class Assembly:
     gravity : (3,) gravitational acceleration in the assembly frame, m/s^2.
     couplings : joint couplings (mimic).
     springs : spring-damper force elements.
+    actuators : actuators driving joints (:class:`Actuator`), in the file's order.
     frames : named frames fixed to bodies.
     source_file : the file the assembly was read from.
     contacts : contacts between parts found in a CAD assembly (``parsers.step.mating.Contact``,
@@ -649,11 +728,12 @@ class Assembly:
     frames: tuple[Frame, ...] = ()
     source_file: str | None = None
     contacts: tuple = ()
+    actuators: tuple[Actuator, ...] = ()
 
     def __post_init__(self):
         _set(self, "gravity", _checked(self.gravity, (3,), "Assembly.gravity"))
         for key, cls in (("bodies", Body), ("joints", Joint), ("couplings", Coupling), ("springs", SpringDamper),
-                         ("frames", Frame)):
+                         ("frames", Frame), ("actuators", Actuator)):
             items = tuple(getattr(self, key))
             if not all(isinstance(x, cls) for x in items):
                 bad = next(x for x in items if not isinstance(x, cls))

@@ -415,6 +415,7 @@ def _vector(model, values, rate: bool, what: str):
 @click.option("--q0", help="Initial joint positions, e.g. 'pitch_a=0.1,yaw_a=-0.2' (default: reference).")
 @click.option("--v0", help="Initial joint velocities (default: at rest).")
 @click.option("--torque", help="Constant joint forces, e.g. 'pitch_a=0.01' (default: zero).")
+@click.option("--ctrl", help="Constant actuator controls by actuator name, e.g. 'shoulder=0.5' (default: zero).")
 @click.option("--samples", type=click.IntRange(min=2), default=201, show_default=True)
 @click.option("--integrator", type=SuggestingChoice(SIMULATION_INTEGRATORS), default="adaptive", show_default=True,
               help="adaptive: DOP853 to --rtol/--atol, the accurate one; rk4 or euler (semi-implicit): "
@@ -426,7 +427,7 @@ def _vector(model, values, rate: bool, what: str):
 @click.option("--no-plot", is_flag=True, help="Do not write the plot PNG.")
 @_base_option
 @_verbosity_options
-def simulate(file, duration, output, q0, v0, torque, samples, integrator, dt, rtol, atol, no_plot, base):
+def simulate(file, duration, output, q0, v0, torque, ctrl, samples, integrator, dt, rtol, atol, no_plot, base):
     """Simulate FILE from an initial state and write the trajectory.
 
     Columns: ``time``, one per joint coordinate (``name`` or ``name[i]``), the
@@ -437,7 +438,7 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, dt, rt
     from mbcompose.composer.config import SimulationConfig
     from mbcompose.composer.outputs import OutputSet
     from mbcompose.composer.report.plots import png_bytes, simulation_figure
-    from mbcompose.composer.simulation import energy_summary, run_simulation, write_simulation
+    from mbcompose.composer.simulation import control_vector, energy_summary, run_simulation, write_simulation
 
     out = Path(output)
     fmt = out.suffix.lower().lstrip(".")
@@ -450,9 +451,14 @@ def simulate(file, duration, output, q0, v0, torque, samples, integrator, dt, rt
     values = {hint: _parse_values(spec, hint) for hint, spec in (("--q0", q0), ("--v0", v0), ("--torque", torque))}
     for hint, rate in (("--q0", False), ("--v0", True), ("--torque", True)):
         _vector(composition.model, values[hint], rate, hint)
+    controls = _parse_values(ctrl, "--ctrl")
+    try:
+        control_vector(composition.model, controls)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--ctrl") from None
     cfg = SimulationConfig(duration=duration, samples=samples, integrator=integrator, dt=dt, rtol=rtol, atol=atol,
                            initial_q=values["--q0"], initial_v=values["--v0"], torques=values["--torque"],
-                           format=fmt)
+                           controls=controls, format=fmt)
     quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
     with _progress_bars(not quiet) as bars:
         result = run_simulation(composition, cfg, progress=lambda f: bars("simulate", f))

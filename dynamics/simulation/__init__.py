@@ -8,6 +8,8 @@ per coordinate), :mod:`.result` (the trajectory and its named columns).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Callable
 
 import numpy as np
@@ -16,7 +18,7 @@ from ..tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, SIMULATION_CLOSURE_TOL
 from .adaptive import ADAPTIVE_METHOD, simulate_closed_chain, simulate_tree
 from .fixed_step import (DEFAULT_DT, FIXED_STEP, MAX_STEPS, simulate_closed_chain_fixed_step, simulate_tree_fixed_step,
                          too_many_steps)
-from .passive import JointProperties
+from .passive import ConstantForcesOnly, JointProperties, with_force_elements
 from .result import SimulationResult, coordinate_columns, total_energy
 
 #: model kind -> (adaptive integrator, fixed-step integrator) of that kind (:mod:`dynamics.dispatch`
@@ -30,7 +32,7 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
              method: str = "adaptive", rtol: float = ADAPTIVE_RTOL, atol: float = ADAPTIVE_ATOL,
              progress: Callable[[float], None] | None = None,
              closure_tol: float = SIMULATION_CLOSURE_TOL, dt: float | None = None,
-             joints: JointProperties | None = None) -> SimulationResult:
+             joints: JointProperties | None = None, ctrl=None) -> SimulationResult:
     """Integrate a model from (q0 (nq,), v0 (nv,)) for ``duration`` seconds, ``samples`` samples.
 
     torque : f(t, q, v) -> (nv,) joint forces (the fixed-step tree simulator takes a
@@ -38,18 +40,30 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
     method : "rk4" or "euler" (fixed step ``dt``, :mod:`.fixed_step`), "adaptive"
         (DOP853 at rtol, atol) or any other ``scipy.integrate.solve_ivp`` method.
     joints : damping and limits of the tree joints (:mod:`.passive`); none when None.
+    ctrl : (na,) constant controls of the model's actuators (``model.actuator_names`` order; zero
+        when None); the joint springs and actuators are added to ``torque``
+        (:func:`.passive.with_force_elements`).
     progress : called with the fraction of simulated time done.
     closure_tol : Newton tolerance of the loop closure (closed chains).
     """
+    torque_given = torque
     if model.kind not in SIMULATORS:
         raise TypeError(f"{model.kind} models are not simulated (kinds: {', '.join(SIMULATORS)})")
     adaptive, fixed_step = SIMULATORS[model.kind]
     joints = joints or JointProperties.none(model.tree_model.nv)
+    torque = with_force_elements(torque, model, ctrl)
     if method in FIXED_STEP:
-        return fixed_step(model, q0, v0, duration, samples, torque, method, dt, joints, progress, closure_tol)
-    method = ADAPTIVE_METHOD if method == "adaptive" else method
-    return adaptive(model, q0, v0, duration, samples, torque, method, rtol, atol, progress, closure_tol, joints)
+        if model.kind == "tree" and callable(torque) and not callable(torque_given):
+            raise ConstantForcesOnly(f"the {method} simulator of trees takes constant joint forces; the joint "
+                                     "springs and servo actuators of this model depend on the state (use the "
+                                     "adaptive integrator)")
+        result = fixed_step(model, q0, v0, duration, samples, torque, method, dt, joints, progress, closure_tol)
+    else:
+        method = ADAPTIVE_METHOD if method == "adaptive" else method
+        result = adaptive(model, q0, v0, duration, samples, torque, method, rtol, atol, progress, closure_tol, joints)
+    # applied joint forces, springs and actuators change the energy as damping and stops do
+    return replace(result, dissipative=True) if torque is not None and not result.dissipative else result
 
 
-__all__ = ["DEFAULT_DT", "FIXED_STEP", "MAX_STEPS", "SIMULATORS", "JointProperties", "SimulationResult",
-           "coordinate_columns", "simulate", "too_many_steps", "total_energy"]
+__all__ = ["ConstantForcesOnly", "DEFAULT_DT", "FIXED_STEP", "MAX_STEPS", "SIMULATORS", "JointProperties",
+           "SimulationResult", "coordinate_columns", "simulate", "too_many_steps", "total_energy"]

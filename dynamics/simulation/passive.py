@@ -14,6 +14,10 @@ What the simulator models (docs/pipeline-format.md says the same):
   pushes into the stop.  MuJoCo's default limit is a soft constraint (time constant
   0.02 s, critically damped) that behaves the same within its small penetration.
   Closed chains do not enforce limits (reported once);
+* joint springs ``-stiffness (q - springref)`` and actuators at constant controls (MuJoCo's
+  semantics, :mod:`dynamics.forces`) by every integrator where they do not depend on the state
+  (motors); springs and servos (forces of q and v) by the adaptive integrator and the closed-chain
+  fixed-step one (the compiled fixed-step tree kernel takes constant forces: an error says so);
 * Coulomb friction is not modelled (MJCF ``frictionloss``: one warning; URDF ``friction`` and
   SDF ``friction``: ignored).
 
@@ -25,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from ..forces import actuator_forces, actuator_forces_are_constant, has_springs, spring_forces
 
 
 @dataclass(frozen=True)
@@ -62,3 +68,37 @@ def damped(torque, damping, nv: int):
     if callable(torque):
         return lambda t, q, v: torque(t, q, v) - damping * v
     return lambda t, q, v: torque - damping * v
+
+
+class ConstantForcesOnly(ValueError):
+    """A fixed-step tree simulation asked of a model whose springs or servos depend on the state."""
+
+
+def with_force_elements(torque, model, ctrl=None):
+    """``torque`` (None, an (nv,) array or f(t, q, v)) plus the model's joint springs and its actuators
+    at the constant controls ``ctrl`` ((na,) in ``model.actuator_names`` order; zero when None, as in
+    MuJoCo, where a position servo holds its joint at 0): a constant (nv,) array when none of these
+    forces depends on the state, else f(t, q, v).  Joint damping is not included: it enters through
+    :class:`JointProperties` (every integrator applies it).  Seed 004 Fig. 1: each element is a
+    two-terminal edge parallel to its joint; its through variable is added to the joint's force.
+    """
+    tree = model.tree_model
+    na = len(tree.actuator_names)
+    ctrl = np.zeros(na) if ctrl is None else np.asarray(ctrl, dtype=float).reshape(na)
+    if not na and not has_springs(tree):
+        return torque
+    if not has_springs(tree) and actuator_forces_are_constant(tree):
+        constant = actuator_forces(tree, tree.neutral(), np.zeros(tree.nv), ctrl)
+        if torque is None or not callable(torque):
+            return constant if torque is None else np.asarray(torque, dtype=float) + constant
+        return lambda t, q, v: torque(t, q, v) + constant
+
+    def elements(q, v):
+        return spring_forces(tree, q) + actuator_forces(tree, q, v, ctrl)
+
+    if torque is None:
+        return lambda t, q, v: elements(q, v)
+    if callable(torque):
+        return lambda t, q, v: torque(t, q, v) + elements(q, v)
+    constant = np.asarray(torque, dtype=float)
+    return lambda t, q, v: constant + elements(q, v)

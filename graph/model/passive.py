@@ -33,10 +33,10 @@ def joint_properties(tree: TreeModel, model) -> JointProperties:
     sko = model.tree_model
     props = JointProperties.none(sko.nv)
     ignored = []
+    props.damping[:] = sko.forces.layout["damping"]     # the joints' (springdamper resolved: graph.model.forces)
     for edge in tree.edges:
         joint = edge.joint
         sl = sko.v_slice(joint.name)
-        props.damping[sl] = joint.damping
         if JOINTS[joint.type].takes_limits:
             props.lower[sl], props.upper[sl] = coordinate_limits(joint)
         elif JOINTS[joint.type].nv and (joint.limits.lower is not None or joint.limits.upper is not None):

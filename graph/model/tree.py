@@ -36,6 +36,8 @@ from mbcompose.parsers.assembly import GROUND, Joint, MassProperties, frozen, re
 from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.topology import TreeEdge, tree_edges
 
+from .forces import force_elements, needs_inertia
+
 #: the placement rotation of every body (assembly axes), read-only
 _EYE = np.eye(3)
 _EYE.setflags(write=False)
@@ -89,8 +91,10 @@ def _oriented_axes(edge: TreeEdge) -> tuple[np.ndarray, np.ndarray | None]:
     return -np.array(j.axis), None
 
 
-def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravity) -> TreeModel:
-    """Build the SKO model of the spanning tree of ``joints`` over ``bodies``.
+def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravity, actuators=()) -> TreeModel:
+    """Build the SKO model of the spanning tree of ``joints`` over ``bodies``, with the joints' springs
+    and dampers and the ``actuators`` (:class:`parsers.assembly.Actuator`) that drive tree joints
+    (:func:`.forces.force_elements`).
 
     Parameters
     ----------
@@ -117,5 +121,12 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
             name=e.child, parent=parent, joint_type=j.type, joint_name=j.name,
             placement_rotation=_EYE, placement_translation=placement, mass=mp.mass, com=com,
             inertia=mp.inertia, axis=axis, axis2=axis2, armature=j.armature, ref=j.ref))
-    model = dynamics.build_model(specs, gravity=np.asarray(gravity, dtype=float))
+    tree_joints = [e.joint for e in edges]
+    g = np.asarray(gravity, dtype=float)
+    inertia = None
+    if needs_inertia(tree_joints):          # springdamper: the joints' inertia at the reference configuration
+        bare = dynamics.build_model(specs, gravity=g)
+        w0 = np.diag(dynamics.mass_matrix_inverse(bare, bare.neutral()))      # MuJoCo's dof_invweight0
+        inertia = {j.name: 1.0 / float(w0[bare.v_slice(j.name)][0]) for j in tree_joints if j.springdamper is not None}
+    model = dynamics.build_model(specs, gravity=g, forces=force_elements(tree_joints, chords, actuators, inertia))
     return TreeModel(model, tuple(edges), tuple(chords), by_name)

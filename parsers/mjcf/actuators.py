@@ -1,4 +1,15 @@
-"""MJCF ``<actuator>``: which joints are actuated, and through which gear.
+"""MJCF ``<actuator>`` and the joints' springs: which joints are actuated, through which gear, and
+the actuators and springs as force elements (seed 004 Fig. 1: two-terminal driver and spring edges
+parallel to their joints).
+
+:func:`read_actuator_records` reads ``motor``, ``position``, ``velocity`` and ``general`` actuators
+on joints as :class:`~parsers.assembly.Actuator` s with MuJoCo's semantics: each element, a default
+class's included, is applied in turn to MuJoCo's default general actuator (fixed unit gain, no
+bias), as MuJoCo's XML reader does, so a ``<position kp>`` default followed by a ``<general>``
+keeps the servo's gain and bias.  Everything else (other transmissions, activation dynamics,
+other kinds) is named in one warning and skipped.  :func:`joint_spring` reads a joint's
+``stiffness``, ``springref``, ``damping`` and ``springdamper``; :func:`warn_tendon_springs` names
+the tendons whose springs, dampers or friction are not modelled.
 
 As MuJoCo compiles them (XML reference, ``actuator``): an actuator whose transmission is a
 joint (``joint`` or ``jointinparent``) marks that joint ``actuated`` with a
@@ -13,8 +24,10 @@ from __future__ import annotations
 
 import logging
 
-from ..assembly import Motor
-from .compiler import floats_attr
+from ..assembly import Actuator, Motor, Source
+from ..errors import did_you_mean
+from ..xml import error, parse_floats
+from .compiler import bool_attr, floats_attr
 
 log = logging.getLogger(__name__)
 
@@ -49,3 +62,142 @@ def read_actuators(reader, root) -> dict[str, Motor]:
             eff = None if fr is None else float(max(abs(fr[0]), abs(fr[1])))
             motors[j] = Motor(a.get("name") or f"{c.tag}_{j}", eff, g if g != 0 else 1.0, 0.0)
     return motors
+
+
+#: actuator kinds read as :class:`~parsers.assembly.Actuator` s (the others warn and are skipped)
+MODELLED_KINDS = ("general", "motor", "position", "velocity")
+
+#: joint transmissions (the others: tendon, site, body, slider-crank warn and are skipped)
+JOINT_TRANSMISSIONS = ("joint", "jointinparent")
+
+
+def joint_spring(jel, a, jt: str, comp) -> tuple[float, float, float, tuple | None]:
+    """(damping, stiffness, springref, springdamper) of a joint element with attributes ``a`` (classes
+    resolved).
+
+    ``springref`` is absolute, like ``qpos`` (MuJoCo's ``qpos_spring``; an angle of a hinge in the
+    compiler's unit); a ball's or free joint's spring is relaxed at ``qpos0`` (MuJoCo ignores
+    ``springref`` there), so it is kept 0.  ``springdamper`` (time constant, damping ratio) when both
+    are positive, as MuJoCo uses it (the stiffness and damping then follow from the joint's inertia)."""
+    damping, stiffness, springref = (float(parse_floats(a.get(key, "0"), jel, f"joint@{key}", 1)[0])
+                                     for key in ("damping", "stiffness", "springref"))
+    if jt == "hinge":
+        springref = float(comp.angle(springref))
+    elif jt in ("ball", "free"):
+        springref = 0.0
+    sd = parse_floats(a.get("springdamper", "0 0"), jel, "joint@springdamper", 2)
+    return damping, stiffness, springref, (float(sd[0]), float(sd[1])) if sd[0] > 0 and sd[1] > 0 else None
+
+
+def _limited(el, a, key: str, comp) -> tuple[float, float] | None:
+    """``<key>range`` when ``<key>limited`` (``auto``: when a range is given and ``autolimits``)."""
+    rng = floats_attr(el, a, f"{key}range", 2)
+    flag = a.get(f"{key}limited", "auto")
+    if flag == "auto":
+        return rng if rng is not None and comp.autolimits else None
+    if not bool_attr(el, f"{key}limited", flag):
+        return None
+    if rng is None:
+        raise error(el, f"{el.tag}@{key}limited is true but {key}range is not given")
+    return rng
+
+
+def _apply_element(p: dict, tag: str, a: dict, el) -> None:
+    """MuJoCo's reading of one actuator element ``tag`` (a default's or the actuator's own) onto the
+    general parameters ``p``: the shortcut kinds set gain and bias from ``kp``/``kv`` (XML reference,
+    ``actuator/position``: ``gainprm = kp``, ``biasprm = (0, -kp, -kv)``; ``velocity``: ``gainprm = kv``,
+    ``biasprm = (0, 0, -kv)``; ``motor``: unit fixed gain, no bias)."""
+    for key in ("gear", "ctrlrange", "forcerange", "ctrllimited", "forcelimited", "joint", "jointinparent",
+                "tendon", "site", "body", "cranksite", "name"):
+        if key in a:
+            p[key] = a[key]
+    num = lambda key, default: float(parse_floats(a[key], el, f"{tag}@{key}", 1)[0]) if key in a else default
+    if tag == "general":
+        for key in ("gaintype", "biastype", "dyntype"):
+            if key in a:
+                p[key] = a[key]
+        for key in ("gainprm", "biasprm"):
+            if key in a:
+                vals = list(parse_floats(a[key], el, f"general@{key}"))[:3]
+                p[key] = vals + [0.0] * (3 - len(vals))
+    elif tag == "motor":
+        p.update(gaintype="fixed", gainprm=[1.0, 0.0, 0.0], biastype="none", biasprm=[0.0, 0.0, 0.0])
+    elif tag == "position":
+        kp = num("kp", p["gainprm"][0])
+        kv = num("kv", -p["biasprm"][2] if p["biasprm"][2] <= 0 else 0.0)
+        if num("dampratio", 0.0):
+            p["unsupported"] = "position@dampratio (a damping ratio needs the joint inertia)"
+        p.update(gaintype="fixed", gainprm=[kp, 0.0, 0.0], biastype="affine", biasprm=[0.0, -kp, -kv])
+    elif tag == "velocity":
+        kv = num("kv", p["gainprm"][0])
+        p.update(gaintype="fixed", gainprm=[kv, 0.0, 0.0], biastype="affine", biasprm=[0.0, 0.0, -kv])
+    else:
+        p["unsupported"] = f"<{tag}> actuators (activation dynamics or other force laws)"
+
+
+def _actuator(reader, c, index: int, joints: dict, names: set):
+    """(the :class:`Actuator` of element ``c``, None) or (None, why it is skipped)."""
+    p = {"gaintype": "fixed", "gainprm": [1.0, 0.0, 0.0], "biastype": "none", "biasprm": [0.0, 0.0, 0.0],
+         "dyntype": "none"}
+    for tag, attrs in reader.actuator_defaults.get(c.get("class", "main"), []):
+        _apply_element(p, tag, attrs, c)
+    _apply_element(p, c.tag, dict(c.attrib), c)
+    joint = p.get("joint", p.get("jointinparent"))
+    label = p.get("name") or f"#{index} <{c.tag}> at line {c.sourceline}"
+    if joint is None:
+        trn = next((k for k in ("tendon", "site", "body") if k in p), "no")
+        return None, f"{label} ({trn} transmission)"
+    if "unsupported" in p or p["dyntype"] != "none" or p["gaintype"] not in ("fixed", "affine") \
+            or p["biastype"] not in ("none", "affine"):
+        why = p.get("unsupported") or f"dyntype {p['dyntype']}, gaintype {p['gaintype']}, biastype {p['biastype']}"
+        return None, f"{label} ({why})"
+    if joint not in joints:
+        raise error(c, f"<{c.tag}> names unknown joint {joint!r}{did_you_mean(joint, joints)}")
+    if joints[joint].nv != 1 or joints[joint].nq != 1:
+        return None, f"{label} (drives the {joints[joint].type} joint {joint!r}; one-coordinate joints only)"
+    gear = floats_attr(c, p, "gear", None)
+    name = p.get("name") or f"{c.tag}_{joint}"
+    if name in names:
+        name = f"{name}_{index}"
+    names.add(name)
+    return Actuator(name, joint, c.tag, 1.0 if gear is None else float(gear[0]), p["gaintype"], tuple(p["gainprm"]),
+                    p["biastype"], tuple(p["biasprm"]), _limited(c, p, "ctrl", reader.comp),
+                    _limited(c, p, "force", reader.comp), Source(reader.file, c.sourceline)), None
+
+
+def read_actuator_records(reader, root, joints) -> tuple[Actuator, ...]:
+    """The ``motor``, ``position``, ``velocity`` and ``general`` actuators on one-coordinate joints, in
+    file order (:class:`~parsers.assembly.Actuator`, MuJoCo's semantics); every other actuator is
+    named in one warning, with why it is skipped (other transmissions or force laws)."""
+    by_name = {j.name: j for j in joints}
+    out, skipped, names = [], [], set()
+    index = 0
+    for act in root.findall("actuator"):
+        for c in act:
+            if c.tag not in ACTUATOR_TAGS:
+                continue
+            rec, why = _actuator(reader, c, index, by_name, names)
+            index += 1
+            if rec is None:
+                skipped.append(why)
+            else:
+                out.append(rec)
+    if skipped:
+        log.warning("%s: actuators not modelled, skipped: %s", reader.file, "; ".join(skipped))
+    return tuple(out)
+
+
+def warn_tendon_springs(reader, root) -> None:
+    """One warning naming each tendon whose ``stiffness``, ``damping`` or ``frictionloss`` is not zero:
+    tendon springs and dampers are not modelled (their force acts along the tendon's length)."""
+    named = []
+    for k, el in enumerate(t for ts in root.findall("tendon") for t in ts if t.tag in ("fixed", "spatial")):
+        cls = el.get("class", "main")
+        a = {**reader.defaults.get(cls, {}).get("tendon", {}), **el.attrib}
+        given = [key for key in ("stiffness", "damping", "frictionloss")
+                 if key in a and any(parse_floats(a[key], el, f"tendon@{key}"))]
+        if given:
+            named.append(f"{a.get('name') or f'#{k} at line {el.sourceline}'} ({el.tag}: {', '.join(given)})")
+    if named:
+        log.warning("%s: tendon springs, dampers and friction are not modelled, ignored on tendons: %s",
+                    reader.file, "; ".join(named))

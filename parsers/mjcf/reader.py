@@ -55,7 +55,11 @@ inertias, positions at ``qpos0``):
   equalities are refused.
 * ``<actuator>`` entries that name a joint (``joint`` or ``jointinparent``) mark it
   ``actuated`` with a :class:`~parsers.assembly.Motor` (the first actuator's gear, force
-  range); all actuator kinds share one slot of a default class, as in MuJoCo.
+  range); all actuator kinds share one slot of a default class, as in MuJoCo.  ``motor``,
+  ``position``, ``velocity`` and ``general`` actuators on joints become
+  :class:`~parsers.assembly.Actuator` s (``Assembly.actuators``, file order); joint
+  ``stiffness``/``springref``/``damping`` are the joint's spring and damper; what is not
+  modelled warns, naming each element (:mod:`parsers.mjcf.actuators`).
 * ``<include file>`` is expanded in place, ``<attach>`` (:mod:`parsers.mjcf.attach`) and
   ``<replicate>`` (:mod:`parsers.mjcf.replicate`) written out as frames; mesh assets, inline
   and ``.msh`` ones included, by :mod:`parsers.mjcf.assets`; primitive geoms with a ``mesh``
@@ -75,7 +79,8 @@ from ..assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProp
 from ..errors import InputError, did_you_mean
 from ..massprops import combine, transform_mass_properties
 from ..xml import XML_BASE, error, file_of, mark_file, parse_floats, parse_xml, where
-from .actuators import default_key, read_actuators
+from .actuators import (ACTUATOR_TAGS, default_key, joint_spring, read_actuator_records, read_actuators,
+                        warn_tendon_springs)
 from .assets import read_mesh_assets
 from .attach import expand_attachments
 from .compiler import ORIENT_ATTRS, Compiler, bool_attr, floats_attr, orientation
@@ -98,6 +103,8 @@ class _Reader:
         self.comp = Compiler()
         self.defaults: dict[str, dict[str, dict[str, str]]] = {}
         self.default_parent: dict[str, str | None] = {}
+        #: class -> the actuator elements of its defaults, outermost class first: (tag, attributes)
+        self.actuator_defaults: dict[str, list[tuple[str, dict]]] = {}
         self.meshes: dict[str, dict] = {}
         self.bodies: list[dict] = []
         self.sites: dict[str, tuple[int, Pose]] = {}
@@ -143,6 +150,8 @@ class _Reader:
                 continue
             mine.setdefault(default_key(c.tag), {}).update((k, v) for k, v in c.attrib.items() if k != XML_BASE)
         self.defaults[name] = mine
+        self.actuator_defaults[name] = self.actuator_defaults.get(parent, []) + [
+            (c.tag, {k: v for k, v in c.attrib.items() if k != XML_BASE}) for c in el if c.tag in ACTUATOR_TAGS]
         for c in el:
             if c.tag == "default":
                 self.read_defaults(c, name)
@@ -346,7 +355,7 @@ class _Reader:
             order.append(i)
             stack.extend(reversed(self.bodies[i]["children"]))
         assert sorted(order) == sorted(live)
-        bodies, joints = [], []
+        bodies, joints, frictional = [], [], []
         jnames = {}
         taken = {self.bodies[i]["name"] for i in live}
         floating = self.floating_roots(live)
@@ -398,9 +407,9 @@ class _Reader:
                 if jt == "free":
                     origin = pose.translation
                 limits = self.limits(jel, a, jt)
-                damping = float(parse_floats(a.get("damping", "0"), jel, "joint@damping", 1)[0])
+                damping, stiffness, springref, springdamper = joint_spring(jel, a, jt, self.comp)
                 if float(parse_floats(a.get("frictionloss", "0"), jel, "joint@frictionloss", 1)[0]):
-                    log.warning("joint '%s': frictionloss (dry friction) is not modelled (ignored)", name)
+                    frictional.append(name)
                 armature, ref = (float(parse_floats(a.get(key, "0"), jel, f"joint@{key}", 1)[0])
                                  for key in ("armature", "ref"))
                 if jt == "hinge":
@@ -420,7 +429,8 @@ class _Reader:
                 motor = motors.get(name)
                 joints.append(Joint(name, JOINT_MAP[jt], prev, child, origin=origin, axis=waxis, limits=limits,
                                     actuated=motor is not None, motor=motor, damping=damping, armature=armature,
-                                    ref=ref if jt in ("hinge", "slide") else 0.0,
+                                    ref=ref if jt in ("hinge", "slide") else 0.0, stiffness=stiffness,
+                                    springref=springref, springdamper=springdamper,
                                     source=Source(self.file, jel.sourceline)))
                 prev = child
             geoms = tuple(gd["geom"] for gd in b["geoms"] if gd["geom"].kind != "mesh" or gd["geom"].file)
@@ -435,9 +445,13 @@ class _Reader:
             joints.append(loop_joint(e, lambda n: Pose() if n == GROUND else by_name[n]["pose"], self.file))
         check_coupling_joints(couplings, {j.name: j for j in joints}, elements)
         couplings = [coupling_in_qpos(c, {j.name: j.ref for j in joints}) for c in couplings]
+        if frictional:
+            log.warning("%s: frictionloss (dry friction; MuJoCo: a constraint) is not modelled, ignored on joints: %s",
+                        self.file, ", ".join(frictional))
+        warn_tendon_springs(self, root)
         model = root.get("model", Path(self.file).stem)
         return Assembly(model, tuple(bodies), tuple(joints), gravity=gravity, couplings=tuple(couplings),
-                        source_file=self.file)
+                        source_file=self.file, actuators=read_actuator_records(self, root, joints))
 
     def limits(self, jel, a, jt) -> Limits:
         rng = floats_attr(jel, a, "range", 2)

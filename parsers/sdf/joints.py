@@ -113,6 +113,19 @@ def _damping(a_el) -> float:
     return 0.0
 
 
+def axis_spring(j_el, name: str) -> tuple[float, float]:
+    """(stiffness, spring reference) of a one-axis joint's ``<axis><dynamics>`` (``spring_stiffness``,
+    ``spring_reference``: N m/rad or N/m, and the coordinate where the spring is relaxed; 0 when not
+    given); a ``friction`` (Coulomb) there is not modelled, warned."""
+    d_el = j_el.find("axis/dynamics")
+    if d_el is None:
+        return 0.0, 0.0
+    if d_el.find("friction") is not None and text_float(d_el.find("friction")):
+        log.warning("%s: joint %r: <dynamics><friction> (Coulomb friction) is not modelled, ignored", where(d_el), name)
+    return tuple(text_float(d_el.find(key)) if d_el.find(key) is not None else 0.0
+                 for key in ("spring_stiffness", "spring_reference"))
+
+
 def joint_axes(j_el, X: Pose, frames, name):
     """(axis, axis2, limits, damping) of a joint in the world (``axis2`` None unless two axes)."""
     jtype = j_el.get("type")

@@ -59,12 +59,15 @@ from pathlib import Path
 
 import numpy as np
 
+from mbcompose.dynamics.joints import JOINTS
+
 from ..assembly import GROUND, Assembly, Body, Joint, Pose, Source
 from ..errors import InputError, did_you_mean
 from ..xml import error, file_of, parse_xml, text_floats
 from .frames import MODEL, FrameEntry, FrameGraph, model_frame, scoped
 from .include import ModelSpec, include_spec, inline_spec, sdf_version, search_paths
-from .joints import JOINT_MAP, gearbox_coupling, gearbox_reference, joint_axes, mimic_coupling, screw_parts, screw_pitch
+from .joints import (JOINT_MAP, axis_spring, gearbox_coupling, gearbox_reference, joint_axes, mimic_coupling,
+                     screw_parts, screw_pitch)
 from .link import link_contents, pose_of
 
 log = logging.getLogger(__name__)
@@ -326,8 +329,10 @@ def _joint(name, j_el, mpose: Pose, s: _Scope, prefix):
     axis, axis2, lim, damping = joint_axes(j_el, X, _WorldView(s, mpose), name)
     if jtype == "gearbox":
         return (axis, axis2, ends), (), ()
+    stiffness, springref = axis_spring(j_el, name) if JOINTS[JOINT_MAP[jtype]].nv == 1 else (0.0, 0.0)
     joint = Joint(prefix + name, JOINT_MAP[jtype], ends[0], ends[1], origin=X.translation, axis=axis, axis2=axis2,
-                  limits=lim, damping=damping, source=Source(file_of(j_el), j_el.sourceline))
+                  limits=lim, damping=damping, stiffness=stiffness, springref=springref,
+                  source=Source(file_of(j_el), j_el.sourceline))
     coupling = mimic_coupling(j_el, prefix + name, lambda leader, at: _leader(leader, at, s, prefix))
     couplings = [] if coupling is None else [coupling]
     if jtype == "screw":

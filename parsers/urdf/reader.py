@@ -387,17 +387,22 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[
         jname = t.parent_of[name]
         j_el = t.joints[jname]
         joints.append((t.parts[jname].get("axis"), j_el, jname, URDF_JOINT_TYPES[j_el.get("type")], t.link_pose[name]))
-    rows = []
+    rows, frictional = [], []
     for (_, j_el, jname, jtype, pose), axis in zip(joints, joint_axes(joints)):
         parent, child = t.ends(jname)
         parts = t.parts[jname]
         d_el = parts.get("dynamics")
         damping = attr_float(d_el, "damping", 0.0) if d_el is not None else 0.0
+        if d_el is not None and attr_float(d_el, "friction", 0.0):
+            frictional.append(jname)
         motor = actuators.get(jname)
         rows.append({**_URDF_JOINT, "name": jname, "type": jtype, "reference": ground_of(parent),
                      "secondary": body_name[child], "origin": pose.translation, "axis": axis,
                      "limits": joint_limits(parts.get("limit"), jname, jtype), "actuated": motor is not None,
                      "motor": motor, "damping": damping, "source": Source(file, j_el.sourceline)})
+    if frictional:
+        log.warning("%s: <dynamics friction> (Coulomb friction) is not modelled, ignored on joints: %s", file,
+                    ", ".join(frictional))
     return out + Joint.many(rows)
 
 

@@ -1,0 +1,131 @@
+"""Joint springs, dampers and actuators: the force elements of a tree model, as generalized forces.
+
+Seed 004 (Diaz-Calderon, Paredis, Khosla, section 3 and Fig. 1) models a spring, a damper or an
+actuator as a two-terminal element: an edge between two attachment points of the system graph,
+with a *through* variable (the force it transmits) and an *across* variable (the relative motion
+of its terminals) tied by its terminal equation.  Elements parallel to a joint (attached where
+the joint is) have the joint's coordinate as across variable, and their through variable is a
+generalized force on the joint's freedoms.  This module evaluates those terminal equations with
+MuJoCo's semantics (XML reference, ``joint`` and ``actuator``; ``mj_passive``, ``mj_fwdActuation``):
+
+* joint spring: ``-stiffness (q - springref)`` on a hinge or slide; on a ball joint
+  ``-stiffness log(Q)`` (the rotation vector of its quaternion from the reference configuration,
+  angle in [0, pi], MuJoCo's ``mju_subQuat``, in the body frame); on a free joint the same
+  torque and ``-stiffness R^T p`` on the body-frame translation (``p`` the displacement from the
+  reference position, world frame; MuJoCo applies ``-stiffness p`` to its world-frame velocity);
+* joint damper: ``-damping v`` on every velocity coordinate of the joint (isotropic, so the
+  body-frame and world-frame velocities of a free joint give the same generalized force);
+* actuator on a one-coordinate joint: ``length = gear q``, ``velocity = gear v``,
+  ``force = gain ctrl + bias`` with ``gain = g0 + g1 length + g2 velocity`` and
+  ``bias = b0 + b1 length + b2 velocity`` (MuJoCo's affine gain and bias; a fixed gain or no
+  bias are the same with zero coefficients), ``ctrl`` clamped to ``ctrlrange`` and ``force`` to
+  ``forcerange``; the joint receives ``gear force``.
+
+Shapes: ``q`` (nq,) or (B, nq), ``v`` (nv,) or (B, nv), ``ctrl`` (na,) or (B, na) in
+``model.actuator_names`` order; results (nv,) or (B, nv), N m or N per velocity coordinate of the
+model (joint coordinates of :mod:`dynamics.joints`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .batch import as_batch, broadcast, out
+from .force_elements import ActuatorSpec, ForceElements, JointSpring
+from .spatial import quat_log, quat_to_matrix_batch
+
+__all__ = ["JointSpring", "ActuatorSpec", "ForceElements", "passive_forces", "spring_forces", "damper_forces",
+           "actuator_forces", "actuator_forces_are_constant", "has_springs"]
+
+
+def _layout(model) -> dict:
+    """The indexed force elements of a model of any kind (its tree's)."""
+    return model.tree_model.forces.layout
+
+
+def spring_forces(model, q) -> np.ndarray:
+    """Generalized joint spring forces ``(nv,)`` or ``(B, nv)`` at ``q`` (module docstring)."""
+    L = _layout(model)
+    qb, single = as_batch(q, model.nq, "q")
+    tau = np.zeros((qb.shape[0], model.nv))
+    if len(L["q1"]):
+        tau[:, L["v1"]] = -L["k1"] * (qb[:, L["q1"]] - L["ref1"])
+    for q0, v0, k in L["balls"]:
+        tau[:, v0:v0 + 3] = -k * quat_log(qb[:, q0:q0 + 4])
+    for q0, v0, k in L["frees"]:
+        R = quat_to_matrix_batch(qb[:, q0 + 3:q0 + 7])
+        tau[:, v0:v0 + 3] = -k * quat_log(qb[:, q0 + 3:q0 + 7])
+        tau[:, v0 + 3:v0 + 6] = -k * np.einsum("bji,bj->bi", R, qb[:, q0:q0 + 3])
+    return out(tau, single)
+
+
+def damper_forces(model, v) -> np.ndarray:
+    """Generalized joint damper forces ``-damping v``, ``(nv,)`` or ``(B, nv)``."""
+    vb, single = as_batch(v, model.nv, "v")
+    return out(-_layout(model)["damping"] * vb, single)
+
+
+def passive_forces(model, q, v) -> np.ndarray:
+    """Joint spring plus damper forces at (q, v): MuJoCo's ``qfrc_spring + qfrc_damper``.
+
+    Parameters
+    ----------
+    model : a dynamics model of any kind (its tree's joints carry the elements).
+    q : (nq,) or (B, nq); v : (nv,) or (B, nv).
+
+    Returns
+    -------
+    (nv,) or (B, nv) generalized forces, N m or N.
+
+    Examples
+    --------
+    A hinge with ``stiffness 10``, ``springref 0.5 deg`` and ``damping 2`` at q = 0, v = 1 rad/s
+    gets ``-10 (0 - 0.00873) - 2 = -1.913`` N m.
+    """
+    qb, s1 = as_batch(q, model.nq, "q")
+    vb, s2 = as_batch(v, model.nv, "v")
+    qb, vb = broadcast(qb, vb)
+    return out(spring_forces(model, qb) + damper_forces(model, vb), s1 and s2)
+
+
+def actuator_forces(model, q, v, ctrl) -> np.ndarray:
+    """Generalized actuator forces: MuJoCo's ``qfrc_actuator`` for joint transmissions.
+
+    Parameters
+    ----------
+    model : a dynamics model of any kind; its actuators are ``model.actuator_names``.
+    q : (nq,) or (B, nq); v : (nv,) or (B, nv); ctrl : (na,) or (B, na) controls in
+        ``model.actuator_names`` order (clamped to each ``ctrlrange``).
+
+    Returns
+    -------
+    (nv,) or (B, nv): ``gear * clamp(gain ctrl + bias, forcerange)`` on each actuated
+    coordinate, summed where several actuators drive one joint, N m or N.
+    """
+    L = _layout(model)
+    qb, s1 = as_batch(q, model.nq, "q")
+    vb, s2 = as_batch(v, model.nv, "v")
+    cb, s3 = as_batch(ctrl, len(L["act_q"]), "ctrl")
+    qb, vb, cb = broadcast(qb, vb, cb)
+    tau = np.zeros((qb.shape[0], model.nv))
+    if len(L["act_q"]):
+        gear = L["gear"]
+        length, velocity = gear * qb[:, L["act_q"]], gear * vb[:, L["act_v"]]
+        c = np.clip(cb, L["ctrlrange"][:, 0], L["ctrlrange"][:, 1])
+        g, b = L["gain"], L["bias"]
+        force = (g[:, 0] + g[:, 1] * length + g[:, 2] * velocity) * c + b[:, 0] + b[:, 1] * length + b[:, 2] * velocity
+        force = np.clip(force, L["forcerange"][:, 0], L["forcerange"][:, 1])
+        np.add.at(tau, (slice(None), L["act_v"]), gear * force)
+    return out(tau, s1 and s2 and s3)
+
+
+def actuator_forces_are_constant(model) -> bool:
+    """True when the actuator forces do not depend on q and v (no length or velocity terms)."""
+    L = _layout(model)
+    return not len(L["act_q"]) or not (np.any(L["gain"][:, 1:]) or np.any(L["bias"][:, 1:]))
+
+
+def has_springs(model) -> bool:
+    """True when some joint of the model's tree has a spring."""
+    L = _layout(model)
+    return bool(len(L["q1"]) or L["balls"] or L["frees"])
