@@ -8,6 +8,7 @@ checked against the input limits, the joints removed by the reduction get their 
 
 from __future__ import annotations
 
+import logging
 from typing import Callable, Mapping
 
 import numpy as np
@@ -16,6 +17,8 @@ from mbcompose.dynamics.simulation import SIMULATORS, ConstantForcesOnly, Simula
 from mbcompose.graph.model import removed_joint_columns
 from mbcompose.parsers import limits
 from mbcompose.parsers.errors import InputError, did_you_mean
+
+log = logging.getLogger(__name__)
 
 
 class JointValueError(ValueError):
@@ -90,6 +93,7 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
     q0, v0, tau = (_config_vector(model, cfg, key, values, rate) for key, values, rate in
                    (("initial.q", cfg.initial_q, False), ("initial.v", cfg.initial_v, True),
                     ("torques", cfg.torques, True)))
+    announce_outside_limits(model, q0, composition.joint_properties, set(cfg.initial_q))
     try:
         ctrl = control_vector(model, getattr(cfg, "controls", {}))
     except JointValueError as exc:
@@ -104,6 +108,28 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
         raise InputError(str(exc), file=composition.assembly.source_file, key="simulation.integrator") from None
     names, values = removed_joint_columns(composition.assembly, composition.analysis, result.columns, result.q)
     return result.with_extra(names, values) if names else result
+
+
+def announce_outside_limits(model, q0, joints, given: set) -> list[str]:
+    """Warn for each one-coordinate joint whose initial position ``q0`` lies outside its limits (the
+    simulation's stops put it at the nearest limit, which must not happen silently); the joints the
+    user gave (``given``) and those at their reference position are told apart.  Returns the messages."""
+    tree = model.tree_model
+    if joints is None or tree.nq != len(q0):
+        return []
+    messages = []
+    for name in tree.joint_names:
+        qs, vs = tree.q_slice(name), tree.v_slice(name)
+        if qs.stop - qs.start != 1 or vs.stop - vs.start != 1:
+            continue
+        x, lo, hi = float(q0[qs.start]), float(joints.lower[vs.start]), float(joints.upper[vs.start])
+        if lo <= x <= hi:
+            continue
+        which = "initial position" if name in given else "reference position"
+        messages.append(f"joint '{name}': {which} {x:.6g} is outside its limits [{lo:.6g}, {hi:.6g}] "
+                        f"(SI: rad or m): the simulation starts at the nearest limit")
+        log.warning("%s", messages[-1])
+    return messages
 
 
 def _config_vector(model, cfg, key: str, values, rate: bool) -> np.ndarray:

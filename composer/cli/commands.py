@@ -412,9 +412,11 @@ def _vector(model, values, rate: bool, what: str):
               help="Simulated time in seconds (at most the 'duration' limit).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="Trajectory file: .csv or .npz; a plot .png is written beside it.")
-@click.option("--q0", help="Initial joint positions, e.g. 'pitch_a=0.1,yaw_a=-0.2' (default: reference).")
-@click.option("--v0", help="Initial joint velocities (default: at rest).")
-@click.option("--torque", help="Constant joint forces, e.g. 'pitch_a=0.01' (default: zero).")
+@click.option("--q0", help="Initial joint positions in rad and m (SI, whatever the file's units), e.g. "
+                           "'pitch_a=0.1,yaw_a=-0.2' (default: reference; outside a joint's limits: warned, "
+                           "started at the limit).")
+@click.option("--v0", help="Initial joint velocities in rad/s and m/s (default: at rest).")
+@click.option("--torque", help="Constant joint forces in N m and N, e.g. 'pitch_a=0.01' (default: zero).")
 @click.option("--ctrl", help="Constant actuator controls by actuator name, e.g. 'shoulder=0.5' (default: zero).")
 @click.option("--samples", type=click.IntRange(min=2), default=201, show_default=True)
 @click.option("--integrator", type=SuggestingChoice(SIMULATION_INTEGRATORS), default="adaptive", show_default=True,
