@@ -44,14 +44,21 @@ def joint_values_array(name: str, value) -> np.ndarray:
     return np.array(items, dtype=float)
 
 
-def joint_vector(model, values: Mapping[str, object], rate: bool, base=None) -> np.ndarray:
+def joint_vector(model, values: Mapping[str, object], rate: bool, base=None, removed=()) -> np.ndarray:
     """A q (or v if ``rate``) vector from ``{joint: value or list}``.
 
-    Unknown joints (with a "did you mean"), wrong counts and non-finite values
-    raise :class:`JointValueError`.
+    Unknown joints (with a "did you mean"; a joint of ``removed``, the reduction's
+    :class:`graph.reduce.RemovedJoint` records, is named as removed, with the joint kept in its
+    place), wrong counts and non-finite values raise :class:`JointValueError`.
     """
     out = np.array(base if base is not None else (np.zeros(model.nv) if rate else model.neutral()), dtype=float)
+    gone = {r.name: r for r in removed}
     for name, value in values.items():
+        if name in gone and name not in model.joint_names:
+            r = gone[name]
+            instead = f"; give its value to '{r.kept}'" if r.kept in model.joint_names else ""
+            raise JointValueError(f"joint '{name}' is not a coordinate of the model: it was removed as {r.kind}, "
+                                  f"{r.reason}{instead}", name)
         if name not in model.joint_names:
             raise JointValueError(f"unknown joint '{name}'{did_you_mean(name, model.joint_names)} "
                                   f"(joints: {', '.join(model.joint_names)})", name)
@@ -90,7 +97,8 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
         raise InputError("simulation of closed chains needs options.loops: embed "
                          "(loops: lagrange evaluates dynamics but does not simulate)")
     check_simulation_size(cfg.duration, cfg.samples, composition.assembly.source_file)
-    q0, v0, tau = (_config_vector(model, cfg, key, values, rate) for key, values, rate in
+    q0, v0, tau = (_config_vector(model, cfg, key, values, rate, composition.analysis.removed_joints)
+                   for key, values, rate in
                    (("initial.q", cfg.initial_q, False), ("initial.v", cfg.initial_v, True),
                     ("torques", cfg.torques, True)))
     announce_outside_limits(model, q0, composition.joint_properties, set(cfg.initial_q))
@@ -132,10 +140,10 @@ def announce_outside_limits(model, q0, joints, given: set) -> list[str]:
     return messages
 
 
-def _config_vector(model, cfg, key: str, values, rate: bool) -> np.ndarray:
+def _config_vector(model, cfg, key: str, values, rate: bool, removed=()) -> np.ndarray:
     """joint_vector of one config entry; errors located where the config gave the joint."""
     try:
-        return joint_vector(model, values, rate=rate)
+        return joint_vector(model, values, rate=rate, removed=removed)
     except JointValueError as exc:
         file, line = getattr(cfg, "locations", {}).get(f"{key}.{exc.joint}", (None, None))
         raise InputError(str(exc), file=file, line=line, key=f"simulation.{key}") from None

@@ -397,11 +397,11 @@ def _split_top(spec: str) -> list[str]:
     return items
 
 
-def _vector(model, values, rate: bool, what: str):
+def _vector(model, values, rate: bool, what: str, removed=()):
     from mbcompose.composer.simulation import joint_vector
 
     try:
-        return joint_vector(model, values, rate=rate)
+        return joint_vector(model, values, rate=rate, removed=removed)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint=what) from None
 
@@ -452,7 +452,7 @@ def simulate(file, duration, output, q0, v0, torque, ctrl, samples, integrator, 
     composition, read = _compose_with_inputs(file, base=base)
     values = {hint: _parse_values(spec, hint) for hint, spec in (("--q0", q0), ("--v0", v0), ("--torque", torque))}
     for hint, rate in (("--q0", False), ("--v0", True), ("--torque", True)):
-        _vector(composition.model, values[hint], rate, hint)
+        _vector(composition.model, values[hint], rate, hint, composition.analysis.removed_joints)
     controls = _parse_values(ctrl, "--ctrl")
     try:
         control_vector(composition.model, controls)
@@ -515,8 +515,9 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
 
     composition = _compose(file, base=base)
     model = composition.model
-    q = _vector(model, _parse_values(q_spec, "--q"), False, "--q")
-    v = _vector(model, _parse_values(v_spec, "--v"), True, "--v")
+    removed = composition.analysis.removed_joints
+    q = _vector(model, _parse_values(q_spec, "--q"), False, "--q", removed)
+    v = _vector(model, _parse_values(v_spec, "--v"), True, "--v", removed)
     q, v = dynamics.consistent_state(model, q, v)
     note = ""
     if quantity == "mass-matrix":

@@ -76,3 +76,16 @@ def test_eval_jacobian_of_a_closed_chain_is_with_respect_to_the_independent_coor
     rocker = [E.complete_configuration(em, q_ind=[0.3 + s * h])[em.q_slice("rocker_pivot")][0] for s in (1, -1)]
     np.testing.assert_allclose(J[1, 0], (rocker[0] - rocker[1]) / (2 * h), rtol=1e-7)
     assert np.allclose(J[[0, 2, 3, 4, 5], 0], 0.0, atol=1e-12)
+
+
+def test_a_value_for_a_joint_removed_as_redundant_names_the_joint_kept():
+    """The seeker's pitch_b is removed as redundant (seed 004 Table 3 keeps pitch_a): say so, exit 2."""
+    import subprocess
+    import sys
+
+    seeker = Path(__file__).resolve().parents[2] / "samples" / "seeker" / "seeker.yaml"
+    out = subprocess.run([sys.executable, "-P", "-m", "mbcompose", "eval", str(seeker), "mass-matrix", "--q",
+                          "pitch_b=0.1"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2
+    assert "joint 'pitch_b' is not a coordinate of the model: it was removed as redundant" in out.stderr
+    assert "give its value to 'pitch_a'" in out.stderr and len(out.stderr.strip().splitlines()) == 1
