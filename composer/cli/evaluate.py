@@ -33,7 +33,7 @@ def frame_options(composition, body: str | None, point: str | None):
     target = body or names[-1]
     pt = point_value(point) if point else None
     if target in names:
-        return target, pt, ""
+        return target, pt, "" if body else f"{target!r} (the model's last body; choose another with --body)"
     if target not in parts or parts[target] not in names:
         raise click.BadParameter(f"unknown body {target!r}{did_you_mean(target, names + list(parts))} "
                                  f"(bodies: {', '.join(names)})", param_hint="--body")

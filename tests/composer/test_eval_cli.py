@@ -138,3 +138,15 @@ def test_counts_agree_with_their_noun():
 
     assert plural(1, "body") == "1 body" and plural(2, "body") == "2 bodies" and plural(1, "joint") == "1 joint"
     assert format_number(-6.69531e-18) == "0" and format_number(0.5) == "0.5" and format_number(True) == "yes"
+
+
+def test_jacobian_without_body_names_the_body_it_chose():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    seeker = Path(__file__).resolve().parents[2] / "samples" / "seeker" / "seeker.yaml"
+    out = subprocess.run([sys.executable, "-P", "-m", "mbcompose", "eval", str(seeker), "jacobian"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "body: 'shaft_a' (the model's last body; choose another with --body)" in out.stdout
