@@ -276,6 +276,41 @@ def _check_mesh_size(path: Path) -> None:
         raise InputError(limits.exceeded("mesh triangles", count, "mesh_faces"), file=str(path))
 
 
+def mesh_file_problem(path) -> str | None:
+    """Why the regular file ``path`` is not a mesh file, or None when it may be one.
+
+    A cheap look at its suffix (one of :data:`MESH_SUFFIXES`) and its first bytes (a binary
+    STL's size matches its triangle count or an ASCII STL starts with ``solid``; PLY, GLB and OFF
+    files start with their magic; OBJ is text; glTF and COLLADA start with ``{`` and ``<``), so
+    that ``/etc/passwd`` or a text file renamed ``.stl`` is refused before trimesh reads it.  The
+    reason names the format and never quotes the file.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in MESH_SUFFIXES:
+        return f"{f'its suffix {suffix!r}' if suffix else 'it has no suffix'}; mesh files end in " \
+            f"{', '.join(MESH_SUFFIXES)}"
+    try:
+        size = p.stat().st_size
+        with open(p, "rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror})"
+    start = head.lstrip()
+    if suffix == ".stl":
+        count = int.from_bytes(head[80:84], "little") if size >= 84 else -1
+        if start.startswith(b"solid") or (count >= 0 and size >= 84 + 50 * count):
+            return None
+        return f"neither a binary STL ({size} bytes, not 84 + 50 per triangle) nor an ASCII one"
+    ok = {".ply": start.startswith(b"ply"), ".glb": head.startswith(b"glTF"), ".off": b"OFF" in head[:1024],
+          ".obj": b"\0" not in head, ".gltf": start[:1] == b"{", ".dae": start[:1] == b"<"}[suffix]
+    return None if ok else f"its content is not {suffix[1:].upper()}"
+
+
+#: how much of a file :func:`mesh_file_problem` reads
+_SNIFF_BYTES = 4096
+
+
 def load_mesh(path, scale=1.0) -> trimesh.Trimesh:
     """Load a mesh file as one Trimesh, scaled; InputError naming the file on failure.
 
@@ -289,6 +324,9 @@ def load_mesh(path, scale=1.0) -> trimesh.Trimesh:
         raise InputError(f"unsupported mesh format {path.suffix!r} (expected one of "
                          f"{', '.join(MESH_SUFFIXES)})", file=str(path))
     _check_mesh_size(path)
+    problem = mesh_file_problem(path)
+    if problem is not None:
+        raise InputError(f"mesh {path.name}: not a mesh file ({problem})", file=str(path))
     try:
         loaded = trimesh.load(str(path), force="mesh", process=True)
     except Exception as exc:  # trimesh raises many types for corrupt files

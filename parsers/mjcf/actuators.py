@@ -14,9 +14,11 @@ from __future__ import annotations
 import logging
 
 from ..assembly import Motor
+from ..errors import FOREIGN_TEXT
 from .compiler import floats_attr
 
 log = logging.getLogger(__name__)
+log.addFilter(FOREIGN_TEXT)  # (warnings about a file outside the model folder say where, not what)
 
 #: actuator elements: one default slot for all of them
 ACTUATOR_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle",

@@ -14,12 +14,13 @@ import numpy as np
 from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 
 from ..assembly import Geometry, MassProperties, Pose, Source
-from ..errors import InputError
+from ..errors import FOREIGN_TEXT, InputError
 from ..massprops import combine, shape_mass_properties
 from ..urdf.geometry import resolve_uri
 from ..xml import attr_bool, child_text, error, file_of, text_float, text_floats
 
 log = logging.getLogger(__name__)
+log.addFilter(FOREIGN_TEXT)  # (warnings about a file outside the model folder say where, not what)
 
 
 def pose_of(el) -> tuple[Pose, str | None, object]:
