@@ -19,6 +19,7 @@ an inertia that is positive definite and satisfies the triangle inequality.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -276,24 +277,36 @@ def _check_mesh_size(path: Path) -> None:
         raise InputError(limits.exceeded("mesh triangles", count, "mesh_faces"), file=str(path))
 
 
+def mesh_suffix_problem(path) -> str | None:
+    """Why ``path`` cannot name a mesh file by its suffix (one of :data:`MESH_SUFFIXES`), or None.
+    No I/O: the readers ask it of every mesh they find (``/etc/passwd`` is refused at its line)."""
+    suffix = os.path.splitext(str(path))[1].lower()
+    if suffix in MESH_SUFFIXES:
+        return None
+    return f"{f'its suffix {suffix!r}' if suffix else 'it has no suffix'}; mesh files end in {', '.join(MESH_SUFFIXES)}"
+
+
 def mesh_file_problem(path) -> str | None:
     """Why the regular file ``path`` is not a mesh file, or None when it may be one.
 
-    A cheap look at its suffix (one of :data:`MESH_SUFFIXES`) and its first bytes (a binary
-    STL's size matches its triangle count or an ASCII STL starts with ``solid``; PLY, GLB and OFF
+    Its suffix (:func:`mesh_suffix_problem`) and a look at its first bytes (a binary STL's
+    size matches its triangle count or an ASCII STL starts with ``solid``; PLY, GLB and OFF
     files start with their magic; OBJ is text; glTF and COLLADA start with ``{`` and ``<``), so
-    that ``/etc/passwd`` or a text file renamed ``.stl`` is refused before trimesh reads it.  The
-    reason names the format and never quotes the file.
+    that a text file renamed ``.stl`` is refused before trimesh reads it (:func:`load_mesh`).
+    The reason names the format and never quotes the file.
     """
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix not in MESH_SUFFIXES:
-        return f"{f'its suffix {suffix!r}' if suffix else 'it has no suffix'}; mesh files end in " \
-            f"{', '.join(MESH_SUFFIXES)}"
+    problem = mesh_suffix_problem(p)
+    if problem is not None:
+        return problem
     try:
-        size = p.stat().st_size
-        with open(p, "rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            size = os.fstat(fd).st_size
+            head = os.read(fd, 84 if suffix == ".stl" else _SNIFF_BYTES)
+        finally:
+            os.close(fd)
     except OSError as exc:
         return f"it cannot be read ({exc.strerror})"
     start = head.lstrip()
@@ -302,13 +315,13 @@ def mesh_file_problem(path) -> str | None:
         if start.startswith(b"solid") or (count >= 0 and size >= 84 + 50 * count):
             return None
         return f"neither a binary STL ({size} bytes, not 84 + 50 per triangle) nor an ASCII one"
-    ok = {".ply": start.startswith(b"ply"), ".glb": head.startswith(b"glTF"), ".off": b"OFF" in head[:1024],
+    ok = {".ply": start.startswith(b"ply"), ".glb": head.startswith(b"glTF"), ".off": b"OFF" in head,
           ".obj": b"\0" not in head, ".gltf": start[:1] == b"{", ".dae": start[:1] == b"<"}[suffix]
     return None if ok else f"its content is not {suffix[1:].upper()}"
 
 
-#: how much of a file :func:`mesh_file_problem` reads
-_SNIFF_BYTES = 4096
+#: how much of a file other than an STL :func:`mesh_file_problem` reads
+_SNIFF_BYTES = 1024
 
 
 def load_mesh(path, scale=1.0) -> trimesh.Trimesh:

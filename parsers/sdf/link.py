@@ -15,7 +15,7 @@ from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 
 from ..assembly import Geometry, MassProperties, Pose, Source
 from ..errors import FOREIGN_TEXT, InputError
-from ..massprops import combine, shape_mass_properties
+from ..massprops import combine, mesh_suffix_problem, shape_mass_properties
 from ..urdf.geometry import resolve_uri
 from ..xml import attr_bool, child_text, error, file_of, text_float, text_floats
 
@@ -142,6 +142,9 @@ def _geometry(s_el, role, pose, base_dir, package_dirs):
                 raise error(s.find("uri"), f"mesh file not found: {uri!r}")
             log.warning("%s:%s: visual mesh not found: %r (shape skipped)", file_of(s), s.sourceline, uri)
             return None
+        problem = mesh_suffix_problem(p)
+        if problem is not None:
+            raise error(s.find("uri"), f"mesh {uri!r}: not a mesh file ({problem})")
         return Geometry("mesh", {"scale": scale, "uri": uri}, pose, str(p), role)
     raise error(s, f"geometry <{s.tag}> is not supported")
 

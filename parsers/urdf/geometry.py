@@ -23,7 +23,7 @@ from mbcompose.dynamics.spatial import rpy_to_matrices, rpy_to_matrix
 
 from .. import limits
 from ..assembly import Geometry, MassProperties, Pose, frozen
-from ..massprops import inertia_problem, mesh_file_problem, proven_physical
+from ..massprops import inertia_problem, mesh_suffix_problem, proven_physical
 from ..xml import (attr_float, attr_float_list, attr_float_values, attr_floats, error, first_children, float_rows,
                    parse_floats, required, where)
 
@@ -136,7 +136,6 @@ class MeshFiles:
         self.package_dirs = tuple(map(str, package_dirs))
         self._roots_key = (given, self.package_dirs, os.environ.get("ROS_PACKAGE_PATH", ""))
         self.found: dict[str, str | None] = {}
-        self._problems: dict[str, str | None] = {}
 
     @property
     def base(self) -> str:
@@ -144,13 +143,6 @@ class MeshFiles:
         if self._base is None:
             self._base = os.path.dirname(os.path.realpath(self._document))
         return self._base
-
-    def problem(self, path: str) -> str | None:
-        """Why the found file ``path`` is not a mesh file (:func:`parsers.massprops.mesh_file_problem`),
-        or None; each file looked at once."""
-        if path not in self._problems:
-            self._problems[path] = mesh_file_problem(path)
-        return self._problems[path]
 
     def find(self, uri: str) -> str | None:
         """``uri``'s file as a normalised path string, or None when it cannot be found."""
@@ -218,7 +210,7 @@ def shape_geometry(shape_el, g, role: str, meshes: MeshFiles, check_meshes: bool
                 raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(meshes.package_dirs)})")
             log.warning("%s: %s mesh not found: %r (shape skipped)", where(s), role, uri)
             return None
-        problem = meshes.problem(path)
+        problem = mesh_suffix_problem(path)
         if problem is not None:
             raise error(s, f"mesh {uri!r}: not a mesh file ({problem})")
         return _shape("mesh", {"scale": scale, "uri": uri}, pose, path, role)

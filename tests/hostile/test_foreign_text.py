@@ -73,3 +73,18 @@ def test_redacted_keeps_the_kind_of_problem():
     assert redacted("unknown joint type 'x' (did you mean 'hinge'?)") == (
         "unknown joint type ... (did you mean ...?) (not quoted: the file is outside the model's folder)")
     assert redacted("XML syntax error: mismatched tag secret (column 3)").startswith("XML syntax error: ... (not")
+
+
+def test_a_mesh_that_is_no_mesh_file_is_refused_at_its_line(tmp_path):
+    """``/etc/passwd`` (no mesh suffix) at the ``<mesh>`` line when read; a text file renamed ``.stl``
+    when the mesh is loaded (here for inertia from geometry), naming the link's line."""
+    link = ('<robot name="r"><link name="a"/>\n<link name="b">\n<collision><geometry>'
+            '<mesh filename="{}"/></geometry></collision></link>\n<joint name="j" type="continuous">'
+            '<parent link="a"/><child link="b"/></joint></robot>\n')
+    (tmp_path / "notes.stl").write_text(f"some notes, renamed\n{SECRET}\n")
+    for target, line, words in (("/etc/passwd", 3, "it has no suffix"), ("notes.stl", 2, "neither a binary STL")):
+        (tmp_path / "r.urdf").write_text(link.format(target))
+        with pytest.raises(InputError) as exc:
+            compose(tmp_path / "r.urdf", inertia_from_geometry_density=1000.0)
+        assert exc.value.line == line and "not a mesh file" in str(exc.value) and words in str(exc.value)
+        assert SECRET not in str(exc.value)
