@@ -13,7 +13,7 @@ Each feature is checked against the simulator that defines it:
   massless body with joints and nothing welded to it is refused with MuJoCo's rule, where
   MuJoCo refuses it;
 * a capsule with zero half-length: MuJoCo 4 refuses it, explicit or fitted to a mesh, and so do
-  we (``tests/data/mjcf/zero_capsule.xml``).
+  we.
 """
 
 import glob
@@ -147,11 +147,22 @@ def test_massless_moving_body_is_refused_where_mujoco_refuses_it(body, tmp_path)
     assert exc.value.line == 1
 
 
-def test_zero_length_capsule_is_refused_as_mujoco_refuses_it():
+CUBE = ('<mesh name="cube" vertex="-0.1 -0.1 -0.1  0.1 -0.1 -0.1  -0.1 0.1 -0.1  0.1 0.1 -0.1  '
+        '-0.1 -0.1 0.1  0.1 -0.1 0.1  -0.1 0.1 0.1  0.1 0.1 0.1"/>')
+
+
+@pytest.mark.parametrize("geom", ['size="0.05 0"', 'size="0.05 0" mass="0"', 'mesh="cube"', 'mesh="cube" mass="0"'],
+                         ids=["explicit", "explicit_massless", "fitted_to_a_cube", "fitted_massless"])
+def test_zero_length_capsule_is_refused_as_mujoco_refuses_it(geom, tmp_path):
+    """MuJoCo 4 refuses a capsule of zero half-length, written or fitted (``fitaabb``: a cube's
+    box gives radius = half-height), massless or not; so do we, at the geom's line."""
     mujoco = pytest.importorskip("mujoco")
-    path = DATA / "mjcf" / "zero_capsule.xml"
+    text = (f'<mujoco>\n<compiler fitaabb="true"/><asset>{CUBE}</asset>\n<worldbody><body><joint axis="1 0 0"/>'
+            f'<geom size="0.01" pos="0.1 0 0"/>\n<geom type="capsule" {geom}/></body></worldbody></mujoco>\n')
     with pytest.raises(ValueError, match="size 1 must be positive"):
-        mujoco.MjModel.from_xml_path(str(path))
+        mujoco.MjModel.from_xml_string(text)
+    path = tmp_path / "m.xml"
+    path.write_text(text)
     with pytest.raises(InputError, match="capsule' needs 2 positive size") as exc:
         compose(path)
-    assert exc.value.line == 7
+    assert exc.value.line == 4
