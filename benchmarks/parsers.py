@@ -10,7 +10,7 @@ parsers accept, in the same run:
    child processes started with ``OPENBLAS_NUM_THREADS`` (and ``OMP_NUM_THREADS``,
    ``MKL_NUM_THREADS``) set to 1 and 2, to show that compose does not depend on the
    number of BLAS threads (``--no-threads`` skips them); and, on the same files,
-   ``parsers.xmltree.parse_xml`` alone (the XML tree with a line number on every
+   ``parsers.xml.parse_xml`` alone (the XML tree with a line number on every
    element) against ``buildModelFromUrdf``, the floor under compose's time.
 
    What each side does.  Pinocchio: tinyxml2 + urdfdom parse the file, the
@@ -37,60 +37,32 @@ Usage::
 
 Prints one line per measurement with both totals and the ratio ours/Pinocchio.
 
-Measured 2026-11-21 on the 2-core development machine (load average ~2.3,
-shared with other jobs), pinocchio 4.1.0, trimesh 4 with pycollada::
+Meshes are not loaded by ``read_urdf`` itself (only found and checked to exist), so
+reading the robots costs the "model only" time unless inertia from geometry is requested.
 
-    44 of 45 example-robot-data URDFs accepted by both parsers
-    model only     : ours  0.249 s   pinocchio.buildModelFromUrdf  0.039 s   ratio 6.5  (best of 5)
-    model + meshes : ours 24.5 s     pinocchio + buildGeomFromUrdf 39.5 s    ratio 0.6
-      (ours: 634 distinct (file, scale) meshes per robot loaded by trimesh, 19 refused:
-       centauro's mirrored meshes, negative scale, which load_mesh rejects;
-       pinocchio: 1666 geometry objects, visual and collision models built separately)
+Current numbers are in the README's benchmark table.  Where compose's time goes (2026-11-26,
+``--no-meshes --clock cpu``, best of 5, 66 files; the machine shared with other jobs, so
+absolute times move by 15% between runs and only ratios of one run mean much):
 
-Meshes are not loaded by ``read_urdf`` itself (only found and checked to
-exist), so reading the robots costs the "model only" time unless inertia from
-geometry is requested.
+    =====================================================  ==========
+    XML tree (``parse_xml``: lxml/libxml2, a line on every   ~50 ms
+    element, depth and entity checks)
+    URDF reader (element walks from Python, numbers checked  ~300 ms
+    and converted per document, mesh URIs resolved and
+    stat()ed, Assembly records checked by their
+    constructors: ~8,600 per pass at 1-9 us each)
+    graph and model stages (composites, mass merge,          ~150 ms
+    reduction, loops, tree and SKO model; 8 files embed
+    mimic couplings)
+    =====================================================  ==========
 
-Measured 2026-11-23 at 09:23-09:25 on the same machine, idle (load average 0.7-0.9),
-``--repeat 5 --no-meshes``, CPU clock, after the URDF reader converted a document's numbers
-together and the graph and model stages lost most of their fixed cost per file (issue 12,
-point 6); the first of six full runs::
-
-    66 of 69 example-robot-data URDFs accepted by both parsers (pinocchio 4.1.0, 2 CPUs, cpu clock)
-    compose              : ours 0.232 s   pinocchio.buildModelFromUrdf 0.083 s   ratio 2.8
-    compose (BLAS 1 thr) : ours 0.247 s   pinocchio.buildModelFromUrdf 0.084 s   ratio 2.9
-    compose (BLAS 2 thr) : ours 0.254 s   pinocchio.buildModelFromUrdf 0.087 s   ratio 2.9
-    XML tree             : ours 0.062 s   pinocchio.buildModelFromUrdf 0.079 s   ratio 0.8
-    model only           : ours 0.155 s   pinocchio.buildModelFromUrdf 0.074 s   ratio 2.1
-
-Over the six runs the 18 compose quotients were 2.71-2.99 (ours 0.216-0.280 s, Pinocchio
-0.079-0.094 s: the machine's speed moves between runs, and with it the ratio, ours more
-than Pinocchio's).  In the same minutes the code of the morning, run alternately with this
-one, gave 3.2-3.3 where this gave 2.8-3.0; with another job on the second core (load 2-5)
-this code gave 3.0-3.2.  Twenty minutes later, in a faster window (Pinocchio 75-79 ms), three
-full runs of the final code gave 2.63-2.73 (ours 0.197-0.211 s), model only 1.8-1.9.  Earlier: 2.96-3.2 at 07:00-07:20 that morning, 4.2-4.8 earlier that
-morning, 11.8x the day before.  Instruction counts (callgrind, one pass of ``compose`` over the 66 files,
-deterministic where times are not): 1,691 M that morning, 1,482 M now (-12%).  Where
-compose's time goes now (CPU ms over the 66 files, interleaved with Pinocchio as above,
-a quiet run; Pinocchio 83 ms):
-
-    ========================================================  ========
-    read stage (XML tree, URDF reader, tree freed)              ~156 ms
-      XML tree (parse_xml: expat + the C TreeBuilder, 47,000     ~55 ms
-      elements; no character data unless <mechanicalReduction>)
-      URDF reader (~640 M instructions: shapes and mesh        ~95 ms
-      look-ups 120 M, inertials 107 M, joints 100 M, bodies
-      and Sources ~50 M, link poses, tree, checks the rest)
-    graph stage (composites, mass merge, reduction, loops)       ~34 ms
-    model stage (tree, SKO model; 8 files embed mimics: ~8 ms)  ~35 ms
-    ========================================================  ========
-
-A URDF file's lines are mapped only when a message is written or a ``Source``'s line is
-read (a ``Source`` names its element as the n-th ``<link>`` or ``<joint>`` and keeps the
-file's bytes), and its tree is dropped when the reader is done.  What remains is Python
-work of about 1 us per small operation over 2,100 links and joints and 3,200 shapes, and
-memory traffic: timed on warm caches the same stages take a third less, and the ratio
-grows when another job shares the machine's caches.
+Against the code before issue 23's lxml readers and validating constructors (expat +
+ElementTree with a line map of our own, records built without their constructors),
+alternated five times in the same minutes: compose 0.50-0.65 s against 0.43-0.51 s (best
+0.500 against 0.432, +16%), the reader 0.35-0.38 s against 0.28-0.38 s; the XML tree
+itself is 4x faster, but every element a reader visits from Python costs an lxml proxy,
+and every record is checked.  Pinocchio 0.14-0.16 s in the same runs: 3.3-3.4x before,
+3.8x after.
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ __all__ = ["SINGULAR_FLOOR", "GRAPH_RANK_RTOL", "ATTACHMENT_GAP_RTOL", "INERTIA_
            "RCOND_MIN", "RCOND_SWITCH", "CLOSURE_TOL", "SIMULATION_CLOSURE_TOL", "CLOSURE_CHECK_FACTOR",
            "NEWTON_MAX_ITER", "NEWTON_MAX_STEP", "SMALL_ANGLE", "OPERATOR_TOL", "DISPLAY_ZERO_RTOL",
            "ADAPTIVE_RTOL", "ADAPTIVE_ATOL", "STEP_GRID_RTOL", "GIMBAL_LOCK_ATOL", "PARALLEL_SINE",
-           "TASK_RANK_RTOL", "STRUCTURE_RTOL", "DRAWING_ZERO", "PLOT_LOG_FLOOR"]
+           "TASK_RANK_RTOL", "STRUCTURE_RTOL", "DRAWING_ZERO", "PLOT_LOG_FLOOR", "GEOMETRY_ATOL",
+           "DECLARED_GEOMETRY_ATOL", "INERTIA_ROUNDING_RTOL", "INERTIA_SCALE_FLOOR", "FRAME_SCALE_FLOOR"]
 
 #: the largest singular value below which a matrix counts as zero when forming relative
 #: tolerances (``rtol * max(s_max, SINGULAR_FLOOR)``); also the floor of any scale a result is
@@ -35,6 +36,27 @@ __all__ = ["SINGULAR_FLOOR", "GRAPH_RANK_RTOL", "ATTACHMENT_GAP_RTOL", "INERTIA_
 SINGULAR_FLOOR = 1e-300
 
 # ---------------------------------------------------------------- input geometry (parsers, graph)
+
+#: lengths (m) and unit-vector components that agree within this are the same: two poses
+#: compared, a point on an axis, two axes parallel, a direction that is zero (readers,
+#: exporters). Far above the rounding of poses composed from a file's numbers (~1e-15 m).
+GEOMETRY_ATOL = 1e-12
+
+#: two directions or poses *written in an input file* (often with 9-10 digits) are taken as
+#: perpendicular, parallel or equal within this: a universal joint's two axes, a gearbox's
+#: reference axis, a weld's two sides, a YAML joint's two axes.
+DECLARED_GEOMETRY_ATOL = 1e-9
+
+#: relative margin by which an inertia's eigenvalues or leading minors may miss positivity and
+#: the triangle inequality and still be accepted (rounding, ~1e-15 of the scale, far below it).
+INERTIA_ROUNDING_RTOL = 1e-12
+
+#: inertia entries (kg m^2) all below this are "no inertia written": not checked for physics.
+INERTIA_SCALE_FLOOR = 1e-8
+
+#: the size (m) below which a model's extent counts as zero when it scales the graph stage's
+#: geometric tolerances (a model that is one point gets scale 1).
+FRAME_SCALE_FLOOR = 1e-9
 
 #: relative rank tolerance of the graph stage's geometric decisions (intersections of joint
 #: motion subspaces, redundant joints, loop mobility at the reference configuration): singular

@@ -53,7 +53,7 @@ import networkx as nx
 import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
-from mbcompose.dynamics.tolerances import ATTACHMENT_GAP_RTOL as GAP_RTOL
+from mbcompose.dynamics.tolerances import ATTACHMENT_GAP_RTOL as GAP_RTOL, SINGULAR_FLOOR
 from mbcompose.parsers.assembly import GROUND
 
 from .issues import ERROR, INFO, WARNING, Issue
@@ -134,7 +134,7 @@ def planar_motion(J, rtol: float) -> bool:
     J = np.asarray(J, dtype=float)
     if J.size == 0:
         return False
-    scale = max(float(np.abs(J).max()), 1e-300)
+    scale = max(float(np.abs(J).max()), SINGULAR_FLOOR)
     W, V = J[:3], J[3:]
     if np.abs(W).max() > rtol * scale:
         U, sw, _ = np.linalg.svd(W)

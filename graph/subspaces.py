@@ -39,7 +39,7 @@ import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.spatial import cross3
-from mbcompose.dynamics.tolerances import GRAPH_RANK_RTOL
+from mbcompose.dynamics.tolerances import FRAME_SCALE_FLOOR, GRAPH_RANK_RTOL
 
 #: relative tolerance of numerical ranks (:data:`dynamics.tolerances.GRAPH_RANK_RTOL`).
 RANK_RTOL = GRAPH_RANK_RTOL
@@ -73,7 +73,7 @@ def twist_reference(assembly) -> tuple[np.ndarray, float]:
     sums = pts.cumsum(axis=0)
     d = pts - sums[-1] / len(pts)
     L = math.sqrt((d * d).sum(axis=1).max())  # the square root of the largest square: the largest norm
-    return sums[n - 1] / n if n else np.zeros(3), L if L > 1e-9 else 1.0
+    return sums[n - 1] / n if n else np.zeros(3), L if L > FRAME_SCALE_FLOOR else 1.0
 
 
 def joint_subspace(joint, point=None, length: float = 1.0) -> np.ndarray:

@@ -33,6 +33,7 @@ from typing import Mapping
 import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
+from mbcompose.dynamics.tolerances import GEOMETRY_ATOL
 
 from .provenance import Source
 
@@ -235,7 +236,7 @@ class Pose:
         m[:3, 3] = self.translation
         return m
 
-    def isclose(self, other: "Pose", atol: float = 1e-12) -> bool:
+    def isclose(self, other: "Pose", atol: float = GEOMETRY_ATOL) -> bool:
         return bool(np.allclose(self.rotation, other.rotation, atol=atol)
                     and np.allclose(self.translation, other.translation, atol=atol))
 

@@ -26,7 +26,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import trimesh
 
-from mbcompose.dynamics.tolerances import INERTIA_RTOL
+from mbcompose.dynamics.tolerances import INERTIA_ROUNDING_RTOL, INERTIA_RTOL
 
 from . import limits
 from .assembly import Geometry, MassProperties, Pose, frozen
@@ -92,8 +92,8 @@ def proven_physical(a, b, c, e, f, i, scale):
 
 def _positive_definite(a, b, c, e, f, i, scale):
     """Sylvester's criterion for ``[[a, b, c], [b, e, f], [c, f, i]]``: its leading minors above
-    ``1e-12 scale^k`` (k = 1, 2, 3), a margin far above their rounding errors (~1e-15 scale^k)."""
-    m = 1e-12 * scale
+    ``INERTIA_ROUNDING_RTOL scale^k`` (k = 1, 2, 3), a margin far above their rounding errors (~1e-15 scale^k)."""
+    m = INERTIA_ROUNDING_RTOL * scale
     return ((a > m) & (a * e - b * b > m * scale)
             & (a * (e * i - f * f) - b * (b * i - c * f) + c * (b * f - c * e) > m * scale * scale))
 

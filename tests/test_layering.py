@@ -6,8 +6,7 @@
 * no function over 80 lines, except the ones listed below, each with its reason.  Modules have no
   size limit (issue 23): a module is as long as its topic needs;
 * no inline tolerance literal: a float literal of magnitude at most 1e-6 stands only in a module-level
-  constant (a name says what it bounds or converts); the modules still listed in
-  ``INLINE_TOLERANCES`` are being converted and may only shrink.
+  constant (a name says what it bounds or converts).
 """
 
 import ast
@@ -30,16 +29,6 @@ SIZE_EXCEPTIONS = {
 }
 
 
-#: module -> inline small float literals it still holds (issue 23: to be named in dynamics/tolerances.py);
-#: the count may only go down, and a module that reaches 0 leaves the list
-INLINE_TOLERANCES = {
-    "graph/loops.py": 1,
-    "graph/subspaces.py": 1, "parsers/assembly.py": 1, "parsers/exporters/__init__.py": 2,
-    "parsers/exporters/sdf.py": 2, "parsers/exporters/urdf.py": 1, "parsers/massprops.py": 1,
-    "parsers/mjcf/compiler.py": 4, "parsers/mjcf/equality.py": 2, "parsers/sdf/joints.py": 2,
-    "parsers/sdf/link.py": 1, "parsers/step/freedom.py": 1, "parsers/step/reader.py": 3,
-    "parsers/urdf/geometry.py": 1, "parsers/yaml/format.py": 3,
-}
 #: the magnitude at or below which a float literal is taken for a tolerance (or a unit that deserves a name)
 SMALL_LITERAL = 1e-6
 
@@ -153,10 +142,7 @@ def test_no_inline_tolerance_literals():
             lines = inline_small_literals(path.read_text())
             if lines:
                 found[rel] = lines
-    grown = {rel: lines for rel, lines in found.items() if len(lines) > INLINE_TOLERANCES.get(rel, 0)}
-    assert not grown, f"inline tolerance literals (name them in dynamics/tolerances.py): {grown}"
-    done = sorted(rel for rel, n in INLINE_TOLERANCES.items() if len(found.get(rel, ())) < n)
-    assert not done, f"fewer inline literals than INLINE_TOLERANCES says (lower or remove the entries): {done}"
+    assert not found, f"inline tolerance literals (name them in dynamics/tolerances.py): {found}"
 
 
 def test_the_literal_scan_skips_named_constants():

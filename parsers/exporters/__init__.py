@@ -49,6 +49,7 @@ import numpy as np
 from ..assembly import GROUND, Assembly, Joint
 from mbcompose.dynamics import topology
 from mbcompose.dynamics.joints import JOINTS, joint_types
+from mbcompose.dynamics.tolerances import GEOMETRY_ATOL, SINGULAR_FLOOR
 
 from ..topology import tree_edges
 
@@ -136,13 +137,13 @@ def robust_rpy(R) -> np.ndarray:
 
     R = np.asarray(R, dtype=float)
     p = np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))
-    y = np.arctan2(R[1, 0], R[0, 0]) if np.hypot(R[0, 0], R[1, 0]) > 1e-300 else 0.0
+    y = np.arctan2(R[1, 0], R[0, 0]) if np.hypot(R[0, 0], R[1, 0]) > SINGULAR_FLOOR else 0.0
     M = (rot_z(y) @ rot_y(p)).T @ R
     r = np.arctan2(M[2, 1], M[1, 1])
     return np.array([r, p, y])
 
 
-def on_axis(point, origin, axis, tol: float = 1e-12) -> bool:
+def on_axis(point, origin, axis, tol: float = GEOMETRY_ATOL) -> bool:
     """True when ``point`` lies on the line through ``origin`` along ``axis``."""
     d = np.asarray(point, float) - np.asarray(origin, float)
     n = np.asarray(axis, float)

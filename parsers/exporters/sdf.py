@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
+from mbcompose.dynamics.tolerances import GEOMETRY_ATOL
 
 from ..assembly import GROUND, Assembly
 from ..xml import fmt, write_xml
@@ -101,8 +102,8 @@ def _screws(a: Assembly, frames) -> dict:
             continue
         carriage = a.body(slide.secondary)
         lim = slide.limits
-        if (carriage.mass.mass != 0 or carriage.geometry or abs(float(slide.axis @ turn.axis) - 1) > 1e-12
-                or not np.allclose(slide.origin, turn.origin, rtol=0, atol=1e-12) or slide.damping
+        if (carriage.mass.mass != 0 or carriage.geometry or abs(float(slide.axis @ turn.axis) - 1) > GEOMETRY_ATOL
+                or not np.allclose(slide.origin, turn.origin, rtol=0, atol=GEOMETRY_ATOL) or slide.damping
                 or any(x is not None for x in (lim.lower, lim.upper, lim.velocity, lim.effort))):
             continue
         out[turn.name] = (slide, 2 * np.pi * c.multiplier)

@@ -39,6 +39,7 @@ import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.spatial import rotation_about_axis
+from mbcompose.dynamics.tolerances import GEOMETRY_ATOL
 
 from ..assembly import GROUND, Assembly, Pose
 from ..xml import fmt, write_xml
@@ -112,7 +113,7 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
         body = a.body(name)
         p = body.pose.translation
         if (JOINTS[j.type].moves_as == "revolute" and not on_axis(p, j.origin, j.axis)) or \
-                (j.type == "planar" and not np.allclose(p, j.origin, atol=1e-12)):
+                (j.type == "planar" and not np.allclose(p, j.origin, atol=GEOMETRY_ATOL)):
             p = j.origin
             log.info("URDF export: link %r frame moved to joint %r origin", name, j.name)
         link_pose[name] = Pose(body.pose.rotation, p)

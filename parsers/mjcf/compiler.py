@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from mbcompose.dynamics.spatial import axis_angle_to_matrix, quat_to_matrix, rot_x, rot_y, rot_z
+from mbcompose.dynamics.tolerances import GEOMETRY_ATOL, INERTIA_ROUNDING_RTOL, PARALLEL_SINE
 
 from ..assembly import MassProperties
 from ..xml import error, parse_floats
@@ -95,9 +96,9 @@ def check_principal_moments(el, J: np.ndarray, balance: bool) -> None:
     will fix it, as MuJoCo's compiler demands."""
     scale = max(1.0, np.abs(J).max())
     eig = np.linalg.eigvalsh(0.5 * (J + J.T))
-    if eig[0] < -1e-12 * scale:
+    if eig[0] < -INERTIA_ROUNDING_RTOL * scale:
         raise error(el, f"<inertial>: inertia is not positive semi-definite ({J.tolist()})")
-    if not balance and eig[0] + eig[1] < eig[2] - 1e-12 * scale:
+    if not balance and eig[0] + eig[1] < eig[2] - INERTIA_ROUNDING_RTOL * scale:
         raise error(el, "<inertial>: inertia breaks the triangle inequality: principal moments "
                         f"{eig[0]:.6g} + {eig[1]:.6g} < {eig[2]:.6g} (MuJoCo: use 'balanceinertia' to fix)")
 
@@ -152,7 +153,7 @@ def orientation(el, attrs, comp: Compiler) -> np.ndarray:
             raise error(el, f"<{el.tag}>@xyaxes: x axis must be non-zero")
         x = x / np.linalg.norm(x)
         y = y - x * (x @ y)
-        if not np.linalg.norm(y) > 1e-12:
+        if not np.linalg.norm(y) > GEOMETRY_ATOL:
             raise error(el, f"<{el.tag}>@xyaxes: y axis is parallel to x")
         y = y / np.linalg.norm(y)
         return np.column_stack([x, y, np.cross(x, y)])
@@ -170,7 +171,7 @@ def zaxis_rotation(el, z) -> np.ndarray:
     c = float(ez @ z)
     axis = np.cross(ez, z)
     s = np.linalg.norm(axis)
-    if s < 1e-14:
+    if s < PARALLEL_SINE:
         return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
     return axis_angle_to_matrix(axis, np.arctan2(s, c))
 

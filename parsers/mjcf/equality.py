@@ -26,6 +26,7 @@ import numpy as np
 from numpy import polynomial as P
 
 from mbcompose.dynamics.joints import JOINTS
+from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL, GEOMETRY_ATOL
 
 from ..assembly import GROUND, Coupling, Joint, Pose, Source
 from ..errors import did_you_mean
@@ -94,10 +95,10 @@ def loop_joint(rec, pose_of, file: str) -> Joint:
     if "site_poses" in rec:
         s1, s2 = rec["site_poses"]
         origin = s1.translation
-        if rec["type"] == "weld" and not s1.isclose(s2, atol=1e-9):
+        if rec["type"] == "weld" and not s1.isclose(s2, atol=DECLARED_GEOMETRY_ATOL):
             raise error(el, "<weld> of two sites whose frames differ at the reference configuration is not "
                             "supported (the weld would not be assembled)")
-        if not np.allclose(s1.translation, s2.translation, atol=1e-12):
+        if not np.allclose(s1.translation, s2.translation, atol=GEOMETRY_ATOL):
             second = s2.translation
     elif rec["type"] == "connect":
         origin = pose_of(r1).apply(rec["anchor"])

@@ -338,6 +338,28 @@ class _Reader:
             raise error(b["el"], f"body {b['name']!r} has joints but {what}, with the bodies welded to it (MuJoCo: "
                                  "mass and inertia of moving bodies must be larger than mjMINVAL)")
 
+    def floating_roots(self, live) -> set:
+        """The top-level bodies that ``base='floating'`` frees: those without joints, not mocap, with
+        mass and no plane or height field (static scenery stays welded to the world)."""
+        if self.options.get("base", "fixed") != "floating":
+            return set()
+        roots = {i for i in live if self.bodies[i]["parent"] == 0 and not self.bodies[i]["joints"]
+                 and not self.bodies[i]["mocap"] and self.bodies[i]["mass"].mass > 0
+                 and not any(gd["type"] in ("plane", "hfield") for gd in self.bodies[i]["geoms"])}
+        if not roots:
+            log.warning("%s: base='floating' changes nothing: no top-level body without joints has mass "
+                        "(bodies with joints keep them; static scenery stays welded)", self.file)
+        return {self.bodies[i]["name"] for i in roots}
+
+    def weld_or_float(self, b, parent: str, floating: set) -> Joint:
+        """The joint of body ``b`` that has no joint of its own: a weld to its parent (MuJoCo's rule),
+        or a free joint ``<body>_root_joint`` for a body of ``floating`` (``base='floating'``)."""
+        source = Source(self.file, b["el"].sourceline)
+        if b["name"] in floating:
+            return Joint(f"{b['name']}_root_joint", "free", parent, b["name"], origin=b["pose"].translation,
+                         source=Source(source.file, source.line, "floating base"))
+        return Joint(f"{b['name']}_fixed", "fixed", parent, b["name"], origin=b["pose"].translation, source=source)
+
     def assemble(self, root, gravity, equalities) -> Assembly:
         check_joint_references(root)
         motors = read_actuators(self, root)
@@ -352,6 +374,7 @@ class _Reader:
         bodies, joints = [], []
         jnames = {}
         taken = {self.bodies[i]["name"] for i in live}
+        floating = self.floating_roots(live)
 
         def uniq(name, el):
             if name in jnames:
@@ -373,10 +396,8 @@ class _Reader:
             if b["mocap"] and b["parent"] != 0:
                 raise error(el, "mocap bodies must be children of <worldbody>")
             if not jl or b["mocap"]:
-                jn = f"{b['name']}_fixed"
-                uniq(jn, el)
-                joints.append(Joint(jn, "fixed", parent, b["name"], origin=pose.translation,
-                                    source=Source(self.file, el.sourceline)))
+                joints.append(self.weld_or_float(b, parent, floating))
+                uniq(joints[-1].name, el)
             prev = parent
             for k, (jel, a, fpose) in enumerate(jl):
                 jt = "free" if jel.tag == "freejoint" else a.get("type", "hinge")
@@ -461,7 +482,7 @@ class _Reader:
         return Limits(float(rng[0]), float(rng[1]))
 
 
-def read_mjcf(path, *, text: str | None = None, mesh_inertia: str = "mujoco") -> Assembly:
+def read_mjcf(path, *, text: str | None = None, mesh_inertia: str = "mujoco", base: str = "fixed") -> Assembly:
     """Read an MJCF (MuJoCo XML) file into an :class:`Assembly`.
 
     Parameters
@@ -476,6 +497,10 @@ def read_mjcf(path, *, text: str | None = None, mesh_inertia: str = "mujoco") ->
         mode (the default: the file means what MuJoCo compiles it to), or the
         exact solid (trimesh; the mesh must be watertight).  Either way a
         warning is logged where the two differ by more than 1%.
+    base : 'fixed' or 'floating'
+        'fixed' (the default) keeps MuJoCo's rule: a body without joints is welded to its parent.
+        'floating' gives each top-level body without joints (not mocap, with mass, no plane or
+        height field) a free joint ``<body>_root_joint``, as ``--base floating`` does for a URDF root.
 
     Returns
     -------
@@ -488,4 +513,6 @@ def read_mjcf(path, *, text: str | None = None, mesh_inertia: str = "mujoco") ->
     path = Path(path)
     with quoting_only_inside(path.resolve().parent):
         root = parse_xml(path, text)
-        return _Reader(path, {"mesh_inertia": mesh_inertia}).read(root)
+        if base not in ("fixed", "floating"):
+            raise InputError(f"base must be 'fixed' or 'floating', got {base!r}", file=str(path))
+        return _Reader(path, {"mesh_inertia": mesh_inertia, "base": base}).read(root)

@@ -41,6 +41,7 @@ import math
 import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
+from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL
 
 from ..assembly import Body, Coupling, Joint, Limits, MassProperties, Pose, Source
 from ..errors import FOREIGN_TEXT
@@ -136,7 +137,7 @@ def joint_axes(j_el, X: Pose, frames, name):
         if a2 is None:
             raise error(j_el, f"{jtype} joint {name!r} needs <axis2>")
         axis2 = joint_axis(a2, X, frames, name, jtype)[0]
-        if jtype != "gearbox" and abs(axis @ axis2) > 1e-9:
+        if jtype != "gearbox" and abs(axis @ axis2) > DECLARED_GEOMETRY_ATOL:
             what = ("revolute2 joints with axes that are not orthogonal have no equivalent in the tree "
                     "(only the orthogonal case, a universal joint, is read)" if jtype == "revolute2"
                     else "axis and axis2 must be orthogonal")
@@ -218,7 +219,7 @@ def _geared_joint(joints, reference_body, body, axis):
         if JOINTS[j.type].moves_as != "revolute" or {j.reference, j.secondary} != {reference_body, body}:
             continue
         c = float(j.axis @ axis)
-        if abs(abs(c) - 1.0) > 1e-9:
+        if abs(abs(c) - 1.0) > DECLARED_GEOMETRY_ATOL:
             continue
         return j, (1.0 if c > 0 else -1.0) * (1.0 if j.secondary == body else -1.0)
     return None, 0.0

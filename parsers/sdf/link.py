@@ -12,6 +12,7 @@ import logging
 import numpy as np
 
 from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
+from mbcompose.dynamics.tolerances import INERTIA_ROUNDING_RTOL
 
 from ..assembly import Geometry, MassProperties, Pose, Source
 from ..errors import FOREIGN_TEXT, InputError
@@ -106,7 +107,7 @@ def link_contents(l_el, fm, lname, file, base_dir, package_dirs):
     J = np.array([[vals["ixx"], vals["ixy"], vals["ixz"]],
                   [vals["ixy"], vals["iyy"], vals["iyz"]],
                   [vals["ixz"], vals["iyz"], vals["izz"]]])
-    if np.linalg.eigvalsh(J)[0] < -1e-12 * max(1.0, np.abs(J).max()):
+    if np.linalg.eigvalsh(J)[0] < -INERTIA_ROUNDING_RTOL * max(1.0, np.abs(J).max()):
         raise error(i_el, f"link {lname!r}: inertia is not positive semi-definite")
     R = pose.rotation
     return MassProperties(mass, pose.translation, R @ J @ R.T), Source(file, inl.sourceline), tuple(geoms)

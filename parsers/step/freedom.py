@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mbcompose.dynamics.tolerances import SINGULAR_FLOOR
+
 from .mating import Contact
 
 
@@ -165,7 +167,7 @@ def pair_freedom(contacts: list[Contact], angle_tol: float, contact_tol: float) 
     near = points.mean(axis=0)
     if any(c.kind == "press fit" for c in contacts):
         return Freedom("fixed", near, np.array([0.0, 0.0, 1.0]), 0)
-    length = max(1e-300, float(np.max(np.linalg.norm(points - near, axis=1))),
+    length = max(SINGULAR_FLOOR, float(np.max(np.linalg.norm(points - near, axis=1))),
                  max(max(c.radii) for c in contacts), 100.0 * contact_tol)
     tol = 3.0 * max(angle_tol, contact_tol / length)
     basis = intersect([allowed_twists(c, near, length) for c in contacts], tol)

@@ -64,6 +64,10 @@ DEFAULT_DENSITY = 2700.0
 
 #: densities of solid engineering materials, kg/m^3 (foams and balsa below, osmium's 22,590 above)
 PLAUSIBLE_DENSITY = (300.0, 22000.0)
+#: cubic millimetres to cubic metres, and kg/m^3 x mm^5 (a B-rep inertia times density) to kg m^2:
+#: OpenCascade measures the B-rep in the file's length unit, which the reader makes millimetres
+MM3_TO_M3 = 1e-9
+MM5_TO_M5 = 1e-15
 
 
 @dataclass
@@ -159,8 +163,8 @@ def part_mass(path, part: Part) -> tuple[MassProperties, Pose, float]:
     placement = part.leaf.placement
     pose = Pose(placement[:3, :3], placement[:3, 3] * 1e-3)
     r = pose.rotation
-    mass = part.density * volume * 1e-9
-    inertia_body = r.T @ (part.density * inertia * 1e-15) @ r
+    mass = part.density * volume * MM3_TO_M3
+    inertia_body = r.T @ (part.density * inertia * MM5_TO_M5) @ r
     mp = MassProperties(mass, r.T @ (com * 1e-3 - pose.translation), 0.5 * (inertia_body + inertia_body.T))
     return mp, pose, volume
 
@@ -299,7 +303,7 @@ def _part_body(path, part: Part, tol: MatingTolerances, mesh_dir: Path) -> tuple
     faces = brep.tessellate_faces(shape, _deflection(shape))
     surfaces = _surfaces(part.name, faces)
     stl = _write_stl(mesh_dir / f"{_file_stem(part.name)}.stl", faces, pose)
-    note = f"B-rep volume {volume * 1e-9:.9g} m^3 at density {part.density:g} kg/m^3 from {part.density_from}"
+    note = f"B-rep volume {volume * MM3_TO_M3:.9g} m^3 at density {part.density:g} kg/m^3 from {part.density_from}"
     src = Source(file=str(path), note=f"part {part.name}: {note}")
     body = Body(name=part.name, pose=pose, mass=mp,
                 geometry=(Geometry("mesh", _mesh_params(part.leaf.color), Pose(), str(stl), "inertial"),),

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from mbcompose.dynamics.spatial import rpy_to_matrices, rpy_to_matrix
+from mbcompose.dynamics.tolerances import INERTIA_SCALE_FLOOR
 
 from .. import limits
 from ..assembly import Geometry, MassProperties, Pose, frozen
@@ -323,7 +324,7 @@ def _warn_unphysical(values: np.ndarray, names: list, inertia_els: list) -> None
     six = values[:, 1:]
     scale = np.abs(six).max(axis=1)
     ixx, ixy, ixz, iyy, iyz, izz = six.T
-    doubtful = (values[:, 0] > 0.0) & (scale > 1e-8) & ~proven_physical(ixx, ixy, ixz, iyy, iyz, izz, scale)
+    doubtful = (values[:, 0] > 0.0) & (scale > INERTIA_SCALE_FLOOR) & ~proven_physical(ixx, ixy, ixz, iyy, iyz, izz, scale)
     for k in np.flatnonzero(doubtful).tolist():
         ixx, ixy, ixz, iyy, iyz, izz = six[k].tolist()
         problem = inertia_problem([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])

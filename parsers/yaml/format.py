@@ -19,6 +19,7 @@ import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS, joint_types
 from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
+from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL, GEOMETRY_ATOL
 
 from ..assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Frame, Geometry, Joint, Limits,
                         MassProperties, Motor, Pose, Source)
@@ -81,7 +82,7 @@ def _pose(node: Node | None, units: _Units) -> Pose:
         R = rpy_to_matrix(np.array(node.get("rpy").vector(3)) * units.angle)
     elif node.get("quat") is not None:
         q = np.array(node.get("quat").vector(4))
-        if np.linalg.norm(q) < 1e-12:
+        if np.linalg.norm(q) < GEOMETRY_ATOL:
             raise node.get("quat").error("quaternion has zero length")
         R = quat_to_matrix(q)
     return Pose(R, xyz)
@@ -221,7 +222,7 @@ def _body(node: Node, base_dir: Path, units: _Units, materials: dict[str, float]
 def _unit_axis(node: Node) -> np.ndarray:
     axis = np.array(node.vector(3))
     norm = np.linalg.norm(axis)
-    if norm < 1e-12:
+    if norm < GEOMETRY_ATOL:
         raise node.error("axis has zero length")
     return axis / norm
 
@@ -281,7 +282,7 @@ def _joint(node: Node, units: _Units, body_names: set[str]) -> Joint:
     if JOINTS[jtype].has_axis2:
         axis2_node = node.require("axis2", "the second axis of a universal joint")
         axis2 = _unit_axis(axis2_node)
-        if abs(float(axis @ axis2)) > 1e-9:
+        if abs(float(axis @ axis2)) > DECLARED_GEOMETRY_ATOL:
             raise axis2_node.error("the two axes of a universal joint must be orthogonal")
     elif node.get("axis2") is not None:
         raise node.get("axis2").error(f"only a universal joint has 'axis2', not a {jtype} joint")
