@@ -8,6 +8,7 @@ are relative to their link unless ``relative_to`` names another frame.
 from __future__ import annotations
 
 import logging
+import os
 
 import numpy as np
 
@@ -138,6 +139,11 @@ def _geometry(s_el, role, pose, base_dir, package_dirs):
         scale = np.ones(3) if sc is None else text_floats(sc, 3)
         u = uri.replace("model://", "package://", 1) if uri.startswith("model://") else uri
         p = resolve_uri(u, base_dir, package_dirs)
+        if p is None and u.startswith("/") and not os.path.exists(u):
+            p = resolve_uri(u.lstrip("/"), base_dir, package_dirs)
+            if p is not None:
+                log.warning("%s:%s: mesh %r does not exist; %s, beside the file, is read (as pybullet reads it)",
+                            file_of(s), s.sourceline, uri, p)
         if p is None:
             if role == "collision":
                 raise error(s.find("uri"), f"mesh file not found: {uri!r}")

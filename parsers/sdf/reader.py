@@ -45,8 +45,10 @@ Choices (documented behaviour):
   ``<density>`` (default 1000 kg/m^3) through :mod:`parsers.massprops`.
 * Mesh URIs: ``model://NAME/rel`` and ``package://NAME/rel`` are looked up in
   ``package_dirs``, the model search path, next to the file and in its parent
-  folders; relative paths start at the file's folder; a collision mesh that
-  cannot be found is an InputError.
+  folders; relative paths start at the file's folder; an absolute path that
+  does not exist is looked up beside the file, with a warning (pybullet's
+  reading of its kuka_with_gripper worlds); a collision mesh that cannot be
+  found is an InputError.
 * Errors and warnings about a file outside the model's folder, ``package_dirs`` and the
   model search path say where, never what (:func:`parsers.errors.quoting_only_inside`).
 * Refused, naming the feature, the file and the line: several ``<world>`` s,

@@ -7,7 +7,9 @@ Each feature is checked against the simulator that defines it:
 * an undeclared ``world`` parent link is the ground (Drake's acrobot URDFs): M against pydrake's
   ``MultibodyPlant.CalcMassMatrix``;
 * an SDFormat link named ``world`` is a link (pybullet's gripper worlds): the joints that name
-  it hang from it, and the link masses agree with pybullet's ``getDynamicsInfo``;
+  it hang from it, and the link masses agree with pybullet's ``getDynamicsInfo``; a mesh
+  ``/meshes/x.stl`` that does not exist is read beside the file, as pybullet reads it (its
+  kuka_with_gripper worlds);
 * a massless body with joints above a welded massive body (Menagerie's iit_softfoot scene,
   reproduced in ``tests/data/mjcf/massless_slide_child.xml``): M and bias against MuJoCo; a
   massless body with joints and nothing welded to it is refused with MuJoCo's rule, where
@@ -99,27 +101,39 @@ def test_undeclared_world_parent_is_the_ground_as_drake_reads_it():
         np.testing.assert_allclose(dynamics.mass_matrix(model, q), M_ref, atol=1e-12 * np.abs(M_ref).max())
 
 
-def test_sdf_link_named_world_is_a_link_as_pybullet_reads_it():
+def _pybullet_masses(path) -> dict:
+    """Link name -> mass of the one model pybullet's ``loadSDF`` reads from ``path`` (base included)."""
     pb = pytest.importorskip("pybullet")
-    pybullet_data = pytest.importorskip("pybullet_data")
-    path = os.path.join(pybullet_data.getDataPath(), "gripper", "wsg50_one_motor_gripper.sdf")
-    a = compose(path).assembly
-    assert "world" in a.body_names
-    assert a.joint("base_joint").reference == "world" and a.joint("base_joint").type == "prismatic"
     cid = pb.connect(pb.DIRECT)
     try:
         (body,) = pb.loadSDF(path, physicsClientId=cid)
-        assert pb.getBodyInfo(body, physicsClientId=cid)[0] == b"world"     # pybullet: the base link
-        masses = {pb.getJointInfo(body, k, physicsClientId=cid)[12].decode():
-                  pb.getDynamicsInfo(body, k, physicsClientId=cid)[0]
-                  for k in range(pb.getNumJoints(body, physicsClientId=cid))}
+        masses = {pb.getBodyInfo(body, physicsClientId=cid)[0].decode():
+                  pb.getDynamicsInfo(body, -1, physicsClientId=cid)[0]}
+        for k in range(pb.getNumJoints(body, physicsClientId=cid)):
+            masses[pb.getJointInfo(body, k, physicsClientId=cid)[12].decode()] = \
+                pb.getDynamicsInfo(body, k, physicsClientId=cid)[0]
     finally:
         pb.disconnect(cid)
-    assert set(masses) == set(a.body_names) - {"world"}
+    return masses
+
+
+@pytest.mark.parametrize("rel", ["gripper/wsg50_one_motor_gripper.sdf", "gripper/wsg50_with_r2d2_gripper.sdf",
+                                 "kuka_iiwa/kuka_with_gripper.sdf", "kuka_iiwa/kuka_with_gripper2.sdf"])
+def test_pybullet_sdf_worlds_compose_as_pybullet_reads_them(rel):
+    """pybullet's SDF worlds: a link named 'world' is a link (the joints naming it hang from it), and
+    a mesh ``/meshes/x.stl`` that does not exist is read beside the file, as pybullet does."""
+    pybullet_data = pytest.importorskip("pybullet_data")
+    path = os.path.join(pybullet_data.getDataPath(), rel)
+    masses = _pybullet_masses(path)
+    a = compose(path).assembly
+    assert set(masses) == set(a.body_names)
     for name, mass in masses.items():
+        if name == "world":
+            # no <inertial>: SDFormat's default 1 kg (pybullet makes the massless base static)
+            assert mass == 0.0 and a.body(name).mass.mass == 1.0
+            assert any(j.reference == "world" for j in a.joints)
+            continue
         assert a.body(name).mass.mass == pytest.approx(mass, rel=1e-12), name
-    # the link 'world' has no <inertial>: SDFormat's default 1 kg (pybullet makes a massless base static)
-    assert a.body("world").mass.mass == 1.0
 
 
 def test_massless_body_with_joint_above_a_welded_mass_matches_mujoco():
