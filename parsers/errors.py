@@ -9,6 +9,12 @@ document, so that the CLI can print a single line::
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import logging
+import os
+import re
+
 
 class InputError(Exception):
     """Bad input: a file, a line and what was expected.
@@ -54,3 +60,57 @@ def did_you_mean(name, choices, list_choices: bool = False) -> str:
     if list_choices and choices:
         return f" (expected one of: {', '.join(str(c) for c in choices)})"
     return ""
+
+
+# ------------------------------------------------------------------ where, never what
+#: the folders whose files a message may quote (:func:`quoting_only_inside`), or None
+_model_folder: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("mbcompose_model_folder", default=None)
+#: quoted text, element tags and the words of a syntax error: what a message may quote of a file
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|<[^<>]*>|(?<=XML syntax error: ).*")
+
+
+def _outside(file) -> bool:
+    folders = _model_folder.get()
+    if folders is None or not file:
+        return False
+    return not os.path.realpath(str(file)).startswith(folders)
+
+
+def redacted(message: str) -> str:
+    """``message`` with everything it quotes of a file (quoted text, ``<tags>``, a syntax error's
+    words) replaced by ``...``: what is left says where and which kind of problem, never what the
+    file holds."""
+    return _QUOTED.sub("...", message) + " (not quoted: the file is outside the model's folder)"
+
+
+@contextlib.contextmanager
+def quoting_only_inside(*folders):
+    """Inside the block, errors and warnings about a file outside ``folders`` (the model's own and
+    the search paths the user gave; an ``<include>`` climbing out of them, ``/etc/passwd``) say
+    where, never what: an
+    InputError located in such a file is raised again :func:`redacted`, and so is a warning
+    logged by a logger with :data:`FOREIGN_TEXT` whose message starts with such a file's name."""
+    token = _model_folder.set(tuple(os.path.join(os.path.realpath(str(f)), "") for f in folders))
+    try:
+        yield
+    except InputError as exc:
+        if not _outside(exc.file):
+            raise
+        raise InputError(redacted(exc.message), exc.file, exc.line, exc.key) from None
+    finally:
+        _model_folder.reset(token)
+
+
+class _ForeignText(logging.Filter):
+    """Redacts a record about a file outside the model's folder (:func:`quoting_only_inside`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if _model_folder.get() is not None:
+            message = record.getMessage()
+            if _outside(message.split(":", 1)[0]):
+                record.msg, record.args = redacted(message), ()
+        return True
+
+
+#: the filter the readers' loggers carry (``log.addFilter(FOREIGN_TEXT)``)
+FOREIGN_TEXT = _ForeignText()

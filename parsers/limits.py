@@ -16,7 +16,9 @@ name                      default         bounds
                                           ``<attach>`` are written out (replicate bombs)
 ``magnitude``             1e12            absolute value of any number read from a model
                                           (SI: m, kg, kg m^2, N, ...) or given as a
-                                          joint value, so products and squares stay finite
+                                          joint value, so products and squares stay finite;
+                                          a joint limit beyond it (``lower="-1e16"``,
+                                          SDFormat's default, or ``inf``) is no limit
 ``samples``               100000          output samples of one simulation
 ``duration``              1000.0          simulated time of one simulation, s
 ========================  ==============  ==================================================
@@ -106,6 +108,19 @@ def check_magnitude(value: float, what: str) -> str | None:
     if abs(value) <= active().magnitude:
         return None
     return exceeded(f"{what}: |{value:g}|", abs(value), "magnitude")
+
+
+def joint_bound(text: str) -> float | None:
+    """A joint limit (position, velocity or effort) as written: the float, or None (no bound) when
+    it is infinite or beyond ``magnitude``, the usual way of saying "unbounded" (``-1e16`` is
+    SDFormat's default lower limit; Pinocchio keeps such a number, which bounds nothing).
+
+    Raises ValueError for a text that is not one number, or NaN.
+    """
+    value = float(text)
+    if value != value:
+        raise ValueError("NaN")
+    return value if abs(value) <= active().magnitude else None
 
 
 def _file_kind(mode: int) -> str:

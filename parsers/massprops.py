@@ -19,6 +19,7 @@ an inertia that is positive definite and satisfies the triangle inequality.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -276,6 +277,53 @@ def _check_mesh_size(path: Path) -> None:
         raise InputError(limits.exceeded("mesh triangles", count, "mesh_faces"), file=str(path))
 
 
+def mesh_suffix_problem(path) -> str | None:
+    """Why ``path`` cannot name a mesh file by its suffix (one of :data:`MESH_SUFFIXES`), or None.
+    No I/O: the readers ask it of every mesh they find (``/etc/passwd`` is refused at its line)."""
+    suffix = os.path.splitext(str(path))[1].lower()
+    if suffix in MESH_SUFFIXES:
+        return None
+    return f"{f'its suffix {suffix!r}' if suffix else 'it has no suffix'}; mesh files end in {', '.join(MESH_SUFFIXES)}"
+
+
+def mesh_file_problem(path) -> str | None:
+    """Why the regular file ``path`` is not a mesh file, or None when it may be one.
+
+    Its suffix (:func:`mesh_suffix_problem`) and a look at its first bytes (a binary STL's
+    size matches its triangle count or an ASCII STL starts with ``solid``; PLY, GLB and OFF
+    files start with their magic; OBJ is text; glTF and COLLADA start with ``{`` and ``<``), so
+    that a text file renamed ``.stl`` is refused before trimesh reads it (:func:`load_mesh`).
+    The reason names the format and never quotes the file.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    problem = mesh_suffix_problem(p)
+    if problem is not None:
+        return problem
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            size = os.fstat(fd).st_size
+            head = os.read(fd, 84 if suffix == ".stl" else _SNIFF_BYTES)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror})"
+    start = head.lstrip()
+    if suffix == ".stl":
+        count = int.from_bytes(head[80:84], "little") if size >= 84 else -1
+        if start.startswith(b"solid") or (count >= 0 and size >= 84 + 50 * count):
+            return None
+        return f"neither a binary STL ({size} bytes, not 84 + 50 per triangle) nor an ASCII one"
+    ok = {".ply": start.startswith(b"ply"), ".glb": head.startswith(b"glTF"), ".off": b"OFF" in head,
+          ".obj": b"\0" not in head, ".gltf": start[:1] == b"{", ".dae": start[:1] == b"<"}[suffix]
+    return None if ok else f"its content is not {suffix[1:].upper()}"
+
+
+#: how much of a file other than an STL :func:`mesh_file_problem` reads
+_SNIFF_BYTES = 1024
+
+
 def load_mesh(path, scale=1.0) -> trimesh.Trimesh:
     """Load a mesh file as one Trimesh, scaled; InputError naming the file on failure.
 
@@ -289,6 +337,9 @@ def load_mesh(path, scale=1.0) -> trimesh.Trimesh:
         raise InputError(f"unsupported mesh format {path.suffix!r} (expected one of "
                          f"{', '.join(MESH_SUFFIXES)})", file=str(path))
     _check_mesh_size(path)
+    problem = mesh_file_problem(path)
+    if problem is not None:
+        raise InputError(f"mesh {path.name}: not a mesh file ({problem})", file=str(path))
     try:
         loaded = trimesh.load(str(path), force="mesh", process=True)
     except Exception as exc:  # trimesh raises many types for corrupt files

@@ -52,10 +52,9 @@ def _write_mesh(source: Path, target: Path) -> None:
     if source.suffix.lower() in PORTABLE_MESHES:
         shutil.copyfile(source, target)
         return
-    import trimesh
+    from ..massprops import load_mesh
 
-    mesh = trimesh.load(source, force="mesh")
-    target.write_bytes(mesh.export(file_type="stl"))
+    target.write_bytes(load_mesh(source).export(file_type="stl"))  # (InputError for a file that is no mesh)
 
 
 def _unique_name(stem: str, suffix: str, taken: set) -> str:

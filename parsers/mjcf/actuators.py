@@ -25,11 +25,12 @@ from __future__ import annotations
 import logging
 
 from ..assembly import Actuator, Motor, Source
-from ..errors import did_you_mean
+from ..errors import FOREIGN_TEXT, did_you_mean
 from ..xml import error, parse_floats
 from .compiler import bool_attr, floats_attr
 
 log = logging.getLogger(__name__)
+log.addFilter(FOREIGN_TEXT)  # (warnings about a file outside the model folder say where, not what)
 
 #: actuator elements: one default slot for all of them
 ACTUATOR_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle",

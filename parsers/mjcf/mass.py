@@ -13,10 +13,10 @@ import logging
 import numpy as np
 
 from ..assembly import Geometry, MassProperties, Pose, Source
-from ..errors import InputError, did_you_mean
+from ..errors import FOREIGN_TEXT, InputError, did_you_mean
 from ..massprops import combine, shapes_mass_properties, transform_mass_properties
 from ..mesh_progress import MeshWork, file_progressed
-from ..xml import error, parse_floats
+from ..xml import error, parse_floats, where
 from .assets import mesh_data
 from .compiler import (ORIENT_ATTRS, bool_attr, bounded_mass, check_principal_moments, floats_attr, integers_attr,
                        orientation, total_mass_scale, zaxis_rotation)
@@ -25,6 +25,7 @@ from .mesh import mesh_unit_properties
 from .shell import shell_unit_properties
 
 log = logging.getLogger(__name__)
+log.addFilter(FOREIGN_TEXT)  # (warnings about a file outside the model folder say where, not what)
 
 GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
 
@@ -157,7 +158,7 @@ def mesh_unit_mass(reader, gd) -> MassProperties:
     except ValueError as exc:
         raise error(gd["el"], f"mesh {name}: {exc}") from None
     if note:
-        log.warning("%s:%s: mesh %s: %s", reader.file, gd["el"].sourceline, name, note)
+        log.warning("%s: mesh %s: %s", where(gd["el"]), name, note)
     if g.file:
         file_progressed(g.file, 1.0)
     return transform_mass_properties(MassProperties(vol, com, J), g.pose)

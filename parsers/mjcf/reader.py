@@ -26,8 +26,10 @@ inertias, positions at ``qpos0``):
 * Geoms sphere, capsule, cylinder, box, ellipsoid, mesh (``fromto`` included)
   contribute mass by ``mass`` or ``density`` (default 1000 kg/m^3) through
   :mod:`parsers.mjcf.mass` (closed forms of :mod:`parsers.massprops`); plane and hfield geoms are massless and allowed only in static
-  bodies, as in MuJoCo.  A moving body without mass is an InputError (MuJoCo:
-  "mass and inertia of moving bodies must be larger than mjMINVAL").
+  bodies, as in MuJoCo.  A moving body without mass or inertia, counting the bodies
+  welded to it, is an InputError (MuJoCo: "mass and inertia of moving bodies must be
+  larger than mjMINVAL"); a massless body with joints that carries a welded massive
+  child is accepted, as MuJoCo accepts it (:meth:`_Reader.check_moving_mass`).
   Mesh geoms follow MuJoCo's rule for each mesh ``inertia`` mode (``legacy``,
   the default, ``exact``, ``convex``, ``shell``), reproduced from MuJoCo's compiler in
   :mod:`parsers.mjcf.mesh`; open meshes are accepted as MuJoCo accepts them.
@@ -60,6 +62,8 @@ inertias, positions at ``qpos0``):
   :class:`~parsers.assembly.Actuator` s (``Assembly.actuators``, file order); joint
   ``stiffness``/``springref``/``damping`` are the joint's spring and damper; what is not
   modelled warns, naming each element (:mod:`parsers.mjcf.actuators`).
+* Errors and warnings about a file outside the model's folder (an ``<include>`` or an
+  attached model climbing out of it) say where, never what (:func:`parsers.errors.quoting_only_inside`).
 * ``<include file>`` is expanded in place, ``<attach>`` (:mod:`parsers.mjcf.attach`) and
   ``<replicate>`` (:mod:`parsers.mjcf.replicate`) written out as frames; mesh assets, inline
   and ``.msh`` ones included, by :mod:`parsers.mjcf.assets`; primitive geoms with a ``mesh``
@@ -76,7 +80,7 @@ import numpy as np
 from mbcompose.dynamics.joints import JOINTS
 
 from ..assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
-from ..errors import InputError, did_you_mean
+from ..errors import FOREIGN_TEXT, InputError, did_you_mean, quoting_only_inside
 from ..massprops import combine, transform_mass_properties
 from ..xml import XML_BASE, error, file_of, mark_file, parse_floats, parse_xml, where
 from .actuators import (ACTUATOR_TAGS, default_key, joint_spring, read_actuator_records, read_actuators,
@@ -87,9 +91,11 @@ from .compiler import ORIENT_ATTRS, Compiler, bool_attr, floats_attr, orientatio
 from .equality import (COUPLING_TYPES, LOOP_TYPES, check_coupling_joints, check_joint_references, coupling_equality,
                        coupling_in_qpos, fixed_tendons, loop_equality, loop_joint, site_pose)
 from .mass import compile_masses, geom_record
+from .mesh import MJ_MINVAL
 from .replicate import expand_replicates
 
 log = logging.getLogger(__name__)
+log.addFilter(FOREIGN_TEXT)  # (warnings about a file outside the model folder say where, not what)
 
 JOINT_MAP = {"hinge": "revolute", "slide": "prismatic", "ball": "spherical", "free": "free"}
 UNSUPPORTED = ("composite", "flexcomp", "flex")
@@ -322,6 +328,25 @@ class _Reader:
                     raise error(c, f"equality <{c.tag}> is not supported (connect, weld, joint and tendon are)")
         return loops, couplings, elements
 
+    def check_moving_mass(self, i) -> None:
+        """MuJoCo's rule for a body with joints (``mjCModel``'s check "mass and inertia of moving bodies
+        must be larger than mjMINVAL"): the mass of the body and of the bodies welded to it (its
+        descendants reached without a joint) is at least mjMINVAL, and so is each component of the sum
+        of their principal moments (each body's in decreasing order; MuJoCo's ``body_inertia``).  A
+        massless body carrying a massive welded child moves (Menagerie's iit_softfoot scene: a slide
+        joint above an ``<attach>`` ed body); one without, or with only point masses, is refused."""
+        mass, moments, stack = 0.0, np.zeros(3), [i]
+        while stack:
+            b = self.bodies[stack.pop()]
+            mass += b["mass"].mass
+            moments += np.linalg.eigvalsh(b["mass"].inertia)[::-1]
+            stack.extend(c for c in b["children"] if not self.bodies[c]["joints"])
+        if mass < MJ_MINVAL or not (moments >= MJ_MINVAL).all():
+            b = self.bodies[i]
+            what = "no mass" if mass < MJ_MINVAL else f"mass {mass:g} kg but principal moments {moments.tolist()}"
+            raise error(b["el"], f"body {b['name']!r} has joints but {what}, with the bodies welded to it (MuJoCo: "
+                                 "mass and inertia of moving bodies must be larger than mjMINVAL)")
+
     def floating_roots(self, live) -> set:
         """The top-level bodies that ``base='floating'`` frees: those without joints, not mocap, with
         mass and no plane or height field (static scenery stays welded to the world)."""
@@ -372,9 +397,8 @@ class _Reader:
             pose = b["pose"]
             jl = b["joints"]
             moving = bool(jl) and not b["mocap"]
-            if moving and b["mass"].mass <= 0:
-                raise error(el, f"body {b['name']!r} has joints but no mass (MuJoCo: mass and inertia of "
-                                "moving bodies must be larger than mjMINVAL)")
+            if moving:
+                self.check_moving_mass(i)
             for gd in b["geoms"]:
                 if gd["type"] in ("plane", "hfield") and moving:
                     raise error(gd["el"], f"geom type {gd['type']!r} is only allowed in static bodies")
@@ -415,9 +439,9 @@ class _Reader:
                 if jt == "hinge":
                     ref = float(self.comp.angle(ref))
                 if jt == "free" and armature:
-                    log.warning("%s:%d: armature of free joint %r: MuJoCo applies it to the world-frame translation, "
+                    log.warning("%s: armature of free joint %r: MuJoCo applies it to the world-frame translation, "
                                 "ours to the body-frame velocity (bias forces differ by armature * omega x v)",
-                                self.file, jel.sourceline, a.get("name", ""))
+                                where(jel), a.get("name", ""))
                 child = b["name"] if k == len(jl) - 1 else f"{b['name']}__{name}"
                 if child != b["name"]:
                     if child in taken:
@@ -501,7 +525,8 @@ def read_mjcf(path, *, text: str | None = None, mesh_inertia: str = "mujoco", ba
     if mesh_inertia not in ("mujoco", "exact"):
         raise InputError(f"mesh_inertia must be 'mujoco' or 'exact', got {mesh_inertia!r}", file=str(path))
     path = Path(path)
-    root = parse_xml(path, text)
-    if base not in ("fixed", "floating"):
-        raise InputError(f"base must be 'fixed' or 'floating', got {base!r}", file=str(path))
-    return _Reader(path, {"mesh_inertia": mesh_inertia, "base": base}).read(root)
+    with quoting_only_inside(path.resolve().parent):
+        root = parse_xml(path, text)
+        if base not in ("fixed", "floating"):
+            raise InputError(f"base must be 'fixed' or 'floating', got {base!r}", file=str(path))
+        return _Reader(path, {"mesh_inertia": mesh_inertia, "base": base}).read(root)

@@ -27,9 +27,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import FOREIGN_TEXT
 from ..xml import attr_bool, child_text, error, file_of, parse_xml, text_bool
 
 log = logging.getLogger(__name__)
+log.addFilter(FOREIGN_TEXT)  # (warnings about a file outside the model folder say where, not what)
 
 ENV_PATHS = ("GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "SDF_PATH", "GAZEBO_MODEL_PATH")
 

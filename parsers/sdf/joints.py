@@ -24,6 +24,9 @@
 
 Couplings are :class:`~parsers.assembly.Coupling` s, embedded like URDF ``mimic``.
 
+A limit of magnitude 1e16 or more (SDFormat's default, meaning "unbounded"), beyond the
+``magnitude`` limit or infinite is no limit (:func:`parsers.limits.joint_bound`).
+
 Position limits (``<limit><lower>``/``<upper>``) are kept for the joint types that take them
 (revolute, prismatic, and a screw's rotation: :mod:`dynamics.joints`); on a continuous joint
 (whose range SDFormat leaves unbounded) or either axis of a universal/revolute2 joint (two
@@ -41,6 +44,8 @@ from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL
 
 from ..assembly import Body, Coupling, Joint, Limits, MassProperties, Pose, Source
+from ..errors import FOREIGN_TEXT
+from ..limits import joint_bound
 from ..xml import child_text, error, file_of, text_bool, text_float, text_floats, where
 
 JOINT_MAP = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic", "fixed": "fixed",
@@ -53,6 +58,7 @@ AXIAL = tuple(s for s, t in JOINT_MAP.items() if t is None or JOINTS[t].has_axis
 _LIMITED = tuple(s for s, t in JOINT_MAP.items() if t is not None and JOINTS[t].takes_limits)
 
 log = logging.getLogger(__name__)
+log.addFilter(FOREIGN_TEXT)  # (warnings about a file outside the model folder say where, not what)
 
 
 def joint_axis(a_el, X_joint: Pose, frames, jname, jtype):
@@ -91,8 +97,11 @@ def _limits(l_el, jname, jtype) -> Limits:
         c = l_el.find(tag)
         if c is None:
             return None
-        x = text_float(c)
-        return None if abs(x) >= 1e16 else x
+        try:
+            x = joint_bound(c.text or "")
+        except ValueError:
+            return text_float(c)  # (raises the reader's message for it)
+        return None if x is None or abs(x) >= 1e16 else x
     lo, hi = val("lower"), val("upper")
     ours = JOINT_MAP.get(jtype)
     if ours is not None and not JOINTS[ours].takes_limits:

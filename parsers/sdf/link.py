@@ -8,6 +8,7 @@ are relative to their link unless ``relative_to`` names another frame.
 from __future__ import annotations
 
 import logging
+import os
 
 import numpy as np
 
@@ -15,12 +16,13 @@ from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 from mbcompose.dynamics.tolerances import INERTIA_ROUNDING_RTOL
 
 from ..assembly import Geometry, MassProperties, Pose, Source
-from ..errors import InputError
-from ..massprops import combine, shape_mass_properties
+from ..errors import FOREIGN_TEXT, InputError
+from ..massprops import combine, mesh_suffix_problem, shape_mass_properties
 from ..urdf.geometry import resolve_uri
 from ..xml import attr_bool, child_text, error, file_of, text_float, text_floats
 
 log = logging.getLogger(__name__)
+log.addFilter(FOREIGN_TEXT)  # (warnings about a file outside the model folder say where, not what)
 
 
 def pose_of(el) -> tuple[Pose, str | None, object]:
@@ -137,11 +139,19 @@ def _geometry(s_el, role, pose, base_dir, package_dirs):
         scale = np.ones(3) if sc is None else text_floats(sc, 3)
         u = uri.replace("model://", "package://", 1) if uri.startswith("model://") else uri
         p = resolve_uri(u, base_dir, package_dirs)
+        if p is None and u.startswith("/") and not os.path.exists(u):
+            p = resolve_uri(u.lstrip("/"), base_dir, package_dirs)
+            if p is not None:
+                log.warning("%s:%s: mesh %r does not exist; %s, beside the file, is read (as pybullet reads it)",
+                            file_of(s), s.sourceline, uri, p)
         if p is None:
             if role == "collision":
                 raise error(s.find("uri"), f"mesh file not found: {uri!r}")
             log.warning("%s:%s: visual mesh not found: %r (shape skipped)", file_of(s), s.sourceline, uri)
             return None
+        problem = mesh_suffix_problem(p)
+        if problem is not None:
+            raise error(s.find("uri"), f"mesh {uri!r}: not a mesh file ({problem})")
         return Geometry("mesh", {"scale": scale, "uri": uri}, pose, str(p), role)
     raise error(s, f"geometry <{s.tag}> is not supported")
 

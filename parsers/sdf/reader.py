@@ -23,7 +23,8 @@ Frame semantics (http://sdformat.org/tutorials?tut=pose_frame_semantics), see
 The reference configuration is the one the poses describe (the joints are
 listed as in seed 004, Table 1: type, reference body, secondary body).  Joints
 keep the file's parent (reference body) and child (secondary body); a parent
-named ``world`` is :data:`~parsers.assembly.GROUND`.  Joint types and the
+named ``world`` is :data:`~parsers.assembly.GROUND`, unless the model has a link named
+``world``: that is just a link, which the joint names (as pybullet reads its SDF worlds).  Joint types and the
 couplings of ``screw``, ``gearbox`` and ``<mimic>``: :mod:`parsers.sdf.joints`.
 **A joint graph with cycles is a mechanism with loops, not an error**: every
 joint is kept, and the graph stage finds the loops.
@@ -44,8 +45,12 @@ Choices (documented behaviour):
   ``<density>`` (default 1000 kg/m^3) through :mod:`parsers.massprops`.
 * Mesh URIs: ``model://NAME/rel`` and ``package://NAME/rel`` are looked up in
   ``package_dirs``, the model search path, next to the file and in its parent
-  folders; relative paths start at the file's folder; a collision mesh that
-  cannot be found is an InputError.
+  folders; relative paths start at the file's folder; an absolute path that
+  does not exist is looked up beside the file, with a warning (pybullet's
+  reading of its kuka_with_gripper worlds); a collision mesh that cannot be
+  found is an InputError.
+* Errors and warnings about a file outside the model's folder, ``package_dirs`` and the
+  model search path say where, never what (:func:`parsers.errors.quoting_only_inside`).
 * Refused, naming the feature, the file and the line: several ``<world>`` s,
   ``<include merge="true">``, network URIs, ``revolute2`` with axes that are not
   orthogonal, ``<mimic>`` of a second axis, pose@frame (SDFormat 1.5), a
@@ -62,7 +67,7 @@ import numpy as np
 from mbcompose.dynamics.joints import JOINTS
 
 from ..assembly import GROUND, Assembly, Body, Joint, Pose, Source
-from ..errors import InputError, did_you_mean
+from ..errors import FOREIGN_TEXT, InputError, did_you_mean, quoting_only_inside
 from ..xml import error, file_of, parse_xml, text_floats
 from .frames import MODEL, FrameEntry, FrameGraph, model_frame, scoped
 from .include import ModelSpec, include_spec, inline_spec, sdf_version, search_paths
@@ -71,6 +76,7 @@ from .joints import (JOINT_MAP, axis_spring, gearbox_coupling, gearbox_reference
 from .link import link_contents, pose_of
 
 log = logging.getLogger(__name__)
+log.addFilter(FOREIGN_TEXT)  # (warnings about a file outside the model folder say where, not what)
 
 
 def read_sdf(path, *, package_dirs=(), model_paths=(), model: str | None = None, base: str = "fixed",
@@ -103,7 +109,13 @@ def read_sdf(path, *, package_dirs=(), model_paths=(), model: str | None = None,
     if base != "fixed":
         raise InputError("--base floating applies to URDF and MJCF roots; an SDFormat model floats when no "
                          "joint ties it to the world", file=str(path))
-    root = parse_xml(path, text)
+    folders = (path.resolve().parent, *package_dirs, *search_paths(model_paths))
+    with quoting_only_inside(*folders):
+        return _read_sdf(path, parse_xml(path, text), package_dirs, model_paths, model)
+
+
+def _read_sdf(path: Path, root, package_dirs, model_paths, model) -> Assembly:
+    """:func:`read_sdf` of the parsed document ``root``."""
     if root.tag != "sdf":
         raise error(root, f"root element is <{root.tag}>, expected <sdf>")
     version = sdf_version(root)
@@ -206,15 +218,15 @@ class _Scope:
         return (scoped(self.scope, rel) if rel else default), pose, pel
 
 
-def _named(el, what, taken=()) -> str:
+def _named(el, what, taken=(), reserved=("world", MODEL)) -> str:
     name = el.get("name")
     if not name:
         raise error(el, f"<{what}> needs attribute 'name'")
-    return _checked_name(name, el, what, taken)
+    return _checked_name(name, el, what, taken, reserved)
 
 
-def _checked_name(name, el, what, taken=()) -> str:
-    if name in ("world", MODEL) or name in taken:
+def _checked_name(name, el, what, taken=(), reserved=("world", MODEL)) -> str:
+    if name in reserved or name in taken:
         raise error(el, f"{what} name {name!r} is reserved")
     if "::" in name:
         raise error(el, f"{what} name {name!r} contains '::', the scope delimiter of SDFormat 1.8")
@@ -227,7 +239,7 @@ def _collect(spec: ModelSpec, scope: str, frames: FrameGraph, model_paths, stati
     out.append(s)
     here = model_frame(scope)
     for l_el in spec.el.findall("link"):
-        name = _named(l_el, "link", (GROUND,))
+        name = _named(l_el, "link", (GROUND,), (MODEL,))
         rel, pose, pel = s.relative(l_el, here)
         frames.add(scope + name, FrameEntry(l_el, "link", rel, pose, pel, scope=scope))
         s.links[scope + name] = l_el
@@ -356,7 +368,7 @@ def _joint_ends(j_el, name, s: _Scope, prefix) -> tuple[str, str]:
         if e is None or not (e.text or "").strip():
             raise error(j_el, f"joint {name!r} needs <{tag}>")
         written = e.text.strip()
-        if written == "world":
+        if written == "world" and s.scope + written not in s.links:
             if tag == "child":
                 raise error(e, f"joint {name!r}: the child cannot be the world")
             ends.append(GROUND)

@@ -24,7 +24,7 @@ from mbcompose.dynamics.tolerances import INERTIA_SCALE_FLOOR
 
 from .. import limits
 from ..assembly import Geometry, MassProperties, Pose, frozen
-from ..massprops import inertia_problem, proven_physical
+from ..massprops import inertia_problem, mesh_suffix_problem, proven_physical
 from ..xml import (attr_float, attr_float_list, attr_float_values, attr_floats, error, first_children, float_rows,
                    parse_floats, required, where)
 
@@ -211,6 +211,9 @@ def shape_geometry(shape_el, g, role: str, meshes: MeshFiles, check_meshes: bool
                 raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(meshes.package_dirs)})")
             log.warning("%s: %s mesh not found: %r (shape skipped)", where(s), role, uri)
             return None
+        problem = mesh_suffix_problem(path)
+        if problem is not None:
+            raise error(s, f"mesh {uri!r}: not a mesh file ({problem})")
         return _shape("mesh", {"scale": scale, "uri": uri}, pose, path, role)
     if s.tag in MASSLESS_SHAPES:
         log.warning("%s: <%s> %s geometry skipped (it has no volume; Pinocchio ignores it too)",

@@ -1,6 +1,9 @@
 """URDF ``<joint>`` elements: their types, the axis in the assembly frame and ``<limit>`` (see
 :mod:`parsers.urdf.reader`).
 
+A limit beyond the ``magnitude`` limit or infinite (``lower="-1e16"``, as example-robot-data's
+iris writes "unbounded") is no limit (:func:`parsers.limits.joint_bound`).
+
 Position limits (``lower``/``upper``) are kept for the joint types that take them (revolute and
 prismatic, :mod:`dynamics.joints`); URDF gives a continuous joint none, so any written on one
 (or on a planar or floating joint) are dropped with a warning, as Pinocchio's and MuJoCo's URDF
@@ -17,6 +20,7 @@ import numpy as np
 from mbcompose.dynamics.joints import JOINTS
 
 from ..assembly import Limits, frozen
+from ..limits import joint_bound
 from ..xml import attr_float, attr_float_list, attr_float_values, error, float_rows, where
 
 log = logging.getLogger(__name__)
@@ -73,7 +77,7 @@ def joint_limits(l_el, jname, jtype) -> Limits:
     if l_el is None:
         return _NO_LIMITS
     lo, hi, velocity, effort = (attr_float_values(l_el, _LIMIT_KEYS)
-                                or [attr_float(l_el, key, None) for key in _LIMIT_KEYS])
+                                or [_bound(l_el, key) for key in _LIMIT_KEYS])
     if not JOINTS[jtype].takes_limits:
         if (lo is not None or hi is not None) and JOINTS[jtype].nv:
             log.warning("%s: joint %r: a %s joint has no position limits (only %s joints do); lower/upper "
@@ -83,6 +87,18 @@ def joint_limits(l_el, jname, jtype) -> Limits:
         log.warning("%s: joint %r: limit lower %g > upper %g (kept as written, as Pinocchio does)",
                     where(l_el), jname, lo, hi)
     return Limits(lo, hi, velocity, effort)
+
+
+def _bound(l_el, key) -> float | None:
+    """Attribute ``key`` of ``<limit>`` (:func:`parsers.limits.joint_bound`: beyond ``magnitude``
+    or infinite is no limit, as ``lower="-1e16"`` means); None when absent."""
+    text = l_el.get(key)
+    if text is None:
+        return None
+    try:
+        return joint_bound(text)
+    except ValueError:
+        return attr_float(l_el, key)  # (raises the reader's message for it)
 
 
 _LIMIT_KEYS = ("lower", "upper", "velocity", "effort")

@@ -18,7 +18,9 @@ Choices made here (documented behaviour):
   GROUND directly (Gazebo's convention), also with ``base='floating'`` (logged:
   Pinocchio would put its free joint under that massless link).  Any other link
   named ``ground`` is renamed ``ground_link`` (logged; ``Body.sources['name']``
-  keeps the URDF name).
+  keeps the URDF name).  A joint whose parent is an undeclared link ``world`` is
+  attached to the ground, as Drake and Gazebo read it (Drake's acrobot): the
+  ``world`` link is declared implicitly, massless, so it is that ground root.
 * **Joint types.**  revolute, continuous, prismatic, fixed, ``floating`` -> free,
   planar (axis = plane normal).  Anything else is an InputError.
 * **mimic** becomes a :class:`~parsers.assembly.Coupling`
@@ -69,7 +71,7 @@ from ..errors import InputError, did_you_mean
 from ..gc_pause import paused_gc
 from ..massprops import shapes_mass_properties
 from ..mesh_progress import MeshWork
-from ..xml import attr_float, error, first_children, parse_xml, required, where
+from ..xml import attr_float, error, first_children, new_element, parse_xml, required, where
 from .actuation import mimic_couplings, transmissions
 from .geometry import MeshFiles, link_inertials, origin_poses, shape_geometry
 from .joints import URDF_JOINT_TYPES, joint_axes, joint_limits
@@ -77,6 +79,8 @@ from .joints import URDF_JOINT_TYPES, joint_axes, joint_limits
 log = logging.getLogger(__name__)
 
 GROUND_ROOT_NAMES = ("world", "ground")
+#: the link a joint may name as its parent without declaring it: the world (Drake, Gazebo)
+IMPLICIT_WORLD = "world"
 
 def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geometry_density=None,
               massless: str = "check", check_meshes: bool = True, text: str | None = None) -> Assembly:
@@ -223,7 +227,9 @@ def _read_tree(root_el) -> _Tree:
                 raise error(j_el, f"joint {name!r} needs <{tag} link=...>")
             link = e.get("link") or required(e, "link")
             if link not in links:
-                raise error(e, f"joint {name!r}: unknown {tag} link {link!r}{did_you_mean(link, links)}")
+                if tag != "parent" or link != IMPLICIT_WORLD:
+                    raise error(e, f"joint {name!r}: unknown {tag} link {link!r}{did_you_mean(link, links)}")
+                _declare_world(t, e)
             ends[tag] = link
         if ends["parent"] == ends["child"]:
             raise error(j_el, f"joint {name!r} connects link {ends['parent']!r} to itself")
@@ -237,6 +243,15 @@ def _read_tree(root_el) -> _Tree:
         t.parts[name] = parts
         t.end_links[name] = (ends["parent"], ends["child"])
     return t
+
+
+def _declare_world(t: _Tree, parent_el) -> None:
+    """Add the undeclared ``world`` link that ``parent_el`` (a joint's ``<parent>``) names: a massless
+    link without shapes, so the root link that is the ground (Drake's and Gazebo's reading)."""
+    log.info("%s: parent link %r is not declared: it is the world (the ground), as Drake and Gazebo read it",
+             where(parent_el), IMPLICIT_WORLD)
+    t.links[IMPLICIT_WORLD] = _Link(new_element("link", {"name": IMPLICIT_WORLD}, parent_el))
+    t.children[IMPLICIT_WORLD] = []
 
 
 def _place_links(t: _Tree) -> None:

@@ -155,6 +155,12 @@ def _model_cases() -> list[tuple[str, str, dict, bool, list]]:
         geometry='<collision><geometry><mesh filename="zero.stl"/></geometry></collision>'), line=None,
         extra={"zero.stl": {"symlink": "/dev/zero"}})
     add("urdf_xml_suffix_fifo", "arm.xml", {"fifo": True}, line=False, expect=["FIFO"])
+    add("urdf_mesh_etc_passwd", "arm.urdf", urdf_model(
+        mass="1.5", geometry='<visual><geometry><mesh filename="/etc/passwd"/></geometry></visual>'),
+        expect=["not a mesh file"])
+    add("urdf_mesh_outside_text", "arm.urdf", urdf_model(
+        mass="1.5", geometry='<visual><geometry><mesh filename="../../outside/secret.txt"/></geometry></visual>'),
+        expect=["not a mesh file"])
 
     # MJCF
     for attr, v, hint in (("group", "abc", ""), ("group", "1.5", "integer"), ("mass", "nan", ""),
@@ -172,6 +178,9 @@ def _model_cases() -> list[tuple[str, str, dict, bool, list]]:
         extra={"a.xml": '<mujoco><include file="a.xml"/></mujoco>'}, line=None)
     add("mjcf_include_outside", "arm.xml", mjcf_model(head='<include file="../../outside/secret.txt"/>'),
         line=None)
+    for name in ("secret_mjcf.xml", "secret_root.xml"):
+        add(f"mjcf_include_outside_{name[7:-4]}", "arm.xml", mjcf_model(head=f'<include file="../../outside/{name}"/>'),
+            line=None, expect=[f"outside/{name}:", "not quoted"])
     add("mjcf_include_dev_zero", "arm.xml", mjcf_model(head='<include file="zero.xml"/>'), line=None,
         extra={"zero.xml": {"symlink": "/dev/zero"}})
     add("mjcf_mjcf_suffix_zero", "arm.mjcf", {"symlink": "/dev/zero"}, line=False)
@@ -353,12 +362,22 @@ def _write_file(path: Path, spec) -> None:
         path.write_bytes(bytes.fromhex(spec["hex"]))
 
 
+#: the files of ``DIR/outside`` (no line of them may be printed): text, and MJCF whose every line
+#: holds the secret in a value, a name, a tag
+OUTSIDE = {"secret.txt": f"{SECRET}\n{SECRET}\n", "secret.stl": f"{SECRET}\n{SECRET}\n",
+           "secret.xml": f"{SECRET}\n{SECRET}\n",
+           "secret_mjcf.xml": f'<mujoco model="{SECRET}">\n<worldbody><body name="{SECRET}-body">\n'
+                              f'<joint name="j" type="{SECRET}"/><geom size="0.1"/></body><!-- {SECRET} -->\n'
+                              f'</worldbody></mujoco><!-- {SECRET} -->\n',
+           "secret_root.xml": f"<{SECRET}>\n<x/><!-- {SECRET} -->\n</{SECRET}>\n"}
+
+
 def write_corpus(root: Path) -> list[Case]:
     """Write every case under ``root/cases`` (and the secret under ``root/outside``); the cases."""
     root = Path(root)
     (root / "outside").mkdir(parents=True, exist_ok=True)
-    for name in ("secret.txt", "secret.stl", "secret.xml"):
-        (root / "outside" / name).write_text(f"{SECRET}\n{SECRET}\n", encoding="utf-8")
+    for name, text in OUTSIDE.items():
+        (root / "outside" / name).write_text(text, encoding="utf-8")
     cases = all_cases()
     names = [c.name for c in cases]
     assert len(set(names)) == len(names), "case names must be unique"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import write_corpus
+from corpus import OUTSIDE, write_corpus
 from models import mjcf_model, sdf_model, urdf_model, yaml_model
 
 HERE = Path(__file__).resolve().parent
@@ -56,6 +56,9 @@ def problems(case, r) -> list[str]:
     for s in case.forbid:
         if s in err:
             out.append(f"prints {s!r}")
+    for name, text in OUTSIDE.items():
+        if any(line.strip() in err for line in text.splitlines() if line.strip()):
+            out.append(f"prints a line of outside/{name}")
     if r["changed"]:
         out.append(f"wrote or changed {r['changed']}")
     if r["seconds"] > 10:

@@ -3,7 +3,8 @@
 Every sample and a few robot files of each format are edited at random
 (:mod:`mutate`, seeded), 2,000 mutants in all, and composed in-process.  A
 mutant may compose fine or raise :class:`InputError`; any other exception,
-a result with non-finite numbers, or a mutant taking over 10 s fails the test.
+a result with non-finite numbers, a message quoting a whole line of the mutant, or a mutant
+taking over 10 s fails the test.
 """
 
 import random
@@ -48,9 +49,21 @@ def _run(path: Path) -> str:
         c = compose(path)
     except InputError as exc:
         assert str(exc).startswith(str(path)), f"error does not name the file: {exc}"
+        _assert_quotes_no_line(str(exc), path)
         return "error"
     assert _finite_model(c), "composed with non-finite numbers"
     return "ok"
+
+
+#: lines shorter than this may appear in a message as a value does (``0``, ``]``)
+_QUOTABLE = 16
+
+
+def _assert_quotes_no_line(message: str, path: Path) -> None:
+    """The message holds no line of the file it names (a value, at most 40 characters, may be quoted)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    quoted = [line.strip() for line in text.splitlines() if len(line.strip()) >= _QUOTABLE and line.strip() in message]
+    assert not quoted, f"the message quotes a line of the file: {quoted[0]!r}"
 
 
 @pytest.mark.slow

@@ -41,7 +41,8 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_pinocchio_loads_it_and_so_do_we(case, tmp_path, caplog):
     text, warning = CASES[case]
-    (tmp_path / "m.stl").write_bytes(b"")           # a visual mesh that exists (never loaded)
+    # a visual mesh that exists (never loaded; a binary STL of no triangles, so that it is a mesh file)
+    (tmp_path / "m.stl").write_bytes(b"m".ljust(80, b" ") + bytes(4))
     path = tmp_path / "r.urdf"
     path.write_text(text)
     pm = pin.buildModelFromUrdf(str(path))
