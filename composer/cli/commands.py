@@ -60,9 +60,8 @@ class _Group(click.Group):
         try:
             return super().resolve_command(ctx, args)
         except click.UsageError as exc:
-            message = exc.format_message()
-            if args and args[0] not in self.commands and not args[0].startswith("-") \
-                    and "did you mean" not in message.lower():       # click >= 8.2 suggests by itself
+            if args and args[0] not in self.commands and not args[0].startswith("-"):
+                message = exc.format_message().split(" Did you mean")[0]   # click >= 8.2 suggests by itself
                 raise click.UsageError(f"{message}{did_you_mean(args[0], self.commands)}", ctx) from None
             raise
 
