@@ -380,7 +380,7 @@ class _Reader:
             order.append(i)
             stack.extend(reversed(self.bodies[i]["children"]))
         assert sorted(order) == sorted(live)
-        bodies, joints, frictional = [], [], []
+        bodies, joints = [], []
         jnames = {}
         taken = {self.bodies[i]["name"] for i in live}
         floating = self.floating_roots(live)
@@ -433,7 +433,8 @@ class _Reader:
                 limits = self.limits(jel, a, jt)
                 damping, stiffness, springref, springdamper = joint_spring(jel, a, jt, self.comp)
                 if float(parse_floats(a.get("frictionloss", "0"), jel, "joint@frictionloss", 1)[0]):
-                    frictional.append(name)
+                    log.warning("%s: joint %r: frictionloss (dry friction; MuJoCo: a constraint) is not modelled "
+                                "(ignored)", where(jel), name)
                 armature, ref = (float(parse_floats(a.get(key, "0"), jel, f"joint@{key}", 1)[0])
                                  for key in ("armature", "ref"))
                 if jt == "hinge":
@@ -469,9 +470,6 @@ class _Reader:
             joints.append(loop_joint(e, lambda n: Pose() if n == GROUND else by_name[n]["pose"], self.file))
         check_coupling_joints(couplings, {j.name: j for j in joints}, elements)
         couplings = [coupling_in_qpos(c, {j.name: j.ref for j in joints}) for c in couplings]
-        if frictional:
-            log.warning("%s: frictionloss (dry friction; MuJoCo: a constraint) is not modelled, ignored on joints: %s",
-                        self.file, ", ".join(frictional))
         warn_tendon_springs(self, root)
         model = root.get("model", Path(self.file).stem)
         return Assembly(model, tuple(bodies), tuple(joints), gravity=gravity, couplings=tuple(couplings),
