@@ -16,7 +16,14 @@ node's coordinates ``theta_S`` are restricted locally:
   with column pivoting of the closure Jacobian ``G_S`` at the reference
   configuration (the pivot columns are the well-conditioned *dependent* set
   ``theta_d``, ``r = rank G_S`` of them; ``r`` rows of ``G_S`` are kept likewise, the
-  others being redundant constraints);
+  others being redundant constraints).  This *default* split names the minimal
+  coordinates (``independent``, :func:`mass_matrix`); where its dependent block is
+  ill-conditioned, the functions that do not depend on the parametrization (forward
+  dynamics, constraint forces, closing loops from a guess, :func:`complete_state`)
+  re-choose rows and dependent coordinates at that state by the same factorization
+  (generalized coordinate partitioning, Wehage & Haug 1982: :func:`partition_at`,
+  :func:`best_partition`, :func:`rows_at`), and a rank below ``r`` there is a singular
+  configuration (the mechanism changes mobility);
 * positions: ``theta_d`` solves ``e(theta) = 0`` by Newton's method (exact
   Jacobian, :mod:`dynamics.closed.closure`);
 * velocities: ``theta_dot_S = X theta_dot_i`` with the null-space basis
@@ -55,6 +62,8 @@ composer's tree model is converted to chords by :mod:`graph.model.closed`
 ``gravity``, ``neutral()``, ``independent`` / ``independent_v``, ``dependent`` /
 ``dependent_v``, ``coordinate_names``, ``loops``, ``chords``.
 ``complete_configuration(em, q_guess=None, q_ind=None)``, ``complete_velocity(em, q, v_ind)``,
+``complete_state(em, q, v)`` (the split chosen at the state), ``partition_at``, ``choose_partition``,
+``partition_quality`` (the splits a simulator holds, :mod:`dynamics.simulation.closed`),
 ``project_configuration(em, q)``, ``project_velocity(em, q, v)``, ``project_state(em, q, v)``,
 ``forward_dynamics(em, q, v, tau)``,
 ``inverse_dynamics(em, q, v, a)``, ``mass_matrix(em, q)`` (minimal coordinates),
@@ -132,7 +141,8 @@ class EmbeddedLoop:
         ``couplings`` (coupling ``i`` is row ``chord_set.n_rows + i``)
     couplings : indices into :attr:`EmbeddedModel.couplings`
     actuated : positions in ``v_idx`` of actuated coordinates (kept independent where possible when the
-        split is re-chosen at a state, :func:`partition_at`);  forced : positions never dependent
+        split is re-chosen at a state, :func:`partition_at`);  forced : positions never dependent in the
+        default split
     ``ind``, ``dep`` and ``rows`` are the *default* split, chosen at the reference configuration; the
     functions that take ``adaptive`` re-choose it per state (:func:`partition_at`).
     """
@@ -437,8 +447,9 @@ def partition_at(em, lp, G_all) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ``G_all`` (n_rows, n_S): every constraint row of the loop at this state.  The default split (chosen
     at the reference) is kept while its dependent block's reciprocal condition exceeds
     :data:`RCOND_SWITCH`; below, the rows are re-chosen by rank (:func:`rows_at`) and the dependent
-    coordinates by column pivoting, passive coordinates first (actuated ones stay independent where
-    the passive block is well-conditioned, forced ones always), else the best-conditioned set.
+    coordinates by column pivoting, passive coordinates first (actuated and forced ones stay
+    independent where the passive block is well-conditioned), else the best-conditioned set
+    (:func:`best_partition`).
     ``rows``, ``dep``, ``ind``: indices into ``lp.all_rows`` and ``lp.v_idx``, increasing.  Raises
     :class:`ClosureError` (naming the loop) at a singular configuration: the rank falls, or even the
     best dependent block has reciprocal condition <= :data:`RCOND_MIN`.
@@ -465,19 +476,19 @@ def best_partition(em, lp, G_all) -> tuple[np.ndarray, np.ndarray, np.ndarray, f
     """(rows, dep, ind, rcond) chosen at this state by QR with column pivoting (see :func:`partition_at`),
     whatever the default split; ``rcond`` the reciprocal condition number of ``G[rows][:, dep]``.
 
-    The passive coordinates serve as dependent ones while their block's ``rcond`` is at least
-    ``sqrt(PARTITION_RCOND_RATIO)`` of the pivoted block's over all free coordinates, that one
-    otherwise: a simulator re-partitions below ``PARTITION_RCOND_RATIO`` (:func:`partition_quality`),
+    The passive coordinates (neither actuated nor forced independent) serve as dependent ones while
+    their block's ``rcond`` is at least ``sqrt(PARTITION_RCOND_RATIO)`` of the pivoted block's over all
+    coordinates, that one otherwise (a forced independent coordinate too: at this state only).  A
+    simulator re-partitions below ``PARTITION_RCOND_RATIO`` (:func:`partition_quality`),
     so a fresh split is a factor ``1 / sqrt(PARTITION_RCOND_RATIO)`` away from the next switch."""
     r = len(lp.dep)
     if r == 0:
         return lp.rows, lp.dep, lp.ind, 1.0
     rows = rows_at(em, lp, G_all)
     Gr = G_all[rows]
-    free = [i for i in range(Gr.shape[1]) if i not in lp.forced]
-    dep = select_columns(Gr, [i for i in free if i not in lp.actuated], r)
+    dep = select_columns(Gr, [i for i in range(Gr.shape[1]) if i not in lp.actuated and i not in lp.forced], r)
     rc = _rcond(Gr[:, dep]) if len(dep) == r else 0.0
-    best, rb = _pivoted(Gr, free, r)
+    best, rb = _pivoted(Gr, list(range(Gr.shape[1])), r)
     if rc < np.sqrt(PARTITION_RCOND_RATIO) * rb:
         dep, rc = best, rb
     dep = np.array(sorted(dep), dtype=int)
@@ -816,7 +827,7 @@ def partition_quality(em: EmbeddedModel, q, splits: dict) -> float:
             Gr = G[rows_at(em, lp, G)]
         except ClosureError:
             return 0.0
-        best = _pivoted(Gr, [i for i in range(Gr.shape[1]) if i not in lp.forced], len(dep))[1]
+        best = _pivoted(Gr, list(range(Gr.shape[1])), len(dep))[1]
         worst = min(worst, _rcond(G[np.ix_(rows, dep)]) / max(best, SINGULAR_FLOOR))
     return worst
 

@@ -49,10 +49,10 @@ def lagrange_run(em, q0, v0, duration, t_eval, damping, tol):
     return sol.y[:em.nq].T
 
 
-def check_against_lagrange(em, q0, v0, duration=2.0, damping=0.05):
+def check_against_lagrange(em, q0, v0, duration=2.0, damping=0.05, tol=1e-10):
     d = np.full(em.nv, damping)
     joints = JointProperties(d, np.full(em.nv, -np.inf), np.full(em.nv, np.inf))
-    res = simulate(em, q0, v0, duration, samples=101, rtol=1e-10, atol=1e-10, joints=joints)
+    res = simulate(em, q0, v0, duration, samples=101, rtol=tol, atol=tol, joints=joints)
     assert res.closure.max() < 1e-9
     q_ref = lagrange_run(em, res.q[0], res.v[0], duration, res.t, d, 1e-12)
     assert np.abs(closure_error(em.tree_model, em.chords, q_ref[-1])).max() < 1e-9   # the reference holds too
@@ -72,14 +72,14 @@ def test_fivebar_closed_by_a_connect_falls_2_s_through_its_default_split_singula
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("offset", [0.2, 0.6, 1.0])
+@pytest.mark.parametrize("offset", [0.2, 1.0])
 def test_fourbar_moved_away_from_the_reference_simulates_as_lagrange_does(offset):
     asm, tm, em = load("fourbar")
     guess = em.neutral()
     guess[em.tree_model.q_slice(em.independent[0])] += offset
     q0 = E.complete_configuration(em, guess)
     v0 = E.complete_velocity(em, q0, np.array([1.0]))
-    check_against_lagrange(em, q0, v0, damping=0.0)
+    check_against_lagrange(em, q0, v0, damping=0.0, tol=1e-11)     # two crank turns: a tighter tolerance
 
 
 def inverse_mass_by_lagrange(em, twin, q):
