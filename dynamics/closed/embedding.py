@@ -778,20 +778,37 @@ def complete_state(em: EmbeddedModel, q, v, tol: float = CLOSURE_TOL, max_iter: 
     every state, so the state is carried across a change of split exactly (nothing is converted).
     ``splits`` (dict loop node -> (rows, dep, ind)) fixes the split instead (a simulator's current one).
 
+    Without ``splits`` the split of each loop is the default one while its dependent block's
+    reciprocal condition is at least :data:`PARTITION_RCOND_RATIO` of the best block's at q, else the
+    best one (:func:`best_partition`), chosen once at the given q for both q and v.
+
     Returns (q (nq,) closed to ``tol``, v (nv,) with ``G(q) v = 0``); raises :class:`ClosureError` at a
     singular configuration (the mechanism changes mobility) or where the loop cannot close.
     """
-    q = complete_configuration(em, q, tol=tol, max_iter=max_iter, adaptive=True, splits=splits)
+    splits = _state_splits(em, q) if splits is None else splits
+    q = complete_configuration(em, q, tol=tol, max_iter=max_iter, splits=splits)
     m = em.tree_model
     terms = constraint_terms(em, kinematics(m, prepare(m, q)[3]), q)
     v = np.array(v, dtype=float)
     for lp in em.loops:
         _, G, _ = loop_closure(terms, lp, slice(None))
-        rows, dep, ind = partition_at(em, lp, G) if splits is None else splits[lp.node]
+        rows, dep, ind = splits[lp.node]
         lu = dependent_inverse(em, lp, G[rows], dep)
         if lu is not None:
             v[lp.v_idx[dep]] = -lu.solve(G[np.ix_(rows, ind)] @ v[lp.v_idx[ind]])
     return q, v
+
+
+def _state_splits(em, q) -> dict:
+    """The split of every loop for :func:`complete_state` at q (nq,): the default one unless it has
+    degraded below :data:`PARTITION_RCOND_RATIO` of the best (:func:`partition_quality`), else the
+    best one (:func:`choose_partition`'s)."""
+    default = {lp.node: (lp.rows, lp.dep, lp.ind) for lp in em.loops}
+    if partition_quality(em, q, default) >= PARTITION_RCOND_RATIO:
+        return default
+    best = choose_partition(em, q)
+    return {n: split if partition_quality(em, q, {n: split}) >= PARTITION_RCOND_RATIO else best[n]
+            for n, split in default.items()}
 
 
 def choose_partition(em: EmbeddedModel, q) -> dict:
@@ -812,14 +829,14 @@ def choose_partition(em: EmbeddedModel, q) -> dict:
 
 def partition_quality(em: EmbeddedModel, q, splits: dict) -> float:
     """min over loops of ``rcond(split) / rcond(best split)`` at q (nq,): how far the ``splits`` (dict loop
-    node -> (rows, dep, ind)) have degraded against the best ones there (1 when they are the best; 0
-    where a split's rows lose rank).  A simulator re-partitions below
+    node -> (rows, dep, ind); loops without an entry are skipped) have degraded against the best ones
+    there (1 when they are the best; 0 where a split's rows lose rank).  A simulator re-partitions below
     :data:`dynamics.tolerances.PARTITION_RCOND_RATIO`."""
     m = em.tree_model
     terms = constraint_terms(em, kinematics(m, prepare(m, q)[3]), np.asarray(q, float))
     worst = 1.0
     for lp in em.loops:
-        rows, dep, _ = splits[lp.node]
+        rows, dep, _ = splits.get(lp.node, (None, (), None))
         if len(dep) == 0:
             continue
         G = loop_closure(terms, lp, slice(None))[1]

@@ -23,7 +23,9 @@ import numpy as np
 
 from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
-from ..tolerances import SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
+from ..batch import prepare
+from ..closed.embedding import constraint_terms, kinematics, loop_closure
+from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
 from .closed import closed_chain_result, closed_chain_rhs
 from .passive import JointProperties, damped
 from .result import SimulationResult, coordinate_columns, total_energy
@@ -117,6 +119,22 @@ def _compiled_segment(em, compiled, y, s, steps, stride, Y):
     return np.concatenate([yc[:em.nq], closed_api.complete_velocity(em, yc[:em.nq], yc[em.nq:])]), reached
 
 
+def stepper_rcond_switch(em) -> float:
+    """The decline threshold the compiled fixed-step loop gets: :data:`PARTITION_RCOND_RATIO` times the
+    smallest Frobenius reciprocal condition ``1 / (|G_d|_F |G_d^-1|_F)`` of the default dependent blocks
+    at the reference, the estimate the kernels check.  Integrating ``[q, v_ind]`` of the default split
+    loses accuracy fast as its block degrades; below this the numpy steps, which re-partition
+    (:mod:`.closed`), take over."""
+    q = em.neutral()
+    terms = constraint_terms(em, kinematics(em.tree_model, prepare(em.tree_model, q)[3]), q)
+    worst = 1.0
+    for lp in em.loops:
+        if len(lp.dep):
+            Gd = loop_closure(terms, lp)[1][:, lp.dep]
+            worst = min(worst, 1.0 / (np.linalg.norm(Gd) * np.linalg.norm(np.linalg.inv(Gd))))
+    return PARTITION_RCOND_RATIO * worst
+
+
 def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
                                      progress=None, closure_tol=None):
     """Fixed-step simulation of a constraint-embedded closed chain; returns a SimulationResult.
@@ -139,7 +157,8 @@ def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, meth
 
     dt_used, stride, steps = step_grid(duration, samples, dt)
     forces = torque if callable(torque) else constant_torque(torque, tree.nv)   # the stepper declines f(t, q, v)
-    compiled = closed_chain_stepper(em, dt_used, FIXED_STEP[method], forces, joints.damping, tol)
+    compiled = closed_chain_stepper(em, dt_used, FIXED_STEP[method], forces, joints.damping, tol,
+                                    stepper_rcond_switch(em))
     y = close(np.concatenate([np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)]))
     Y = np.empty((samples, y.size))
     Y[0] = y

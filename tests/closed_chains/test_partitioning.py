@@ -82,6 +82,28 @@ def test_fourbar_moved_away_from_the_reference_simulates_as_lagrange_does(offset
     check_against_lagrange(em, q0, v0, damping=0.0, tol=1e-11)     # two crank turns: a tighter tolerance
 
 
+@pytest.mark.slow
+def test_fixed_step_rk4_through_the_default_singularity_converges_at_fourth_order_to_lagrange(caplog):
+    """The compiled loop integrates ``[q, v_ind]`` of the default split and declines as that split degrades
+    (a threshold of stepper_rcond_switch); the numpy steps, which re-partition, take those steps."""
+    import logging
+
+    from mbcompose.dynamics.compiled import simulate_api
+
+    em = compose(str(FIVEBAR_CONNECT)).model
+    d = np.full(em.nv, 0.05)
+    joints = JointProperties(d, np.full(em.nv, -np.inf), np.full(em.nv, np.inf))
+    errors = []
+    for dt in (1e-3, 5e-4):
+        with caplog.at_level(logging.DEBUG, logger=simulate_api.log.name):
+            res = simulate(em, em.neutral(), np.zeros(em.nv), 1.0, samples=101, method="rk4", dt=dt, joints=joints)
+        assert res.closure.max() < 1e-9
+        assert any("near singular" in r.message for r in caplog.records if r.name == simulate_api.log.name)
+        caplog.clear()
+        errors.append(np.abs(res.q - lagrange_run(em, res.q[0], res.v[0], 1.0, res.t, d, 1e-12)).max())
+    assert errors[0] < 2e-5 and np.log2(errors[0] / errors[1]) == pytest.approx(4.0, abs=0.5), errors
+
+
 def inverse_mass_by_lagrange(em, twin, q):
     """(M_e, a0): the minimal-coordinate mass matrix in ``em.independent`` order from the Lagrange reference's
     accelerations under unit independent forces, and its accelerations under none (at rest)."""
