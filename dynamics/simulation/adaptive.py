@@ -55,8 +55,8 @@ def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torqu
 
     The state is the full ``[q, v]``, made consistent at every evaluation with the split of the current
     segment (generalized coordinate partitioning).  q0 is closed first (the independent coordinates of
-    the split chosen there kept); v0's independent entries set the initial velocity.  joints : damping of the tree joints (limits are
-    not enforced on closed chains, see :mod:`.passive`).
+    the split chosen there kept); v0's independent entries set the initial velocity.  joints : damping
+    of the tree joints (limits are not enforced on closed chains, see :mod:`.passive`).
     """
     damping = None if joints is None else joints.damping
     t_eval = np.linspace(0.0, duration, samples)
