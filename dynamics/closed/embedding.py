@@ -233,13 +233,14 @@ class EmbeddedModel(TreeCoordinates):
 
         return None if self.couplings else ClosedFlat(self)
 
-    def create_data(self):
+    def create_data(self, rcond_switch: float | None = None):
         """Work arrays of the compiled closed-chain kernels (:class:`dynamics.compiled.closed_layout.ClosedData`:
         the tree's ``Data`` and the loops' scratch), Pinocchio's ``Data``: pass it as ``data=`` to reuse
-        one set per caller; one call at a time.  Imports no numba."""
+        one set per caller; one call at a time.  ``rcond_switch``: a stricter decline threshold of the
+        kernels called with them (the fixed-step loop's), None for the model's.  Imports no numba."""
         from ..compiled.closed_layout import ClosedData
 
-        return ClosedData(self)
+        return ClosedData(self, rcond_switch)
 
     @cached_property
     def default_data(self):

@@ -191,12 +191,18 @@ class ClosedData:
     :data:`CLOSED_WORK` (``fields``: its named views).  Made by ``em.create_data()``; one call at a time.
 
     ``packed``: the kernels' first arguments ``(ints, floats, work, cint, cflt, cwork)``, the model's
-    packed arrays and these (None for a model with joint couplings: no compiled path)."""
+    packed arrays and these (None for a model with joint couplings: no compiled path).  ``rcond_switch``:
+    a stricter decline threshold for the kernels called with these arrays
+    (:meth:`ClosedFlat.floats_with_rcond_switch`), None for the model's."""
 
-    def __init__(self, em):
+    def __init__(self, em, rcond_switch: float | None = None):
         self.tree = Data(em.tree_model.n_bodies)
         table, _, _, work_size = _describe(closed_dims(em))
         self.work = np.zeros(work_size)
         self.fields = CLOSED_WORK.views(self.work, table)
         cf, flat = em.closed_flat, em.tree_model.flat_model
-        self.packed = None if cf is None else (flat.ints, flat.floats, self.tree.work, cf.cint, cf.cflt, self.work)
+        if cf is None:
+            self.packed = None
+            return
+        cflt = cf.cflt if rcond_switch is None else cf.floats_with_rcond_switch(rcond_switch)
+        self.packed = (flat.ints, flat.floats, self.tree.work, cf.cint, cflt, self.work)

@@ -159,9 +159,7 @@ def closed_chain_stepper(em, dt: float, integrator: str, tau=None, damping=None,
                if odd else "the joint forces are a function f(t, q, v), not constant")
         declined(log, what, why, instead)
         return None
-    packed = em.create_data().packed
-    if rcond_switch is not None:
-        packed = packed[:4] + (em.closed_flat.floats_with_rcond_switch(rcond_switch),) + packed[5:]
+    packed = em.create_data(rcond_switch=rcond_switch).packed
     tau = np.zeros(em.nv) if tau is None else _vector(tau, em.nv, "tau")
     damping = np.zeros(em.nv) if damping is None else _vector(damping, em.nv, "damping")
     settings = (tau, damping, float(tol), NEWTON_MAX_ITER, NEWTON_MAX_STEP, float(dt))
