@@ -23,7 +23,7 @@ import numpy as np
 
 from .batch import out, prepare
 from .innovations import logdet_sko
-from .model import SKOModel
+from .model import SKOModel, require_tree
 from .opspace import upsilon
 from .riccati import articulated_body
 from .sensitivity import direction_blocks
@@ -33,12 +33,14 @@ __all__ = ["fixman_potential", "fixman_gradient", "fixman_gradient_eq48"]
 
 def fixman_potential(model: SKOModel, q):
     """``U_f = log det M(q)`` (seed 002 Eq. 47): scalar or (B,)."""
+    require_tree(model, "fixman_potential")
     qb, _, single, w, *_ = prepare(model, q)
     return out(logdet_sko(w), single)
 
 
 def fixman_gradient(model: SKOModel, q):
     """``d log det M / d theta`` (seed 002 Eq. 48, general form): (nv,) or (B, nv)."""
+    require_tree(model, "fixman_gradient")
     qb, _, single, w, *_ = prepare(model, q)
     ab = articulated_body(w)
     Y = upsilon(w, ab)

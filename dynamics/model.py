@@ -265,6 +265,17 @@ class SKOModel:
         return f"SKOModel(n_bodies={self.n_bodies}, nq={self.nq}, nv={self.nv})"
 
 
+def require_tree(model, what: str) -> None:
+    """Raise ``TypeError`` unless ``model`` is a rigid-body tree (``kind == "tree"``): for the functions
+    that only the tree has (sensitivities, Fixman terms), instead of an ``AttributeError`` deep inside."""
+    kind = getattr(model, "kind", None)
+    if kind != "tree":
+        name = kind or type(model).__name__
+        raise TypeError(f"{what} is defined on rigid-body trees (SKOModel) only, not on {name!r} models: for a "
+                        "closed chain it is not implemented in independent coordinates; model.tree_model gives "
+                        "the spanning tree's")
+
+
 class TreeCoordinates:
     """Base of the models that keep the coordinates of a rigid-body tree ``tree_model``
     (closed chains, aggregated trees): ``joint_names``, ``nq``, ``nv``, ``gravity``,

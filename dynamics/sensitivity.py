@@ -46,7 +46,7 @@ from . import joints as J
 from .batch import prepare
 from .innovations import innovations_factors_sko
 from .lyapunov import forward_lyapunov
-from .model import SKOModel
+from .model import SKOModel, require_tree
 from .riccati import ArticulatedBody, articulated_body
 from .sko import SKOWeights
 from .spatial import crf
@@ -256,6 +256,7 @@ def mass_matrix_sensitivity(model: SKOModel, q, i: int | None = None):
     -------
     (nv, nv) / (B, nv, nv) for one i; (nv, nv, nv) / (B, nv, nv, nv) indexed [..., i, :, :] for all
     """
+    require_tree(model, "mass_matrix_sensitivity")
     qb, _, single, w, *_ = prepare(model, q)
     F = phi_M_phistar_Hstar(w)
     idx = range(model.nv) if i is None else [i]
@@ -269,6 +270,7 @@ def mass_matrix_sensitivity(model: SKOModel, q, i: int | None = None):
 
 def articulated_body_sensitivity(model: SKOModel, q, i: int) -> ABSensitivity:
     """Seed 002 Eqs. 43-44 for velocity coordinate i; node lists with a leading batch dim."""
+    require_tree(model, "articulated_body_sensitivity")
     qb, _, single, w, *_ = prepare(model, q)
     k, dphi, dH = direction_blocks(model, w, qb, i)
     return articulated_body_derivative_sko(w, k, dphi, dH=dH)
@@ -276,6 +278,7 @@ def articulated_body_sensitivity(model: SKOModel, q, i: int) -> ABSensitivity:
 
 def innovations_factors_sensitivity(model: SKOModel, q, i: int):
     """Seed 002 Eqs. 45-46: derivatives of ``I + H phi K`` and ``I - H psi K``, (nv, nv) or (B, nv, nv)."""
+    require_tree(model, "innovations_factors_sensitivity")
     qb, _, single, w, *_ = prepare(model, q)
     k, dphi, dH = direction_blocks(model, w, qb, i)
     dL, dLinv = innovations_derivative_sko(w, k, dphi, dH=dH)

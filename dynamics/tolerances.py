@@ -24,7 +24,7 @@ constraints of nearly singular loops).
 from __future__ import annotations
 
 __all__ = ["SINGULAR_FLOOR", "GRAPH_RANK_RTOL", "ATTACHMENT_GAP_RTOL", "INERTIA_RTOL", "CLOSURE_RANK_RTOL",
-           "RCOND_MIN", "RCOND_SWITCH", "CLOSURE_TOL", "SIMULATION_CLOSURE_TOL", "CLOSURE_CHECK_FACTOR",
+           "RCOND_MIN", "RCOND_SWITCH", "PARTITION_RCOND_RATIO", "CLOSURE_TOL", "SIMULATION_CLOSURE_TOL", "CLOSURE_CHECK_FACTOR",
            "NEWTON_MAX_ITER", "NEWTON_MAX_STEP", "SMALL_ANGLE", "OPERATOR_TOL", "DISPLAY_ZERO_RTOL",
            "ADAPTIVE_RTOL", "ADAPTIVE_ATOL", "STEP_GRID_RTOL", "GIMBAL_LOCK_ATOL", "PARALLEL_SINE",
            "TASK_RANK_RTOL", "STRUCTURE_RTOL", "DRAWING_ZERO", "PLOT_LOG_FLOOR", "GEOMETRY_ATOL",
@@ -88,6 +88,11 @@ RCOND_MIN = 1e-8
 #: coordinates) re-pick the dependent set of a loop, by QR with column pivoting at the current
 #: configuration, when the default set's reciprocal condition number falls below this.
 RCOND_SWITCH = 1e-4
+
+#: the adaptive closed-chain simulator integrates a loop's independent coordinates until its dependent
+#: block's reciprocal condition number falls below this fraction of the best-conditioned block's at
+#: the current state, then re-partitions (generalized coordinate partitioning).
+PARTITION_RCOND_RATIO = 0.1
 
 #: loop closure error accepted as closed by Newton's method in evaluations (m and rad).
 CLOSURE_TOL = 1e-10

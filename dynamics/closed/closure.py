@@ -80,6 +80,7 @@ class ClosureError(ValueError):
     loop : str -- the loop (its chord joints joined by ``+``)
     joints : tuple of str -- the joints of the loop (tree joints, then chords)
     dependent : tuple of str -- the dependent coordinates involved, when known
+    reason : str -- the message without the loop's name
     """
 
     def __init__(self, message: str, loop: str, joints=(), dependent=()):
@@ -87,6 +88,7 @@ class ClosureError(ValueError):
         self.loop = loop
         self.joints = tuple(joints)
         self.dependent = tuple(dependent)
+        self.reason = message
 
 
 def _normal_pair(u):

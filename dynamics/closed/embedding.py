@@ -16,7 +16,14 @@ node's coordinates ``theta_S`` are restricted locally:
   with column pivoting of the closure Jacobian ``G_S`` at the reference
   configuration (the pivot columns are the well-conditioned *dependent* set
   ``theta_d``, ``r = rank G_S`` of them; ``r`` rows of ``G_S`` are kept likewise, the
-  others being redundant constraints);
+  others being redundant constraints).  This *default* split names the minimal
+  coordinates (``independent``, :func:`mass_matrix`); where its dependent block is
+  ill-conditioned, the functions that do not depend on the parametrization (forward
+  dynamics, constraint forces, closing loops from a guess, :func:`complete_state`)
+  re-choose rows and dependent coordinates at that state by the same factorization
+  (generalized coordinate partitioning, Wehage & Haug 1982: :func:`partition_at`,
+  :func:`best_partition`, :func:`rows_at`), and a rank below ``r`` there is a singular
+  configuration (the mechanism changes mobility);
 * positions: ``theta_d`` solves ``e(theta) = 0`` by Newton's method (exact
   Jacobian, :mod:`dynamics.closed.closure`);
 * velocities: ``theta_dot_S = X theta_dot_i`` with the null-space basis
@@ -55,6 +62,8 @@ composer's tree model is converted to chords by :mod:`graph.model.closed`
 ``gravity``, ``neutral()``, ``independent`` / ``independent_v``, ``dependent`` /
 ``dependent_v``, ``coordinate_names``, ``loops``, ``chords``.
 ``complete_configuration(em, q_guess=None, q_ind=None)``, ``complete_velocity(em, q, v_ind)``,
+``complete_state(em, q, v)`` (the split chosen at the state), ``partition_at``, ``choose_partition``,
+``partition_quality`` (the splits a simulator holds, :mod:`dynamics.simulation.closed`),
 ``project_configuration(em, q)``, ``project_velocity(em, q, v)``, ``project_state(em, q, v)``,
 ``forward_dynamics(em, q, v, tau)``,
 ``inverse_dynamics(em, q, v, a)``, ``mass_matrix(em, q)`` (minimal coordinates),
@@ -92,7 +101,7 @@ from ..rnea import newton_euler
 from ..sko import SKOTree, SKOWeights
 from ..spatial import matrix_to_quat
 from ..tolerances import (CLOSURE_CHECK_FACTOR, CLOSURE_RANK_RTOL, CLOSURE_TOL, NEWTON_MAX_ITER, NEWTON_MAX_STEP,
-                          RCOND_MIN, RCOND_SWITCH, SINGULAR_FLOOR)
+                          PARTITION_RCOND_RATIO, RCOND_MIN, RCOND_SWITCH, SINGULAR_FLOOR)
 from .aggregated import aggregate_tree, aggregated_velocity_terms, aggregated_weights
 from .closure import ChordSet, ChordTerms, ClosureError, chord_set, chord_set_terms, kinematics, relative_motion
 from .coupling import coupling_pairs, coupling_residuals
@@ -101,7 +110,9 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["EmbeddedLoop", "EmbeddedModel", "embed", "coordinate_names", "EmbeddedState", "embedded_state",
            "loop_closure", "dependent_inverse", "check_closed", "select_columns", "complete_configuration",
-           "complete_velocity", "null_space_basis", "project_configuration", "project_velocity", "project_state",
+           "complete_velocity", "complete_state", "partition_at", "best_partition", "rows_at",
+           "choose_partition", "partition_quality", "null_space_basis",
+           "project_configuration", "project_velocity", "project_state",
            "chord_coordinates", "forward_dynamics", "inverse_dynamics", "mass_matrix", "bias_forces", "jacobian",
            "operational_space_inertia", "constraint_forces", "ConstraintForces", "loop_sets"]
 
@@ -129,6 +140,11 @@ class EmbeddedLoop:
     all_rows : the rows of ``chords`` in the model's :class:`dynamics.closed.closure.ChordSet`, then those of
         ``couplings`` (coupling ``i`` is row ``chord_set.n_rows + i``)
     couplings : indices into :attr:`EmbeddedModel.couplings`
+    actuated : positions in ``v_idx`` of actuated coordinates (kept independent where possible when the
+        split is re-chosen at a state, :func:`partition_at`);  forced : positions never dependent in the
+        default split
+    ``ind``, ``dep`` and ``rows`` are the *default* split, chosen at the reference configuration; the
+    functions that take ``adaptive`` re-choose it per state (:func:`partition_at`).
     """
 
     node: int
@@ -142,6 +158,8 @@ class EmbeddedLoop:
     joints: tuple
     all_rows: np.ndarray
     couplings: tuple = ()
+    actuated: tuple = ()
+    forced: tuple = ()
 
     def error(self, message, model, dep=None) -> ClosureError:
         dep = self.dep if dep is None else dep
@@ -215,13 +233,14 @@ class EmbeddedModel(TreeCoordinates):
 
         return None if self.couplings else ClosedFlat(self)
 
-    def create_data(self):
+    def create_data(self, rcond_switch: float | None = None):
         """Work arrays of the compiled closed-chain kernels (:class:`dynamics.compiled.closed_layout.ClosedData`:
         the tree's ``Data`` and the loops' scratch), Pinocchio's ``Data``: pass it as ``data=`` to reuse
-        one set per caller; one call at a time.  Imports no numba."""
+        one set per caller; one call at a time.  ``rcond_switch``: a stricter decline threshold of the
+        kernels called with them (the fixed-step loop's), None for the model's.  Imports no numba."""
         from ..compiled.closed_layout import ClosedData
 
-        return ClosedData(self)
+        return ClosedData(self, rcond_switch)
 
     @cached_property
     def default_data(self):
@@ -289,7 +308,9 @@ def _embedded_loop(m, chords, cs, G_ref, agg, S, names, actuated, forced, coupli
     ind = np.array([i for i in range(len(v_idx)) if i not in set(dep.tolist())], dtype=int)
     logger.debug("loop %s: %d coordinates, closure rank %d, dependent %s", name, len(v_idx), r,
                  [coord[i][1] for i in dep])
-    return EmbeddedLoop(node, bodies, cidx, v_idx, ind, dep, rows, name, joints, all_rows, kidx)
+    act = tuple(i for i, (jn, cn) in enumerate(coord) if jn in actuated)
+    fix = tuple(i for i, (jn, cn) in enumerate(coord) if jn in forced or cn in forced)
+    return EmbeddedLoop(node, bodies, cidx, v_idx, ind, dep, rows, name, joints, all_rows, kidx, act, fix)
 
 
 def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=None, couplings=()) -> EmbeddedModel:
@@ -362,9 +383,10 @@ def constraint_terms(em, kin, q, v=None) -> ChordTerms:
                       np.vstack([terms.K, np.zeros((len(e), 6))]), terms.R_Ja, terms.x_b)
 
 
-def loop_closure(terms, lp: EmbeddedLoop):
-    """(e all rows of the loop, G kept rows (r, n_S), gamma kept rows or None)."""
-    kept = lp.all_rows[lp.rows]
+def loop_closure(terms, lp: EmbeddedLoop, rows=None):
+    """(e all rows of the loop, G rows ``rows`` (r, n_S), gamma those rows or None); ``rows`` index
+    ``lp.all_rows`` (default the default kept rows ``lp.rows``; ``slice(None)`` for all of them)."""
+    kept = lp.all_rows[lp.rows if rows is None else rows]
     G = terms.G[np.ix_(kept, lp.v_idx)]
     gamma = None if terms.gamma is None else terms.gamma[kept]
     return terms.e[lp.all_rows], G, gamma
@@ -395,22 +417,83 @@ def dependent_inverse(em, lp, G, dep=None):
     return DependentInverse(Gd)
 
 
-def local_split(em, lp, G):
-    """(dep, ind) for this configuration: the default ones unless their block is ill-conditioned
-    (reciprocal condition < RCOND_SWITCH), else the pivot columns of G at this configuration."""
+def _rcond(A) -> float:
+    """Reciprocal 2-norm condition number of a square block (0 when it is not finite)."""
+    sv = np.linalg.svd(A, compute_uv=False)
+    return float(sv[-1] / max(sv[0], SINGULAR_FLOOR)) if len(sv) and np.all(np.isfinite(sv)) else 0.0
+
+
+def rows_at(em, lp, G_all) -> np.ndarray:
+    """The loop's independent constraint rows at this state (indices into ``lp.all_rows``, increasing):
+    the first ``r`` pivots of QR with column pivoting of ``G_all^T`` (``G_all`` (n_rows, n_S), every
+    row of the loop), ``r`` the closure rank at the reference.  Redundant rows are thus dropped by rank
+    here, not at the reference.  Raises :class:`ClosureError` where the rank falls below ``r``: the
+    mechanism changes mobility (a singular configuration)."""
+    r = len(lp.rows)
+    if r == 0 or r == G_all.shape[0]:
+        return lp.rows if r == 0 else np.arange(r)
+    _, R, piv = sla.qr(G_all.T, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    rank = int(np.sum(d > CLOSURE_RANK_RTOL * max(d[0], SINGULAR_FLOOR))) if len(d) else 0
+    if rank < r:
+        raise lp.error(f"singular configuration: the closure rank falls to {rank} (generic rank {r}), "
+                       "the mechanism changes mobility here", em)
+    return np.sort(piv[:r])
+
+
+def partition_at(em, lp, G_all) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, dep, ind) of loop ``lp`` at this state: generalized coordinate partitioning (Wehage & Haug,
+    J. Mech. Des. 104, 1982) by QR with column pivoting of the closure Jacobian.
+
+    ``G_all`` (n_rows, n_S): every constraint row of the loop at this state.  The default split (chosen
+    at the reference) is kept while its dependent block's reciprocal condition exceeds
+    :data:`RCOND_SWITCH`; below, the rows are re-chosen by rank (:func:`rows_at`) and the dependent
+    coordinates by column pivoting, passive coordinates first (actuated and forced ones stay
+    independent where the passive block is well-conditioned), else the best-conditioned set
+    (:func:`best_partition`).
+    ``rows``, ``dep``, ``ind``: indices into ``lp.all_rows`` and ``lp.v_idx``, increasing.  Raises
+    :class:`ClosureError` (naming the loop) at a singular configuration: the rank falls, or even the
+    best dependent block has reciprocal condition <= :data:`RCOND_MIN`.
+    """
+    if len(lp.dep) == 0 or _rcond(G_all[np.ix_(lp.rows, lp.dep)]) > RCOND_SWITCH:
+        return lp.rows, lp.dep, lp.ind
+    rows, dep, ind, rc = best_partition(em, lp, G_all)
+    if rc <= RCOND_MIN:
+        raise lp.error(f"singular configuration: no dependent coordinates with a regular block (best "
+                       f"reciprocal condition {rc:.3g}), the mechanism changes mobility here", em, dep)
+    logger.debug("loop %s: rows %s, dependent coordinates %s at this state", lp.name, rows.tolist(),
+                 [em.coordinate_names[lp.v_idx[i]] for i in dep])
+    return rows, dep, ind
+
+
+def _pivoted(Gr, free, r) -> tuple[list, float]:
+    """(columns, rcond): ``r`` columns of ``Gr`` among ``free`` by QR with column pivoting, and the
+    reciprocal condition number of their block (0 when fewer than ``r`` are independent)."""
+    cols = select_columns(Gr, free, r)
+    return cols, (_rcond(Gr[:, cols]) if len(cols) == r else 0.0)
+
+
+def best_partition(em, lp, G_all) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(rows, dep, ind, rcond) chosen at this state by QR with column pivoting (see :func:`partition_at`),
+    whatever the default split; ``rcond`` the reciprocal condition number of ``G[rows][:, dep]``.
+
+    The passive coordinates (neither actuated nor forced independent) serve as dependent ones while
+    their block's ``rcond`` is at least ``sqrt(PARTITION_RCOND_RATIO)`` of the pivoted block's over all
+    coordinates, that one otherwise (a forced independent coordinate too: at this state only).  A
+    simulator re-partitions below ``PARTITION_RCOND_RATIO`` (:func:`partition_quality`),
+    so a fresh split is a factor ``1 / sqrt(PARTITION_RCOND_RATIO)`` away from the next switch."""
     r = len(lp.dep)
     if r == 0:
-        return lp.dep, lp.ind
-    sv = np.linalg.svd(G[:, lp.dep], compute_uv=False)
-    if np.all(np.isfinite(sv)) and sv[-1] > RCOND_SWITCH * max(sv[0], SINGULAR_FLOOR):
-        return lp.dep, lp.ind
-    dep = select_columns(G, list(range(G.shape[1])), r)
-    if len(dep) < r:
-        raise lp.error(f"the closure Jacobian loses rank (rank {len(dep)} < {r})", em)
+        return lp.rows, lp.dep, lp.ind, 1.0
+    rows = rows_at(em, lp, G_all)
+    Gr = G_all[rows]
+    dep = select_columns(Gr, [i for i in range(Gr.shape[1]) if i not in lp.actuated and i not in lp.forced], r)
+    rc = _rcond(Gr[:, dep]) if len(dep) == r else 0.0
+    best, rb = _pivoted(Gr, list(range(Gr.shape[1])), r)
+    if rc < np.sqrt(PARTITION_RCOND_RATIO) * rb:
+        dep, rc = best, rb
     dep = np.array(sorted(dep), dtype=int)
-    logger.debug("loop %s: dependent coordinates switched to %s", lp.name,
-                 [em.coordinate_names[lp.v_idx[i]] for i in dep])
-    return dep, np.array([i for i in range(G.shape[1]) if i not in set(dep.tolist())], dtype=int)
+    return rows, dep, np.array([i for i in range(Gr.shape[1]) if i not in set(dep.tolist())], dtype=int), rc
 
 
 @dataclass(eq=False)
@@ -435,9 +518,9 @@ def embedded_state(em: EmbeddedModel, q, v=None, adaptive: bool = False) -> Embe
     """Embedded SKO weights at a closed configuration q (nq,) (and velocity terms for v (nv,)).
 
     With ``adaptive``, a loop whose default dependent block is ill-conditioned here uses
-    the best-conditioned dependent set at q instead (``split[node] = (dep, ind)``); the
-    embedded tree is then a different but equally valid parametrization, which is what the
-    parametrization-free results (all accelerations, constraint forces) may use.
+    the rows and dependent set chosen at q instead (:func:`partition_at`; ``split[node] =
+    (dep, ind, rows)``); the embedded tree is then a different but equally valid parametrization,
+    which is what the parametrization-free results (all accelerations, constraint forces) may use.
     """
     m = em.tree_model
     qb, vb, single, w, V, ac, bc, ag = prepare(m, q, v)
@@ -450,9 +533,10 @@ def embedded_state(em: EmbeddedModel, q, v=None, adaptive: bool = False) -> Embe
     Je = None if wa.armature is None else list(wa.armature)
     X, c, clos, lus, split = {}, {}, {}, {}, {}
     for lp in em.loops:
-        e, G, gamma = loop_closure(terms, lp)
-        dep, ind = local_split(em, lp, G) if adaptive else (lp.dep, lp.ind)
-        split[lp.node] = (dep, ind)
+        e, G, gamma = loop_closure(terms, lp, slice(None))
+        rows, dep, ind = partition_at(em, lp, G) if adaptive else (lp.rows, lp.dep, lp.ind)
+        G, gamma = G[rows], None if gamma is None else gamma[rows]
+        split[lp.node] = (dep, ind, rows)
         lu = dependent_inverse(em, lp, G, dep)
         n_S = len(lp.v_idx)
         Xl = np.zeros((n_S, len(ind)))
@@ -502,14 +586,17 @@ def check_closed(em, lp, e):
 # ==================== positions and velocities: closing loops, projections, chord coordinates
 
 def _closure_at(em, q, lp) -> tuple[np.ndarray, np.ndarray]:
-    """(e, G): the closure error (all rows) and Jacobian (kept rows) of loop ``lp`` at q (nq,)."""
+    """(e, G): the closure error and Jacobian (every row of the loop, (n_rows,), (n_rows, n_S)) of loop
+    ``lp`` at q (nq,)."""
     w = prepare(em.tree_model, q)[3]
-    e, G, _ = loop_closure(constraint_terms(em, kinematics(em.tree_model, w), np.asarray(q, float)), lp)
+    e, G, _ = loop_closure(constraint_terms(em, kinematics(em.tree_model, w), np.asarray(q, float)), lp,
+                           slice(None))
     return e, G
 
 
 def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: float = CLOSURE_TOL,
-                           max_iter: int = NEWTON_MAX_ITER) -> np.ndarray:
+                           max_iter: int = NEWTON_MAX_ITER, adaptive: bool | None = None,
+                           splits: dict | None = None) -> np.ndarray:
     """Close every loop by Newton's method on the dependent coordinates.
 
     Parameters
@@ -519,11 +606,16 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
         values of the independent coordinates (one-coordinate joints, and the
         coordinates of Euclidean joints), set in ``q_guess`` before iterating
     tol : closure error accepted (m, rad);  max_iter : Newton iterations per loop
+    adaptive : the dependent coordinates and rows of each loop chosen at the start ``q_guess``
+        (:func:`partition_at`: the default ones unless their block is ill-conditioned there) rather
+        than the default ones; default: adaptive unless ``q_ind`` names default independent values
+    splits : dict loop node -> (rows, dep, ind), optional -- the split to use (as :func:`partition_at`
+        returns it), whatever the conditioning (a simulator's current partition)
 
     Returns
     -------
-    (nq,) closed configuration; the independent coordinates are those of the start
-    (for quaternion joints only the dependent velocity directions move).
+    (nq,) closed configuration; the independent coordinates (of the split used) are those of the
+    start (for quaternion joints only the dependent velocity directions move).
 
     Raises
     ------
@@ -536,10 +628,16 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
         vals = dict(q_ind) if isinstance(q_ind, dict) else dict(zip(em.independent, np.asarray(q_ind, float)))
         for name, val in vals.items():
             _set_coordinate(em, q, name, val)
+    adaptive = q_ind is None if adaptive is None else adaptive
     for lp in em.loops:
-        polish, last = 0, np.inf
+        polish, last, split = 0, np.inf, None
         for it in range(max_iter + 1):
-            e, G = _closure_at(em, q, lp)
+            e, G_all = _closure_at(em, q, lp)
+            if split is None:
+                split = (splits[lp.node] if splits is not None else partition_at(em, lp, G_all) if adaptive
+                         else (lp.rows, lp.dep, lp.ind))
+            rows, dep, _ = split
+            G = G_all[rows]
             err = np.max(np.abs(e), initial=0.0)
             if err <= tol:
                 # converged; Newton steps while they still reduce the error (quadratic
@@ -551,12 +649,12 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
             if it == max_iter:
                 raise lp.error(f"Newton's method did not close the loop in {max_iter} iterations "
                                f"(closure error {np.max(np.abs(e)):.3g}): the loop cannot close here", em)
-            lu = dependent_inverse(em, lp, G)
+            lu = dependent_inverse(em, lp, G, dep)
             if lu is None:
                 raise lp.error(f"the loop is not closed (error {np.max(np.abs(e)):.3g}) and has no "
                                "dependent coordinates to close it", em)
             dv = np.zeros(m.nv)
-            dv[lp.v_idx[lp.dep]] = -lu.solve(e[lp.rows])
+            dv[lp.v_idx[dep]] = -lu.solve(e[rows])
             if not np.all(np.isfinite(dv)) or np.max(np.abs(dv)) > NEWTON_MAX_STEP:
                 raise lp.error("Newton's method diverged: the loop cannot close here", em)
             q = integrate(m, q, dv)
@@ -598,7 +696,9 @@ def project_configuration(em: EmbeddedModel, q, tol: float = CLOSURE_TOL,
     for lp in em.loops:
         last = np.inf
         for it in range(max_iter + 1):
-            e, G = _closure_at(em, q, lp)
+            e, G_all = _closure_at(em, q, lp)
+            rows = rows_at(em, lp, G_all)
+            G = G_all[rows]
             err = np.max(np.abs(e), initial=0.0)
             if err <= tol and (err == 0.0 or err > 0.5 * last or G.shape[0] == 0):
                 break
@@ -615,7 +715,7 @@ def project_configuration(em: EmbeddedModel, q, tol: float = CLOSURE_TOL,
                 raise lp.error(f"the closure Jacobian loses rank (singular values {sv[-1]:.3g} .. "
                                f"{sv[0]:.3g})", em)
             dv = np.zeros(m.nv)
-            dv[lp.v_idx] = -G.T @ np.linalg.solve(G @ G.T, e[lp.rows])
+            dv[lp.v_idx] = -G.T @ np.linalg.solve(G @ G.T, e[rows])
             q = integrate(m, q, dv)
             last = err
     return q
@@ -666,6 +766,88 @@ def complete_velocity(em: EmbeddedModel, q, v_ind) -> np.ndarray:
         vi = v[lp.v_idx[lp.ind]]
         v[lp.v_idx] = st.X[lp.node] @ vi
     return v
+
+
+def complete_state(em: EmbeddedModel, q, v, tol: float = CLOSURE_TOL, max_iter: int = NEWTON_MAX_ITER,
+                   splits: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Generalized coordinate partitioning of a full state (Wehage & Haug, J. Mech. Des. 104, 1982).
+
+    The loops of q (nq,) are closed by Newton's method on the dependent coordinates chosen at q
+    (:func:`partition_at`), its independent coordinates kept; then v's dependent entries follow from its
+    independent ones through the split chosen at the closed q, ``v_d = -G_d^-1 G_i v_i``.  For
+    integrators that carry the full (q, v) (nq + nv,): the independent coordinates are re-chosen at
+    every state, so the state is carried across a change of split exactly (nothing is converted).
+    ``splits`` (dict loop node -> (rows, dep, ind)) fixes the split instead (a simulator's current one).
+
+    Without ``splits`` the split of each loop is the default one while its dependent block's
+    reciprocal condition is at least :data:`PARTITION_RCOND_RATIO` of the best block's at q, else the
+    best one (:func:`best_partition`), chosen once at the given q for both q and v.
+
+    Returns (q (nq,) closed to ``tol``, v (nv,) with ``G(q) v = 0``); raises :class:`ClosureError` at a
+    singular configuration (the mechanism changes mobility) or where the loop cannot close.
+    """
+    splits = _state_splits(em, q) if splits is None else splits
+    q = complete_configuration(em, q, tol=tol, max_iter=max_iter, splits=splits)
+    m = em.tree_model
+    terms = constraint_terms(em, kinematics(m, prepare(m, q)[3]), q)
+    v = np.array(v, dtype=float)
+    for lp in em.loops:
+        _, G, _ = loop_closure(terms, lp, slice(None))
+        rows, dep, ind = splits[lp.node]
+        lu = dependent_inverse(em, lp, G[rows], dep)
+        if lu is not None:
+            v[lp.v_idx[dep]] = -lu.solve(G[np.ix_(rows, ind)] @ v[lp.v_idx[ind]])
+    return q, v
+
+
+def _state_splits(em, q) -> dict:
+    """The split of every loop for :func:`complete_state` at q (nq,): the default one unless it has
+    degraded below :data:`PARTITION_RCOND_RATIO` of the best (:func:`partition_quality`), else the
+    best one (:func:`choose_partition`'s)."""
+    default = {lp.node: (lp.rows, lp.dep, lp.ind) for lp in em.loops}
+    if partition_quality(em, q, default) >= PARTITION_RCOND_RATIO:
+        return default
+    best = choose_partition(em, q)
+    return {n: split if partition_quality(em, q, {n: split}) >= PARTITION_RCOND_RATIO else best[n]
+            for n, split in default.items()}
+
+
+def choose_partition(em: EmbeddedModel, q) -> dict:
+    """The split of every loop chosen at a closed q (nq,) by :func:`best_partition` (whatever the default
+    one): dict loop node -> (rows, dep, ind).  Raises :class:`ClosureError` at a singular configuration
+    (the rank falls, or the best block's reciprocal condition is at most :data:`RCOND_MIN`)."""
+    m = em.tree_model
+    terms = constraint_terms(em, kinematics(m, prepare(m, q)[3]), np.asarray(q, float))
+    out = {}
+    for lp in em.loops:
+        rows, dep, ind, rc = best_partition(em, lp, loop_closure(terms, lp, slice(None))[1])
+        if len(dep) and rc <= RCOND_MIN:
+            raise lp.error(f"singular configuration: no dependent coordinates with a regular block (best "
+                           f"reciprocal condition {rc:.3g}), the mechanism changes mobility here", em, dep)
+        out[lp.node] = (rows, dep, ind)
+    return out
+
+
+def partition_quality(em: EmbeddedModel, q, splits: dict) -> float:
+    """min over loops of ``rcond(split) / rcond(best split)`` at q (nq,): how far the ``splits`` (dict loop
+    node -> (rows, dep, ind); loops without an entry are skipped) have degraded against the best ones
+    there (1 when they are the best; 0 where a split's rows lose rank).  A simulator re-partitions below
+    :data:`dynamics.tolerances.PARTITION_RCOND_RATIO`."""
+    m = em.tree_model
+    terms = constraint_terms(em, kinematics(m, prepare(m, q)[3]), np.asarray(q, float))
+    worst = 1.0
+    for lp in em.loops:
+        rows, dep, _ = splits.get(lp.node, (None, (), None))
+        if len(dep) == 0:
+            continue
+        G = loop_closure(terms, lp, slice(None))[1]
+        try:
+            Gr = G[rows_at(em, lp, G)]
+        except ClosureError:
+            return 0.0
+        best = _pivoted(Gr, list(range(Gr.shape[1])), len(dep))[1]
+        worst = min(worst, _rcond(G[np.ix_(rows, dep)]) / max(best, SINGULAR_FLOOR))
+    return worst
 
 
 def null_space_basis(em: EmbeddedModel, q) -> np.ndarray:
@@ -881,7 +1063,8 @@ def constraint_forces(em: EmbeddedModel, q, v, tau) -> ConstraintForces:
         lam_all = np.zeros(cs.n_rows + len(em.couplings))
         lu = st.lu[lp.node]
         if lu is not None:
-            lam_all[lp.all_rows[lp.rows]] = lu.solve_T(r[lp.v_idx[st.split[lp.node][0]]])
+            dep, _, rows = st.split[lp.node]
+            lam_all[lp.all_rows[rows]] = lu.solve_T(r[lp.v_idx[dep]])
         for ci in lp.chords:
             rows = slice(cs.row_offset[ci], cs.row_offset[ci + 1])
             lam = lam_all[rows]

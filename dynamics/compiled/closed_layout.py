@@ -134,6 +134,7 @@ class ClosedFlat:
         self.cint[:table.size] = table.ravel()
         self.cflt = np.zeros(float_size)
         table = self.cint[:table.size].reshape(table.shape)
+        self._table = table
         i, f = CLOSED_INTS.views(self.cint, table), CLOSED_FLOATS.views(self.cflt, table)
         i.n_independent[()], i.n_kept[()] = self.dims["n_i"], self.dims["n_k"]
         i.float_size[()], i.work_size[()] = float_size, self.work_size
@@ -145,6 +146,15 @@ class ClosedFlat:
         i.independent[:] = em.independent_v
         f.closure_check_tol[()], f.rcond_switch[()] = CLOSURE_CHECK_FACTOR * CLOSURE_TOL, RCOND_SWITCH
         self.fields = LoopFields(*i, *f)
+
+    def floats_with_rcond_switch(self, rcond_switch: float) -> np.ndarray:
+        """A copy of ``cflt`` whose decline threshold ``rcond_switch`` is ``rcond_switch`` or the model's,
+        whichever is stricter (for a caller that needs the kernels to hand over earlier, e.g. the
+        fixed-step loop, :mod:`dynamics.simulation.fixed_step`); the model's own tables are not changed."""
+        cflt = self.cflt.copy()
+        f = CLOSED_FLOATS.views(cflt, self._table)
+        f.rcond_switch[()] = max(float(f.rcond_switch[()]), float(rcond_switch))
+        return cflt
 
     @staticmethod
     def _rows(em, i, f):
@@ -181,12 +191,18 @@ class ClosedData:
     :data:`CLOSED_WORK` (``fields``: its named views).  Made by ``em.create_data()``; one call at a time.
 
     ``packed``: the kernels' first arguments ``(ints, floats, work, cint, cflt, cwork)``, the model's
-    packed arrays and these (None for a model with joint couplings: no compiled path)."""
+    packed arrays and these (None for a model with joint couplings: no compiled path).  ``rcond_switch``:
+    a stricter decline threshold for the kernels called with these arrays
+    (:meth:`ClosedFlat.floats_with_rcond_switch`), None for the model's."""
 
-    def __init__(self, em):
+    def __init__(self, em, rcond_switch: float | None = None):
         self.tree = Data(em.tree_model.n_bodies)
         table, _, _, work_size = _describe(closed_dims(em))
         self.work = np.zeros(work_size)
         self.fields = CLOSED_WORK.views(self.work, table)
         cf, flat = em.closed_flat, em.tree_model.flat_model
-        self.packed = None if cf is None else (flat.ints, flat.floats, self.tree.work, cf.cint, cf.cflt, self.work)
+        if cf is None:
+            self.packed = None
+            return
+        cflt = cf.cflt if rcond_switch is None else cf.floats_with_rcond_switch(rcond_switch)
+        self.packed = (flat.ints, flat.floats, self.tree.work, cf.cint, cflt, self.work)

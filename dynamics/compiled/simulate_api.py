@@ -128,7 +128,7 @@ def simulate_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = 
 
 
 def closed_chain_stepper(em, dt: float, integrator: str, tau=None, damping=None,
-                         tol: float = SIMULATION_CLOSURE_TOL):
+                         tol: float = SIMULATION_CLOSURE_TOL, rcond_switch: float | None = None):
     """The compiled fixed-step loop of a constraint-embedded closed chain, or None where it does not
     apply (joint couplings, a tree joint outside :data:`CLOSED_CHAIN_JOINTS`, ``backend("numpy")``).
 
@@ -138,8 +138,10 @@ def closed_chain_stepper(em, dt: float, integrator: str, tau=None, damping=None,
     converging ...; see :mod:`closure_kernels`), which the caller then takes with the numpy
     reference.  tau, damping (nv,): constant joint forces and viscous damping (default 0; forces
     ``f(t, q, v)`` are declined: the loop takes constant ones); tol: closure tolerance of the Newton
-    iteration, m or rad.  Each decline is logged at DEBUG level (or raises
-    ``dispatch.CompiledDeclined`` under ``backend("compiled")``).
+    iteration, m or rad; rcond_switch: a stricter decline threshold on the dependent blocks' reciprocal
+    condition estimate than the model's, for this loop only (the fixed-step simulator hands over to
+    its re-partitioning numpy steps before the default split degrades).  Each decline is logged at
+    DEBUG level (or raises ``dispatch.CompiledDeclined`` under ``backend("compiled")``).
     """
     from ..tolerances import NEWTON_MAX_ITER, NEWTON_MAX_STEP
     from . import closure_kernels as cu
@@ -157,7 +159,7 @@ def closed_chain_stepper(em, dt: float, integrator: str, tau=None, damping=None,
                if odd else "the joint forces are a function f(t, q, v), not constant")
         declined(log, what, why, instead)
         return None
-    packed = em.create_data().packed
+    packed = em.create_data(rcond_switch=rcond_switch).packed
     tau = np.zeros(em.nv) if tau is None else _vector(tau, em.nv, "tau")
     damping = np.zeros(em.nv) if damping is None else _vector(damping, em.nv, "damping")
     settings = (tau, damping, float(tol), NEWTON_MAX_ITER, NEWTON_MAX_STEP, float(dt))

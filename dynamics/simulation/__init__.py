@@ -61,8 +61,9 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
     else:
         method = ADAPTIVE_METHOD if method == "adaptive" else method
         result = adaptive(model, q0, v0, duration, samples, torque, method, rtol, atol, progress, closure_tol, joints)
-    # applied joint forces, springs and actuators change the energy as damping and stops do
-    return replace(result, dissipative=True) if torque is not None and not result.dissipative else result
+    # applied joint forces, springs, actuators and damping change the energy as stops do
+    changed = torque is not None or joints.has_damping
+    return replace(result, dissipative=True) if changed and not result.dissipative else result
 
 
 __all__ = ["ConstantForcesOnly", "DEFAULT_DT", "FIXED_STEP", "MAX_STEPS", "SIMULATORS", "JointProperties",

@@ -10,11 +10,10 @@ stop at their limits by events (:mod:`.stops`).
 from __future__ import annotations
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from ..kinematics import normalize
 from ..tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, SIMULATION_CLOSURE_TOL
-from .closed import closed_chain_result, closed_chain_rhs
+from .closed import closed_chain_result, integrate_partitioned
 from .passive import JointProperties, damped
 from .result import SimulationResult, coordinate_columns, energies
 from .stops import simulate_tree_with_stops
@@ -53,19 +52,17 @@ def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torqu
                           rtol: float = ADAPTIVE_RTOL, atol: float = ADAPTIVE_ATOL, progress=None,
                           closure_tol: float = SIMULATION_CLOSURE_TOL,
                           joints: JointProperties | None = None) -> SimulationResult:
-    """Integrate a constraint-embedded closed chain (see :func:`closed_chain_rhs`).
+    """Integrate a constraint-embedded closed chain (see :func:`.closed.integrate_partitioned`).
 
-    q0 is closed first (its independent coordinates kept); v0's independent
-    entries set the initial velocity.  joints : damping of the tree joints (limits are
-    not enforced on closed chains, see :mod:`.passive`).
+    The state is the full ``[q, v]``, made consistent at every evaluation with the split of the current
+    segment (generalized coordinate partitioning).  q0 is closed first (the independent coordinates of
+    the split chosen there kept); v0's independent entries set the initial velocity.  joints : damping
+    of the tree joints (limits are not enforced on closed chains, see :mod:`.passive`).
     """
     damping = None if joints is None else joints.damping
-    rhs, close = closed_chain_rhs(em, damped(torque, damping, em.nv), duration, progress, closure_tol)
-    q_start = close(np.asarray(q0, dtype=float))
-    y0 = np.concatenate([q_start, np.asarray(v0, dtype=float)[em.independent_v]])
-    sol = solve_ivp(rhs, (0.0, duration), y0, method=method, t_eval=np.linspace(0.0, duration, samples),
-                    rtol=rtol, atol=atol)
-    if not sol.success:
-        raise RuntimeError(f"integration failed: {sol.message}")
-    return closed_chain_result(em, sol.t, sol.y[:em.nq].T, sol.y[em.nq:].T, f"{method}, rtol {rtol:g}, atol {atol:g}",
-                               closure_tol)
+    t_eval = np.linspace(0.0, duration, samples)
+    close, run = integrate_partitioned(em, damped(torque, damping, em.nv), duration, t_eval, method, rtol, atol,
+                                       progress, closure_tol)
+    Y, segments = run(close(np.concatenate([np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)])))
+    return closed_chain_result(em, t_eval, Y[:, :em.nq], Y[:, em.nq:],
+                               f"{method}, rtol {rtol:g}, atol {atol:g}, {segments} partition segments", closure_tol)

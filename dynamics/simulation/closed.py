@@ -1,55 +1,135 @@
-"""Closed chains in simulation: the state ``[q, v_ind]`` of a constraint-embedded model.
+"""Closed chains in simulation: the full state ``y = [q, v]`` of a constraint-embedded model.
 
-On every evaluation the dependent coordinates of q are re-solved by Newton's method (the
-independent ones kept), the full v follows from the null-space map, and the embedded forward
-dynamics gives the accelerations (seed 000; :mod:`dynamics.embedding`), so the dependent
-coordinates never leave the constraint manifold, whatever the integrator does.
+Generalized coordinate partitioning (Wehage & Haug, J. Mech. Des. 104, 1982): on every evaluation the
+loops of q are closed by Newton's method on the dependent coordinates of a *split* (the independent
+ones kept), v's dependent entries follow from its independent ones, and the embedded forward dynamics
+(seed 000; :mod:`dynamics.embedding`) gives every acceleration.  The integrator carries all of ``q``
+and ``v``; only the independent entries of the split matter, so a change of split converts nothing.
+
+* The adaptive integrator (:func:`integrate_partitioned`) holds one split per segment: chosen at the
+  segment's start by QR with column pivoting of the closure Jacobian
+  (:func:`dynamics.closed.embedding.choose_partition`, rows by rank at that state, actuated joints
+  independent where possible), kept while its dependent block's conditioning stays above
+  :data:`dynamics.tolerances.PARTITION_RCOND_RATIO` of the best block's (an event of the integrator),
+  then the state is made consistent with the old split and the integration restarts with a new one.
+  Within a segment the right-hand side is smooth, so the integrator's error control holds.
+* The fixed-step integrators make the state consistent after every step with the split chosen at that
+  state (:func:`dynamics.closed.embedding.complete_state`).
+
+At a singular configuration (the mechanism changes mobility) the run stops with a
+:class:`dynamics.closed.closure.ClosureError` naming the loop, the time and the state.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import logging
 
-from .. import embedding as E
+import numpy as np
+from scipy import integrate
+
 from .. import forward_dynamics
-from ..closed.closure import closure_error
+from ..closed.closure import ClosureError, closure_error
+from ..closed.embedding import choose_partition, chord_coordinates, complete_state, partition_quality
 from ..rates import QUATERNION_GAIN, configuration_rate
-from ..tolerances import SIMULATION_CLOSURE_TOL
+from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL
 from .result import SimulationResult, coordinate_columns, energies
 
+logger = logging.getLogger(__name__)
 
-def closed_chain_rhs(em, torque, duration, progress, tol):
-    """``(rhs(t, y), close(q))`` of a constraint-embedded closed chain over ``y = [q, v_ind]`` (see the
-    module docstring): ``torque`` f(t, q, v) or None, ``progress(fraction)`` or None, ``tol`` the
-    Newton tolerance of the closure."""
+
+def stopped_at(em, exc: ClosureError, t: float, y) -> ClosureError:
+    """The :class:`ClosureError` ``exc`` raised at time ``t`` (s), state ``y = [q, v]``, as the one-line
+    error that stops a simulation: the loop, the time and the state by coordinate name."""
+    tree = em.tree_model
+    q = ", ".join(f"{n}={x:.6g}" for n, x in zip(coordinate_columns(tree), y[:em.nq]))
+    v = ", ".join(f"{n}={x:.6g}" for n, x in zip(coordinate_columns(tree, rate=True), y[em.nq:]))
+    return ClosureError(f"the simulation stops at t = {t:.9g} s: {exc.reason} (state q: {q}; v: {v})",
+                        exc.loop, exc.joints, exc.dependent)
+
+
+def closed_chain_rhs(em, torque, duration, progress, tol, splits=None):
+    """``(rhs(t, y), close(y))`` of a constraint-embedded closed chain over ``y = [q, v]`` (nq + nv,) (see
+    the module docstring): ``torque`` f(t, q, v) or None, ``progress(fraction)`` or None, ``tol`` the
+    Newton tolerance of the closure; ``splits`` a dict loop node -> (rows, dep, ind) whose entry
+    ``"current"`` holds the split in use (None: chosen at each state).  ``close(y, t)`` returns the
+    consistent state of y (loops closed, ``G v = 0``); both raise the :func:`stopped_at` error at a
+    singular configuration."""
     tree = em.tree_model
     zero = np.zeros(em.nv)
+    splits = {} if splits is None else splits
 
-    def close(q):
-        return E.complete_configuration(em, q_guess=q, tol=tol)
+    def close(y, t=0.0):
+        try:
+            q, v = complete_state(em, y[:em.nq], y[em.nq:], tol=tol, splits=splits.get("current"))
+        except ClosureError as exc:
+            raise stopped_at(em, exc, t, y) from exc
+        return np.concatenate([q, v])
 
     def rhs(t, y):
-        q = close(y[:em.nq])
-        v = E.complete_velocity(em, q, y[em.nq:])
+        yc = close(y, t)
+        q, v = yc[:em.nq], yc[em.nq:]
         tau = zero if torque is None else torque(t, q, v)
-        a = forward_dynamics(em, q, v, tau)
+        try:
+            a = forward_dynamics(em, q, v, tau)
+        except ClosureError as exc:
+            raise stopped_at(em, exc, t, yc) from exc
         if progress is not None:
             progress(min(t / duration, 1.0))
-        return np.concatenate([configuration_rate(tree, q, v, stabilise=QUATERNION_GAIN), a[em.independent_v]])
+        return np.concatenate([configuration_rate(tree, q, v, stabilise=QUATERNION_GAIN), a])
 
     return rhs, close
 
 
-def closed_chain_result(em, t, q, v_ind, status: str, closure_tol) -> SimulationResult:
-    """The result of a closed-chain run: every sample closed to ``closure_tol`` (its loop closure
-    error reported), full velocities, energy and the loop-closing joints' columns (the closure and the
-    velocities compiled, :mod:`dynamics.compiled.closed_api`, with the numpy reference as fallback)."""
-    from ..compiled import closed_api   # numba is imported on first use
+def integrate_partitioned(em, torque, duration, t_eval, method, rtol, atol, progress, tol):
+    """Adaptive integration of a closed chain by segments of one split each (see the module docstring).
 
+    t_eval (n,) increasing sample times in [0, duration] (s); method the name of a ``scipy.integrate``
+    ODE solver class (``DOP853``, ``RK45``, ...).  Returns ``(close, run)``; ``run(y0)`` integrates from
+    ``y0 = [q0, v0]`` (consistent) and returns ``(Y (n, nq + nv) consistent samples, segments)``.  The
+    split is checked after every accepted step (:func:`dynamics.closed.embedding.partition_quality`);
+    a segment ends at the step where it degraded, and the next starts from that step's end point (a
+    step of the integrator, not an interpolated state).
+    """
+    splits = {}
+    rhs, close = closed_chain_rhs(em, torque, duration, progress, tol, splits)
+    solver_class = getattr(integrate, method)
+
+    def run(y0):
+        Y, t, y, k, segments = np.empty((len(t_eval), y0.size)), 0.0, y0, 0, 0
+        while k < len(t_eval):
+            try:
+                splits["current"] = choose_partition(em, y[:em.nq])
+            except ClosureError as exc:
+                raise stopped_at(em, exc, t, y) from exc
+            segments += 1
+            logger.debug("t = %.9g s: dependent coordinates %s", t,
+                         [em.coordinate_names[i] for lp in em.loops for i in lp.v_idx[splits["current"][lp.node][1]]])
+            while k < len(t_eval) and t_eval[k] <= t:
+                Y[k], k = y, k + 1
+            solver = solver_class(rhs, t, y, duration, rtol=rtol, atol=atol)
+            while k < len(t_eval):
+                if solver.step() is not None or solver.status == "failed":
+                    raise RuntimeError(f"integration failed at t = {solver.t:.9g} s: {solver.status}")
+                dense = solver.dense_output()
+                while k < len(t_eval) and t_eval[k] <= solver.t:
+                    Y[k], k = close(dense(t_eval[k]), t_eval[k]), k + 1
+                t, y = solver.t, close(solver.y, solver.t)
+                if k < len(t_eval) and partition_quality(em, y[:em.nq], splits["current"]) < PARTITION_RCOND_RATIO:
+                    break
+        return Y, segments
+
+    return close, run
+
+
+def closed_chain_result(em, t, q, v, status: str, closure_tol) -> SimulationResult:
+    """The result of a closed-chain run from its samples ``q`` (n, nq), ``v`` (n, nv): every sample made
+    consistent by :func:`dynamics.closed.embedding.complete_state` (closed to ``closure_tol``, its loop
+    closure error reported, ``G v = 0``), energy and the loop-closing joints' columns."""
     tree = em.tree_model
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
-    qs = np.array([closed_api.complete_configuration(em, qi, tol=tol) for qi in q])
-    vs = np.array([closed_api.complete_velocity(em, qi, vi) for qi, vi in zip(qs, v_ind)])
+    states = [complete_state(em, qi, vi, tol=tol) for qi, vi in zip(q, v)]
+    qs = np.array([s[0] for s in states]).reshape(len(states), em.nq)
+    vs = np.array([s[1] for s in states]).reshape(len(states), em.nv)
     energy, kinetic = energies(tree, qs, vs)
     closure = np.array([np.max(np.abs(closure_error(tree, em.chords, qi)), initial=0.0) for qi in qs])
     result = SimulationResult(t=np.asarray(t), q=qs, v=vs, energy=energy, columns=coordinate_columns(tree),
@@ -64,7 +144,7 @@ def chord_columns(em, qs, vs) -> tuple[list[str], np.ndarray]:
     names: list[str] = []
     rows = []
     for q, v in zip(qs, vs):
-        coords = E.chord_coordinates(em, q, v)
+        coords = chord_coordinates(em, q, v)
         row = []
         for c in em.chords:
             if c.name not in coords:
@@ -75,5 +155,3 @@ def chord_columns(em, qs, vs) -> tuple[list[str], np.ndarray]:
             row.extend(value.tolist())
         rows.append(row)
     return names, np.array(rows, dtype=float).reshape(len(qs), len(names))
-
-

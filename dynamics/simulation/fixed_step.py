@@ -2,9 +2,10 @@
 
 Trees run compiled end to end (:func:`dynamics.compiled.simulate_api.simulate_fixed_step`:
 RK4 on the joint groups, damping and joint stops inside the kernel).  Closed chains step
-the state ``[q, v_ind]`` of the constraint-embedded model (independent velocities, the
-dependent ones follow from the null-space map) and close the loops by Newton's method
-after every step and at every stage, so the closure error stays at the Newton tolerance.
+the full state ``[q, v]`` of the constraint-embedded model and make it consistent (loops closed by
+Newton's method, dependent velocities from the independent ones, the split re-chosen at each state,
+:mod:`.closed`) after every step and at every stage, so the closure error stays at the Newton
+tolerance.
 That loop runs compiled as well (:func:`dynamics.compiled.simulate_api.closed_chain_stepper`,
 the whole trajectory in one kernel call) where it applies; :func:`closed_chain_step` is its
 numpy reference and takes the steps the kernel declines, with the forward dynamics of
@@ -20,10 +21,11 @@ import math
 
 import numpy as np
 
-from .. import embedding as E
 from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
-from ..tolerances import SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
+from ..batch import prepare
+from ..closed.embedding import constraint_terms, kinematics, loop_closure
+from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
 from .closed import closed_chain_result, closed_chain_rhs
 from .passive import JointProperties, damped
 from .result import SimulationResult, coordinate_columns, energies
@@ -84,10 +86,11 @@ def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, d
 
 
 def closed_chain_step(rhs, close, nq: int, method: str, t: float, y: np.ndarray, h: float, rate) -> np.ndarray:
-    """One step of ``y = [q, v_ind]``, the loops closed after it.
+    """One step of the full state ``y = [q, v]``, made consistent after it (``close(y, t)``: loops closed,
+    the split re-chosen at that state, :mod:`.closed`).
 
-    rk4: classic Runge-Kutta on ``y`` (``rhs`` closes q at every stage);
-    euler: ``v_ind+ = v_ind + h a``, then ``q+ = q + h q_dot(q, v(v_ind+))`` (``rate``).
+    rk4: classic Runge-Kutta on ``y`` (``rhs`` makes every stage consistent);
+    euler: ``v+ = v + h a``, then ``q+ = q + h q_dot(q, v+)`` (``rate(q, v+)`` completes v+ at q).
     """
     if method == "rk4":
         k1 = rhs(t, y)
@@ -99,18 +102,49 @@ def closed_chain_step(rhs, close, nq: int, method: str, t: float, y: np.ndarray,
         out = y.copy()
         out[nq:] = y[nq:] + h * rhs(t, y)[nq:]
         out[:nq] = y[:nq] + h * rate(y[:nq], out[nq:])
-    out[:nq] = close(out[:nq])
-    return out
+    return close(out, t + h)
+
+
+def _compiled_segment(em, compiled, y, s, steps, stride, Y):
+    """Run the compiled loop on ``[q, v_ind]`` (the default split) from step s with the full state y;
+    copy the samples it writes into Y as full states; return (y at the step reached, that step)."""
+    from ..compiled import closed_api
+
+    yc = np.concatenate([y[:em.nq], y[em.nq:][em.independent_v]])
+    Yc = np.empty((Y.shape[0], yc.size))
+    reached = compiled(yc, s, steps, stride, Yc)
+    for k in range(s // stride + 1, reached // stride + 1):
+        Y[k] = np.concatenate([Yc[k, :em.nq], closed_api.complete_velocity(em, Yc[k, :em.nq], Yc[k, em.nq:])])
+    if reached == s:
+        return y, s
+    return np.concatenate([yc[:em.nq], closed_api.complete_velocity(em, yc[:em.nq], yc[em.nq:])]), reached
+
+
+def stepper_rcond_switch(em) -> float:
+    """The decline threshold the compiled fixed-step loop gets: :data:`PARTITION_RCOND_RATIO` times the
+    smallest Frobenius reciprocal condition ``1 / (|G_d|_F |G_d^-1|_F)`` of the default dependent blocks
+    at the reference, the estimate the kernels check.  Integrating ``[q, v_ind]`` of the default split
+    loses accuracy fast as its block degrades; below this the numpy steps, which re-partition
+    (:mod:`.closed`), take over."""
+    q = em.neutral()
+    terms = constraint_terms(em, kinematics(em.tree_model, prepare(em.tree_model, q)[3]), q)
+    worst = 1.0
+    for lp in em.loops:
+        if len(lp.dep):
+            Gd = loop_closure(terms, lp)[1][:, lp.dep]
+            worst = min(worst, 1.0 / (np.linalg.norm(Gd) * np.linalg.norm(np.linalg.inv(Gd))))
+    return PARTITION_RCOND_RATIO * worst
 
 
 def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
                                      progress=None, closure_tol=None):
     """Fixed-step simulation of a constraint-embedded closed chain; returns a SimulationResult.
 
-    The steps run compiled (:func:`dynamics.compiled.simulate_api.closed_chain_stepper`) for
-    constant joint forces on the chains it takes; the steps its kernels decline, and every step
-    of the other chains (joint couplings, joints with ``q_dot != v``, forces f(t, q, v)), run
-    :func:`closed_chain_step` with the numpy closure and velocity completion (the stepper logs
+    The steps run compiled (:func:`dynamics.compiled.simulate_api.closed_chain_stepper`, state
+    ``[q, v_ind]`` of the default split) for constant joint forces on the chains it takes; the steps
+    its kernels decline (a default dependent block near singular ...), and every step of the other
+    chains (joint couplings, joints with ``q_dot != v``, forces f(t, q, v)), run
+    :func:`closed_chain_step` on the full state with the split chosen at each state (the stepper logs
     each decline at DEBUG level).
     """
     from ..compiled.simulate_api import closed_chain_stepper   # numba is imported on first use
@@ -119,19 +153,20 @@ def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, meth
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
     rhs, close = closed_chain_rhs(em, damped(torque, joints.damping, tree.nv), duration, None, tol)
 
-    def rate(q, v_ind):
-        return configuration_rate(tree, q, E.complete_velocity(em, q, v_ind), stabilise=QUATERNION_GAIN)
+    def rate(q, v):
+        return configuration_rate(tree, q, close(np.concatenate([q, v]))[em.nq:], stabilise=QUATERNION_GAIN)
 
     dt_used, stride, steps = step_grid(duration, samples, dt)
     forces = torque if callable(torque) else constant_torque(torque, tree.nv)   # the stepper declines f(t, q, v)
-    compiled = closed_chain_stepper(em, dt_used, FIXED_STEP[method], forces, joints.damping, tol)
-    y = np.concatenate([close(np.asarray(q0, dtype=float)), np.asarray(v0, dtype=float)[em.independent_v]])
+    compiled = closed_chain_stepper(em, dt_used, FIXED_STEP[method], forces, joints.damping, tol,
+                                    stepper_rcond_switch(em))
+    y = close(np.concatenate([np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)]))
     Y = np.empty((samples, y.size))
     Y[0] = y
     s = 0
     while s < steps:
         if compiled is not None:
-            s = compiled(y, s, steps, stride, Y)
+            y, s = _compiled_segment(em, compiled, y, s, steps, stride, Y)
             if progress is not None:
                 progress(s / steps)
             if s == steps:
@@ -145,4 +180,3 @@ def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, meth
                 progress(s / steps)
     return closed_chain_result(em, np.linspace(0.0, duration, samples), Y[:, :em.nq], Y[:, em.nq:],
                                f"{method}, {steps} steps of {dt_used:.6g} s", tol)
-
