@@ -106,9 +106,10 @@ def test_open_configurations_raise_the_closure_error_of_the_reference():
         dyn.forward_dynamics(em, em.neutral(), np.zeros(3), np.zeros(3), f_ext=np.zeros((3, 6)))
 
 
-def test_dead_centre_of_the_default_dependent_set_gives_the_accelerations_of_the_lagrange_solution():
-    """Crank and coupler in line with the rocker independent: the default dependent block is singular,
-    the kernel declines, and the reference re-picks the dependent set."""
+def dead_centre_state():
+    """The four-bar with the rocker independent at the dead centre of its default dependent set:
+    crank (0.09) and coupler (0.25) in line, C at distance r1 = 0.34 from A and r2 = 0.26 from D
+    (triangle A-D-C, analytic); (tm, em0, em, q, v) with the rocker turning at 1.3 rad/s."""
     asm, tm, em0 = load("fourbar")
     em = E.embed(tm.model, em0.chords, independent=["rocker_pivot"])
     r1, r2 = 0.34, 0.26
@@ -118,7 +119,13 @@ def test_dead_centre_of_the_default_dependent_set_gives_the_accelerations_of_the
     q[em.q_slice("crank_pivot")] = -(np.arctan2(Cp[1], Cp[0]) - np.pi / 2)
     q[em.q_slice("crank_coupler")] = -(0.0 - (np.arctan2(0.15, 0.2) - np.pi / 2))
     q[em.q_slice("rocker_pivot")] = -(np.arctan2(Cp[1], Cp[0] - 0.3) - np.arctan2(0.24, -0.1))
-    v = E.complete_velocity(em0, q, [1.3])
+    return tm, em0, em, q, E.complete_velocity(em0, q, [1.3])
+
+
+def test_dead_centre_of_the_default_dependent_set_gives_the_accelerations_of_the_lagrange_solution():
+    """Crank and coupler in line with the rocker independent: the default dependent block is singular,
+    the kernel declines, and the reference re-picks the dependent set."""
+    tm, em0, em, q, v = dead_centre_state()
     tau = np.random.default_rng(2).normal(size=3) * 0.01
     a_ref, _ = PinTwin(tm).lagrange_accelerations(q, v, tau)
     a = dyn.forward_dynamics(em, q, v, tau)
@@ -198,16 +205,7 @@ def test_declines_run_the_reference_and_say_why_or_raise_under_the_compiled_back
     """The dead centre of the default dependent set (the kernel declines, the reference re-picks the
     dependent coordinates) and a model with joint couplings (no compiled path): logged at DEBUG in the
     default backend, CompiledDeclined when the compiled backend is forced."""
-    asm, tm, em0 = load("fourbar")
-    em = E.embed(tm.model, em0.chords, independent=["rocker_pivot"])
-    r1, r2 = 0.34, 0.26
-    x = (r1 ** 2 - r2 ** 2 + 0.3 ** 2) / (2 * 0.3)
-    Cp = np.array([x, np.sqrt(r1 ** 2 - x ** 2)])
-    q = np.zeros(3)
-    q[em.q_slice("crank_pivot")] = -(np.arctan2(Cp[1], Cp[0]) - np.pi / 2)
-    q[em.q_slice("crank_coupler")] = -(0.0 - (np.arctan2(0.15, 0.2) - np.pi / 2))
-    q[em.q_slice("rocker_pivot")] = -(np.arctan2(Cp[1], Cp[0] - 0.3) - np.arctan2(0.24, -0.1))
-    v = E.complete_velocity(em0, q, [1.3])
+    tm, em0, em, q, v = dead_centre_state()
     coupled = mbcompose.compose(COUPLINGS).model
     assert coupled.couplings and coupled.closed_flat is None
     qk = coupled.neutral()
