@@ -25,12 +25,14 @@ LENGTH_UNITS = {"mm": 1e-3, "cm": 1e-2, "in": 0.0254}
 
 def extent(assembly) -> float:
     """The largest distance (m) between two of the bodies' origins, centres of mass and joint origins."""
-    points = [b.pose.translation for b in assembly.bodies]
-    points += [b.pose.apply(b.mass.com[None])[0] for b in assembly.bodies]
-    points += [j.origin for j in assembly.joints]
-    if len(points) < 2:
+    bodies = assembly.bodies
+    if len(bodies) + len(assembly.joints) < 2:
         return 0.0
-    pts = np.array(points)
+    t = np.array([b.pose.translation for b in bodies]).reshape(-1, 3)
+    R = np.array([b.pose.rotation for b in bodies]).reshape(-1, 3, 3)
+    com = np.array([b.mass.com for b in bodies]).reshape(-1, 3)
+    pts = np.concatenate([t, np.einsum("kij,kj->ki", R, com) + t,
+                          np.array([j.origin for j in assembly.joints]).reshape(-1, 3)])
     return float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
 
 
