@@ -14,6 +14,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from mbcompose.dynamics.simulation import SIMULATORS, ConstantForcesOnly, SimulationResult, simulate, too_many_steps
+from mbcompose.dynamics.simulation.stops import TooManyStopEvents
 from mbcompose.graph.model import removed_joint_columns
 from mbcompose.parsers import limits
 from mbcompose.parsers.errors import InputError, did_you_mean
@@ -112,7 +113,7 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
                           method=cfg.integrator, rtol=cfg.rtol, atol=cfg.atol, progress=progress,
                           closure_tol=composition.options.tolerances.closure, dt=cfg.dt,
                           joints=composition.joint_properties, ctrl=ctrl)
-    except ConstantForcesOnly as exc:
+    except (ConstantForcesOnly, TooManyStopEvents) as exc:
         raise InputError(str(exc), file=composition.assembly.source_file, key="simulation.integrator") from None
     names, values = removed_joint_columns(composition.assembly, composition.analysis, result.columns, result.q)
     return result.with_extra(names, values) if names else result

@@ -26,6 +26,11 @@ from ..rates import QUATERNION_GAIN, configuration_rate
 MAX_SEGMENTS = 10000
 
 
+class TooManyStopEvents(RuntimeError):
+    """The adaptive integrator met more than :data:`MAX_SEGMENTS` stop events (a joint chattering at
+    its limit, as a model whose reference pose lies outside its limits may)."""
+
+
 def _inverse_inertia_columns(model, q, cols) -> np.ndarray:
     """``M(q)^-1 E`` (nv, len(cols)) for the unit columns ``cols``."""
     M = mass_matrix(model, q)
@@ -167,5 +172,6 @@ def simulate_tree_with_stops(model, y0, t_eval, torque, method, rtol, atol, prog
         row, is_release = meaning[k]
         released, hit = ({row}, None) if is_release else (set(), row)
     else:
-        raise RuntimeError(f"more than {MAX_SEGMENTS} joint stop events; use a fixed-step integrator")
+        raise TooManyStopEvents(f"more than {MAX_SEGMENTS} joint stop events by t = {t:.6g} s (joints chattering "
+                                "at their limits); use a fixed-step integrator (rk4), whose stops are not events")
     return np.array(ts), np.array(ys), stops.contacts

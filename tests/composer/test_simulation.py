@@ -165,3 +165,24 @@ def test_an_initial_position_outside_the_limits_is_announced_not_clamped_silentl
     assert "joint 'pin': initial position 20 is outside its limits [-0.523599, 0.523599]" in out.stderr
     first = (tmp_path / "l.csv").read_text().splitlines()[1].split(",")
     assert float(first[1]) == pytest.approx(np.pi / 6, abs=1e-12)
+
+
+def test_chattering_joint_stops_end_in_one_clear_input_error_not_an_internal_one(monkeypatch):
+    """gymnasium's ant starts with its ankles outside their ranges (MuJoCo's soft limits take that); the
+    adaptive integrator's stop events then chatter: the run ends in an InputError naming the integrator
+    and the way out (here after 5 events instead of 10,000, to keep the test short)."""
+    gym = pytest.importorskip("gymnasium")
+    import os
+
+    from mbcompose.composer.config import SimulationConfig
+    from mbcompose.composer.simulation import run_simulation
+    from mbcompose.dynamics.simulation import stops
+    from mbcompose.parsers import InputError
+
+    monkeypatch.setattr(stops, "MAX_SEGMENTS", 5)
+    ant = os.path.join(os.path.dirname(gym.__file__), "envs", "mujoco", "assets", "ant.xml")
+    c = composer.compose(ant)
+    with pytest.raises(InputError) as err:
+        run_simulation(c, SimulationConfig(duration=0.5, samples=11))
+    assert "more than 5 joint stop events" in str(err.value) and "rk4" in str(err.value)
+    assert err.value.key == "simulation.integrator"
