@@ -88,11 +88,8 @@ def prepare_directory(directory: Path, create: bool) -> list[Path]:
     InputError when it is missing and may not be created, or cannot be created.
     """
     directory = Path(directory)
-    missing = []
-    probe = directory
-    while not probe.exists() and probe != probe.parent:
-        missing.append(probe)
-        probe = probe.parent
+    probe = _nearest_existing(directory)
+    missing = [directory, *directory.parents][:len(directory.parents) - len(probe.parents)]
     if probe.exists() and not probe.is_dir():
         raise InputError("cannot write output: a file is in the way of the output folder", file=str(probe))
     if missing and not create:
@@ -109,12 +106,17 @@ def prepare_directory(directory: Path, create: bool) -> list[Path]:
     return created
 
 
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or its nearest ancestor that exists (the root when none does)."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
 def check_writable(directory: Path) -> None:
     """Fail now, before any work, when files cannot be written into ``directory`` (it, or the
     nearest folder of it that exists, is a file, or refuses a new file): InputError naming it."""
-    probe = Path(directory)
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
+    probe = _nearest_existing(Path(directory))
     if not probe.is_dir():
         raise InputError("cannot write output: a file is in the way of the output folder", file=str(probe))
     try:

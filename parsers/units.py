@@ -19,8 +19,6 @@ log = logging.getLogger(__name__)
 PLAUSIBLE_GRAVITY = (1.0, 30.0)
 #: a model heavier than this (kg) or wider than this (m) is taken for a unit slip before a machine
 HEAVIEST, WIDEST = 1e6, 500.0
-#: length units a slip is usually from: name -> metres per unit
-LENGTH_UNITS = {"mm": 1e-3, "cm": 1e-2, "in": 0.0254}
 
 
 def extent(assembly) -> float:
@@ -38,8 +36,10 @@ def extent(assembly) -> float:
 
 def _likely_unit(size: float) -> str | None:
     """The length unit that would make ``size`` (m, as read) an ordinary machine's (1 cm - 20 m)."""
-    for name, metres in LENGTH_UNITS.items():
-        if 0.01 <= size * metres <= 20.0:
+    from .yaml.format import LENGTH_UNITS    # the units a file may declare, smallest first (mm before cm)
+
+    for name, metres in sorted(LENGTH_UNITS.items(), key=lambda item: item[1]):
+        if metres < 1.0 and 0.01 <= size * metres <= 20.0:
             return name
     return None
 

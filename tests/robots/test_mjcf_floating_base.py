@@ -6,12 +6,11 @@ import json
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
-from mbcompose import compose, dynamics
-from mujoco_refs import mujoco_dynamics, reference_orientations, to_mujoco
-from test_mujoco_corpora import random_configuration
+from mbcompose import compose
+from mujoco_refs import reference_orientations
+from test_mujoco_corpora import assert_tree_matches_mujoco
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -43,18 +42,7 @@ def test_a_floating_base_gives_mujocos_dynamics_of_the_file_with_a_free_joint(tm
     assert model.joint_names[0] == "base_root_joint" and model.nv == 8
     freed = ARM.replace('euler="0 0 30">', 'euler="0 0 30"><freejoint name="base_root_joint"/>')
     m = mujoco.MjModel.from_xml_string(freed)
-    d = mujoco.MjData(m)
-    B = reference_orientations(m)
-    rng = np.random.default_rng(3)
-    for _ in range(3):
-        q = random_configuration(model, rng)
-        v = rng.normal(size=model.nv)
-        qpos, T, tdot_v = to_mujoco(m, model, q, v, B)
-        M_mj, bias_mj = mujoco_dynamics(m, d, qpos, T @ v)
-        M_ref, bias_ref = T.T @ M_mj @ T, T.T @ (bias_mj + M_mj @ tdot_v)
-        np.testing.assert_allclose(dynamics.mass_matrix(model, q), M_ref, atol=1e-9 * np.abs(M_ref).max())
-        np.testing.assert_allclose(dynamics.inverse_dynamics(model, q, v, np.zeros(model.nv)), bias_ref,
-                                   atol=1e-9 * max(1.0, np.abs(bias_ref).max()))
+    assert_tree_matches_mujoco(m, mujoco.MjData(m), model, reference_orientations(m), n=3, rtol=1e-9, seed=3)
 
 
 def test_fixed_base_is_mujocos_rule_and_the_cli_takes_base_floating(tmp_path):

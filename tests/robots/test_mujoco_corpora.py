@@ -97,7 +97,15 @@ def check_against_mujoco(path, n=3, rtol=1e-9):
     if m.nv == 0:                                            # a scene without joints
         return
     B = reference_orientations(m)
-    rng = np.random.default_rng(11)
+    assert_tree_matches_mujoco(m, d, ours, B, n, rtol, seed=11)
+    if model is not ours:
+        check_equalities(m, d, model, B)
+
+
+def assert_tree_matches_mujoco(m, d, ours, B, n, rtol, seed):
+    """Our tree's mass matrix and bias forces equal MuJoCo's, mapped to our coordinates, at ``n``
+    random states (``B``: the bodies' orientations at MuJoCo's qpos0)."""
+    rng = np.random.default_rng(seed)
     for _ in range(n):
         q = random_configuration(ours, rng)
         v = rng.normal(size=ours.nv)
@@ -107,8 +115,6 @@ def check_against_mujoco(path, n=3, rtol=1e-9):
         np.testing.assert_allclose(dynamics.mass_matrix(ours, q), M_ref, atol=rtol * np.abs(M_ref).max())
         bias = dynamics.inverse_dynamics(ours, q, v, np.zeros(ours.nv))
         np.testing.assert_allclose(bias, bias_ref, atol=rtol * max(1.0, np.abs(bias_ref).max()))
-    if model is not ours:
-        check_equalities(m, d, model, B)
 
 
 def check_equalities(m, d, model, B):
