@@ -45,7 +45,7 @@ def simulate_tree(model, q0, v0, duration: float, samples: int = 201, torque=Non
     return SimulationResult(t=t, q=q, v=v, energy=energy, columns=coordinate_columns(model),
                             velocity_columns=coordinate_columns(model, rate=True), status=status,
                             limit_contacts=contacts, kinetic=kinetic,
-                            dissipative=bool(contacts) or bool(np.any(joints.damping)))
+                            dissipative=bool(contacts))
 
 
 def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torque=None, method: str = "DOP853",

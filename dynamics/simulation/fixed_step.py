@@ -82,7 +82,7 @@ def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, d
     return SimulationResult(t=np.linspace(0.0, duration, samples), q=run.Q, v=run.V, energy=energy,
                             columns=coordinate_columns(model), velocity_columns=coordinate_columns(model, rate=True),
                             status=status, limit_contacts=run.limit_contacts, kinetic=kinetic,
-                            dissipative=bool(run.limit_contacts) or bool(np.any(joints.damping)))
+                            dissipative=bool(run.limit_contacts))
 
 
 def closed_chain_step(rhs, close, nq: int, method: str, t: float, y: np.ndarray, h: float, rate) -> np.ndarray:
