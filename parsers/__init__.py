@@ -18,6 +18,7 @@ READERS: dict[str, str] = {
     ".yaml": "mbcompose.parsers.yaml:read_yaml",
     ".yml": "mbcompose.parsers.yaml:read_yaml",
     ".urdf": "mbcompose.parsers.urdf:read_urdf",
+    ".xacro": "mbcompose.parsers.urdf.xacro:read_xacro",
     ".xml": "mbcompose.parsers.xml:read_xml",
     ".mjcf": "mbcompose.parsers.mjcf:read_mjcf",
     ".sdf": "mbcompose.parsers.sdf:read_sdf",
