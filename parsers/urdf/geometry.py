@@ -186,9 +186,9 @@ class MeshFiles:
             return ""
         pkg = uri[len("package://"):].partition("/")[0]
         given = [*(f"{n}={d}" for n, d in self.named_packages.items()), *self.package_dirs]
-        searched = f"searched {', '.join(given)}, " if given else ""
-        return (f" ({searched}$ROS_PACKAGE_PATH and the folders above the file; give the package's folder "
-                f"with --package-dir {pkg}=DIR)")
+        searched = f"{', '.join(given)}, " if given else ""
+        return (f" (looked in {searched}$ROS_PACKAGE_PATH and the folders above the file; give the package's "
+                f"folder with --package-dir {pkg}=DIR)")
 
     def find(self, uri: str) -> str | None:
         """``uri``'s file as a normalised path string, or None when it cannot be found."""

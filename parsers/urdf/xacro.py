@@ -6,7 +6,7 @@ document's arguments (``$(arg NAME)``, :func:`read_xacro`'s ``xacro_args``) and 
 (:mod:`parsers.urdf.geometry`: ``package_dirs``, ``$ROS_PACKAGE_PATH``, the folders above the file),
 where ROS would ask its package index.  Errors of the expansion (a missing argument, an include
 that is not there, a macro error) are one :class:`InputError` naming the file; errors in the
-expanded URDF name the ``.xacro`` file and a line of the expanded document.
+expanded URDF name the ``.xacro`` file and a line of the expanded document (``xacro FILE`` prints it).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def expand_xacro(path, xacro_args=(), package_dirs=()) -> str:
         raise
     except Exception as exc:  # xacro raises XacroException, NameError, XML errors, OSError ...
         raise InputError(f"xacro could not expand the file: {_message(exc)}", file=str(path)) from None
-    return doc.toxml()
+    return doc.toprettyxml(indent="  ")
 
 
 def _xacro_module(path):

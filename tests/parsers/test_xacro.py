@@ -110,3 +110,22 @@ def test_pipeline_packages_and_xacro_args(tmp_path):
     assert r.exit_code == 0, r.output
     written = next((tmp_path / "out").glob("*.yaml")).read_text()
     assert "0.7" in written
+
+
+def test_batch_worker_warnings_keep_their_prefix(tmp_path):
+    """A batch runs its inputs in worker processes; their warnings reach stderr as ``warning: ...``."""
+    import subprocess
+    import sys
+
+    moved = tmp_path / "two_link.urdf.xacro"
+    shutil.copy(XACRO, moved)
+    (tmp_path / "two_link_description").mkdir()
+    shutil.copytree(PACKAGE / "urdf", tmp_path / "two_link_description" / "urdf")
+    pipeline = tmp_path / "p.yaml"
+    pipeline.write_text(f"inputs: [two_link.urdf.xacro, {Path(__file__).parents[2] / 'samples/double_pendulum/double_pendulum.yaml'}]\n"
+                        "outputs:\n  directory: out\n  report: false\n  graphs: []\n")
+    r = subprocess.run([sys.executable, "-m", "mbcompose", "run", str(pipeline)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "warning: " in r.stderr and "visual mesh not found" in r.stderr
+    assert not [line for line in r.stderr.splitlines() if line.startswith("'package://")]
+    assert (tmp_path / "out" / "two_link").is_dir()
