@@ -32,7 +32,7 @@ Example::
         dt: 1.0e-3                     # step of rk4 / euler, s
         rtol: 1.0e-10
         atol: 1.0e-10
-        initial: {q: {pitch_a: 0.1}, v: {}}
+        initial: {q: {pitch_a: 0.1}, v: {}}   # rad, m (SI) or with a unit: {pitch_a: 6deg}
         torques: zero                  # zero | {joint: value}
         controls: {}                   # {actuator: value}: constant controls (model.actuator_names; default 0)
         format: csv                    # csv | npz
@@ -146,14 +146,28 @@ def _choices(node: Node, choices) -> tuple[str, ...]:
     return tuple(_choice(item, choices) for item in node.sequence(f"a list of: {', '.join(choices)}"))
 
 
-def _joint_values(node: Node | None, key: str, locations: dict) -> dict[str, object]:
+def _joint_values(node: Node | None, key: str, locations: dict, units: bool = False) -> dict[str, object]:
+    """{joint: number or list} of a config entry; with ``units`` (positions, velocities) a number may carry
+    a unit, ``20deg`` (:data:`composer.simulation.VALUE_UNITS`), and is kept in SI."""
     if node is None:
         return {}
     out = {}
     for name, value in node.mapping("a mapping joint name -> value").items():
-        out[name] = value.number() if not isinstance(value.value, list) else [v.number() for v in value]
+        if units and isinstance(value.value, str):
+            out[name] = _with_unit(name, value)
+        else:
+            out[name] = value.number() if not isinstance(value.value, list) else [v.number() for v in value]
         locations[f"{key}.{name}"] = (value.file, value.line)
     return out
+
+
+def _with_unit(name: str, node: Node) -> float:
+    from .simulation import JointValueError, value_with_unit
+
+    try:
+        return value_with_unit(name, node.value)
+    except JointValueError as exc:
+        raise node.error(str(exc)) from None
 
 
 def _simulation(node: Node) -> SimulationConfig:
@@ -164,8 +178,8 @@ def _simulation(node: Node) -> SimulationConfig:
     q0, v0, locations = {}, {}, {}
     if initial is not None:
         initial.check_keys(("q", "v"))
-        q0 = _joint_values(initial.get("q"), "initial.q", locations)
-        v0 = _joint_values(initial.get("v"), "initial.v", locations)
+        q0 = _joint_values(initial.get("q"), "initial.q", locations, units=True)
+        v0 = _joint_values(initial.get("v"), "initial.v", locations, units=True)
     torques: dict[str, object] = {}
     if get("torques") is not None and get("torques").value != "zero":
         torques = _joint_values(get("torques"), "torques", locations)

@@ -425,8 +425,7 @@ def _parse_values(spec: str | None, what: str) -> dict[str, object]:
         try:
             out[name.strip()] = json.loads(value)
         except json.JSONDecodeError:
-            raise click.BadParameter(f"value of {name.strip()!r} is not a number or list: {value!r}",
-                                     param_hint=what) from None
+            out[name.strip()] = value      # a number with a unit ("20deg"): checked below
     return checked_values(out, what)
 
 
@@ -460,10 +459,11 @@ def _vector(model, values, rate: bool, what: str, removed=()):
               help="Simulated time in seconds (at most the 'duration' limit).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="Trajectory file: .csv or .npz; a plot .png is written beside it.")
-@click.option("--q0", help="Initial joint positions in rad and m (SI, whatever the file's units), e.g. "
-                           "'pitch_a=0.1,yaw_a=-0.2' (default: reference; outside a joint's limits: warned, "
-                           "started at the limit).")
-@click.option("--v0", help="Initial joint velocities in rad/s and m/s (default: at rest).")
+@click.option("--q0", help="Initial joint positions: numbers in rad and m (SI, whatever the file's units) or "
+                           "with a unit (deg, rad, mm, cm, m), e.g. 'pitch_a=0.1,yaw_a=-12deg' (default: "
+                           "reference; outside a joint's limits: warned, started at the limit).")
+@click.option("--v0", help="Initial joint velocities in rad/s and m/s, or with a unit (deg/s, mm/s, ...) "
+                           "(default: at rest).")
 @click.option("--torque", help="Constant joint forces in N m and N, e.g. 'pitch_a=0.01' (default: zero).")
 @click.option("--ctrl", help="Constant actuator controls by actuator name, e.g. 'shoulder=0.5' (default: zero).")
 @click.option("--samples", type=click.IntRange(min=2), default=201, show_default=True)
@@ -526,9 +526,12 @@ def simulate(file, duration, output, q0, v0, torque, ctrl, samples, integrator, 
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.argument("quantity", type=click.Choice(["mass-matrix", "inverse-dynamics", "forward-dynamics",
                                                "jacobian", "opspace-inertia", "bias"]))
-@click.option("--q", "q_spec", help="Joint positions, e.g. 'pitch_a=0.1' (default: reference).")
-@click.option("--v", "v_spec", help="Joint velocities (default: zero).")
-@click.option("--a", "a_spec", help="Joint accelerations for inverse dynamics (default: zero).")
+@click.option("--q", "q_spec", help="Joint positions in rad and m (SI, whatever the file's units) or with a "
+                                    "unit, e.g. 'pitch_a=0.1,yaw_a=-12deg' (default: reference).")
+@click.option("--v", "v_spec", help="Joint velocities in rad/s and m/s, or with a unit (deg/s, mm/s) "
+                                    "(default: zero).")
+@click.option("--a", "a_spec", help="Joint accelerations for inverse dynamics, rad/s^2 and m/s^2 "
+                                    "(default: zero).")
 @click.option("--tau", "tau_spec", help="Joint forces for forward dynamics (default: zero).")
 @click.option("--body", help="Body for jacobian / opspace-inertia: a composite body or one of its original "
                              "parts (default: the last body).")
