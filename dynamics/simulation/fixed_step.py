@@ -24,8 +24,7 @@ import numpy as np
 
 from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
-from ..batch import prepare
-from ..closed.embedding import constraint_terms, kinematics, loop_closure
+from ..closed.embedding import loop_closure, terms_at
 from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
 from .closed import closed_chain_result, closed_chain_rhs
 from .passive import JointProperties, damped
@@ -130,7 +129,7 @@ def stepper_rcond_switch(em) -> float:
     loses accuracy fast as its block degrades; below this the numpy steps, which re-partition
     (:mod:`.closed`), take over."""
     q = em.neutral()
-    terms = constraint_terms(em, kinematics(em.tree_model, prepare(em.tree_model, q)[3]), q)
+    terms = terms_at(em, q)
     worst = 1.0
     for lp in em.loops:
         if len(lp.dep):

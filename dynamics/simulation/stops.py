@@ -26,6 +26,7 @@ from scipy.integrate import solve_ivp
 from .. import forward_dynamics, mass_matrix
 from ..closed.embedding import null_space_basis
 from ..rates import QUATERNION_GAIN, configuration_rate
+from ..tolerances import STOP_HOLD_FORCE_TOL
 
 
 #: most integration segments between stop events in one simulation
@@ -119,7 +120,7 @@ class StopSet:
             rows = list(candidates)
             lam = held_forces(model, q, a_free(q, v), [int(self.v_index[r]) for r in rows],
                               [candidates[r] for r in rows])
-            if lam.min() >= 0:
+            if lam.min() >= -STOP_HOLD_FORCE_TOL:
                 break
             del candidates[rows[int(np.argmin(lam))]]
         self.held = candidates
@@ -152,7 +153,8 @@ class StopSet:
 
                 def release(t, y, k=k, rows=rows, sides=sides):
                     q, v = y[:nq], y[nq:]
-                    return held_forces(model, q, a_free(t, q, v), [int(self.v_index[x]) for x in rows], sides)[k]
+                    return (held_forces(model, q, a_free(t, q, v), [int(self.v_index[x]) for x in rows], sides)[k]
+                            + STOP_HOLD_FORCE_TOL)
                 out.append(release)
                 meaning.append((r, True))
             else:
