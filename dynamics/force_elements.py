@@ -12,7 +12,7 @@ import numpy as np
 
 from .joints import JOINTS
 
-__all__ = ["JointSpring", "ActuatorSpec", "JointForce", "PointSpring", "PointLoad", "ForceElements"]
+__all__ = ["JointSpring", "ActuatorSpec", "JointForce", "PointSpring", "PointLoad", "DCMotorSpec", "ForceElements"]
 
 #: (nq, nv) of the joints whose configuration is a unit quaternion ``[w, x, y, z]`` (nq 4, nv 3) or
 #: ``[p; quaternion]`` (nq 7, nv 6): their springs pull towards the identity (module docstring of
@@ -103,12 +103,31 @@ class PointLoad:
 
 
 @dataclass(frozen=True)
+class DCMotorSpec:
+    """A DC motor on a one-coordinate joint (:func:`dynamics.forces.motor_rates` gives its equations).
+
+    resistance ohm, inductance H, torque_constant N m/A, back_emf_constant V s/rad, gear_ratio rotor
+    rad per joint rad (or per m), efficiency in (0, 1].  Its rotor inertia is the joint's armature
+    (the model builder adds ``gear_ratio^2 rotor_inertia`` there).
+    """
+
+    name: str
+    joint: str
+    resistance: float
+    inductance: float
+    torque_constant: float
+    back_emf_constant: float
+    gear_ratio: float = 1.0
+    efficiency: float = 1.0
+
+
+@dataclass(frozen=True)
 class ForceElements:
     """The force elements of a tree model, by joint and body name (:class:`dynamics.SKOModel` resolves
     them to its coordinates once: :meth:`indexed`).
 
     springs, actuators : joint springs and dampers and actuators (MuJoCo's semantics);
-    elements : :class:`JointForce`, :class:`PointSpring` and :class:`PointLoad` records.
+    elements : :class:`JointForce`, :class:`PointSpring`, :class:`PointLoad` and :class:`DCMotorSpec` records.
     """
 
     springs: tuple[JointSpring, ...] = ()
@@ -120,6 +139,10 @@ class ForceElements:
     @property
     def actuator_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.actuators)
+
+    @property
+    def motor_names(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.elements if isinstance(e, DCMotorSpec))
 
     def indexed(self, model) -> "ForceElements":
         """These elements with their coordinates in ``model`` (anything with ``joint_types``,
@@ -199,7 +222,13 @@ def _element_layout(elements, model) -> dict:
     lay = {"jf_v": np.array([i[0] for i in idx], dtype=int), "jf_q": np.array([i[1] for i in idx], dtype=int),
            "jf_k": col("stiffness"), "jf_c": col("damping"), "jf_rest": col("rest"), "jf_f": col("friction"),
            "jf_vf": col("friction_velocity"), "point_springs": [], "loads": []}
-    others = [e for e in elements if not isinstance(e, JointForce)]
+    motors = [e for e in elements if isinstance(e, DCMotorSpec)]
+    idx = [_one_coordinate(model, e.joint, f"DC motor {e.name!r}")[0] for e in motors]
+    col = lambda key: np.array([getattr(e, key) for e in motors], dtype=float)
+    lay.update({"motor_v": np.array(idx, dtype=int), "motor_R": col("resistance"), "motor_L": col("inductance"),
+                "motor_kt": col("torque_constant"), "motor_ke": col("back_emf_constant"),
+                "motor_N": col("gear_ratio"), "motor_eta": col("efficiency")})
+    others = [e for e in elements if not isinstance(e, (JointForce, DCMotorSpec))]
     if not others:
         return lay
     poses = body_poses(model, model.neutral())

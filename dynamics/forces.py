@@ -28,7 +28,11 @@ MuJoCo's semantics (XML reference, ``joint`` and ``actuator``; ``mj_passive``, `
   vector from a to b; through variable the tension ``T = stiffness (L - rest_length) + damping L_dot``)
   the generalized force ``J_a^T (T u) - J_b^T (T u)``; a constant force ``F`` and torque ``N`` (ground
   frame) at a body point ``J^T [N; F]`` (``J`` the point's world-frame Jacobian,
-  :func:`dynamics.jacobians.jacobian`).
+  :func:`dynamics.jacobians.jacobian`);
+* a DC motor (seed 004 sections 3 and 5: an electrical component, a two-port joined to the joint's
+  attachment points by a driver edge): its current ``i`` a state, its voltage ``V`` an input,
+  ``L di/dt = V - R i - K_e N v`` (``N v`` the rotor's speed, ``N`` the gear ratio) and the joint
+  receives ``eta N K_t i`` (:func:`motor_rates`); its rotor inertia is part of the model's armature.
 
 Shapes: ``q`` (nq,) or (B, nq), ``v`` (nv,) or (B, nv), ``ctrl`` (na,) or (B, na) in
 ``model.actuator_names`` order; results (nv,) or (B, nv), N m or N per velocity coordinate of the
@@ -46,7 +50,8 @@ from .kinematics import body_poses
 from .spatial import quat_log, quat_to_matrix_batch
 
 __all__ = ["JointSpring", "ActuatorSpec", "ForceElements", "passive_forces", "spring_forces", "damper_forces",
-           "actuator_forces", "actuator_forces_are_constant", "has_springs", "element_forces", "has_elements"]
+           "actuator_forces", "actuator_forces_are_constant", "has_springs", "element_forces", "has_elements",
+           "motor_names", "motor_rates"]
 
 
 def _layout(model) -> dict:
@@ -119,6 +124,25 @@ def element_forces(model, q, v) -> np.ndarray:
     for (k, local), wrench in loads:
         tau += np.einsum("bij,i->bj", _point_jacobian(tree, qb, k, local), wrench)
     return out(tau, s1 and s2)
+
+
+def motor_names(model) -> tuple[str, ...]:
+    """The DC motors of the model's tree, in the order of their currents and voltages."""
+    return model.tree_model.forces.motor_names
+
+
+def motor_rates(model, v, currents, voltage) -> tuple[np.ndarray, np.ndarray]:
+    """(generalized motor forces (nv,), current rates di/dt (nmotors,)) at joint velocities v (nv,), motor
+    currents (nmotors,) A and voltages (nmotors,) V (module docstring; single state)."""
+    L = _layout(model)
+    tau = np.zeros(model.nv)
+    if not len(L.get("motor_v", ())):
+        return tau, np.zeros(0)
+    i, V = np.asarray(currents, dtype=float), np.asarray(voltage, dtype=float)
+    N = L["motor_N"]
+    np.add.at(tau, L["motor_v"], L["motor_eta"] * N * L["motor_kt"] * i)
+    di = (V - L["motor_R"] * i - L["motor_ke"] * N * np.asarray(v, dtype=float)[L["motor_v"]]) / L["motor_L"]
+    return tau, di
 
 
 def has_elements(model) -> bool:

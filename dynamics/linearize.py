@@ -15,11 +15,12 @@ States ``x`` (in this order):
   and their velocities ``v_i`` (``model.independent``, each one coordinate of a Euclidean joint, so
   ``d(q_i)/dt = v_i``); the dependent coordinates follow by closing the loops (Newton's method to
   rounding level) and ``v = X(q) v_i``.
+* then ``i:MOTOR``, the current of each DC motor (:func:`dynamics.forces.motor_rates`), A.
 
-Inputs ``u``: the actuator controls (``model.actuator_names``) and the joint forces of the tree's
-velocity coordinates (``tau:NAME``).
+Inputs ``u``: the actuator controls (``model.actuator_names``), the joint forces of the tree's
+velocity coordinates (``tau:NAME``) and the DC motors' voltages (``volt:MOTOR``).
 
-The rows of ``v_dot`` are central differences of
+The rows of ``v_dot`` and of the currents are central differences of
 ``forward_dynamics(q, v, tau + passive_forces + actuator_forces)`` with the steps
 :data:`STATE_STEP` (states) and :data:`INPUT_STEP` (inputs), both relative to ``max(1, |value|)``;
 the truncation error is O(step^2) and the rounding error O(eps / step) of the accelerations.  Outputs
@@ -37,7 +38,7 @@ import numpy as np
 
 from .closed.embedding import complete_configuration, complete_velocity
 from .dispatch import algorithm
-from .forces import actuator_forces, passive_forces
+from .forces import actuator_forces, motor_names, motor_rates, passive_forces
 from .kinematics import integrate
 from .tolerances import SIMULATION_CLOSURE_TOL
 
@@ -55,7 +56,8 @@ class Linearization:
     """``x_dot = A x + B u``, ``y = C x + D u`` at the state (q, v) and inputs u0.
 
     A (n, n), B (n, m), C (p, n), D (p, m); ``states`` (n,), ``inputs`` (m,), ``outputs`` (p,) names;
-    q (nq,), v (nv,) the full state linearized at (loops closed), u0 (m,) the inputs' values there.
+    q (nq,), v (nv,) the full state linearized at (loops closed), currents (nmotors,) A, u0 (m,) the
+    inputs' values there.
     """
 
     A: np.ndarray
@@ -67,11 +69,12 @@ class Linearization:
     outputs: tuple[str, ...]
     q: np.ndarray
     v: np.ndarray
+    currents: np.ndarray
     u0: np.ndarray
 
     def as_dict(self) -> dict:
         """Plain arrays and name lists (``.npz`` / JSON)."""
-        return {k: getattr(self, k) for k in ("A", "B", "C", "D", "states", "inputs", "outputs", "q", "v", "u0")}
+        return {k: getattr(self, k) for k in ("A", "B", "C", "D", "states", "inputs", "outputs", "q", "v", "currents", "u0")}
 
 
 def _coordinate_names(model) -> list[str]:
@@ -88,19 +91,21 @@ def _position_indices(model) -> np.ndarray:
 
 
 def state_names(model) -> tuple[str, ...]:
-    """``q:NAME`` and ``v:NAME`` per state coordinate."""
+    """``q:NAME`` and ``v:NAME`` per state coordinate, then ``i:MOTOR`` per DC motor."""
     names = _coordinate_names(model)
     idx = _position_indices(model)
-    return tuple([f"q:{names[i]}" for i in idx] + [f"v:{names[i]}" for i in idx])
+    motors = [f"i:{m}" for m in motor_names(model)]
+    return tuple([f"q:{names[i]}" for i in idx] + [f"v:{names[i]}" for i in idx] + motors)
 
 
 def input_names(model) -> tuple[str, ...]:
-    """Every input a model has: its actuators' names, then ``tau:NAME`` per velocity coordinate."""
-    return tuple(model.actuator_names) + tuple(f"tau:{n}" for n in _coordinate_names(model))
+    """Every input a model has: its actuators' names, ``tau:NAME`` per velocity coordinate, ``volt:MOTOR``."""
+    return (tuple(model.actuator_names) + tuple(f"tau:{n}" for n in _coordinate_names(model))
+            + tuple(f"volt:{m}" for m in motor_names(model)))
 
 
 def _select(choice, every: Sequence[str], what: str) -> list[int]:
-    """Positions in ``every`` of the names in ``choice`` (``tau``, ``ctrl``, ``q``, ``v`` pick a
+    """Positions in ``every`` of the names in ``choice`` (``tau``, ``ctrl``, ``volt``, ``q``, ``v``, ``i`` pick a
     whole family; a joint coordinate name alone means ``q:NAME`` among states)."""
     out = []
     for name in choice:
@@ -123,13 +128,14 @@ def _select(choice, every: Sequence[str], what: str) -> list[int]:
 
 
 def _default_inputs(model) -> list[str]:
-    return ["ctrl"] if len(model.actuator_names) else ["tau"]
+    families = (["ctrl"] if len(model.actuator_names) else []) + (["volt"] if motor_names(model) else [])
+    return families or ["tau"]
 
 
 class _System:
     """``x_dot = f(x, u)`` of a model around the full state (q*, v*) (module docstring)."""
 
-    def __init__(self, model, q, v):
+    def __init__(self, model, q, v, currents):
         self.model, self.tree = model, model.tree_model
         self.embedded = model.kind == "embedded"
         self.q, self.v = q, v
@@ -137,10 +143,11 @@ class _System:
         self.n = len(self.idx)
         self.na = len(model.actuator_names)
         self.forward = algorithm(model, "forward_dynamics")
+        self.i0 = currents
 
     def x0(self) -> np.ndarray:
         base = np.zeros(self.n) if not self.embedded else self.q_of(self.idx)
-        return np.concatenate([base, self.v[self.idx]])
+        return np.concatenate([base, self.v[self.idx], self.i0])
 
     def q_of(self, idx) -> np.ndarray:
         """The values of the coordinates of velocity indices ``idx``, each of a Euclidean joint (q = v
@@ -160,11 +167,14 @@ class _System:
         return q, complete_velocity(self.model, q, x[n:2 * n])
 
     def rates(self, x, u) -> np.ndarray:
-        """v_dot at the state's velocity indices."""
+        """(v_dot at the state's velocity indices, the currents' rates)."""
         q, v = self.full_state(x)
-        ctrl, tau = u[:self.na], u[self.na:]
-        f = tau + passive_forces(self.model, q, v) + actuator_forces(self.model, q, v, ctrl)
-        return np.asarray(self.forward(self.model, q, v, f, f_ext=None, data=None))[self.idx]
+        nv = self.model.nv
+        ctrl, tau, volt = u[:self.na], u[self.na:self.na + nv], u[self.na + nv:]
+        torque, di = motor_rates(self.model, v, x[2 * self.n:], volt)
+        f = tau + torque + passive_forces(self.model, q, v) + actuator_forces(self.model, q, v, ctrl)
+        a = np.asarray(self.forward(self.model, q, v, f, f_ext=None, data=None))[self.idx]
+        return np.concatenate([a, di])
 
 
 def _central(fun, x0, step) -> np.ndarray:
@@ -194,9 +204,9 @@ def _adjoint(jtype: str, v) -> np.ndarray | None:
 
 
 def _position_rows(sys_: _System) -> np.ndarray:
-    """``d(dq)/dt`` by the state (module docstring): (n, 2n), analytic."""
+    """``d(dq)/dt`` by the state (module docstring): (n, 2n + motors), analytic."""
     n = sys_.n
-    rows = np.zeros((n, 2 * n))
+    rows = np.zeros((n, 2 * n + len(sys_.i0)))
     rows[:, n:2 * n] = np.eye(n)
     if sys_.embedded:
         return rows
@@ -209,13 +219,15 @@ def _position_rows(sys_: _System) -> np.ndarray:
     return rows
 
 
-def linearize(model, q, v=None, ctrl=None, tau=None, inputs=None, outputs=None) -> Linearization:
+def linearize(model, q, v=None, ctrl=None, tau=None, voltage=None, currents=None, inputs=None,
+              outputs=None) -> Linearization:
     """Continuous A, B, C, D of ``model`` at the state (q (nq,), v (nv,)) (module docstring).
 
-    ctrl (na,), tau (nv,) : the inputs' values there (zero when None).
-    inputs : names or families (``ctrl``, ``tau``) of the columns of B and D (default: the actuators'
-        controls, or the joint forces when the model has no actuators).
-    outputs : state names or families (``q``, ``v``; a coordinate name alone is ``q:NAME``);
+    ctrl (na,), tau (nv,), voltage (nmotors,) : the inputs' values there (zero when None);
+    currents (nmotors,) : the DC motors' currents, A (zero when None).
+    inputs : names or families (``ctrl``, ``tau``, ``volt``) of the columns of B and D (default: the
+        actuators' controls and the motors' voltages, or the joint forces when there are neither).
+    outputs : state names or families (``q``, ``v``, ``i``; a coordinate name alone is ``q:NAME``);
         default every state.
 
     Examples
@@ -230,8 +242,9 @@ def linearize(model, q, v=None, ctrl=None, tau=None, inputs=None, outputs=None) 
         q = complete_configuration(model, q, adaptive=False, tol=SIMULATION_CLOSURE_TOL)
         v = complete_velocity(model, q, v)
     vec = lambda x, n: np.zeros(n) if x is None else np.asarray(x, dtype=float).reshape(n)
-    u_all = np.concatenate([vec(ctrl, len(model.actuator_names)), vec(tau, model.nv)])
-    sys_ = _System(model, q, v)
+    nm = len(motor_names(model))
+    u_all = np.concatenate([vec(ctrl, len(model.actuator_names)), vec(tau, model.nv), vec(voltage, nm)])
+    sys_ = _System(model, q, v, vec(currents, nm))
     x0 = sys_.x0()
     every_input, every_state = input_names(model), state_names(model)
     cols = _select(_default_inputs(model) if inputs is None else inputs, every_input, "input")
@@ -247,4 +260,4 @@ def linearize(model, q, v=None, ctrl=None, tau=None, inputs=None, outputs=None) 
     C = np.eye(len(x0))[rows]
     return Linearization(A, B, C, np.zeros((len(rows), len(cols))), every_state,
                          tuple(every_input[c] for c in cols), tuple(every_state[r] for r in rows),
-                         q, v, u_all[cols])
+                         q, v, sys_.i0, u_all[cols])

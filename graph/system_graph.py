@@ -21,7 +21,13 @@ joint    ``att:J@R -> att:J@S``                  joint J, reference body R, seco
 force    ``att:J@R -> att:J@S``                  spring, damper, friction F parallel to joint J
 force    ``att:F@A -> att:F@B``                  spring-damper F between points of bodies A and B
 load     ``ground -> att:F@B``                   force and torque F applied at a point of body B
+source   ``ground -> el:M``                      voltage source of DC motor M (its input)
+electric ``el:M -> ground``                      electrical port of DC motor M (through: current)
 ======== ======================================= ====================================
+
+A DC motor M on joint J is a two-port (seed 004 sections 3 and 5): its electrical port between the
+node ``el:M`` and ground (the electrical reference), fed by its voltage source, and its mechanical port,
+the ``driver`` element of J (added for M when J is not marked actuated).
 
 Force elements (the native format's ``forces:``, seed 004 Fig. 1: two-terminal elements with a through
 variable, the force, and an across variable, the relative motion of their terminals) come last, sorted
@@ -63,7 +69,7 @@ from mbcompose.parsers.assembly import GROUND, Assembly
 ELEMENT_KINDS = ("body", "arm", "joint", "gravity", "driver")
 
 #: kinds of the force elements, counted only where a graph has them (:meth:`SystemGraph.counts`)
-FORCE_KINDS = ("force", "load")
+FORCE_KINDS = ("force", "load", "source", "electric")
 
 
 def com_node(body: str) -> str:
@@ -139,14 +145,14 @@ class GraphForce:
 def graph_forces(assembly: Assembly, owner: Mapping[str, str] | None = None, joints=None) -> list[GraphForce]:
     """The :class:`GraphForce` of each of the assembly's ``springs`` and ``forces`` records, bodies renamed
     by ``owner`` (part -> composite) where given; joint elements on joints not in ``joints`` (names) left out."""
-    from mbcompose.parsers.assembly import JointForceElement, PointLoad, SpringDamper
+    from mbcompose.parsers.assembly import DCMotor, JointForceElement, PointLoad, SpringDamper
 
     rename = (lambda b: b) if owner is None else (lambda b: owner.get(b, b))
     out = []
     for r in assembly.springs + assembly.forces:
-        if isinstance(r, JointForceElement):
+        if isinstance(r, (JointForceElement, DCMotor)):
             if joints is None or r.joint in joints:
-                out.append(GraphForce(r.name, "force", joint=r.joint))
+                out.append(GraphForce(r.name, "force" if isinstance(r, JointForceElement) else "motor", joint=r.joint))
         elif isinstance(r, SpringDamper):
             out.append(GraphForce(r.name, "force", bodies=(rename(r.body_a), rename(r.body_b)),
                                   points=(r.point_a, r.point_b)))
@@ -272,7 +278,20 @@ def build_system_graph(bodies: Iterable[GraphBody], joints: Iterable[GraphJoint]
             raw.append(("driver", a_ref, a_sec, j.name, j.name, j.type))
         raw.append(("joint", a_ref, a_sec, j.name, j.name, j.type))
     by_joint = {j.name: j for j in joints}
+    driven = {j.name for j in joints if j.actuated}
     for f in sorted(forces, key=lambda f: f.name):
+        if f.kind == "motor":
+            j = by_joint[f.joint]
+            el = f"el:{f.name}"
+            nodes.append(el)
+            positions[el] = np.asarray(j.origin, dtype=float)
+            raw.append(("source", GROUND, el, f.name, j.name, ""))
+            raw.append(("electric", el, GROUND, f.name, j.name, ""))
+            if j.name not in driven:
+                raw.append(("driver", attachment_node(j.name, j.reference), attachment_node(j.name, j.secondary),
+                            f.name, j.name, j.type))
+                driven.add(j.name)
+            continue
         if f.joint:
             j = by_joint[f.joint]
             raw.append(("force", attachment_node(j.name, j.reference), attachment_node(j.name, j.secondary),

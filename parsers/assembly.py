@@ -740,8 +740,50 @@ class PointLoad:
             _set(self, key, _checked(getattr(self, key), (3,), f"PointLoad.{key}"))
 
 
+@record
+class DCMotor:
+    """A DC motor driving a one-coordinate joint through a gear (seed 004 sections 3 and 5: a component
+    of the electrical domain joined to the mechanism; its current a state, its voltage an input).
+
+    Electrical port: ``inductance di/dt = voltage - resistance i - back_emf_constant w_m``; mechanical
+    port: the joint receives ``efficiency gear_ratio torque_constant i``, with ``w_m = gear_ratio v``
+    the rotor's speed (v the joint's) and the rotor's inertia reflected as ``gear_ratio^2 rotor_inertia``
+    on the joint.
+
+    resistance (ohm) and inductance (H) > 0; torque_constant (N m/A) and back_emf_constant (V s/rad)
+    > 0; rotor_inertia (kg m^2) >= 0; gear_ratio (rotor turns per joint turn, or rad per m on a
+    prismatic joint) != 0; efficiency in (0, 1].
+    """
+
+    name: str
+    joint: str
+    resistance: float
+    inductance: float
+    torque_constant: float
+    back_emf_constant: float
+    rotor_inertia: float = 0.0
+    gear_ratio: float = 1.0
+    efficiency: float = 1.0
+    source: Source = field(default_factory=Source)
+
+    def __post_init__(self):
+        for key in ("resistance", "inductance", "torque_constant", "back_emf_constant"):
+            value = _checked_float(getattr(self, key), f"DCMotor.{key}")
+            if not value > 0:
+                raise ValueError(f"DC motor {self.name!r}: {key} must be > 0, got {value:g}")
+            _set(self, key, value)
+        _nonnegative(self, ("rotor_inertia",), "DC motor")
+        _set(self, "gear_ratio", _checked_float(self.gear_ratio, "DCMotor.gear_ratio"))
+        if self.gear_ratio == 0:
+            raise ValueError(f"DC motor {self.name!r}: gear_ratio must not be 0")
+        eta = _checked_float(self.efficiency, "DCMotor.efficiency")
+        if not 0 < eta <= 1:
+            raise ValueError(f"DC motor {self.name!r}: efficiency must be in (0, 1], got {eta:g}")
+        _set(self, "efficiency", eta)
+
+
 #: the records an :attr:`Assembly.forces` holds
-FORCE_RECORDS = (JointForceElement, PointLoad)
+FORCE_RECORDS = (JointForceElement, PointLoad, DCMotor)
 
 
 @record
@@ -772,7 +814,8 @@ class Assembly:
     gravity : (3,) gravitational acceleration in the assembly frame, m/s^2.
     couplings : joint couplings (mimic).
     springs : spring-damper force elements between body points (:class:`SpringDamper`).
-    forces : the other force elements (:data:`FORCE_RECORDS`: joint spring-damper-friction, point loads).
+    forces : the other force elements (:data:`FORCE_RECORDS`: joint spring-damper-friction, point loads,
+        DC motors).
     actuators : actuators driving joints (:class:`Actuator`), in the file's order.
     frames : named frames fixed to bodies.
     source_file : the file the assembly was read from.

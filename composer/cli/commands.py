@@ -548,9 +548,10 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
 @click.option("--v", "v_spec", help="Joint velocities of the state (default: zero).")
 @click.option("--ctrl", help="Actuator controls there, e.g. 'shoulder=0.5' (default: zero).")
 @click.option("--tau", "tau_spec", help="Joint forces there, N m or N (default: zero).")
-@click.option("--inputs", help="Columns of B, D: actuator names, 'tau:JOINT', or the families 'ctrl', 'tau' "
-                               "(comma-separated; default: the actuators, or the joint forces if none).")
-@click.option("--outputs", help="Rows of C, D: states 'q:JOINT', 'v:JOINT' or the families 'q', 'v' "
+@click.option("--inputs", help="Columns of B, D: actuator names, 'tau:JOINT', 'volt:MOTOR', or the families "
+                               "'ctrl', 'tau', 'volt' (comma-separated; default: the actuators and motors, or "
+                               "the joint forces if none).")
+@click.option("--outputs", help="Rows of C, D: states 'q:JOINT', 'v:JOINT', 'i:MOTOR' or the families 'q', 'v', 'i' "
                                 "(comma-separated; default: every state).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="Result file: .npz (arrays A, B, C, D and the names) or .json.")
@@ -560,8 +561,8 @@ def linearize_cmd(file, at_spec, v_spec, ctrl, tau_spec, inputs, outputs, output
     """Linearize FILE at a state: continuous x_dot = A x + B u, y = C x + D u.
 
     States: the joint coordinates (tangent displacements for ball and free joints) and velocities;
-    closed chains in their independent coordinates (the loops closed from --at). Inputs: actuator
-    controls and joint forces. Rows of velocities by central differences of the forward dynamics
+    closed chains in their independent coordinates (the loops closed from --at); the DC motors'
+    currents. Inputs: actuator controls, joint forces ('tau:JOINT'), motor voltages ('volt:MOTOR'). Rows of velocities by central differences of the forward dynamics
     (springs, dampers and actuators included; mbcompose docs linearize).
     """
     from mbcompose.composer.simulation import control_vector

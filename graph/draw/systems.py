@@ -49,6 +49,8 @@ STYLES = {
     "driver": dict(color="tab:purple", lw=1.4, ls="-.", rad=0.45),
     "force": dict(color="tab:blue", lw=1.2, ls=(0, (4, 1, 1, 1)), rad=-0.45),
     "load": dict(color="tab:red", lw=1.2, ls="--", rad=0.2),
+    "source": dict(color="tab:olive", lw=1.4, ls="-", rad=0.25),
+    "electric": dict(color="tab:cyan", lw=1.4, ls="-", rad=0.25),
 }
 
 
@@ -161,6 +163,10 @@ def layout(sg: SystemGraph) -> dict[str, np.ndarray]:
         pos[a_ref] = pu + f1 * d + bow * normal
         pos[a_sec] = pu + f2 * d + bow * normal
     _place_force_points(pos, arm_from)
+    electric = [n for n in sg.nodes if n.startswith("el:")]
+    low = min((p[1] for p in pos.values()), default=0.0)
+    for k, n in enumerate(electric):
+        pos[n] = np.array([0.7 * (k - (len(electric) - 1) / 2), low - 0.7])
     return pos
 
 
@@ -237,7 +243,7 @@ def _draw_elements(ax, sg: SystemGraph, pos, font: int) -> None:
         text = e.name
         if e.kind == "joint":
             text = f"{e.name} {e.subject}" + (" (fixed)" if e.joint_type == "fixed" else f" ({e.joint_type})")
-        elif e.kind in ("force", "load"):
+        elif e.kind in ("force", "load", "source", "electric"):
             text = f"{e.name} {e.subject}"
         ax.text(lp[0], lp[1], text, fontsize=font, ha="center", va="center", color=st["color"], zorder=5,
                 bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none", alpha=0.85))

@@ -16,9 +16,9 @@ from typing import Sequence
 
 import numpy as np
 
-from mbcompose.dynamics.force_elements import (ActuatorSpec, ForceElements, JointForce, JointSpring, PointLoad,
-                                               PointSpring)
-from mbcompose.parsers.assembly import GROUND, Actuator, Joint, JointForceElement, SpringDamper
+from mbcompose.dynamics.force_elements import (ActuatorSpec, DCMotorSpec, ForceElements, JointForce, JointSpring,
+                                               PointLoad, PointSpring)
+from mbcompose.parsers.assembly import GROUND, Actuator, DCMotor, Joint, JointForceElement, SpringDamper
 from mbcompose.parsers.assembly import PointLoad as PointLoadRecord
 
 log = logging.getLogger(__name__)
@@ -57,11 +57,13 @@ def element_specs(records, tree_joints: Sequence[Joint], owner: dict[str, str]) 
     out, skipped = [], []
     body = lambda name: None if name == GROUND else owner[name]
     for r in records:
-        if isinstance(r, JointForceElement):
-            if r.joint not in tree:
-                skipped.append(f"{r.name} (joint {r.joint!r})")
-                continue
+        if isinstance(r, (JointForceElement, DCMotor)) and r.joint not in tree:
+            skipped.append(f"{r.name} (joint {r.joint!r})")
+        elif isinstance(r, JointForceElement):
             out.append(JointForce(r.name, r.joint, r.stiffness, r.damping, r.rest, r.friction, r.friction_velocity))
+        elif isinstance(r, DCMotor):
+            out.append(DCMotorSpec(r.name, r.joint, r.resistance, r.inductance, r.torque_constant,
+                                   r.back_emf_constant, r.gear_ratio, r.efficiency))
         elif isinstance(r, SpringDamper):
             if body(r.body_a) == body(r.body_b):
                 skipped.append(f"{r.name} (both ends on {body(r.body_a)!r})")
@@ -74,6 +76,16 @@ def element_specs(records, tree_joints: Sequence[Joint], owner: dict[str, str]) 
         log.warning("force elements not applied (on a joint outside the spanning tree, or inside one rigid "
                     "composite): %s", "; ".join(skipped))
     return tuple(out)
+
+
+def rotor_armature(records) -> dict[str, float]:
+    """Joint name -> the reflected rotor inertia ``gear_ratio^2 rotor_inertia`` of its DC motors (kg m^2,
+    or kg on a prismatic joint), added to the joint's armature."""
+    out: dict[str, float] = {}
+    for r in records:
+        if isinstance(r, DCMotor) and r.rotor_inertia:
+            out[r.joint] = out.get(r.joint, 0.0) + r.gear_ratio ** 2 * r.rotor_inertia
+    return out
 
 
 def force_elements(tree_joints: Sequence[Joint], chords: Sequence[Joint], actuators: Sequence[Actuator],

@@ -36,7 +36,7 @@ from mbcompose.parsers.assembly import GROUND, Joint, MassProperties, frozen, re
 from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.topology import TreeEdge, tree_edges
 
-from .forces import element_specs, force_elements, needs_inertia
+from .forces import element_specs, force_elements, needs_inertia, rotor_armature
 
 #: the placement rotation of every body (assembly axes), read-only
 _EYE = np.eye(3)
@@ -115,14 +115,15 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
     placements = frozen(origins - parent_origins[parents])
     masses = [by_name[e.child].mass for e in edges]
     coms = frozen(np.array([mp.com for mp in masses], dtype=float).reshape(-1, 3) - origins)
-    specs = []
+    specs, rotors = [], rotor_armature(forces)
     for e, parent, placement, com, mp in zip(edges, parents, list(placements), list(coms), masses):  # (rows made in C)
         j = e.joint
         axis, axis2 = _oriented_axes(e) if e.reversed else (j.axis, j.axis2)
         specs.append(dynamics.BodySpec(
             name=e.child, parent=parent, joint_type=j.type, joint_name=j.name,
             placement_rotation=_EYE, placement_translation=placement, mass=mp.mass, com=com,
-            inertia=mp.inertia, axis=axis, axis2=axis2, armature=j.armature, ref=j.ref))
+            inertia=mp.inertia, axis=axis, axis2=axis2,
+            armature=j.armature + rotors[j.name] if j.name in rotors else j.armature, ref=j.ref))
     tree_joints = [e.joint for e in edges]
     g = np.asarray(gravity, dtype=float)
     inertia = None

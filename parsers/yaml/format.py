@@ -22,7 +22,8 @@ from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL, GEOMETRY_ATOL
 
 from ..assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Frame, Geometry, Joint,
-                        JointForceElement, Limits, MassProperties, Motor, PointLoad, Pose, Source, SpringDamper)
+                        DCMotor, JointForceElement, Limits, MassProperties, Motor, PointLoad, Pose, Source,
+                        SpringDamper)
 from ..errors import InputError, did_you_mean
 from ..exporters import warn_untaken_limits
 from ..massprops import INERTIA_RTOL, inertia_problem, shapes_mass_properties
@@ -343,7 +344,9 @@ def _frame(node: Node, units: _Units, body_names: set[str]) -> Frame:
 FORCE_KEYS = {"joint_spring": ("joint", "stiffness", "damping", "rest"),
               "joint_friction": ("joint", "friction", "velocity"),
               "spring_damper": ("bodies", "points", "stiffness", "damping", "rest_length"),
-              "point_force": ("body", "point", "force", "torque")}
+              "point_force": ("body", "point", "force", "torque"),
+              "dc_motor": ("joint", "resistance", "inductance", "torque_constant", "back_emf_constant",
+                           "rotor_inertia", "gear_ratio", "efficiency")}
 
 #: regularising velocity of Coulomb friction when none is given, rad/s or m/s
 FRICTION_VELOCITY = 0.01
@@ -397,6 +400,8 @@ def _force(node: Node, units: _Units, joints: dict[str, Joint], body_names) -> o
         return JointForceElement(name, joint, friction=node.require("friction").number(nonnegative=True),
                                  friction_velocity=_optional(node, "velocity", FRICTION_VELOCITY / unit,
                                                              positive=True) * unit, source=src)
+    if kind == "dc_motor":
+        return _dc_motor(node, name, units, joints, src)
     if kind == "point_force":
         body = _force_body(node.require("body"), body_names, ground=False)
         vec = lambda key, scale: np.array(node.get(key).vector(3)) * scale if node.get(key) is not None else np.zeros(3)
@@ -417,12 +422,33 @@ def _force(node: Node, units: _Units, joints: dict[str, Joint], body_names) -> o
                         damping=_optional(node, "damping", nonnegative=True), rest_length=length, source=src)
 
 
+def _dc_motor(node: Node, name: str, units: _Units, joints, src) -> DCMotor:
+    """A ``dc_motor`` entry (SI constants; ``gear_ratio`` rotor turns per joint turn, or rad per length
+    unit on a prismatic joint)."""
+    joint, unit = _force_joint(node, units, joints)
+    per_length = unit if joints[joint].type == "prismatic" else 1.0
+    kt = node.require("torque_constant", "N m/A").number(positive=True)
+    return DCMotor(name, joint, resistance=node.require("resistance", "ohm").number(positive=True),
+                   inductance=node.require("inductance", "H").number(positive=True), torque_constant=kt,
+                   back_emf_constant=_optional(node, "back_emf_constant", kt, positive=True),
+                   rotor_inertia=_optional(node, "rotor_inertia", nonnegative=True),
+                   gear_ratio=_optional(node, "gear_ratio", 1.0) / per_length,
+                   efficiency=_optional(node, "efficiency", 1.0, positive=True), source=src)
+
+
 def _forces(root: Node, units: _Units, joints, body_names) -> tuple[tuple, tuple]:
     """(spring-dampers between points, the other force records) of the ``forces:`` section."""
     nodes = root.get("forces").sequence("a list of force elements") if root.get("forces") is not None else []
     _unique(nodes, "force element")
     by_name = {j.name: j for j in joints}
-    records = [_force(n, units, by_name, body_names) for n in nodes]
+    records = []
+    for n in nodes:
+        try:
+            records.append(_force(n, units, by_name, body_names))
+        except InputError:
+            raise
+        except ValueError as exc:          # a record's constructor (parsers.assembly) refused a value
+            raise n.error(str(exc)) from None
     return (tuple(r for r in records if isinstance(r, SpringDamper)),
             tuple(r for r in records if not isinstance(r, SpringDamper)))
 
