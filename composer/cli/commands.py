@@ -593,6 +593,80 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
                  dynamics.task_rows(directions) if quantity == "opspace-inertia" else None)
 
 
+@main.command("linearize")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--at", "at_spec", help="Joint positions of the state, e.g. 'hinge=0.1' (default: reference).")
+@click.option("--v", "v_spec", help="Joint velocities of the state (default: zero).")
+@click.option("--ctrl", help="Actuator controls there, e.g. 'shoulder=0.5' (default: zero).")
+@click.option("--tau", "tau_spec", help="Joint forces there, N m or N (default: zero).")
+@click.option("--inputs", help="Columns of B, D: actuator names, 'tau:JOINT', 'volt:MOTOR', or the families "
+                               "'ctrl', 'tau', 'volt' (comma-separated; default: the actuators and motors, or "
+                               "the joint forces if none).")
+@click.option("--outputs", help="Rows of C, D: states 'q:JOINT', 'v:JOINT', 'i:MOTOR' or the families 'q', 'v', 'i' "
+                                "(comma-separated; default: every state).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="Result file: .npz (arrays A, B, C, D and the names) or .json.")
+@_base_option
+@_verbosity_options
+def linearize_cmd(file, at_spec, v_spec, ctrl, tau_spec, inputs, outputs, output, base):
+    """Linearize FILE at a state: continuous x_dot = A x + B u, y = C x + D u.
+
+    States: the joint coordinates (tangent displacements for ball and free joints) and velocities;
+    closed chains in their independent coordinates (the loops closed from --at); the DC motors'
+    currents. Inputs: actuator controls, joint forces ('tau:JOINT'), motor voltages ('volt:MOTOR'). Rows of velocities by central differences of the forward dynamics
+    (springs, dampers and actuators included; mbcompose docs linearize).
+    """
+    from mbcompose.composer.simulation import control_vector
+    from mbcompose.dynamics.linearize import linearize
+
+    out = Path(output)
+    fmt = out.suffix.lower().lstrip(".")
+    if fmt not in ("npz", "json"):
+        raise click.BadParameter(f"unsupported format {out.suffix!r} (use .npz or .json)", param_hint="--output")
+    check_output_folder(out)
+    composition = _compose(file, base=base)
+    model = composition.model
+    if model.kind not in ("tree", "embedded"):
+        raise InputError(f"linearize takes trees and embedded closed chains, not {model.kind} models", file=file)
+    removed = composition.analysis.removed_joints
+    q = _vector(model, _parse_values(at_spec, "--at"), False, "--at", removed)
+    v = _vector(model, _parse_values(v_spec, "--v"), True, "--v", removed)
+    tau = _vector(model, _parse_values(tau_spec, "--tau"), True, "--tau", removed)
+    try:
+        u = control_vector(model, _parse_values(ctrl, "--ctrl"))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--ctrl") from None
+    names = {hint: [x.strip() for x in spec.split(",") if x.strip()] if spec else None
+             for hint, spec in (("--inputs", inputs), ("--outputs", outputs))}
+    try:
+        lin = linearize(model, q, v, ctrl=u, tau=tau, inputs=names["--inputs"], outputs=names["--outputs"])
+    except ValueError as exc:
+        hint = "--inputs" if "input" in str(exc).split("'")[0] else "--outputs"
+        raise click.BadParameter(str(exc), param_hint=hint) from None
+    _write_linearization(lin, out, fmt)
+    click.echo(f"{output}: A {lin.A.shape[0]}x{lin.A.shape[1]}, B {lin.B.shape[0]}x{lin.B.shape[1]}, "
+               f"C {lin.C.shape[0]}x{lin.C.shape[1]}; states {', '.join(lin.states)}")
+
+
+def _write_linearization(lin, out: Path, fmt: str) -> None:
+    import numpy as np
+
+    from mbcompose.composer.outputs import OutputSet
+
+    data = lin.as_dict()
+    if fmt == "npz":
+        def write(p):
+            with open(p, "wb") as fh:
+                np.savez(fh, **{k: np.asarray(v) for k, v in data.items()})
+    else:
+        text = json.dumps({k: np.asarray(v).tolist() for k, v in data.items()}, indent=1)
+
+        def write(p):
+            p.write_text(text)
+    with OutputSet() as staged:
+        staged.add(out, write)
+
+
 def _doc_topics() -> dict[str, object]:
     from importlib import resources
 
