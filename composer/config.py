@@ -35,6 +35,7 @@ Example::
         initial: {q: {pitch_a: 0.1}, v: {}}   # rad, m (SI) or with a unit: {pitch_a: 6deg}
         torques: zero                  # zero | {joint: value}
         controls: {}                   # {actuator: value}: constant controls (model.actuator_names; default 0)
+        voltages: {}                   # {dc_motor: volts}: constant DC motor voltages (default 0)
         format: csv                    # csv | npz
     sweep: {...}                       # variants of the input: see composer.sweep.config
     executor: {kind: local}            # local | dask | inline, for sweeps and batches
@@ -110,6 +111,8 @@ class SimulationConfig:
     format: str = "csv"
     #: constant controls by actuator name (``model.actuator_names``; the others 0)
     controls: Mapping[str, object] = field(default_factory=dict)
+    #: constant voltages of the DC motors by name (V; the others 0)
+    voltages: Mapping[str, object] = field(default_factory=dict)
     #: "initial.q.JOINT" (or initial.v, torques, controls) -> (file, line) where the config gave it
     locations: Mapping[str, tuple[str, int]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -172,7 +175,7 @@ def _with_unit(name: str, node: Node) -> float:
 
 def _simulation(node: Node) -> SimulationConfig:
     node.check_keys(("duration", "samples", "integrator", "dt", "rtol", "atol", "initial", "torques", "format",
-                     "controls"))
+                     "controls", "voltages"))
     get = node.get
     initial = get("initial")
     q0, v0, locations = {}, {}, {}
@@ -184,6 +187,7 @@ def _simulation(node: Node) -> SimulationConfig:
     if get("torques") is not None and get("torques").value != "zero":
         torques = _joint_values(get("torques"), "torques", locations)
     controls = _joint_values(get("controls"), "controls", locations)
+    voltages = _joint_values(get("voltages"), "voltages", locations)
     samples = get("samples").number(positive=True) if get("samples") is not None else 201
     if samples != int(samples) or samples < 2:
         raise get("samples").error("samples must be an integer >= 2")
@@ -199,7 +203,7 @@ def _simulation(node: Node) -> SimulationConfig:
         dt=dt,
         rtol=get("rtol").number(positive=True) if get("rtol") is not None else ADAPTIVE_RTOL,
         atol=get("atol").number(positive=True) if get("atol") is not None else ADAPTIVE_ATOL,
-        initial_q=q0, initial_v=v0, torques=torques, controls=controls,
+        initial_q=q0, initial_v=v0, torques=torques, controls=controls, voltages=voltages,
         format=_choice(get("format"), ("csv", "npz")) if get("format") is not None else "csv",
         locations=locations,
     )

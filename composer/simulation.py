@@ -13,6 +13,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from mbcompose.dynamics.forces import motor_names
 from mbcompose.dynamics.simulation import SIMULATORS, ConstantForcesOnly, SimulationResult, simulate, too_many_steps
 from mbcompose.dynamics.simulation.stops import TooManyStopEvents
 from mbcompose.graph.model import removed_joint_columns
@@ -92,6 +93,24 @@ def joint_vector(model, values: Mapping[str, object], rate: bool, base=None, rem
     return out
 
 
+def voltage_vector(model, values: Mapping[str, object]) -> np.ndarray | None:
+    """The (nmotors,) constant voltages of the model's DC motors (``dynamics.forces.motor_names``) from
+    ``{motor: volts}`` (the others 0), None without any given; :class:`JointValueError` naming the motor."""
+    if not values:
+        return None
+    names = motor_names(model)
+    out = np.zeros(len(names))
+    for name, value in values.items():
+        if name not in names:
+            raise JointValueError(f"unknown motor '{name}'{did_you_mean(name, names)} "
+                                  f"(DC motors: {', '.join(names) or 'none'})", name)
+        vals = joint_values_array(name, value)
+        if vals.size != 1:
+            raise JointValueError(f"motor '{name}' takes one voltage, got {vals.size}", name)
+        out[names.index(name)] = vals[0]
+    return out
+
+
 def control_vector(model, values: Mapping[str, object]) -> np.ndarray:
     """The (na,) controls of ``model.actuator_names`` from ``{actuator: number}`` (the others 0);
     :class:`JointValueError` naming the actuator for an unknown name or a value that is not one number."""
@@ -130,10 +149,15 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
         file, line = getattr(cfg, "locations", {}).get(f"controls.{exc.joint}", (None, None))
         raise InputError(str(exc), file=file, line=line, key="simulation.controls") from None
     try:
+        voltage = voltage_vector(model, getattr(cfg, "voltages", {}))
+    except JointValueError as exc:
+        file, line = getattr(cfg, "locations", {}).get(f"voltages.{exc.joint}", (None, None))
+        raise InputError(str(exc), file=file, line=line, key="simulation.voltages") from None
+    try:
         result = simulate(model, q0, v0, cfg.duration, cfg.samples, torque=tau if cfg.torques else None,
                           method=cfg.integrator, rtol=cfg.rtol, atol=cfg.atol, progress=progress,
                           closure_tol=composition.options.tolerances.closure, dt=cfg.dt,
-                          joints=composition.joint_properties, ctrl=ctrl)
+                          joints=composition.joint_properties, ctrl=ctrl, voltage=voltage)
     except (ConstantForcesOnly, TooManyStopEvents) as exc:
         raise InputError(str(exc), file=composition.assembly.source_file, key="simulation.integrator") from None
     names, values = removed_joint_columns(composition.assembly, composition.analysis, result.columns, result.q)
@@ -198,20 +222,23 @@ def check_steps(duration: float, samples: int, dt: float | None, file=None, line
 
 def write_simulation(result: SimulationResult, path, fmt: str = "csv") -> None:
     """Write a trajectory: CSV (``time``, one column per coordinate of the model,
-    then the derived joints' columns, the ``v:`` velocity columns and ``energy``)
-    or NPZ (arrays ``time``, ``q``, ``v``, ``energy``, ``columns``,
-    ``extra_columns``, ``extra_q``)."""
+    then the derived joints' columns, the ``v:`` velocity columns, the DC motors' currents ``i:MOTOR``
+    (A) and ``energy``) or NPZ (arrays ``time``, ``q``, ``v``, ``energy``, ``columns``,
+    ``extra_columns``, ``extra_q``, ``current_columns``, ``currents``)."""
     if fmt == "npz":
         with open(path, "wb") as fh:
             np.savez(fh, time=result.t, q=result.q, v=result.v, energy=result.energy,
                      columns=np.array(result.columns), velocity_columns=np.array(result.velocity_columns),
                      extra_columns=np.array(result.extra_columns),
-                     extra_q=result.extra_q if result.extra_q is not None else np.zeros((len(result.t), 0)))
+                     extra_q=result.extra_q if result.extra_q is not None else np.zeros((len(result.t), 0)),
+                     current_columns=np.array(result.current_columns),
+                     currents=result.currents if result.currents is not None else np.zeros((len(result.t), 0)))
         return
     extra = result.extra_q if result.extra_q is not None else np.zeros((len(result.t), 0))
+    currents = result.currents if result.currents is not None else np.zeros((len(result.t), 0))
     header = ["time", *result.columns, *result.extra_columns, *(f"v:{c}" for c in result.velocity_columns),
-              "energy"]
-    data = np.column_stack([result.t, result.q, extra, result.v, result.energy])
+              *result.current_columns, "energy"]
+    data = np.column_stack([result.t, result.q, extra, result.v, currents, result.energy])
     with open(path, "w", encoding="utf-8", newline="") as fh:
         fh.write(",".join(header) + "\n")
         np.savetxt(fh, data, delimiter=",", fmt="%.17g")

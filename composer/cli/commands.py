@@ -466,6 +466,8 @@ def _vector(model, values, rate: bool, what: str, removed=()):
                            "(default: at rest).")
 @click.option("--torque", help="Constant joint forces in N m and N, e.g. 'pitch_a=0.01' (default: zero).")
 @click.option("--ctrl", help="Constant actuator controls by actuator name, e.g. 'shoulder=0.5' (default: zero).")
+@click.option("--voltage", help="Constant DC motor voltages in V by motor name (the forces: section's dc_motor "
+                                "entries), e.g. 'motor_a=12' (default: zero); their currents are columns i:MOTOR.")
 @click.option("--samples", type=click.IntRange(min=2), default=201, show_default=True)
 @click.option("--integrator", type=SuggestingChoice(SIMULATION_INTEGRATORS), default="adaptive", show_default=True,
               help="adaptive: DOP853 to --rtol/--atol, the accurate one; rk4 or euler (semi-implicit): "
@@ -477,18 +479,20 @@ def _vector(model, values, rate: bool, what: str, removed=()):
 @click.option("--no-plot", is_flag=True, help="Do not write the plot PNG.")
 @_base_option
 @_verbosity_options
-def simulate(file, duration, output, q0, v0, torque, ctrl, samples, integrator, dt, rtol, atol, no_plot, base):
+def simulate(file, duration, output, q0, v0, torque, ctrl, voltage, samples, integrator, dt, rtol, atol, no_plot,
+             base):
     """Simulate FILE from an initial state and write the trajectory.
 
     Columns: ``time``, one per joint coordinate (``name`` or ``name[i]``), the
-    velocities (``v:name``) and the total energy.
+    velocities (``v:name``), the DC motors' currents (``i:name``, A) and the total energy.
     """
     from pathlib import Path
 
     from mbcompose.composer.config import SimulationConfig
     from mbcompose.composer.outputs import OutputSet
     from mbcompose.composer.report.plots import png_bytes, simulation_figure
-    from mbcompose.composer.simulation import control_vector, energy_summary, run_simulation, write_simulation
+    from mbcompose.composer.simulation import (control_vector, energy_summary, run_simulation, voltage_vector,
+                                               write_simulation)
 
     out = Path(output)
     fmt = out.suffix.lower().lstrip(".")
@@ -506,9 +510,14 @@ def simulate(file, duration, output, q0, v0, torque, ctrl, samples, integrator, 
         control_vector(composition.model, controls)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--ctrl") from None
+    voltages = _parse_values(voltage, "--voltage")
+    try:
+        voltage_vector(composition.model, voltages)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--voltage") from None
     cfg = SimulationConfig(duration=duration, samples=samples, integrator=integrator, dt=dt, rtol=rtol, atol=atol,
                            initial_q=values["--q0"], initial_v=values["--v0"], torques=values["--torque"],
-                           controls=controls, format=fmt)
+                           controls=controls, voltages=voltages, format=fmt)
     quiet = logging.getLogger().getEffectiveLevel() >= logging.ERROR
     with _progress_bars(not quiet) as bars:
         result = run_simulation(composition, cfg, progress=lambda f: bars("simulate", f))

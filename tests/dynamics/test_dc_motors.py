@@ -106,3 +106,38 @@ def test_bad_motor_entries_are_input_errors(tmp_path):
     path.write_text(FLYWHEEL.replace(f"resistance: {R}, ", ""))
     res = CliRunner().invoke(main, ["inspect", str(path)])
     assert res.exit_code == 2 and "resistance" in res.output, res.output
+
+
+def test_cli_voltage_and_current_columns_follow_the_analytic_step_response(tmp_path):
+    """``simulate --voltage drive=6`` writes the current as column ``i:drive``; angle, speed and
+    current follow the analytic step response; a misspelt motor is a usage error with did-you-mean."""
+    path = tmp_path / "flywheel.yaml"
+    path.write_text(FLYWHEEL)
+    out = tmp_path / "run.csv"
+    r = CliRunner().invoke(main, ["simulate", str(path), "--voltage", f"drive={V}", "--duration", "0.5",
+                                  "--samples", "51", "--rtol", "1e-12", "--atol", "1e-12", "-o", str(out),
+                                  "--no-plot"])
+    assert r.exit_code == 0, r.output
+    header = out.read_text().splitlines()[0].split(",")
+    data = np.loadtxt(out, delimiter=",", skiprows=1)
+    angle, speed, current = step_response(data[:, 0])
+    np.testing.assert_allclose(data[:, header.index("spin")], angle, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(data[:, header.index("v:spin")], speed, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(data[:, header.index("i:drive")], current, rtol=0, atol=1e-9)
+    r = CliRunner().invoke(main, ["simulate", str(path), "--voltage", "drve=6", "-o", str(out)])
+    assert r.exit_code == 2 and "did you mean 'drive'" in r.output
+
+
+def test_pipeline_voltages(tmp_path):
+    path = tmp_path / "flywheel.yaml"
+    path.write_text(FLYWHEEL)
+    (tmp_path / "p.yaml").write_text("input: flywheel.yaml\noutputs:\n  directory: out\n  report: false\n"
+                                     "  graphs: []\n  simulation:\n    duration: 0.5\n    samples: 51\n"
+                                     "    rtol: 1.0e-12\n    atol: 1.0e-12\n"
+                                     f"    voltages: {{drive: {V}}}\n")
+    r = CliRunner().invoke(main, ["run", str(tmp_path / "p.yaml")])
+    assert r.exit_code == 0, r.output
+    csv = next((tmp_path / "out").glob("*.simulation.csv"))
+    header = csv.read_text().splitlines()[0].split(",")
+    data = np.loadtxt(csv, delimiter=",", skiprows=1)
+    np.testing.assert_allclose(data[:, header.index("i:drive")], step_response(data[:, 0])[2], rtol=0, atol=1e-9)
