@@ -172,6 +172,36 @@ def warn_dropped(a: Assembly, format_name: str, fields: tuple[str, ...]) -> None
                         name, ", ".join(joints))
 
 
+def frames_by_body(a: Assembly, frames=None) -> dict[str, list]:
+    """The named frames an export writes: ``a.frames`` (a lumped assembly's parts, the input's own
+    frames such as a tool point) and ``frames`` (body name -> [(name, Pose), ...], poses in the
+    assembly frame at the reference configuration), by body; a name given twice is written once."""
+    out: dict[str, list] = {}
+    seen: set = set()
+    for body, name, pose in [(f.body, f.name, f.pose) for f in a.frames] + \
+            [(b, n, p) for b, named in (frames or {}).items() for n, p in named]:
+        if name not in seen:
+            seen.add(name)
+            out.setdefault(body, []).append((name, pose))
+    return out
+
+
+def shown_and_colliding(body) -> list[tuple]:
+    """``(geometry, shown, colliding)`` for each shape of ``body``: a 'visual' shape is shown only; a
+    'collision' one collides, and is shown too when the body has no visual shape (so a viewer of the
+    export shows what a viewer of the input showed); an 'inertial' one (CAD, YAML) is both."""
+    has_visual = any(g.role == "visual" for g in body.geometry)
+    return [(g, g.role == "visual" or not has_visual, g.role != "visual") for g in body.geometry]
+
+
+def rgba_of(g) -> tuple | None:
+    """The colour of shape ``g``: its material's, else a reader's ``rgba`` parameter (STEP), else None."""
+    if g.material is not None:
+        return g.material.rgba
+    rgba = g.params.get("rgba") if hasattr(g.params, "get") else None
+    return None if rgba is None else tuple(float(x) for x in rgba)
+
+
 #: suffix -> "module:function"; ``f(assembly, path, **options)``.
 EXPORTERS = {
     ".urdf": "mbcompose.parsers.exporters.urdf:write_urdf",
@@ -197,4 +227,5 @@ def export(assembly: Assembly, path, **options) -> Path:
 
 
 __all__ = ["EXPORTERS", "ExportError", "TreeJoint", "export", "flip", "writer_for", "loop_description", "on_axis",
-           "robust_rpy", "export_tree", "warn_dropped", "warn_untaken_limits"]
+           "robust_rpy", "export_tree", "frames_by_body", "rgba_of", "shown_and_colliding", "warn_dropped",
+           "warn_untaken_limits"]
