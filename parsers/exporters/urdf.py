@@ -12,9 +12,9 @@ same bodies, joint frames and mass properties):
   orientation) and the link's inertial and shapes are re-expressed there; the
   body pose read back is then that link frame (logged);
 * joint types: fixed, revolute, continuous, prismatic, planar, free ->
-  ``floating``; a cylindrical joint ``NAME`` becomes a prismatic ``NAME_slide`` and a
-  continuous ``NAME_hinge`` on the same axis through a massless link ``NAME_carrier`` (as the
-  MJCF export names its two joints), a universal joint two revolutes ``NAME_1`` (axis) and
+  ``floating``; a cylindrical joint ``NAME`` becomes a continuous ``NAME_hinge`` and a
+  prismatic ``NAME_slide`` on the same axis (our coordinate order: angle, then slide) through a
+  massless link ``NAME_carrier`` (named as the MJCF export names its two joints), a universal joint two revolutes ``NAME_1`` (axis) and
   ``NAME_2`` (axis2) through ``NAME_carrier``: exact, said in one warning; a spherical joint
   has no URDF type and is refused (ExportError);
 * a joint met from its secondary side is flipped (axis negated), so the
@@ -66,7 +66,7 @@ def _origin(parent: ET.Element, pose: Pose):
 
 
 #: joint types written as two URDF joints through a massless link: (suffix, URDF type, which axis) each
-SPLIT_TYPES = {"cylindrical": (("slide", "prismatic", "axis"), ("hinge", "continuous", "axis")),
+SPLIT_TYPES = {"cylindrical": (("hinge", "continuous", "axis"), ("slide", "prismatic", "axis")),
                "universal": (("1", "revolute", "axis"), ("2", "revolute", "axis2"))}
 
 
@@ -267,7 +267,7 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
             split.append(f"{j.name} ({j.type})")
     if split:
         log.warning("URDF export of %s: URDF has no cylindrical or universal joint; written as two joints through "
-                    "a massless link NAME_carrier (cylindrical: NAME_slide, NAME_hinge; universal: NAME_1, NAME_2): "
+                    "a massless link NAME_carrier (cylindrical: NAME_hinge, NAME_slide; universal: NAME_1, NAME_2): "
                     "%s", a.name, ", ".join(split))
     _frames(robot, frames_by_body(a, frames), link_pose)
     _mimics(robot, a, {n: -1.0 if parent[n].flipped else 1.0 for n in order}, parent)
