@@ -58,16 +58,25 @@ log = logging.getLogger(__name__)
 
 URDF_TYPES = {"fixed": "fixed", "revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic",
               "planar": "planar", "free": "floating"}
+
+
+def split_joint(jtype: str) -> tuple | None:
+    """The two URDF joints a joint type URDF lacks is written as, through a massless link:
+    ((name suffix, URDF type, which axis), ...): a universal joint (two axes) two revolutes, a
+    cylindrical one a continuous and a prismatic on its axis; None for the others."""
+    facts = JOINTS[jtype]
+    if jtype in URDF_TYPES:
+        return None
+    if facts.has_axis2:
+        return ("1", "revolute", "axis"), ("2", "revolute", "axis2")
+    if facts.moves_as == "cylindrical":
+        return ("hinge", "continuous", "axis"), ("slide", "prismatic", "axis")
+    return None
 ROOT = "world"
 
 
 def _origin(parent: ET.Element, pose: Pose):
     ET.SubElement(parent, "origin", xyz=fmt(pose.translation), rpy=fmt(robust_rpy(pose.rotation)))
-
-
-#: joint types written as two URDF joints through a massless link: (suffix, URDF type, which axis) each
-SPLIT_TYPES = {"cylindrical": (("hinge", "continuous", "axis"), ("slide", "prismatic", "axis")),
-               "universal": (("1", "revolute", "axis"), ("2", "revolute", "axis2"))}
 
 
 def _capsule_parts(g) -> list:
@@ -161,14 +170,15 @@ def _link_poses(a: Assembly, parent, order) -> dict[str, Pose]:
     link_pose: dict[str, Pose] = {ROOT: Pose()}
     for name in order:
         j = parent[name].joint
-        if j.type not in URDF_TYPES and j.type not in SPLIT_TYPES:
+        if j.type not in URDF_TYPES and split_joint(j.type) is None:
             raise ExportError(f"joint {j.name!r} of type {j.type!r} has no URDF equivalent (export to MJCF or "
                               "SDFormat, or declare it as revolute joints)")
         body = a.body(name)
         p = body.pose.translation
         if (JOINTS[j.type].moves_as == "revolute" and not on_axis(p, j.origin, j.axis)) or \
                 (j.type == "cylindrical" and not on_axis(p, j.origin, j.axis)) or \
-                (j.type in ("planar", "universal") and not np.allclose(p, j.origin, atol=GEOMETRY_ATOL)):
+                ((j.type == "planar" or JOINTS[j.type].has_axis2)
+                 and not np.allclose(p, j.origin, atol=GEOMETRY_ATOL)):
             p = j.origin
             log.info("URDF export: link %r frame moved to joint %r origin", name, j.name)
         link_pose[name] = Pose(body.pose.rotation, p)
@@ -199,7 +209,7 @@ def _joint(robot, j, name: str, jtype: str, parent_link: str, child_link: str, o
     if axis is not None:
         ET.SubElement(el, "axis", xyz=fmt(axis))
     lim = j.limits
-    if jtype in ("revolute", "continuous", "prismatic"):
+    if jtype in JOINTS and JOINTS[jtype].one_coordinate:
         attrs = {"effort": fmt(lim.effort or 0.0), "velocity": fmt(lim.velocity or 0.0)}
         if JOINTS[j.type].takes_limits:
             if lim.lower is not None:
@@ -214,10 +224,10 @@ def _joint(robot, j, name: str, jtype: str, parent_link: str, child_link: str, o
 
 def _tree_joint(robot, j, parent_link: str, name: str, link_pose) -> None:
     """The URDF joint(s) of tree joint ``j`` carrying link ``name``: one, or two through a massless
-    link ``NAME_carrier`` for the types of :data:`SPLIT_TYPES`."""
+    link ``NAME_carrier`` for the types of :func:`split_joint`."""
     X_parent_child = link_pose[parent_link].inverse().compose(link_pose[name])
     R = link_pose[name].rotation.T
-    if j.type not in SPLIT_TYPES:
+    if j.type in URDF_TYPES:
         origin = X_parent_child.compose(_motion_by(j, -j.ref, link_pose[name]))
         _joint(robot, j, j.name, URDF_TYPES[j.type], parent_link, name, origin,
                R @ j.axis if JOINTS[j.type].has_axis else None)
@@ -226,7 +236,7 @@ def _tree_joint(robot, j, parent_link: str, name: str, link_pose) -> None:
     if carrier in link_pose:
         raise ExportError(f"joint {j.name!r}: link name {carrier!r} (its carrier link) is taken")
     ET.SubElement(robot, "link", name=carrier)
-    (s1, t1, a1), (s2, t2, a2) = SPLIT_TYPES[j.type]
+    (s1, t1, a1), (s2, t2, a2) = split_joint(j.type)
     axis2 = j.axis2 if j.axis2 is not None else np.cross(j.axis, [0.0, 0.0, 1.0]) if abs(j.axis[2]) < 0.9 \
         else np.cross(j.axis, [1.0, 0.0, 0.0])
     axes = {"axis": j.axis, "axis2": axis2 / np.linalg.norm(axis2)}
@@ -263,7 +273,7 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
     for name in order:
         j = parent[name].joint
         _tree_joint(robot, j, ROOT if j.reference == GROUND else j.reference, name, link_pose)
-        if j.type in SPLIT_TYPES:
+        if j.type not in URDF_TYPES:
             split.append(f"{j.name} ({j.type})")
     if split:
         log.warning("URDF export of %s: URDF has no cylindrical or universal joint; written as two joints through "
