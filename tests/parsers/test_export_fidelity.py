@@ -253,3 +253,38 @@ def test_urdf_export_of_a_cylindrical_joint_gives_pinocchios_mass_matrix_equal_t
         Mp = pin.crba(pm, pd, qp)
         Mp = np.triu(Mp) + np.triu(Mp, 1).T
         np.testing.assert_allclose(M, Mp, rtol=INERTIA_RTOL, atol=INERTIA_RTOL * np.abs(Mp).max())
+
+
+def _cylindrical_fourbar(tmp_path) -> Path:
+    """The four-bar sample with its coupler-rocker pin made a cylindrical joint (as CAD inference finds
+    a pin in a clearance hole): still one dof, its slide locked by the other pins."""
+    text = (ROOT / "samples" / "fourbar" / "fourbar.yaml").read_text()
+    text = text.replace("  - name: coupler_rocker       # C\n    type: revolute",
+                        "  - name: coupler_rocker       # C\n    type: cylindrical")
+    assert "type: cylindrical" in text
+    path = tmp_path / "fourbar_cylindrical.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_mjcf_export_closes_a_cylindrical_loop_joint_with_the_mechanisms_dof(tmp_path, caplog):
+    from mbcompose.dynamics.tolerances import GEOMETRY_ATOL, GRAPH_RANK_RTOL
+
+    src = _cylindrical_fourbar(tmp_path)
+    out = tmp_path / "fourbar.xml"
+    with caplog.at_level(logging.WARNING):
+        r = CliRunner().invoke(main, ["convert", str(src), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert _inspect_dof(src) == 1
+    m = mujoco.MjModel.from_xml_path(str(out))
+    m.opt.jacobian = mujoco.mjtJacobian.mjJAC_DENSE
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    eq = [m.eq(i).name for i in range(m.neq)]
+    assert "coupler_rocker" in eq or any(n.startswith("crank_coupler") for n in eq)
+    rows = [i for i in range(d.nefc) if d.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY]
+    assert np.all(np.abs(d.efc_pos[rows]) <= GEOMETRY_ATOL * 10)
+    J = d.efc_J.reshape(d.nefc, m.nv)[rows]
+    s = np.linalg.svd(J, compute_uv=False)
+    rank = int(np.sum(s > GRAPH_RANK_RTOL * s[0]))
+    assert m.nv - rank == 1      # MuJoCo's constrained mechanism has the dof of ours
