@@ -1,11 +1,14 @@
 """Writers that turn an :class:`~parsers.assembly.Assembly` into URDF, MJCF or SDFormat.
 
-Every body becomes one link/body with its mass properties and shapes.  A
+Every body becomes one link/body with its mass properties and shapes (visual and
+collision apart, :func:`shown_and_colliding`; colours, :func:`rgba_of`).  A
 lumped composite is exported as the body it is, with its merged mass
-properties; every writer takes ``frames={body: [(name, Pose), ...]}`` to keep
-the original parts as named frames (URDF: massless links on fixed joints;
-MJCF: sites; SDFormat: ``<frame>``), poses in the assembly frame at the
-reference configuration.
+properties; every writer keeps ``Assembly.frames`` (the original parts of the
+composites, the input's own frames such as a tool point) and the frames of its
+``frames={body: [(name, Pose), ...]}`` option as named frames (URDF: massless
+links on fixed joints; MJCF: sites; SDFormat: ``<frame>``; :func:`frames_by_body`),
+poses in the assembly frame at the reference configuration.  What a format
+cannot hold is named in one logged warning per kind of fact.
 Formats differ in what they can say about closed loops:
 
 * URDF describes trees only: a mechanism with loops is refused, naming the
