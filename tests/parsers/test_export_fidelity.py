@@ -124,6 +124,9 @@ def check_mjcf_export(source: Path, out: Path) -> dict:
         mujoco.mj_forward(m1, d1)
         assert _contacts(m1, d1) == _contacts(m0, d0), f"contacts differ (trial {trial})"
     modelled = [i for i in range(m0.nu) if _actuated_joint(m0, i) is not None]
+    for i in set(range(m0.nu)) - set(modelled):      # not carried (tendon transmissions): their force off
+        m0.actuator_gainprm[i] = 0.0
+        m0.actuator_biasprm[i] = 0.0
     assert m1.nu == len(a.actuators) == len([x for x in a.actuators if x.joint in a.joint_names])
     by_joint = {}
     for i in modelled:
