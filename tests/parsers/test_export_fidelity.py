@@ -13,7 +13,7 @@ here wrote, with MuJoCo and Pinocchio as the references.
 * example-robot-data's panda URDF: the native YAML round trip keeps dof 8 (the finger mimic); the
   lumped URDF and MJCF exports still name the tool point ``panda_hand_tcp`` (a Pinocchio frame, a
   MuJoCo site); the MJCF export uses the visual DAE meshes (converted to STL in ``assets/``).
-* A cylindrical joint exported to URDF (continuous + prismatic through a massless link) gives
+* A cylindrical and a universal joint exported to URDF (two joints through a massless link) give
   Pinocchio's mass matrix equal to ours.
 """
 
@@ -231,27 +231,35 @@ joints:
 """
 
 
-def test_urdf_export_of_a_cylindrical_joint_gives_pinocchios_mass_matrix_equal_to_ours(tmp_path, caplog):
+UNIVERSAL_YAML = CYLINDER_YAML.replace("type: cylindrical", "type: universal").replace(
+    "axis: [0, 0.6, 0.8]}", "axis: [0, 0.6, 0.8], axis2: [1, 0, 0]}")
+
+
+@pytest.mark.parametrize("kind", ["cylindrical", "universal"])
+def test_urdf_export_of_a_joint_urdf_lacks_gives_pinocchios_mass_matrix_equal_to_ours(kind, tmp_path, caplog):
     pin = pytest.importorskip("pinocchio")
     import mbcompose
     from mbcompose.dynamics import mass_matrix
 
     src = tmp_path / "sleeve.yaml"
-    src.write_text(CYLINDER_YAML)
+    src.write_text(CYLINDER_YAML if kind == "cylindrical" else UNIVERSAL_YAML)
     c = mbcompose.compose(str(src))
     with caplog.at_level(logging.WARNING):
         writers = export_writers(c.lumped, ["sleeve.urdf"], tmp_path)
         writers["sleeve.urdf"](tmp_path / "sleeve.urdf")
-    assert "slide (cylindrical)" in caplog.text
+    assert f"slide ({kind})" in caplog.text
     pm = pin.buildModelFromUrdf(str(tmp_path / "sleeve.urdf"))
     pd = pm.createData()
-    assert [pm.names[i] for i in range(1, pm.njoints)] == ["turn", "slide_hinge", "slide_slide"]
+    parts = ["slide_hinge", "slide_slide"] if kind == "cylindrical" else ["slide_1", "slide_2"]
+    assert [pm.names[i] for i in range(1, pm.njoints)] == ["turn", *parts]
     rng = np.random.default_rng(3)
     for _ in range(3):
         q = rng.uniform(-1, 1, c.model.nq)
-        # our cylindrical coordinates: angle, then slide (dynamics.joints), as the URDF's two joints
-        angle, slide = q[c.model.q_slice("slide")]
-        qp = np.array([q[c.model.q_slice("turn")][0], np.cos(angle), np.sin(angle), slide])  # continuous: cos, sin
+        # our coordinates (dynamics.joints): cylindrical angle then slide, universal axis then axis2,
+        # as the URDF's two joints; a continuous joint's are (cos, sin) in Pinocchio
+        q1, q2 = q[c.model.q_slice("slide")]
+        turn = q[c.model.q_slice("turn")][0]
+        qp = np.array([turn, np.cos(q1), np.sin(q1), q2] if kind == "cylindrical" else [turn, q1, q2])
         M = mass_matrix(c.model, q)
         Mp = pin.crba(pm, pd, qp)
         Mp = np.triu(Mp) + np.triu(Mp, 1).T
