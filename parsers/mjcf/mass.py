@@ -116,12 +116,16 @@ _DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
 
 def _material(reader, el, a) -> Material | None:
     """The geom's colour as MuJoCo draws it: its ``rgba`` when that differs from the default (it then
-    wins over the material, XML reference ``geom@rgba``), else its ``material``'s, else None."""
+    wins over the material, XML reference ``geom@rgba``), else its ``material``'s, else None (an
+    unknown material, which MuJoCo refuses, is warned about and left out)."""
     rgba = floats_attr(el, a, "rgba", 4)
     rgba = None if rgba is None else tuple(float(x) for x in rgba)
     name = a.get("material")
     if name is not None and name not in reader.materials:
-        raise error(el, f"unknown material {name!r}{did_you_mean(name, reader.materials)}")
+        # (MuJoCo refuses the file; its mass properties do not depend on the colour, so it is read, warned)
+        log.warning("%s: unknown material %r%s: the geom's colour is left out", where(el), name,
+                    did_you_mean(name, reader.materials))
+        name = None
     if rgba is not None and rgba != _DEFAULT_RGBA:
         return Material(None, tuple(min(max(x, 0.0), 1.0) for x in rgba))
     if name is not None:
