@@ -298,6 +298,27 @@ class MassProperties:
 
 
 @record
+class Material:
+    """The look of a shape (URDF ``<material>``, MJCF ``<material>``/``rgba``, SDFormat ``<material>``,
+    a STEP part's colour): what exporters write so a model keeps its colours.
+
+    name : the material's name in its file, or None for a bare colour.
+    rgba : (4,) float tuple, red, green, blue, alpha, each in [0, 1].
+    """
+
+    name: str | None = None
+    rgba: tuple = (0.5, 0.5, 0.5, 1.0)
+
+    def __post_init__(self):
+        if self.name is not None and (not isinstance(self.name, str) or not self.name):
+            raise ValueError(f"Material.name must be a non-empty name or None, got {self.name!r}")
+        rgba = tuple(_checked(self.rgba, (4,), "Material.rgba").tolist())
+        if not all(0.0 <= x <= 1.0 for x in rgba):
+            raise ValueError(f"Material.rgba must be 4 numbers in [0, 1], got {list(rgba)}")
+        _set(self, "rgba", rgba)
+
+
+@record
 class Geometry:
     """A shape attached to a body.
 
@@ -307,7 +328,10 @@ class Geometry:
         sphere ``radius``, ellipsoid ``radii`` (3,), mesh ``scale`` (3,).
     pose : placement of the shape in the body frame.
     file : the mesh file (absolute path) for kind 'mesh'.
-    role : 'inertial', 'visual' or 'collision'.
+    role : 'inertial' (the shape gives the body its mass, shown and colliding), 'visual' (shown only:
+        MJCF ``contype=conaffinity=0``, URDF ``<visual>``) or 'collision' (colliding; shown as well when
+        its body has no visual shape).
+    material : its :class:`Material` (colour), or None when the file gives none.
     """
 
     kind: str
@@ -315,8 +339,11 @@ class Geometry:
     pose: Pose = field(default_factory=Pose)
     file: str | None = None
     role: str = "inertial"
+    material: Material | None = None
 
     def __post_init__(self):
+        if self.material is not None and not isinstance(self.material, Material):
+            raise TypeError(f"Geometry.material must be a Material or None, got {type(self.material).__name__}")
         if self.role not in GEOMETRY_ROLES:
             raise ValueError(f"Geometry.role must be one of {', '.join(GEOMETRY_ROLES)}, got {self.role!r}")
         if not isinstance(self.pose, Pose):

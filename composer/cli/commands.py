@@ -708,16 +708,28 @@ def docs_cmd(topic: str | None):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="Output file; its suffix picks the writer: .yaml (native model), .urdf, .sdf, .xml/.mjcf (MJCF).")
 @click.option("--no-lumping", is_flag=True, help="Export every body as it is instead of the composites.")
-@click.option("--cut-loops", is_flag=True, help="URDF only: leave out loop-closing joints instead of refusing.")
+@click.option("--cut-loops", is_flag=True,
+              help="URDF only (URDF describes trees): leave out loop-closing joints, listed in a comment and a "
+                   "warning, instead of refusing.  MJCF closes loops with equality constraints; SDFormat keeps them.")
 @_base_option
 @_verbosity_options
 def convert(input_file, output, no_lumping, cut_loops, base):
     """Convert INPUT to another format (reader and writer chosen by suffix).
 
     By default the lumped model is written: composites with merged mass
-    properties, every original part kept as a named frame.  Meshes are copied
-    (or converted to STL) into an assets/ folder beside OUTPUT and referenced
-    relatively, so the folder can be moved.
+    properties, every original part and every named frame (a tool point)
+    kept as a frame (URDF: a massless link; MJCF: a site; SDFormat: a frame).
+    Meshes are copied (or converted to STL, once) into an assets/ folder
+    beside OUTPUT and referenced relatively, so the folder can be moved.
+
+    Kept: visual and collision shapes apart (URDF <visual>/<collision>; MJCF
+    class 'visual', group 2, no contacts), colours, actuators (MJCF: motor,
+    position, velocity, general as read), couplings (URDF/SDFormat mimic, MJCF
+    equality, YAML couplings).  Joints a format lacks: a cylindrical or
+    universal joint becomes two URDF joints through a massless link; MJCF loop
+    joints become equality constraints.  Whatever a format cannot hold is
+    named in one warning (see 'mbcompose docs assembly-format', "What the
+    exporters keep").
     """
     from pathlib import Path
 

@@ -51,5 +51,5 @@ def lumped_assembly(assembly: Assembly, bodies, joints) -> Assembly:
     frames.extend(Frame(f.name, owner.get(f.body, f.body), f.pose, f.source) for f in assembly.frames)
     return Assembly(name=assembly.name, bodies=tuple(out_bodies), joints=tuple(joints),
                     gravity=assembly.gravity, couplings=assembly.couplings, springs=assembly.springs,
-                    frames=tuple(frames), source_file=assembly.source_file)
+                    frames=tuple(frames), source_file=assembly.source_file, actuators=assembly.actuators)
 

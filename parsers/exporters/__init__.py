@@ -1,11 +1,14 @@
 """Writers that turn an :class:`~parsers.assembly.Assembly` into URDF, MJCF or SDFormat.
 
-Every body becomes one link/body with its mass properties and shapes.  A
+Every body becomes one link/body with its mass properties and shapes (visual and
+collision apart, :func:`shown_and_colliding`; colours, :func:`rgba_of`).  A
 lumped composite is exported as the body it is, with its merged mass
-properties; every writer takes ``frames={body: [(name, Pose), ...]}`` to keep
-the original parts as named frames (URDF: massless links on fixed joints;
-MJCF: sites; SDFormat: ``<frame>``), poses in the assembly frame at the
-reference configuration.
+properties; every writer keeps ``Assembly.frames`` (the original parts of the
+composites, the input's own frames such as a tool point) and the frames of its
+``frames={body: [(name, Pose), ...]}`` option as named frames (URDF: massless
+links on fixed joints; MJCF: sites; SDFormat: ``<frame>``; :func:`frames_by_body`),
+poses in the assembly frame at the reference configuration.  What a format
+cannot hold is named in one logged warning per kind of fact.
 Formats differ in what they can say about closed loops:
 
 * URDF describes trees only: a mechanism with loops is refused, naming the
@@ -172,6 +175,36 @@ def warn_dropped(a: Assembly, format_name: str, fields: tuple[str, ...]) -> None
                         name, ", ".join(joints))
 
 
+def frames_by_body(a: Assembly, frames=None) -> dict[str, list]:
+    """The named frames an export writes: ``a.frames`` (a lumped assembly's parts, the input's own
+    frames such as a tool point) and ``frames`` (body name -> [(name, Pose), ...], poses in the
+    assembly frame at the reference configuration), by body; a name given twice is written once."""
+    out: dict[str, list] = {}
+    seen: set = set()
+    for body, name, pose in [(f.body, f.name, f.pose) for f in a.frames] + \
+            [(b, n, p) for b, named in (frames or {}).items() for n, p in named]:
+        if name not in seen:
+            seen.add(name)
+            out.setdefault(body, []).append((name, pose))
+    return out
+
+
+def shown_and_colliding(body) -> list[tuple]:
+    """``(geometry, shown, colliding)`` for each shape of ``body``: a 'visual' shape is shown only; a
+    'collision' one collides, and is shown too when the body has no visual shape (so a viewer of the
+    export shows what a viewer of the input showed); an 'inertial' one (CAD, YAML) is both."""
+    has_visual = any(g.role == "visual" for g in body.geometry)
+    return [(g, g.role == "visual" or not has_visual, g.role != "visual") for g in body.geometry]
+
+
+def rgba_of(g) -> tuple | None:
+    """The colour of shape ``g``: its material's, else a reader's ``rgba`` parameter (STEP), else None."""
+    if g.material is not None:
+        return g.material.rgba
+    rgba = g.params.get("rgba") if hasattr(g.params, "get") else None
+    return None if rgba is None else tuple(float(x) for x in rgba)
+
+
 #: suffix -> "module:function"; ``f(assembly, path, **options)``.
 EXPORTERS = {
     ".urdf": "mbcompose.parsers.exporters.urdf:write_urdf",
@@ -197,4 +230,5 @@ def export(assembly: Assembly, path, **options) -> Path:
 
 
 __all__ = ["EXPORTERS", "ExportError", "TreeJoint", "export", "flip", "writer_for", "loop_description", "on_axis",
-           "robust_rpy", "export_tree", "warn_dropped", "warn_untaken_limits"]
+           "robust_rpy", "export_tree", "frames_by_body", "rgba_of", "shown_and_colliding", "warn_dropped",
+           "warn_untaken_limits"]

@@ -21,12 +21,26 @@ joint frames and mass properties):
 * loop joints (the chords of the tree): spherical -> ``connect`` (anchor in the
   reference body); fixed -> ``weld``; revolute/continuous -> two ``connect`` on
   the axis, at the origin and ``revolute_span`` further along it (they remove
-  the five freedoms a hinge removes).  Other loop joints are refused;
-* actuated joints get a ``<motor>`` (gear ratio, force range), names unique (a motor
-  of a differential transmission that drives two joints gets two actuators);
-* ``frames`` (e.g. the parts of a lumped composite) become ``<site>`` elements.
-* shapes: box, sphere, cylinder, capsule, ellipsoid, mesh (STL/OBJ only:
-  MuJoCo reads no other format; others are skipped, logged).
+  the five freedoms a hinge removes).  Any other loop joint (prismatic, cylindrical,
+  universal, planar: MuJoCo has no equality for them) is built exactly: a body
+  ``NAME_loop`` carried by the reference body through the joint's own MJCF joints and
+  welded to the secondary body (``<equality weld>``); MuJoCo refuses a massless moving
+  body, so it gets ``LOOP_BODY_MASS`` kg (one warning names these joints);
+* actuators: every :class:`~parsers.assembly.Actuator` (MJCF input) as it was read:
+  ``<motor>``, ``<position kp kv>`` and ``<velocity kv>`` where its gain and bias are those
+  shortcuts', else ``<general>`` with ``gaintype``/``gainprm``/``biastype``/``biasprm``; its
+  ``gear``, ``ctrlrange`` and ``forcerange``.  Other actuated joints (URDF, YAML, CAD) get a
+  ``<motor>`` (gear ratio, force range), names unique (a motor of a differential
+  transmission that drives two joints gets two actuators);
+* frames (``Assembly.frames``: the parts of a lumped composite, a tool point; and the
+  ``frames`` option) become ``<site>`` elements;
+* shapes: box, sphere, cylinder, capsule, ellipsoid, mesh (STL/OBJ only, judged by the
+  file the export references, so a DAE converted to STL in ``assets/`` is used; others
+  are skipped, logged).  Visual shapes get the default class ``visual`` (``group 2``,
+  ``contype=conaffinity=0``: shown, never in contact); collision shapes of a body that has
+  visual ones the class ``collision`` (``group 3``); other shapes stay in group 0 and collide.
+  Colours: a named :class:`~parsers.assembly.Material` becomes an ``<asset><material>``
+  referenced by ``material``, a bare colour the geom's ``rgba``.
 
 MuJoCo refuses a moving body without mass; such bodies are written as they
 are and MuJoCo's error will say so.
@@ -46,12 +60,17 @@ from mbcompose.dynamics.spatial import matrix_to_quat
 from ..assembly import GROUND, Assembly, Pose
 from ..mjcf.equality import coupling_about_ref
 from ..xml import fmt, write_xml
-from . import ExportError, export_tree, warn_untaken_limits
+from . import ExportError, export_tree, frames_by_body, rgba_of, shown_and_colliding, warn_untaken_limits
 from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
 
 MUJOCO_MESHES = (".stl", ".obj")
+
+#: mass (kg) and principal moments (kg m^2) of the body that closes a loop joint MuJoCo has no
+#: equality for (module docstring): MuJoCo refuses a massless moving body
+LOOP_BODY_MASS = 1e-9
+LOOP_BODY_INERTIA = 1e-15
 
 
 def _pose_attrs(el: ET.Element, pose: Pose):
@@ -202,28 +221,71 @@ def _body_tree(a: Assembly, world, parent, order, chords, geometry: bool, asset,
             joints.write(el, parent[k].joint, body.pose, pname == GROUND)
         _inertial(el, body, parent[n].joint.type != "fixed")
         if geometry:
-            for g in body.geometry:
-                _geom(el, g, asset, meshes, mesh_reference)
+            has_visual = any(g.role == "visual" for g in body.geometry)
+            for g, _, colliding in shown_and_colliding(body):
+                cls = "visual" if not colliding else "collision" if has_visual and g.role == "collision" else None
+                _geom(el, g, asset, meshes, mesh_reference, cls)
+    for n in skip:
+        kid = n
+        while kid in skip:
+            kid = next(k for k, above in folded.items() if kid in above)
+        elements[n], frame[n] = elements[kid], frame[kid]
     return elements, frame, joints
 
 
 def _sites(elements, frame, frames) -> None:
-    for body, named in (frames or {}).items():
+    for body, named in frames.items():
         if body not in elements or body == GROUND:
-            raise ExportError(f"frames: unknown or folded body {body!r}")
+            raise ExportError(f"frames: unknown body {body!r}")
         for fname, pose in named:
             _pose_attrs(ET.SubElement(elements[body], "site", name=fname), frame[body].inverse().compose(pose))
 
 
+def _actuator_element(act, x) -> None:
+    """Actuator record ``x`` as the MJCF element whose defaults give back its gain and bias."""
+    kp, kv = x.gain[0], -x.bias[2]
+    if x.kind == "motor" and x.gain_type == "fixed" and x.gain == (1.0, 0.0, 0.0) and x.bias_type == "none":
+        el = ET.SubElement(act, "motor")
+    elif x.kind == "position" and x.gain_type == "fixed" and x.gain[1:] == (0.0, 0.0) and \
+            x.bias_type == "affine" and x.bias[:2] == (0.0, -kp) and kv >= 0:
+        el = ET.SubElement(act, "position", kp=fmt(kp))
+        if kv:
+            el.set("kv", fmt(kv))
+    elif x.kind == "velocity" and x.gain_type == "fixed" and x.gain[1:] == (0.0, 0.0) and \
+            x.bias_type == "affine" and x.bias == (0.0, 0.0, -kp):
+        el = ET.SubElement(act, "velocity", kv=fmt(kp))
+    else:
+        el = ET.SubElement(act, "general", gaintype=x.gain_type, gainprm=fmt(x.gain), biastype=x.bias_type,
+                           biasprm=fmt(x.bias))
+    el.set("name", x.name)
+    el.set("joint", x.joint)
+    if x.gear != 1.0:
+        el.set("gear", fmt(x.gear))
+    for key in ("ctrlrange", "forcerange"):
+        rng = getattr(x, key)
+        if rng is not None and all(np.isfinite(rng)):
+            el.set(key, fmt(rng))
+        elif rng is not None:
+            log.info("MJCF export: actuator %r: %s %s not written (MuJoCo takes finite ranges)", x.name, key, rng)
+
+
 def _actuators(root, a: Assembly, written_joints) -> None:
-    """One ``<motor>`` per actuated one-coordinate joint.  Actuator names are unique: a motor
-    that drives several joints (a differential transmission) gets one actuator per joint,
-    named ``MOTOR_JOINT`` after the first."""
-    motors = [j for j in a.joints if j.actuated and JOINTS[j.type].one_coordinate and j.name in written_joints]
-    if not motors:
+    """The assembly's actuator records (:func:`_actuator_element`), then one ``<motor>`` per other
+    actuated one-coordinate joint.  Actuator names are unique: a motor that drives several joints
+    (a differential transmission) gets one actuator per joint, named ``MOTOR_JOINT`` after the first."""
+    records = [x for x in a.actuators if x.joint in written_joints]
+    lost = [x.name for x in a.actuators if x.joint not in written_joints]
+    if lost:
+        log.warning("MJCF export of %s: actuators on joints not in the export left out: %s", a.name, ", ".join(lost))
+    driven = {x.joint for x in a.actuators}
+    motors = [j for j in a.joints if j.actuated and JOINTS[j.type].one_coordinate and j.name in written_joints
+              and j.name not in driven]
+    if not motors and not records:
         return
     act = ET.SubElement(root, "actuator")
-    used: set = set()
+    for x in records:
+        _actuator_element(act, x)
+    used: set = {x.name for x in records}
     for j in motors:
         name = j.motor.name if j.motor else f"{j.name}_motor"
         if name in used:
@@ -247,11 +309,15 @@ def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0
     root = ET.Element("mujoco", model=a.name)
     ET.SubElement(root, "compiler", angle="radian", inertiafromgeom="false", autolimits="true")
     ET.SubElement(root, "option", gravity=fmt(a.gravity))
+    default = ET.SubElement(root, "default")
+    ET.SubElement(ET.SubElement(default, "default", {"class": "visual"}), "geom", contype="0", conaffinity="0",
+                  group="2")
+    ET.SubElement(ET.SubElement(default, "default", {"class": "collision"}), "geom", group="3")
     asset = ET.SubElement(root, "asset")
     world = ET.SubElement(root, "worldbody")
     elements, frame, joints = _body_tree(a, world, parent, order, chords, geometry, asset, mesh_reference)
-    _sites(elements, frame, frames)
-    _loops(root, a, chords, revolute_span)
+    _sites(elements, frame, frames_by_body(a, frames))
+    _loops(root, a, chords, revolute_span, elements, joints)
     _couplings(root, a, joints.used)
     _actuators(root, a, joints.used)
     if len(asset) == 0:
@@ -259,7 +325,7 @@ def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0
     return root
 
 
-def _geom(body_el, g, asset, meshes, mesh_reference=absolute_reference):
+def _geom(body_el, g, asset, meshes, mesh_reference=absolute_reference, cls=None):
     p = g.params
     attrs = {}
     if g.kind == "box":
@@ -272,30 +338,50 @@ def _geom(body_el, g, asset, meshes, mesh_reference=absolute_reference):
         attrs = {"type": "ellipsoid", "size": fmt(p["radii"])}
     elif g.kind == "mesh":
         f = Path(g.file)
-        if f.suffix.lower() not in MUJOCO_MESHES:
-            log.warning("MJCF export: MuJoCo cannot read mesh %s (skipped)", f)
+        reference = mesh_reference(f)
+        if Path(reference).suffix.lower() not in MUJOCO_MESHES:
+            log.warning("MJCF export: MuJoCo cannot read mesh %s (skipped; convert writes it to STL in assets/)", f)
             return
         scale = tuple(np.broadcast_to(p.get("scale", 1.0), (3,)).tolist())
         key = (str(f.resolve()), scale)
         if key not in meshes:
             meshes[key] = f"mesh{len(meshes)}_{f.stem}"
-            ET.SubElement(asset, "mesh", name=meshes[key], file=mesh_reference(f), scale=fmt(scale))
+            ET.SubElement(asset, "mesh", name=meshes[key], file=reference, scale=fmt(scale))
         attrs = {"type": "mesh", "mesh": meshes[key]}
     else:
         log.warning("MJCF export: shape %s skipped", g.kind)
         return
     el = ET.SubElement(body_el, "geom", **attrs)
+    if cls is not None:
+        el.set("class", cls)
     _pose_attrs(el, g.pose)
-    if g.role == "visual":
-        el.set("contype", "0")
-        el.set("conaffinity", "0")
-        el.set("group", "1")
+    _colour(el, g, asset)
 
 
-def _loops(root, a: Assembly, chords, span: float):
+def _colour(el, g, asset) -> None:
+    """A named material as an ``<asset><material>`` (one per name and colour), a bare colour as ``rgba``."""
+    rgba = rgba_of(g)
+    if rgba is None:
+        return
+    name = g.material.name if g.material is not None else None
+    if name is None:
+        el.set("rgba", fmt(rgba))
+        return
+    taken = {m.get("name"): m.get("rgba") for m in asset.findall("material")}
+    unique, k = name, 1
+    while unique in taken and taken[unique] != fmt(rgba):
+        unique, k = f"{name}_{k}", k + 1
+    if unique not in taken:
+        ET.SubElement(asset, "material", name=unique, rgba=fmt(rgba))
+    el.set("material", unique)
+
+
+def _loops(root, a: Assembly, chords, span: float, elements, joints) -> None:
+    """The ``<equality>`` constraints of the loop joints ``chords`` (module docstring)."""
     if not chords:
         return
     eq = ET.SubElement(root, "equality")
+    built = []
     for j in chords:
         ref, sec = j.reference, j.secondary
         if ref == GROUND:
@@ -314,7 +400,25 @@ def _loops(root, a: Assembly, chords, span: float):
                 ET.SubElement(eq, "connect", name=f"{j.name}_{k + 1}",
                               anchor=fmt(b1.pose.inverse().apply(point)), **attrs)
         else:
-            raise ExportError(f"loop joint {j.name!r} of type {j.type!r} has no MJCF equality equivalent")
+            _loop_body(eq, a, j, elements, joints)
+            built.append(f"{j.name} ({j.type})")
+    if built:
+        log.warning("MJCF export of %s: loop joints with no MuJoCo equality built as a %g kg body on the joint, "
+                    "welded to its secondary body: %s", a.name, LOOP_BODY_MASS, ", ".join(built))
+
+
+def _loop_body(eq, a: Assembly, j, elements, joints) -> None:
+    """Loop joint ``j`` as body ``NAME_loop`` in its reference body, moved by the joint's own MJCF joints
+    and welded to the secondary body (at the reference configuration it is where that body is)."""
+    X_world_sec = Pose() if j.secondary == GROUND else a.body(j.secondary).pose
+    X_world_ref = Pose() if j.reference == GROUND else a.body(j.reference).pose
+    name = f"{j.name}_loop"
+    el = ET.SubElement(elements[j.reference], "body", name=name)
+    _pose_attrs(el, X_world_ref.inverse().compose(X_world_sec))
+    joints.write(el, j, X_world_sec, False)
+    ET.SubElement(el, "inertial", pos="0 0 0", mass=fmt(LOOP_BODY_MASS), diaginertia=fmt([LOOP_BODY_INERTIA] * 3))
+    attrs = {"body1": name} if j.secondary == GROUND else {"body1": name, "body2": j.secondary}
+    ET.SubElement(eq, "weld", name=j.name, anchor=fmt(X_world_sec.inverse().apply(j.origin)), **attrs)
 
 
 def _couplings(root, a: Assembly, written) -> None:
@@ -366,7 +470,7 @@ def write_mjcf(a: Assembly, path, *, geometry: bool = True, revolute_span: float
         Distance (m) between the two ``connect`` points that close a revolute loop joint.
     frames : mapping body name -> sequence of (frame name, Pose), optional
         Named frames carried by a body (poses in the assembly frame at the
-        reference configuration), written as ``<site>`` elements.
+        reference configuration), written as ``<site>`` elements beside ``a.frames``.
     mesh_reference : callable, mesh file -> text of the ``file`` attribute
         (default its absolute path; :meth:`parsers.exporters.assets.MeshAssets.reference`
         for a relative ``assets/`` name).
@@ -374,7 +478,7 @@ def write_mjcf(a: Assembly, path, *, geometry: bool = True, revolute_span: float
     Returns
     -------
     Path
-        The written file.  Raises :class:`ExportError` for joints MJCF cannot express.
+        The written file.  Raises :class:`ExportError` for a free joint below the top level.
     """
     write_xml(mjcf_element(a, geometry=geometry, revolute_span=revolute_span, frames=frames,
                            mesh_reference=mesh_reference), path)

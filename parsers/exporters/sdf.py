@@ -16,8 +16,11 @@ frames and mass properties):
 * a ``free`` joint from ground is left out (an SDFormat link not joined to the
   world floats); free joints between bodies, planar and cylindrical joints are
   refused (ExportError);
-* ``frames`` (e.g. the parts of a lumped composite) become ``<frame>``
-  elements attached to their body;
+* frames (``Assembly.frames``: the parts of a lumped composite, a tool point; and the
+  ``frames`` option) become ``<frame>`` elements attached to their body;
+* shapes: a visual shape becomes ``<visual>``, a collision shape ``<collision>`` (and a
+  ``<visual>`` too when its body has no visual shape), a CAD or YAML shape both; colours as
+  ``<material>`` ``<ambient>`` and ``<diffuse>``;
 * joint ``armature`` and ``ref`` have no SDFormat field: left out, logged once each (the
   exported coordinate is then ``q - ref``);
 * couplings (URDF mimic, MJCF equality/joint, SDFormat screw/gearbox/mimic) become
@@ -31,6 +34,7 @@ frames and mass properties):
 
 from __future__ import annotations
 
+import logging
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
@@ -42,8 +46,10 @@ from mbcompose.dynamics.tolerances import GEOMETRY_ATOL
 
 from ..assembly import GROUND, Assembly
 from ..xml import fmt, write_xml
-from . import ExportError, flip, robust_rpy, warn_dropped, warn_untaken_limits
+from . import ExportError, flip, frames_by_body, rgba_of, robust_rpy, shown_and_colliding, warn_dropped, warn_untaken_limits
 from .assets import absolute_reference
+
+log = logging.getLogger(__name__)
 
 SDF_TYPES = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic", "fixed": "fixed",
              "spherical": "ball", "universal": "universal"}
@@ -80,6 +86,11 @@ def _shape(link, g, role, k, mesh_reference=absolute_reference):
     else:
         ET.SubElement(s, "uri").text = mesh_reference(g.file)
         ET.SubElement(s, "scale").text = fmt(np.broadcast_to(p.get("scale", 1.0), (3,)))
+    rgba = rgba_of(g)
+    if role == "visual" and rgba is not None:
+        mat = ET.SubElement(el, "material")
+        ET.SubElement(mat, "ambient").text = fmt(rgba)
+        ET.SubElement(mat, "diffuse").text = fmt(rgba)
 
 
 def _screws(a: Assembly, frames) -> dict:
@@ -134,7 +145,11 @@ def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
     """The ``<sdf>`` element for ``a`` (see :func:`write_sdf`)."""
     warn_dropped(a, "SDFormat", ("armature", "ref"))
     warn_untaken_limits(a, "SDFormat")
+    frames = frames_by_body(a, frames)
     screws = _screws(a, frames)
+    if a.actuators:
+        log.warning("SDFormat export of %s: SDFormat has no actuators (a simulator's plugins drive joints); left "
+                    "out: %s", a.name, ", ".join(x.name for x in a.actuators))
     mimics = _mimics(a, {j.name: j.type for j in a.joints}, screws)
     sdf = ET.Element("sdf", version="1.11" if mimics else "1.10" if screws else "1.8")
     world = ET.SubElement(sdf, "world", name=a.name)
@@ -144,7 +159,7 @@ def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
     for b in a.bodies:
         if b.name not in carriages:
             _link(model, b, geometry, mesh_reference)
-    for body, named in (frames or {}).items():
+    for body, named in frames.items():
         if body not in a.body_names:
             raise ExportError(f"frames: unknown body {body!r}")
         for fname, pose in named:
@@ -179,8 +194,10 @@ def _link(model, b, geometry, mesh_reference) -> None:
                         "izz": (2, 2)}.items():
         ET.SubElement(it, key).text = fmt(J[r, c])
     if geometry:
-        for k, g in enumerate(b.geometry):
-            _shape(link, g, "visual" if g.role == "visual" else "collision", k, mesh_reference)
+        for k, (g, shown, colliding) in enumerate(shown_and_colliding(b)):
+            for role, on in (("visual", shown), ("collision", colliding)):
+                if on:
+                    _shape(link, g, role, k, mesh_reference)
 
 
 def _joint(model, j, mimics, screw) -> None:

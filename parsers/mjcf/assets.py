@@ -1,4 +1,5 @@
-"""MJCF ``<asset>`` meshes: mesh files (MuJoCo's binary ``.msh`` included) and inline meshes.
+"""MJCF ``<asset>`` meshes: mesh files (MuJoCo's binary ``.msh`` included) and inline meshes; and
+``<material>`` colours (:func:`read_material_assets`).
 
 As MuJoCo's compiler reads them (XML reference, ``asset/mesh``; ``src/user/user_mesh.cc``):
 
@@ -124,3 +125,19 @@ def mesh_data(rec: dict) -> trimesh.Trimesh:
         except InputError as exc:
             raise error(rec["el"], exc.message) from None
     return rec["mesh"]
+
+
+def read_material_assets(reader, root) -> dict[str, tuple[float, float, float, float]]:
+    """Material name -> its ``rgba`` (MuJoCo's default ``1 1 1 1``; a default class's ``material``
+    slot applies, as for every element); textures, reflectance and the rest are appearance MuJoCo
+    draws but the exporters do not carry."""
+    out = {}
+    for asset in root.findall("asset"):
+        for el in asset.findall("material"):
+            a = reader.attrs(el, "main")
+            name = a.get("name")
+            if name is None:
+                continue
+            rgba = floats_attr(el, a, "rgba", 4)
+            out[name] = (1.0, 1.0, 1.0, 1.0) if rgba is None else tuple(float(x) for x in rgba)
+    return out

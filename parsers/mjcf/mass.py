@@ -9,10 +9,11 @@ compiler's bounds by :mod:`parsers.mjcf.compiler`.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import numpy as np
 
-from ..assembly import Geometry, MassProperties, Pose, Source
+from ..assembly import Geometry, MassProperties, Material, Pose, Source
 from ..errors import FOREIGN_TEXT, InputError, did_you_mean
 from ..massprops import combine, shapes_mass_properties, transform_mass_properties
 from ..mesh_progress import MeshWork, file_progressed
@@ -84,6 +85,7 @@ def geom_record(reader, el, childclass, frame_pose: Pose):
         g = Geometry("mesh", params, pose, rec["file"], "collision")
     else:
         g = Geometry(gtype, {}, pose, None, "collision")
+    g = replace(g, role=_role(el, a), material=_material(reader, el, a))
     mass = a.get("mass")
     density = a.get("density")
     m = None if mass is None else float(parse_floats(mass, el, "geom@mass", 1)[0])
@@ -99,6 +101,37 @@ def geom_record(reader, el, childclass, frame_pose: Pose):
     group = integers_attr(el, a.get("group", "0"), "geom@group", 1)[0]
     return {"el": el, "geom": g, "mass": m, "density": rho, "group": group, "type": gtype, "shell": shell,
             "mesh": reader.meshes[a["mesh"]] if gtype == "mesh" else None}
+
+def _role(el, a) -> str:
+    """'visual' for a geom that collides with nothing (``contype`` and ``conaffinity`` both 0: MuJoCo's
+    visual-only geoms), else 'collision'."""
+    contype = integers_attr(el, a.get("contype", "1"), "geom@contype", 1)[0]
+    conaffinity = integers_attr(el, a.get("conaffinity", "1"), "geom@conaffinity", 1)[0]
+    return "visual" if contype == 0 and conaffinity == 0 else "collision"
+
+
+#: MuJoCo's default geom colour (XML reference, ``geom@rgba``)
+_DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
+
+
+def _material(reader, el, a) -> Material | None:
+    """The geom's colour as MuJoCo draws it: its ``rgba`` when that differs from the default (it then
+    wins over the material, XML reference ``geom@rgba``), else its ``material``'s, else None (an
+    unknown material, which MuJoCo refuses, is warned about and left out)."""
+    rgba = floats_attr(el, a, "rgba", 4)
+    rgba = None if rgba is None else tuple(float(x) for x in rgba)
+    name = a.get("material")
+    if name is not None and name not in reader.materials:
+        # (MuJoCo refuses the file; its mass properties do not depend on the colour, so it is read, warned)
+        log.warning("%s: unknown material %r%s: the geom's colour is left out", where(el), name,
+                    did_you_mean(name, reader.materials))
+        name = None
+    if rgba is not None and rgba != _DEFAULT_RGBA:
+        return Material(None, tuple(min(max(x, 0.0), 1.0) for x in rgba))
+    if name is not None:
+        return Material(name, tuple(min(max(x, 0.0), 1.0) for x in reader.materials[name]))
+    return None if rgba is None else Material(None, rgba)
+
 
 def fit_to_mesh(reader, el, a, gtype, pose):
     """Half sizes (3,) and pose of a primitive geom fitted to its ``mesh`` (:mod:`parsers.mjcf.fit`)."""

@@ -73,6 +73,7 @@ inertias, positions at ``qpos0``):
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +86,7 @@ from ..massprops import combine, transform_mass_properties
 from ..xml import XML_BASE, error, file_of, mark_file, parse_floats, parse_xml, where
 from .actuators import (ACTUATOR_TAGS, default_key, joint_spring, read_actuator_records, read_actuators,
                         warn_tendon_springs)
-from .assets import read_mesh_assets
+from .assets import read_material_assets, read_mesh_assets
 from .attach import expand_attachments
 from .compiler import ORIENT_ATTRS, Compiler, bool_attr, floats_attr, orientation
 from .equality import (COUPLING_TYPES, LOOP_TYPES, check_coupling_joints, check_joint_references, coupling_equality,
@@ -112,6 +113,7 @@ class _Reader:
         #: class -> the actuator elements of its defaults, outermost class first: (tag, attributes)
         self.actuator_defaults: dict[str, list[tuple[str, dict]]] = {}
         self.meshes: dict[str, dict] = {}
+        self.materials: dict[str, tuple] = {}
         self.bodies: list[dict] = []
         self.sites: dict[str, tuple[int, Pose]] = {}
         self.options = options
@@ -245,6 +247,7 @@ class _Reader:
             self.defaults.pop("main", None)
             self.read_defaults(d, None)
         self.meshes = read_mesh_assets(self, root)
+        self.materials = read_material_assets(self, root)
         loading = loading | {self.path.resolve()}
 
         def make_reader(p):
@@ -300,8 +303,7 @@ class _Reader:
                 p["mass"] = combine([p["mass"], transform_mass_properties(b["mass"], X)])
             for gd in b["geoms"]:
                 gd = dict(gd)
-                gd["geom"] = Geometry(gd["geom"].kind, gd["geom"].params, X.compose(gd["geom"].pose),
-                                      gd["geom"].file, gd["geom"].role)
+                gd["geom"] = replace(gd["geom"], pose=X.compose(gd["geom"].pose))
                 p["geoms"].append(gd)
             p["children"].remove(i)
             for c in b["children"]:

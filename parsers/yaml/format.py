@@ -13,6 +13,7 @@ with the file, the line and the key path.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +22,9 @@ from mbcompose.dynamics.joints import JOINTS, joint_types
 from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL, GEOMETRY_ATOL
 
-from ..assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Frame, Geometry, Joint,
-                        DCMotor, JointForceElement, Limits, MassProperties, Motor, PointLoad, Pose, Source,
-                        SpringDamper)
+from ..assembly import (AXIAL_JOINTS, GEOMETRY_ROLES, GROUND, JOINT_TYPES, Assembly, Body, Coupling, DCMotor, Frame,
+                        Geometry, Joint, JointForceElement, Limits, MassProperties, Material, Motor, PointLoad, Pose,
+                        Source, SpringDamper)
 from ..errors import InputError, did_you_mean
 from ..exporters import warn_untaken_limits
 from ..massprops import INERTIA_RTOL, inertia_problem, shapes_mass_properties
@@ -41,7 +42,11 @@ MATERIALS = {
     "nylon": 1150.0, "carbon_fiber": 1600.0, "glass": 2500.0, "wood": 700.0, "water": 1000.0,
 }
 
-TOP_KEYS = ("format", "name", "units", "gravity", "base", "materials", "bodies", "joints", "frames", "forces")
+TOP_KEYS = ("format", "name", "units", "gravity", "base", "materials", "bodies", "joints", "frames", "forces",
+            "couplings")
+COUPLING_KEYS = ("joint", "leader", "multiplier", "offset", "higher", "joint_terms", "leader_terms")
+#: a shape's optional keys beside its kind and pose (its role and colour)
+SHAPE_LOOK_KEYS = ("role", "color")
 BODY_KEYS = ("name", "pose", "inertial", "geometry", "density", "material")
 JOINT_KEYS = ("name", "type", "reference", "secondary", "origin", "axis", "axis2", "secondary_origin",
               "secondary_axis", "limits", "actuated", "motor", "damping", "armature", "ref")
@@ -120,6 +125,24 @@ def _explicit_inertial(node: Node, units: _Units) -> MassProperties:
 
 
 def _shape(node: Node, base_dir: Path, units: _Units) -> Geometry:
+    """A shape (:func:`_shape_of`) with its ``role`` (inertial, the default; visual; collision) and
+    ``color: {name: NAME, rgba: [r, g, b, a]}`` (name optional)."""
+    g = _shape_of(node, base_dir, units)
+    role, color = node.get("role"), node.get("color")
+    material = None
+    if color is not None:
+        color.check_keys(("name", "rgba"))
+        rgba = color.require("rgba").vector(4)
+        try:
+            material = Material(color.get("name").string() if color.get("name") is not None else None, rgba)
+        except ValueError as exc:
+            raise color.error(str(exc)) from None
+    if role is not None and role.string() not in GEOMETRY_ROLES:
+        raise role.error(f"role must be one of {', '.join(GEOMETRY_ROLES)}, got '{role.string()}'")
+    return replace(g, role=role.string() if role is not None else "inertial", material=material)
+
+
+def _shape_of(node: Node, base_dir: Path, units: _Units) -> Geometry:
     mapping = node.mapping("a shape mapping such as {box: {size: [x, y, z]}}")
     kinds = [k for k in mapping if k in SHAPE_KINDS]
     if len(kinds) != 1:
@@ -128,7 +151,7 @@ def _shape(node: Node, base_dir: Path, units: _Units) -> Geometry:
     pose = _pose(node.get("pose"), units)
     body = node.require(kind)
     if kind == "mesh":
-        node.check_keys(("mesh", "pose", "scale", "convex_hull"))
+        node.check_keys(("mesh", "pose", "scale", "convex_hull", *SHAPE_LOOK_KEYS))
         rel = body.string()
         path = (base_dir / rel).resolve()
         if not path.exists():
@@ -144,7 +167,7 @@ def _shape(node: Node, base_dir: Path, units: _Units) -> Geometry:
             scale = np.full(3, scale_node.number(positive=True))
         hull = node.get("convex_hull").boolean() if node.get("convex_hull") is not None else False
         return Geometry("mesh", {"scale": scale * units.length, "convex_hull": hull}, pose, str(path))
-    node.check_keys((kind, "pose"))
+    node.check_keys((kind, "pose", *SHAPE_LOOK_KEYS))
     body.check_keys(SHAPE_PARAMS[kind])
     params = {}
     for key in SHAPE_PARAMS[kind]:
@@ -201,22 +224,24 @@ def _body(node: Node, base_dir: Path, units: _Units, materials: dict[str, float]
             raise node.error("'density'/'material' conflict with explicit 'inertial'")
         mass = _explicit_inertial(node.get("inertial"), units)
         sources["mass"] = _source(node.get("inertial"))
-    elif shapes:
+    elif any(s.role == "inertial" for s in shapes):
         rho, how = _density(node, materials)
         geometry_node = node.get("geometry")
         try:
-            mass = shapes_mass_properties(shapes, rho)
+            mass = shapes_mass_properties([s for s in shapes if s.role == "inertial"], rho)
         except InputError as exc:
             raise geometry_node.error(f"body '{name}': {exc.message}") from None
         problem = inertia_problem(mass.inertia)
         if problem:
             raise geometry_node.error(f"body '{name}': computed {problem}")
-        files = [Path(s.file).name for s in shapes if s.kind == "mesh"]
-        what = ", ".join(files + [s.kind for s in shapes if s.kind != "mesh"])
-        hull = " (convex hull)" if any(s.params.get("convex_hull") for s in shapes) else ""
+        solids = [s for s in shapes if s.role == "inertial"]
+        files = [Path(s.file).name for s in solids if s.kind == "mesh"]
+        what = ", ".join(files + [s.kind for s in solids if s.kind != "mesh"])
+        hull = " (convex hull)" if any(s.params.get("convex_hull") for s in solids) else ""
         sources["mass"] = _source(geometry_node, f"computed from {what}{hull} at {how}")
     else:
-        raise node.error(f"body '{name}' needs 'inertial' or 'geometry' for its mass properties")
+        raise node.error(f"body '{name}' needs 'inertial' or 'geometry' (shapes of role inertial) for its mass "
+                         "properties")
     return Body(name, pose, mass, shapes, sources)
 
 
@@ -453,6 +478,37 @@ def _forces(root: Node, units: _Units, joints, body_names) -> tuple[tuple, tuple
             tuple(r for r in records if not isinstance(r, SpringDamper)))
 
 
+def _coupling(node: Node, joint_names: set[str]) -> Coupling:
+    """A coupling ``{joint, leader, multiplier, offset, higher, joint_terms, leader_terms}``
+    (:class:`parsers.assembly.Coupling`; terms as ``[[joint, coef], ...]``)."""
+    node.check_keys(COUPLING_KEYS)
+
+    def name(n: Node) -> str:
+        v = n.string()
+        if v not in joint_names:
+            raise n.error(f"unknown joint '{v}'{did_you_mean(v, joint_names)}")
+        return v
+
+    def terms(key: str) -> tuple:
+        n = node.get(key)
+        if n is None:
+            return ()
+        out = []
+        for t in n.sequence("a list of [joint, coefficient] pairs"):
+            pair = t.sequence("a [joint, coefficient] pair")
+            if len(pair) != 2:
+                raise t.error("a term is [joint, coefficient]")
+            out.append((name(pair[0]), pair[1].number()))
+        return tuple(out)
+
+    get = node.get
+    return Coupling(joint=name(node.require("joint")), leader=name(get("leader")) if get("leader") is not None else None,
+                    multiplier=get("multiplier").number() if get("multiplier") is not None else 1.0,
+                    offset=get("offset").number() if get("offset") is not None else 0.0,
+                    higher=tuple(x.number() for x in get("higher").sequence()) if get("higher") is not None else (),
+                    source=_source(node), joint_terms=terms("joint_terms"), leader_terms=terms("leader_terms"))
+
+
 def read_yaml(path, **options) -> Assembly:
     """Read a YAML assembly file into an :class:`Assembly` (SI units).
 
@@ -510,10 +566,12 @@ def assembly_from_node(root: Node, path) -> Assembly:
     frame_nodes = root.get("frames").sequence("a list of frames") if root.get("frames") is not None else []
     _unique(frame_nodes, "frame")
     frames = tuple(_frame(n, units, body_names) for n in frame_nodes)
+    coupling_nodes = root.get("couplings").sequence("a list of couplings") if root.get("couplings") is not None else []
+    couplings = tuple(_coupling(n, {j.name for j in joints}) for n in coupling_nodes)
     name = root.get("name").string() if root.get("name") is not None else path.stem
     springs, forces = _forces(root, units, joints, body_names)
     return Assembly(name=name, bodies=bodies, joints=tuple(joints), gravity=gravity, frames=frames,
-                    source_file=str(path), springs=springs, forces=forces)
+                    source_file=str(path), springs=springs, forces=forces, couplings=couplings)
 
 
 __all__ = ["read_yaml", "assembly_from_node", "write_yaml", "MATERIALS", "LENGTH_UNITS", "MASS_UNITS", "ANGLE_UNITS", "INERTIA_RTOL"]
@@ -550,10 +608,19 @@ def _geometry_out(g: Geometry, base_dir: Path | None) -> dict:
         if g.params.get("convex_hull"):
             entry["convex_hull"] = True
     elif g.kind in SHAPE_PARAMS:
-        entry[g.kind] = {k: (_vec_out(v) if np.ndim(v) else _num(v)) for k, v in g.params.items()}
+        entry[g.kind] = {k: (_vec_out(g.params[k]) if np.ndim(g.params[k]) else _num(g.params[k]))
+                         for k in SHAPE_PARAMS[g.kind]}
     else:
         return {}
     entry["pose"] = _pose_out(g.pose)
+    if g.role != "inertial":
+        entry["role"] = g.role
+    if g.material is not None:
+        entry["color"] = {"rgba": _vec_out(g.material.rgba)}
+        if g.material.name is not None:
+            entry["color"] = {"name": g.material.name, **entry["color"]}
+    elif g.params.get("rgba") is not None:
+        entry["color"] = {"rgba": _vec_out(g.params["rgba"])}
     return entry
 
 
@@ -563,7 +630,7 @@ def _body_out(b: Body, base_dir: Path | None) -> dict:
            "inertial": {"mass": _num(b.mass.mass), "com": _vec_out(b.mass.com),
                         "inertia": {"ixx": _num(J[0, 0]), "iyy": _num(J[1, 1]), "izz": _num(J[2, 2]),
                                     "ixy": _num(J[0, 1]), "ixz": _num(J[0, 2]), "iyz": _num(J[1, 2])}}}
-    shapes = [e for e in (_geometry_out(g, base_dir) for g in b.geometry if g.role == "inertial") if e]
+    shapes = [e for e in (_geometry_out(g, base_dir) for g in b.geometry) if e]
     if shapes:
         out["geometry"] = shapes
     return out
@@ -600,11 +667,42 @@ def _joint_out(j: Joint) -> dict:
     return out
 
 
+def _coupling_out(c: Coupling) -> dict:
+    out: dict = {"joint": c.joint}
+    if c.leader is not None:
+        out["leader"] = c.leader
+    out["multiplier"], out["offset"] = _num(c.multiplier), _num(c.offset)
+    if c.higher:
+        out["higher"] = [_num(x) for x in c.higher]
+    for key in ("joint_terms", "leader_terms"):
+        if getattr(c, key):
+            out[key] = [[n, _num(w)] for n, w in getattr(c, key)]
+    return out
+
+
+def _warn_unwritten(a: Assembly) -> None:
+    """One warning per kind of fact the native format does not hold: shapes it has no key for
+    (ellipsoids), actuators (MJCF's; the joints' ``actuated`` and ``motor`` are written), springs."""
+    from ..exporters import log as export_log
+
+    shapes = sorted({g.kind for b in a.bodies for g in b.geometry if g.kind not in SHAPE_KINDS})
+    if shapes:
+        export_log.warning("YAML export of %s: the native format has no %s shape; left out", a.name,
+                           " or ".join(shapes))
+    if a.actuators:
+        export_log.warning("YAML export of %s: the native format has no actuator records (gain, bias, ranges); "
+                           "left out: %s (their joints stay actuated; convert to MJCF to keep them)", a.name,
+                           ", ".join(x.name for x in a.actuators))
+    if a.springs:
+        export_log.warning("YAML export of %s: the native format has no springs; left out: %s", a.name,
+                           ", ".join(x.name for x in a.springs))
+
+
 def write_yaml(assembly: Assembly, base_dir=None) -> str:
     """The assembly as a native YAML file (SI units, quaternion poses, explicit inertials).
 
-    Reading the text back with :func:`read_yaml` gives the same bodies, joints,
-    frames and gravity.  Implicit base joints are written explicitly.  Mesh
+    Reading the text back with :func:`read_yaml` gives the same bodies (shapes with their roles and
+    colours), joints, frames, couplings and gravity.  Implicit base joints are written explicitly.  Mesh
     paths are made relative to ``base_dir`` (the folder the file will live in)
     when given.  Position limits are written for the joint types that take them
     (:mod:`dynamics.joints`); others' are left out, with a warning for moving joints.
@@ -620,5 +718,8 @@ def write_yaml(assembly: Assembly, base_dir=None) -> str:
            "joints": [_joint_out(j) for j in assembly.joints]}
     if assembly.frames:
         doc["frames"] = [{"name": f.name, "body": f.body, "pose": _pose_out(f.pose)} for f in assembly.frames]
+    if assembly.couplings:
+        doc["couplings"] = [_coupling_out(c) for c in assembly.couplings]
+    _warn_unwritten(assembly)
     header = f"# mbcompose model of '{assembly.name}' (SI units)\n"
     return header + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=110)
