@@ -47,7 +47,7 @@ def mass_matrix(model, q, f_ext=None, data=None):
     qb, single = as_batch(q, model.nq, "q")
     qb = np.ascontiguousarray(qb)
     M = np.empty((qb.shape[0], model.nv, model.nv))
-    cm.function("crba_batch")(cm.buf(cm.p), qb.shape[0], cm.buf(qb), cm.buf(M))
+    cm.function("crba_batch")(cm.p_buf, qb.shape[0], cm.buf(qb), cm.buf(M))
     return out(M, single)
 
 
@@ -56,12 +56,20 @@ def _tree_call(model, name: str, q, v, x, f_ext, data):
         log.debug("generated %s declined (external forces): the default implementation runs", name)
         return None
     cm = library(model)
+    if np.ndim(q) == 1 and np.ndim(v) == 1 and np.ndim(x) == 1:      # one configuration: the short path
+        q1, v1, x1 = (np.ascontiguousarray(a, dtype=float) for a in (q, v, x))
+        if q1.shape[0] != model.nq or v1.shape[0] != model.nv or x1.shape[0] != model.nv:
+            raise ValueError(f"q, v and the third vector must have {model.nq}, {model.nv} and {model.nv} entries, got "
+                             f"{q1.shape[0]}, {v1.shape[0]}, {x1.shape[0]}")
+        res = np.empty(model.nv)
+        cm.function(name)(cm.p_buf, cm.buf(q1), cm.buf(v1), cm.buf(x1), cm.buf(res))
+        return res
     qb, s1 = as_batch(q, model.nq, "q")
     vb, s2 = as_batch(v, model.nv, "v")
     xb, s3 = as_batch(x, model.nv, "x")
     qb, vb, xb = (np.ascontiguousarray(a) for a in broadcast(qb, vb, xb))
     res = np.empty((qb.shape[0], model.nv))
-    cm.function(f"{name}_batch")(cm.buf(cm.p), qb.shape[0], cm.buf(qb), cm.buf(vb), cm.buf(xb), cm.buf(res))
+    cm.function(f"{name}_batch")(cm.p_buf, qb.shape[0], cm.buf(qb), cm.buf(vb), cm.buf(xb), cm.buf(res))
     return out(res, s1 and s2 and s3)
 
 
@@ -91,7 +99,7 @@ def embedded_forward_dynamics(em, q, v, tau, f_ext=None, data=None):
     res = np.empty((qb.shape[0], em.nv))
     fd = cm.function("embedded_fd")
     for i in range(qb.shape[0]):
-        if fd(cm.buf(cm.p), cm.buf(qb[i]), cm.buf(vb[i]), cm.buf(tb[i]), cm.buf(res[i])):
+        if fd(cm.p_buf, cm.buf(qb[i]), cm.buf(vb[i]), cm.buf(tb[i]), cm.buf(res[i])):
             log.debug("generated embedded forward dynamics declined (singular dependent block of the fixed "
                       "partition): the default implementation runs")
             res[i] = _default("embedded", "forward_dynamics")(em, qb[i], vb[i], tb[i])

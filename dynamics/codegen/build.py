@@ -147,7 +147,21 @@ class CompiledModel:
         return self.ffi.from_buffer("double[]", a)
 
     def function(self, name: str):
-        return getattr(self.lib, f"{self.gen.prefix}_{name}")
+        """The C function ``PREFIX_name`` (looked up once)."""
+        fns = self.__dict__.setdefault("_functions", {})
+        try:
+            return fns[name]
+        except KeyError:
+            fn = fns[name] = getattr(self.lib, f"{self.gen.prefix}_{name}")
+            return fn
+
+    @property
+    def p_buf(self):
+        """:attr:`p` as a ``double[]`` (made once; change ``p`` in place to tune the parameters)."""
+        buf = self.__dict__.get("_p_buf")
+        if buf is None:
+            buf = self.__dict__["_p_buf"] = self.buf(self.p)
+        return buf
 
 
 def compile_model(model, prefix: str = "model") -> CompiledModel:
