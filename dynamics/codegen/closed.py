@@ -238,9 +238,11 @@ def closure_functions(em, spec: TreeSpec, prefix: str, rows, columns) -> str:
     code = Code()
     code.raw(f"memset(G, 0, sizeof(double)*{max(len(rows) * nv, 1)});")
     emit_closure(code, spec, em, rows, columns, q, "e", "G")
+    code.prune()
     out = [f"static void {prefix}_closure(const double *q, double *e, double *G)\n{{\n{code.text()}\n}}\n"]
     code = Code()
     emit_closure_bias(code, spec, em, rows, q, v, "gamma")
+    code.prune()
     out.append(f"static void {prefix}_closure_bias(const double *q, const double *v, double *gamma)\n"
                f"{{\n{code.text()}\n}}\n")
     return "\n".join(out)

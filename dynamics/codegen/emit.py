@@ -15,6 +15,8 @@ Vectors are Python lists of symbols, 3 x 3 matrices lists of rows; spatial vecto
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 
 from ..tolerances import STRUCTURAL_ZERO
 
@@ -208,6 +210,32 @@ class Code:
 
     def store(self, target: str, expr) -> None:
         self.lines.append(f"{self.indent}{target} = {fmt(expr)};")
+
+    def prune(self) -> None:
+        """Drop the ``const double`` lets no other line reads (dead code the eager tracing leaves: the
+        ``P+`` of a root, the lower triangle of a symmetric product), until none is left."""
+        decl = re.compile(r"^\s*const double (\w+) = ")
+        ident = re.compile(r"[A-Za-z_]\w*")
+        uses = Counter()
+        names = []
+        for ln in self.lines:
+            m = decl.match(ln)
+            names.append(m.group(1) if m else None)
+            uses.update(ident.findall(ln[m.end():] if m else ln))
+        alive = [True] * len(self.lines)
+        index = {n: i for i, n in enumerate(names) if n}
+        work = [n for n in index if uses[n] == 0]
+        while work:
+            n = work.pop()
+            i = index[n]
+            if not alive[i]:
+                continue
+            alive[i] = False
+            for u in ident.findall(self.lines[i][decl.match(self.lines[i]).end():]):
+                uses[u] -= 1
+                if uses[u] == 0 and u in index and alive[index[u]]:
+                    work.append(u)
+        self.lines = [ln for ln, keep in zip(self.lines, alive) if keep]
 
     def text(self) -> str:
         return "\n".join(ln for ln in self.lines if ln != self.SPLIT)

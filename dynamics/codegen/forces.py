@@ -14,7 +14,7 @@ __all__ = ["force_parameters", "passive_source", "actuator_source", "QUAT_LOG_SO
 #: rotation vector of a quaternion [w, x, y, z] (normalized, shortest rotation), as
 #: :func:`dynamics.spatial.quat_log`; SMALL is :data:`dynamics.tolerances.SMALL_ANGLE`
 QUAT_LOG_SOURCE = """
-static void {prefix}_quat_log(const double *q, double *out)
+static CG_UNUSED void {prefix}_quat_log(const double *q, double *out)
 {{
   const double n = 1.0/sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3]);
   const double sg = q[0] < 0.0 ? -n : n;
@@ -24,7 +24,7 @@ static void {prefix}_quat_log(const double *q, double *out)
   out[0] = f*x; out[1] = f*y; out[2] = f*z;
 }}
 
-static void {prefix}_quat_matrix(const double *q, double *R)
+static CG_UNUSED void {prefix}_quat_matrix(const double *q, double *R)
 {{
   const double n = 1.0/sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3]);
   const double w = q[0]*n, x = q[1]*n, y = q[2]*n, z = q[3]*n;

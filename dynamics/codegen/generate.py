@@ -73,12 +73,15 @@ def parameters(tree) -> tuple[list[str], list[float], int]:
 
 #: a function body longer than this is cut into separately compiled pieces (:meth:`Code.chunks`)
 CHUNK_LINES = 300
-NOINLINE = "#if defined(__GNUC__)\n#define CG_NOINLINE __attribute__((noinline))\n#else\n#define CG_NOINLINE\n#endif\n"
+NOINLINE = ("#if defined(__GNUC__)\n#define CG_NOINLINE __attribute__((noinline))\n#define CG_UNUSED __attribute__((unused))\n"
+            "#else\n#define CG_NOINLINE\n#define CG_UNUSED\n#endif\n")
 
 
 def _function(signature: str, code: Code) -> str:
     """``signature { body }``; with work arrays, a ``struct`` of them on the stack, and a long body cut
-    into ``static`` pieces called in order (each compiled on its own: see :meth:`Code.split`)."""
+    into ``static`` pieces called in order (each compiled on its own: see :meth:`Code.split`); unread
+    lets are pruned first (:meth:`Code.prune`)."""
+    code.prune()
     if not code.work:
         return f"{signature}\n{{\n{code.text()}\n}}\n"
     name = signature.split("(")[0].split()[-1]
@@ -158,7 +161,7 @@ def tables(spec: TreeSpec, prefix: str) -> str:
             f"static const int {prefix}_v0[{spec.n + 1}] = {{{arr(spec.v0)}}};\n"
             f"static const int {prefix}_body_of[{max(m.nv, 1)}] = {{{arr(body_of)}}};\n"
             f"static const double {prefix}_S[{max(m.nv, 1)}][6] = {{\n  {rows}}};\n\n"
-            f"static void {prefix}_force_to_parent(const double *X, double *f)\n{{\n"
+            f"static CG_UNUSED void {prefix}_force_to_parent(const double *X, double *f)\n{{\n"
             "  /* f <- phi f = [R n + l x (R f); R f] (seed 002 Eq. 4) */\n"
             "  const double Rn0 = X[0]*f[0] + X[1]*f[1] + X[2]*f[2], Rn1 = X[3]*f[0] + X[4]*f[1] + X[5]*f[2],"
             " Rn2 = X[6]*f[0] + X[7]*f[1] + X[8]*f[2];\n"
@@ -169,7 +172,7 @@ def tables(spec: TreeSpec, prefix: str) -> str:
 
 
 INERTIA_HELPER = """
-static void {prefix}_inertia_to_parent(const double *X, const double *P, double *out)
+static CG_UNUSED void {prefix}_inertia_to_parent(const double *X, const double *P, double *out)
 {{
   /* out = phi P phi* for symmetric 6 x 6 P, out stored as upper triangles (21, row by row):
      [[A' + L B'^T - (B' + L C') L, B' + L C'], [., C']], A' = R A R^T ... L = ~l (seed 002 Eq. 4) */
@@ -233,7 +236,7 @@ def qdot_source(model, prefix: str) -> str:
 
 
 QUAT_RATE_SOURCE = """
-static void {prefix}_quat_rate(const double *q, const double *w, double *qd)
+static CG_UNUSED void {prefix}_quat_rate(const double *q, const double *w, double *qd)
 {{
   /* 1/2 q (x) [0; w], w in the body frame */
   qd[0] = -0.5*(q[1]*w[0] + q[2]*w[1] + q[3]*w[2]);
