@@ -243,3 +243,22 @@ def test_the_simulator_runs_on_the_generated_code(name):
     with dispatch.backend("codegen"):
         got = simulate(model, q0, v0, 0.2, samples=5)
     assert np.abs(got.q - ref.q).max() < 1e-8
+
+
+def test_cli_writes_a_source_that_compiles_on_its_own(tmp_path):
+    import subprocess
+
+    from click.testing import CliRunner
+
+    from mbcompose.composer.cli.commands import main
+
+    out = tmp_path / "out"
+    res = CliRunner().invoke(main, ["codegen", str(SAMPLES / "fourbar" / "fourbar.yaml"), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    src = (out / "fourbar.c").read_text()
+    assert "int fourbar_derivatives(const double *p, double t, const double *x, const double *u, double *dx)" in src
+    assert "void fourbar_start_state(double *x)" in (out / "fourbar.h").read_text()
+    cc = compiler().split()
+    done = subprocess.run([*cc, "-std=c99", "-Wall", "-pedantic", "-c", str(out / "fourbar.c"), "-o",
+                           str(tmp_path / "fourbar.o")], capture_output=True, text=True)
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
