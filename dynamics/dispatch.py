@@ -252,6 +252,18 @@ NOT_DEFINED = {
 }
 
 
+_CODEGEN: list = []
+
+
+def _codegen_table() -> dict:
+    """:data:`dynamics.codegen.backend.CODEGEN`, imported on first use (cffi is optional)."""
+    if not _CODEGEN:
+        from .codegen.backend import CODEGEN
+
+        _CODEGEN.append(CODEGEN)
+    return _CODEGEN[0]
+
+
 def algorithm(model, name: str) -> Callable:
     """The implementation of public function ``name`` for ``model`` (by ``model.kind``; the numpy
     reference inside ``backend("numpy")``, the generated C inside ``backend("codegen")``)."""
@@ -259,9 +271,7 @@ def algorithm(model, name: str) -> Callable:
         if _forcing and _backend.get() == "numpy":
             return REFERENCE.get(model.kind, {}).get(name) or ALGORITHMS[model.kind][name]
         if _forcing and _backend.get() == "codegen":
-            from .codegen.backend import CODEGEN
-
-            return CODEGEN.get(model.kind, {}).get(name) or ALGORITHMS[model.kind][name]
+            return _codegen_table().get(model.kind, {}).get(name) or ALGORITHMS[model.kind][name]
         return ALGORITHMS[model.kind][name]
     except KeyError:
         if model.kind not in ALGORITHMS:

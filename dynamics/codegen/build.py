@@ -101,9 +101,11 @@ def model_key(model, prefix: str, cc: str) -> str:
 
 
 def _declarations(header: str) -> str:
-    """The function and data declarations of a generated header, for ``cffi.FFI.cdef``."""
+    """The function declarations of a generated header for ``cffi.FFI.cdef``, arrays as ``void *`` (the same
+    C calling convention) so that a numpy array's untyped ``ffi.from_buffer`` passes (the cheapest
+    conversion: :meth:`CompiledModel.buf`)."""
     keep = [ln for ln in header.splitlines() if ln and not ln.startswith(("#", "/*", "extern"))]
-    return "\n".join(keep)
+    return "\n".join(keep).replace("const double *", "const void *").replace("double *", "void *")
 
 
 def compile_source(gen: GeneratedC, directory: Path, cc: str) -> Path:
@@ -143,8 +145,9 @@ class CompiledModel:
         return self.ffi.cast("double *", a.ctypes.data)
 
     def buf(self, a: np.ndarray):
-        """The memory of a C-contiguous float64 array as a ``double[]`` (cheaper than :meth:`ptr`)."""
-        return self.ffi.from_buffer("double[]", a)
+        """The memory of a C-contiguous float64 array for an array argument (cheaper than :meth:`ptr`;
+        the caller gives float64 arrays: the declarations take ``void *``)."""
+        return self.ffi.from_buffer(a)
 
     def function(self, name: str):
         """The C function ``PREFIX_name`` (looked up once)."""
