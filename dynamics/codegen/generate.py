@@ -331,6 +331,16 @@ void {prefix}_qdot(const double *q, const double *v, double *qd);
 """
 
 
+def _refuse_unwritten_forces(tree) -> None:
+    """:class:`CodegenUnsupported` for force elements the generator does not write (it writes joint
+    springs, dampers and actuators): generated code without them would be silently wrong."""
+    extra = [type(e).__name__ for e in getattr(tree.forces, "elements", ()) or ()]
+    extra += ["DC motor"] * len(getattr(tree.forces, "motors", ()) or getattr(tree, "motors", ()) or ())
+    if extra:
+        raise CodegenUnsupported(f"the model has force elements the code generator does not write yet "
+                                 f"({', '.join(sorted(set(extra)))}); it writes joint springs, dampers and actuators")
+
+
 def generate_c(model, prefix: str = "model") -> GeneratedC:
     """C99 source of ``model``'s dynamics (a rigid-body tree, ``kind == "tree"``, or an embedded closed
     chain, ``kind == "embedded"``); see the module docstring for what it defines.
@@ -344,6 +354,7 @@ def generate_c(model, prefix: str = "model") -> GeneratedC:
         raise CodegenUnsupported(f"code generation takes rigid-body trees and embedded closed chains, not "
                                  f"{kind or type(model).__name__!r} models")
     tree = model.tree_model
+    _refuse_unwritten_forces(tree)
     names, defaults, base = parameters(tree)
     body = common_source(tree, prefix, names, defaults, base)
     if kind == "tree":
