@@ -1,5 +1,8 @@
-"""The records of joint springs, dampers and actuators a tree model carries (:mod:`dynamics.forces`
-evaluates them; its docstring gives their terminal equations, seed 004 Fig. 1)."""
+"""The records of the force elements a tree model carries: joint springs, dampers and actuators with
+MuJoCo's semantics, and the elements of the native format's ``forces:`` section (a spring-damper with
+Coulomb friction parallel to a joint, a spring-damper between two body points, a constant force and
+torque at a body point).  :mod:`dynamics.forces` evaluates them; its docstring gives their terminal
+equations (seed 004 Fig. 1)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import numpy as np
 
 from .joints import JOINTS
 
-__all__ = ["JointSpring", "ActuatorSpec", "ForceElements"]
+__all__ = ["JointSpring", "ActuatorSpec", "JointForce", "PointSpring", "PointLoad", "DCMotorSpec", "ForceElements"]
 
 #: (nq, nv) of the joints whose configuration is a unit quaternion ``[w, x, y, z]`` (nq 4, nv 3) or
 #: ``[p; quaternion]`` (nq 7, nv 6): their springs pull towards the identity (module docstring of
@@ -51,18 +54,95 @@ class ActuatorSpec:
 
 
 @dataclass(frozen=True)
+class JointForce:
+    """A spring, damper and Coulomb friction parallel to a one-coordinate joint (the native format's
+    ``joint_spring`` and ``joint_friction``).
+
+    stiffness : N m/rad or N/m; rest : the coordinate where the spring is relaxed (rad or m);
+    damping : N m s/rad or N s/m; friction : the Coulomb friction torque or force (N m or N),
+    regularised as ``-friction tanh(v / friction_velocity)`` (friction_velocity rad/s or m/s, > 0).
+    """
+
+    name: str
+    joint: str
+    stiffness: float = 0.0
+    damping: float = 0.0
+    rest: float = 0.0
+    friction: float = 0.0
+    friction_velocity: float = 1.0
+
+
+@dataclass(frozen=True)
+class PointSpring:
+    """A linear spring-damper between a point of body ``body_a`` and a point of ``body_b`` (None: ground).
+
+    point_a, point_b : (3,) the points in the assembly frame at the reference configuration
+    (``model.neutral()``), m; stiffness N/m, damping N s/m, rest_length m.
+    """
+
+    name: str
+    body_a: str | None
+    point_a: tuple
+    body_b: str | None
+    point_b: tuple
+    stiffness: float = 0.0
+    damping: float = 0.0
+    rest_length: float = 0.0
+
+
+@dataclass(frozen=True)
+class PointLoad:
+    """A constant force (N) and torque (N m), both in the ground frame, applied at a point of ``body``
+    given in the assembly frame at the reference configuration (m)."""
+
+    name: str
+    body: str
+    point: tuple
+    force: tuple = (0.0, 0.0, 0.0)
+    torque: tuple = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class DCMotorSpec:
+    """A DC motor on a one-coordinate joint (:func:`dynamics.forces.motor_rates` gives its equations).
+
+    resistance ohm, inductance H, torque_constant N m/A, back_emf_constant V s/rad, gear_ratio rotor
+    rad per joint rad (or per m), efficiency in (0, 1].  Its rotor inertia is the joint's armature
+    (the model builder adds ``gear_ratio^2 rotor_inertia`` there).
+    """
+
+    name: str
+    joint: str
+    resistance: float
+    inductance: float
+    torque_constant: float
+    back_emf_constant: float
+    gear_ratio: float = 1.0
+    efficiency: float = 1.0
+
+
+@dataclass(frozen=True)
 class ForceElements:
-    """The joint springs, dampers and actuators of a tree model, by joint name (:class:`dynamics.SKOModel`
-    resolves them to its coordinates once: :meth:`indexed`)."""
+    """The force elements of a tree model, by joint and body name (:class:`dynamics.SKOModel` resolves
+    them to its coordinates once: :meth:`indexed`).
+
+    springs, actuators : joint springs and dampers and actuators (MuJoCo's semantics);
+    elements : :class:`JointForce`, :class:`PointSpring`, :class:`PointLoad` and :class:`DCMotorSpec` records.
+    """
 
     springs: tuple[JointSpring, ...] = ()
     actuators: tuple[ActuatorSpec, ...] = ()
+    elements: tuple = ()
     # set by :meth:`indexed`
     layout: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def actuator_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.actuators)
+
+    @property
+    def motor_names(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.elements if isinstance(e, DCMotorSpec))
 
     def indexed(self, model) -> "ForceElements":
         """These elements with their coordinates in ``model`` (anything with ``joint_types``,
@@ -90,7 +170,8 @@ class ForceElements:
             lay[key] = np.array(lay[key], dtype=int)
         lay["k1"], lay["ref1"] = np.array(lay["k1"], dtype=float), np.array(lay["ref1"], dtype=float)
         lay.update(_actuator_layout(self.actuators, model))
-        return ForceElements(self.springs, self.actuators, lay)
+        lay.update(_element_layout(self.elements, model))
+        return ForceElements(self.springs, self.actuators, self.elements, lay)
 
 
 def _actuator_layout(actuators, model) -> dict:
@@ -107,3 +188,57 @@ def _actuator_layout(actuators, model) -> dict:
     return {"act_q": np.array(qa, dtype=int), "act_v": np.array(va, dtype=int), "gear": rows("gear", 1)[:, 0],
             "gain": rows("gain", 3), "bias": rows("bias", 3), "ctrlrange": rows("ctrlrange", 2),
             "forcerange": rows("forcerange", 2)}
+
+
+def _one_coordinate(model, joint: str, what: str) -> int:
+    """The velocity index of the one-coordinate joint ``joint`` (ValueError naming ``what`` otherwise)."""
+    if joint not in model.joint_names:
+        raise ValueError(f"{what}: unknown joint {joint!r}")
+    qs, vs = model.q_slice(joint), model.v_slice(joint)
+    if qs.stop - qs.start != 1 or vs.stop - vs.start != 1:
+        raise ValueError(f"{what}: joint {joint!r} has {vs.stop - vs.start} freedoms; it takes one-coordinate joints")
+    return vs.start, qs.start
+
+
+def _local_point(model, body: str | None, point, poses) -> tuple[int, np.ndarray]:
+    """(body index or -1 for ground, the point in that body's frame) of a point given in the assembly
+    frame at the reference configuration (``poses``: ``body_poses`` at ``neutral()``)."""
+    p = np.asarray(point, dtype=float)
+    if body is None:
+        return -1, p
+    k = model.body_index(body)
+    R, o = poses
+    return k, R[k].T @ (p - o[k])
+
+
+def _element_layout(elements, model) -> dict:
+    """Index and parameter arrays of the :class:`JointForce`, :class:`PointSpring` and :class:`PointLoad`
+    records in ``model``'s coordinates and body frames."""
+    from .kinematics import body_poses
+
+    joint = [e for e in elements if isinstance(e, JointForce)]
+    idx = [_one_coordinate(model, e.joint, f"force element {e.name!r}") for e in joint]
+    col = lambda key: np.array([getattr(e, key) for e in joint], dtype=float)
+    lay = {"jf_v": np.array([i[0] for i in idx], dtype=int), "jf_q": np.array([i[1] for i in idx], dtype=int),
+           "jf_k": col("stiffness"), "jf_c": col("damping"), "jf_rest": col("rest"), "jf_f": col("friction"),
+           "jf_vf": col("friction_velocity"), "point_springs": [], "loads": []}
+    motors = [e for e in elements if isinstance(e, DCMotorSpec)]
+    idx = [_one_coordinate(model, e.joint, f"DC motor {e.name!r}")[0] for e in motors]
+    col = lambda key: np.array([getattr(e, key) for e in motors], dtype=float)
+    lay.update({"motor_v": np.array(idx, dtype=int), "motor_R": col("resistance"), "motor_L": col("inductance"),
+                "motor_kt": col("torque_constant"), "motor_ke": col("back_emf_constant"),
+                "motor_N": col("gear_ratio"), "motor_eta": col("efficiency")})
+    others = [e for e in elements if not isinstance(e, (JointForce, DCMotorSpec))]
+    if not others:
+        return lay
+    poses = body_poses(model, model.neutral())
+    for e in others:
+        if isinstance(e, PointSpring):
+            a, b = _local_point(model, e.body_a, e.point_a, poses), _local_point(model, e.body_b, e.point_b, poses)
+            lay["point_springs"].append((a, b, e.stiffness, e.damping, e.rest_length))
+        elif isinstance(e, PointLoad):
+            lay["loads"].append((_local_point(model, e.body, e.point, poses),
+                                 np.concatenate([np.asarray(e.torque, float), np.asarray(e.force, float)])))
+        else:
+            raise TypeError(f"not a force element record: {type(e).__name__}")
+    return lay

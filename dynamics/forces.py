@@ -19,7 +19,20 @@ MuJoCo's semantics (XML reference, ``joint`` and ``actuator``; ``mj_passive``, `
   ``force = gain ctrl + bias`` with ``gain = g0 + g1 length + g2 velocity`` and
   ``bias = b0 + b1 length + b2 velocity`` (MuJoCo's affine gain and bias; a fixed gain or no
   bias are the same with zero coefficients), ``ctrl`` clamped to ``ctrlrange`` and ``force`` to
-  ``forcerange``; the joint receives ``gear force``.
+  ``forcerange``; the joint receives ``gear force``;
+* the native format's elements (:class:`dynamics.force_elements.JointForce`, ``PointSpring``,
+  ``PointLoad``): parallel to a one-coordinate joint ``-stiffness (q - rest) - damping v
+  - friction tanh(v / friction_velocity)`` (Coulomb friction regularised by ``tanh``: smooth, its
+  slope at rest ``friction / friction_velocity``); between body points ``a`` and ``b`` (across
+  variable the length ``L = |p_b - p_a|`` and its rate ``L_dot = u . (v_b - v_a)``, ``u`` the unit
+  vector from a to b; through variable the tension ``T = stiffness (L - rest_length) + damping L_dot``)
+  the generalized force ``J_a^T (T u) - J_b^T (T u)``; a constant force ``F`` and torque ``N`` (ground
+  frame) at a body point ``J^T [N; F]`` (``J`` the point's world-frame Jacobian,
+  :func:`dynamics.jacobians.jacobian`);
+* a DC motor (seed 004 sections 3 and 5: an electrical component, a two-port joined to the joint's
+  attachment points by a driver edge): its current ``i`` a state, its voltage ``V`` an input,
+  ``L di/dt = V - R i - K_e N v`` (``N v`` the rotor's speed, ``N`` the gear ratio) and the joint
+  receives ``eta N K_t i`` (:func:`motor_rates`); its rotor inertia is part of the model's armature.
 
 Shapes: ``q`` (nq,) or (B, nq), ``v`` (nv,) or (B, nv), ``ctrl`` (na,) or (B, na) in
 ``model.actuator_names`` order; results (nv,) or (B, nv), N m or N per velocity coordinate of the
@@ -32,10 +45,13 @@ import numpy as np
 
 from .batch import as_batch, broadcast, out
 from .force_elements import ActuatorSpec, ForceElements, JointSpring
+from .jacobians import jacobian
+from .kinematics import body_poses
 from .spatial import quat_log, quat_to_matrix_batch
 
 __all__ = ["JointSpring", "ActuatorSpec", "ForceElements", "passive_forces", "spring_forces", "damper_forces",
-           "actuator_forces", "actuator_forces_are_constant", "has_springs"]
+           "actuator_forces", "actuator_forces_are_constant", "has_springs", "element_forces", "has_elements",
+           "motor_names", "motor_rates"]
 
 
 def _layout(model) -> dict:
@@ -65,8 +81,79 @@ def damper_forces(model, v) -> np.ndarray:
     return out(-_layout(model)["damping"] * vb, single)
 
 
+def _point_jacobian(tree, qb, k: int, local):
+    """(B, 6, nv) world-frame Jacobian of a body point, zero for ground (k = -1)."""
+    if k < 0:
+        return np.zeros((qb.shape[0], 6, tree.nv))
+    return jacobian(tree, qb, k, point=local, frame="world").reshape(qb.shape[0], 6, tree.nv)
+
+
+def _world_point(poses, k: int, local, batch: int) -> np.ndarray:
+    if k < 0:
+        return np.broadcast_to(local, (batch, 3))
+    R, o = poses
+    return R[:, k] @ local + o[:, k]
+
+
+def element_forces(model, q, v) -> np.ndarray:
+    """Generalized forces ``(nv,)`` or ``(B, nv)`` of the native format's force elements at (q, v): joint
+    springs, dampers and regularised Coulomb friction, spring-dampers between body points, constant
+    point loads (module docstring)."""
+    L = _layout(model)
+    tree = model.tree_model
+    qb, s1 = as_batch(q, model.nq, "q")
+    vb, s2 = as_batch(v, model.nv, "v")
+    qb, vb = broadcast(qb, vb)
+    tau = np.zeros((qb.shape[0], model.nv))
+    if len(L.get("jf_v", ())):
+        x, w = qb[:, L["jf_q"]], vb[:, L["jf_v"]]
+        f = -L["jf_k"] * (x - L["jf_rest"]) - L["jf_c"] * w - L["jf_f"] * np.tanh(w / L["jf_vf"])
+        np.add.at(tau, (slice(None), L["jf_v"]), f)
+    springs, loads = L.get("point_springs", ()), L.get("loads", ())
+    if springs:
+        poses = body_poses(tree, qb)
+        poses = (poses[0].reshape(qb.shape[0], -1, 3, 3), poses[1].reshape(qb.shape[0], -1, 3))
+    for (ka, la), (kb, lb), k, c, rest in springs:
+        Ja, Jb = _point_jacobian(tree, qb, ka, la)[:, 3:], _point_jacobian(tree, qb, kb, lb)[:, 3:]
+        d = _world_point(poses, kb, lb, qb.shape[0]) - _world_point(poses, ka, la, qb.shape[0])
+        length = np.linalg.norm(d, axis=1)
+        u = d / length[:, None]
+        rate = np.einsum("bi,bij,bj->b", u, Jb - Ja, vb)
+        tension = k * (length - rest) + c * rate
+        tau += np.einsum("bij,bi->bj", Ja - Jb, tension[:, None] * u)
+    for (k, local), wrench in loads:
+        tau += np.einsum("bij,i->bj", _point_jacobian(tree, qb, k, local), wrench)
+    return out(tau, s1 and s2)
+
+
+def motor_names(model) -> tuple[str, ...]:
+    """The DC motors of the model's tree, in the order of their currents and voltages."""
+    return model.tree_model.forces.motor_names
+
+
+def motor_rates(model, v, currents, voltage) -> tuple[np.ndarray, np.ndarray]:
+    """(generalized motor forces (nv,), current rates di/dt (nmotors,)) at joint velocities v (nv,), motor
+    currents (nmotors,) A and voltages (nmotors,) V (module docstring; single state)."""
+    L = _layout(model)
+    tau = np.zeros(model.nv)
+    if not len(L.get("motor_v", ())):
+        return tau, np.zeros(0)
+    i, V = np.asarray(currents, dtype=float), np.asarray(voltage, dtype=float)
+    N = L["motor_N"]
+    np.add.at(tau, L["motor_v"], L["motor_eta"] * N * L["motor_kt"] * i)
+    di = (V - L["motor_R"] * i - L["motor_ke"] * N * np.asarray(v, dtype=float)[L["motor_v"]]) / L["motor_L"]
+    return tau, di
+
+
+def has_elements(model) -> bool:
+    """True when the model's tree carries force elements of the native format (:func:`element_forces`)."""
+    L = _layout(model)
+    return bool(len(L.get("jf_v", ())) or L.get("point_springs") or L.get("loads"))
+
+
 def passive_forces(model, q, v) -> np.ndarray:
-    """Joint spring plus damper forces at (q, v): MuJoCo's ``qfrc_spring + qfrc_damper``.
+    """Joint spring plus damper forces at (q, v): MuJoCo's ``qfrc_spring + qfrc_damper``, plus the
+    native format's force elements (:func:`element_forces`).
 
     Parameters
     ----------
@@ -85,7 +172,10 @@ def passive_forces(model, q, v) -> np.ndarray:
     qb, s1 = as_batch(q, model.nq, "q")
     vb, s2 = as_batch(v, model.nv, "v")
     qb, vb = broadcast(qb, vb)
-    return out(spring_forces(model, qb) + damper_forces(model, vb), s1 and s2)
+    tau = spring_forces(model, qb) + damper_forces(model, vb)
+    if has_elements(model):
+        tau = tau + element_forces(model, qb, vb)
+    return out(tau, s1 and s2)
 
 
 def actuator_forces(model, q, v, ctrl) -> np.ndarray:

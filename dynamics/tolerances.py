@@ -94,6 +94,11 @@ RCOND_SWITCH = 1e-4
 #: the current state, then re-partitions (generalized coordinate partitioning).
 PARTITION_RCOND_RATIO = 0.1
 
+#: a joint stop holds its coordinate while its force (N or N m) is above minus this: a stop that
+#: carries no load (a gripper finger resting at its limit) stays held instead of being released and
+#: hit again by rounding (the adaptive simulators' events would chatter at one instant).
+STOP_HOLD_FORCE_TOL = 1e-9
+
 #: loop closure error accepted as closed by Newton's method in evaluations (m and rad).
 CLOSURE_TOL = 1e-10
 

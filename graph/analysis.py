@@ -35,7 +35,7 @@ from .loops import Loop, analyse_loops
 from .matrices import TopologyMatrices, topology_matrices
 from .reduce import PairReport, ReducedJoint, RemovedJoint, reduce_assembly
 from .subspaces import RANK_RTOL
-from .system_graph import GraphBody, GraphJoint, SystemGraph, build_system_graph, extended_graph
+from .system_graph import GraphBody, GraphJoint, SystemGraph, build_system_graph, extended_graph, graph_forces
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,7 +102,9 @@ class Analysis:
     @cached_property
     def reduced(self) -> SystemGraph:
         """The reduced system graph (Fig. 4), built on first use: composing a model does not need it."""
-        return reduced_graph(self.composites, self.reduced_joints)
+        owner = {m: c.name for c in self.composites for m in c.members}
+        names = {j.name for j in self.reduced_joints}
+        return reduced_graph(self.composites, self.reduced_joints, graph_forces(self.assembly, owner, names))
 
     @cached_property
     def matrices(self) -> TopologyMatrices:
@@ -115,12 +117,13 @@ class Analysis:
         return topology_matrices(self.reduced)
 
 
-def reduced_graph(composites, joints) -> SystemGraph:
-    """Reduced system graph (Fig. 4): composites as bodies, arms re-anchored at their CoMs."""
+def reduced_graph(composites, joints, forces=()) -> SystemGraph:
+    """Reduced system graph (Fig. 4): composites as bodies, arms re-anchored at their CoMs; ``forces``
+    (:class:`GraphForce`, bodies renamed to their composites) after the joints."""
     return build_system_graph(
         [GraphBody(c.name, c.mass.com) for c in composites],
         [GraphJoint(j.name, j.type, j.reference, j.secondary, j.origin, j.actuated) for j in joints],
-        "reduced")
+        "reduced", forces)
 
 
 def analyse(assembly: Assembly, composite_names: Mapping[str, str] | None = None,

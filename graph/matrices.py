@@ -16,7 +16,7 @@ For a connected graph with v nodes and e elements:
   Row c of B is the fundamental circuit of chord c, oriented like the chord.
 
 Spanning tree: minimum cost (Kruskal), with the element weights of
-:data:`TREE_WEIGHTS` - body 1, arm 1, joint 2, driver 4, gravity 4 - so that
+:data:`TREE_WEIGHTS` - body 1, arm 1, joint 2, source 3, driver, gravity, force, load and electric 4 - so that
 body elements and arms are branches wherever possible, then joints; the
 force and driver elements, which parallel a body or joint element, become
 chords.  Ties are broken by element number, so the tree is unique for a
@@ -51,7 +51,7 @@ from .system_graph import SystemGraph
 
 #: element kind -> spanning tree weight (lower is preferred as a branch).
 TREE_WEIGHTS: Mapping[str, float] = {"body": 1.0, "arm": 1.0, "joint": 2.0, "driver": 4.0,
-                                     "gravity": 4.0}
+                                     "gravity": 4.0, "force": 4.0, "load": 4.0, "source": 3.0, "electric": 4.0}
 
 
 def incidence_matrix(sg: SystemGraph, reference: str = GROUND) -> tuple[sp.csr_matrix, tuple[str, ...]]:

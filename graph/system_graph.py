@@ -18,7 +18,20 @@ body     ``ground -> com:B``                     position / motion of body B
 arm      ``com:B -> att:J@B``                    position vector from B's CoM to joint J
 driver   ``att:J@R -> att:J@S``                  motor acting along actuated joint J
 joint    ``att:J@R -> att:J@S``                  joint J, reference body R, secondary S
+force    ``att:J@R -> att:J@S``                  spring, damper, friction F parallel to joint J
+force    ``att:F@A -> att:F@B``                  spring-damper F between points of bodies A and B
+load     ``ground -> att:F@B``                   force and torque F applied at a point of body B
+source   ``ground -> el:M``                      voltage source of DC motor M (its input)
+electric ``el:M -> ground``                      electrical port of DC motor M (through: current)
 ======== ======================================= ====================================
+
+A DC motor M on joint J is a two-port (seed 004 sections 3 and 5): its electrical port between the
+node ``el:M`` and ground (the electrical reference), fed by its voltage source, and its mechanical port,
+the ``driver`` element of J (added for M when J is not marked actuated).
+
+Force elements (the native format's ``forces:``, seed 004 Fig. 1: two-terminal elements with a through
+variable, the force, and an across variable, the relative motion of their terminals) come last, sorted
+by name; those between body points and loads contribute their arms (``com:B -> att:F@B``) first.
 
 Arms on the ground side start at the ``ground`` node.  Because every CoM is
 joined to ground by its body element, the extended graph is always connected,
@@ -55,6 +68,9 @@ from mbcompose.parsers.assembly import GROUND, Assembly
 
 ELEMENT_KINDS = ("body", "arm", "joint", "gravity", "driver")
 
+#: kinds of the force elements, counted only where a graph has them (:meth:`SystemGraph.counts`)
+FORCE_KINDS = ("force", "load", "source", "electric")
+
 
 def com_node(body: str) -> str:
     """Node name of a body's centre of mass (``ground`` for ground)."""
@@ -71,7 +87,7 @@ class Element:
     """One oriented element of a system graph.
 
     name : ``e1``, ``e2``, ... (canonical numbering, see module docstring).
-    kind : one of :data:`ELEMENT_KINDS`.
+    kind : one of :data:`ELEMENT_KINDS` or :data:`FORCE_KINDS`.
     tail, head : node names; the element points from tail to head.
     subject : the body (body, gravity, arm) or joint (arm, joint, driver) it models.
     joint_type : the joint type for joint and driver elements, else ``""``.
@@ -111,6 +127,40 @@ class GraphJoint:
     actuated: bool = False
 
 
+@dataclass(frozen=True)
+class GraphForce:
+    """A force element as the graph builder sees it: along ``joint`` (its attachment nodes), or between
+    points of ``bodies`` (two bodies; ground allowed), or a ``load`` on a point of one body.
+
+    points : (3,) positions in the assembly frame of the element's terminals on ``bodies``, m.
+    """
+
+    name: str
+    kind: str
+    joint: str = ""
+    bodies: tuple[str, ...] = ()
+    points: tuple = ()
+
+
+def graph_forces(assembly: Assembly, owner: Mapping[str, str] | None = None, joints=None) -> list[GraphForce]:
+    """The :class:`GraphForce` of each of the assembly's ``springs`` and ``forces`` records, bodies renamed
+    by ``owner`` (part -> composite) where given; joint elements on joints not in ``joints`` (names) left out."""
+    from mbcompose.parsers.assembly import DCMotor, JointForceElement, PointLoad, SpringDamper
+
+    rename = (lambda b: b) if owner is None else (lambda b: owner.get(b, b))
+    out = []
+    for r in assembly.springs + assembly.forces:
+        if isinstance(r, (JointForceElement, DCMotor)):
+            if joints is None or r.joint in joints:
+                out.append(GraphForce(r.name, "force" if isinstance(r, JointForceElement) else "motor", joint=r.joint))
+        elif isinstance(r, SpringDamper):
+            out.append(GraphForce(r.name, "force", bodies=(rename(r.body_a), rename(r.body_b)),
+                                  points=(r.point_a, r.point_b)))
+        elif isinstance(r, PointLoad):
+            out.append(GraphForce(r.name, "load", bodies=(rename(r.body),), points=(r.point,)))
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class SystemGraph:
     """A linear graph of a mechanism (extended or reduced).
@@ -146,8 +196,9 @@ class SystemGraph:
         return g
 
     def counts(self) -> dict[str, int]:
-        """Number of elements of each kind."""
-        return {k: sum(1 for e in self.elements if e.kind == k) for k in ELEMENT_KINDS}
+        """Number of elements of each kind (the force kinds where there are some)."""
+        counts = {k: sum(1 for e in self.elements if e.kind == k) for k in ELEMENT_KINDS + FORCE_KINDS}
+        return {k: n for k, n in counts.items() if k in ELEMENT_KINDS or n}
 
 
 def joint_graph(assembly: Assembly, joints=None) -> nx.MultiGraph:
@@ -187,7 +238,7 @@ def _joint_graph_distances(bodies, joints) -> dict[str, float]:
 
 
 def build_system_graph(bodies: Iterable[GraphBody], joints: Iterable[GraphJoint],
-                       stage: str = "extended") -> SystemGraph:
+                       stage: str = "extended", forces: Iterable[GraphForce] = ()) -> SystemGraph:
     """Build a system graph from bodies and joints (any order; numbering is canonical).
 
     Parameters
@@ -198,6 +249,8 @@ def build_system_graph(bodies: Iterable[GraphBody], joints: Iterable[GraphJoint]
         Joints between those bodies or ground; ``origin`` in the assembly frame.
     stage : str
         Label stored on the result (``'extended'`` or ``'reduced'``).
+    forces : GraphForce
+        Force elements (module docstring), after the joints' elements.
     """
     bodies, joints = list(bodies), list(joints)
     dist = _joint_graph_distances(bodies, joints)
@@ -224,6 +277,34 @@ def build_system_graph(bodies: Iterable[GraphBody], joints: Iterable[GraphJoint]
         if j.actuated:
             raw.append(("driver", a_ref, a_sec, j.name, j.name, j.type))
         raw.append(("joint", a_ref, a_sec, j.name, j.name, j.type))
+    by_joint = {j.name: j for j in joints}
+    driven = {j.name for j in joints if j.actuated}
+    for f in sorted(forces, key=lambda f: f.name):
+        if f.kind == "motor":
+            j = by_joint[f.joint]
+            el = f"el:{f.name}"
+            nodes.append(el)
+            positions[el] = np.asarray(j.origin, dtype=float)
+            raw.append(("source", GROUND, el, f.name, j.name, ""))
+            raw.append(("electric", el, GROUND, f.name, j.name, ""))
+            if j.name not in driven:
+                raw.append(("driver", attachment_node(j.name, j.reference), attachment_node(j.name, j.secondary),
+                            f.name, j.name, j.type))
+                driven.add(j.name)
+            continue
+        if f.joint:
+            j = by_joint[f.joint]
+            raw.append(("force", attachment_node(j.name, j.reference), attachment_node(j.name, j.secondary),
+                        f.name, j.name, j.type))
+            continue
+        ends = []
+        for body, point in zip(f.bodies, f.points):
+            a = attachment_node(f.name, body)
+            nodes.append(a)
+            positions[a] = np.asarray(point, dtype=float)
+            raw.append(("arm", com_node(body), a, body, f.name, ""))
+            ends.append(a)
+        raw.append((f.kind, GROUND if f.kind == "load" else ends[0], ends[-1], f.name, "", ""))
 
     known = set(nodes)
     for kind, tail, head, subject, _, _ in raw:
@@ -245,5 +326,5 @@ def extended_graph(assembly: Assembly) -> SystemGraph:
     bodies = [GraphBody(b.name, b.pose.apply(b.mass.com)) for b in assembly.bodies]
     joints = [GraphJoint(j.name, j.type, j.reference, j.secondary, j.origin, j.actuated)
               for j in assembly.joints]
-    return build_system_graph(bodies, joints, "extended")
+    return build_system_graph(bodies, joints, "extended", graph_forces(assembly))
 

@@ -684,6 +684,108 @@ class Actuator:
             _set(self, key, _checked_range(self.__dict__[key], f"actuator {self.name!r}: {key}"))
 
 
+# --- force elements of the native format's ``forces:`` section (seed 004 Fig. 1: two-terminal edges;
+# the spring-damper between body points is :class:`SpringDamper` above) -------------------------------
+
+def _nonnegative(obj, names: tuple[str, ...], what: str) -> None:
+    for key in names:
+        value = _checked_float(getattr(obj, key), f"{what}.{key}")
+        if value < 0:
+            raise ValueError(f"{what} {obj.name!r}: {key} must be >= 0, got {value:g}")
+        _set(obj, key, value)
+
+
+@record
+class JointForceElement:
+    """A spring, damper and Coulomb friction parallel to a one-coordinate joint (an edge between the
+    joint's two attachment points, its across variable the joint coordinate).
+
+    stiffness : N m/rad or N/m, relaxed at ``rest`` (the joint coordinate, rad or m);
+    damping : N m s/rad or N s/m; friction : Coulomb friction torque or force (N m or N), regularised as
+    ``-friction tanh(v / friction_velocity)`` (friction_velocity > 0, rad/s or m/s).
+    """
+
+    name: str
+    joint: str
+    stiffness: float = 0.0
+    damping: float = 0.0
+    rest: float = 0.0
+    friction: float = 0.0
+    friction_velocity: float = 0.01
+    source: Source = field(default_factory=Source)
+
+    def __post_init__(self):
+        _nonnegative(self, ("stiffness", "damping", "friction"), "joint force element")
+        _set(self, "rest", _checked_float(self.rest, "JointForceElement.rest"))
+        vf = _checked_float(self.friction_velocity, "JointForceElement.friction_velocity")
+        if not vf > 0:
+            raise ValueError(f"joint force element {self.name!r}: friction_velocity must be > 0, got {vf:g}")
+        _set(self, "friction_velocity", vf)
+
+
+@record
+class PointLoad:
+    """A constant force (N) and torque (N m), both in the assembly (ground) frame, applied at ``point``
+    (m, assembly frame at the reference configuration) of ``body``: an edge from ground to the point."""
+
+    name: str
+    body: str
+    point: np.ndarray
+    force: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    torque: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    source: Source = field(default_factory=Source)
+
+    def __post_init__(self):
+        for key in ("point", "force", "torque"):
+            _set(self, key, _checked(getattr(self, key), (3,), f"PointLoad.{key}"))
+
+
+@record
+class DCMotor:
+    """A DC motor driving a one-coordinate joint through a gear (seed 004 sections 3 and 5: a component
+    of the electrical domain joined to the mechanism; its current a state, its voltage an input).
+
+    Electrical port: ``inductance di/dt = voltage - resistance i - back_emf_constant w_m``; mechanical
+    port: the joint receives ``efficiency gear_ratio torque_constant i``, with ``w_m = gear_ratio v``
+    the rotor's speed (v the joint's) and the rotor's inertia reflected as ``gear_ratio^2 rotor_inertia``
+    on the joint.
+
+    resistance (ohm) and inductance (H) > 0; torque_constant (N m/A) and back_emf_constant (V s/rad)
+    > 0; rotor_inertia (kg m^2) >= 0; gear_ratio (rotor turns per joint turn, or rad per m on a
+    prismatic joint) != 0; efficiency in (0, 1].
+    """
+
+    name: str
+    joint: str
+    resistance: float
+    inductance: float
+    torque_constant: float
+    back_emf_constant: float
+    rotor_inertia: float = 0.0
+    gear_ratio: float = 1.0
+    efficiency: float = 1.0
+    source: Source = field(default_factory=Source)
+
+    def __post_init__(self):
+        for key in ("resistance", "inductance", "torque_constant", "back_emf_constant"):
+            value = _checked_float(getattr(self, key), f"DCMotor.{key}")
+            if not value > 0:
+                raise ValueError(f"DC motor {self.name!r}: {key} must be > 0, got {value:g}")
+            _set(self, key, value)
+        _nonnegative(self, ("rotor_inertia",), "DC motor")
+        _set(self, "gear_ratio", _checked_float(self.gear_ratio, "DCMotor.gear_ratio"))
+        if self.gear_ratio == 0:
+            raise ValueError(f"DC motor {self.name!r}: gear_ratio must not be 0")
+        eta = _checked_float(self.efficiency, "DCMotor.efficiency")
+        if not 0 < eta <= 1:
+            raise ValueError(f"DC motor {self.name!r}: efficiency must be in (0, 1], got {eta:g}")
+        _set(self, "efficiency", eta)
+
+
+#: the records an :attr:`Assembly.forces` holds
+FORCE_RECORDS = (JointForceElement, PointLoad, DCMotor)
+
+
 @record
 class Frame:
     """A named frame fixed to a body (a part kept inside a lumped composite, a sensor site).
@@ -711,7 +813,9 @@ class Assembly:
     joints : all joints, including fixed ones and joints that close loops.
     gravity : (3,) gravitational acceleration in the assembly frame, m/s^2.
     couplings : joint couplings (mimic).
-    springs : spring-damper force elements.
+    springs : spring-damper force elements between body points (:class:`SpringDamper`).
+    forces : the other force elements (:data:`FORCE_RECORDS`: joint spring-damper-friction, point loads,
+        DC motors).
     actuators : actuators driving joints (:class:`Actuator`), in the file's order.
     frames : named frames fixed to bodies.
     source_file : the file the assembly was read from.
@@ -729,15 +833,17 @@ class Assembly:
     source_file: str | None = None
     contacts: tuple = ()
     actuators: tuple[Actuator, ...] = ()
+    forces: tuple = ()
 
     def __post_init__(self):
         _set(self, "gravity", _checked(self.gravity, (3,), "Assembly.gravity"))
         for key, cls in (("bodies", Body), ("joints", Joint), ("couplings", Coupling), ("springs", SpringDamper),
-                         ("frames", Frame), ("actuators", Actuator)):
+                         ("frames", Frame), ("actuators", Actuator), ("forces", FORCE_RECORDS)):
             items = tuple(getattr(self, key))
             if not all(isinstance(x, cls) for x in items):
                 bad = next(x for x in items if not isinstance(x, cls))
-                raise TypeError(f"Assembly.{key} must hold {cls.__name__}s, got a {type(bad).__name__}")
+                what = " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,)))
+                raise TypeError(f"Assembly.{key} must hold {what}s, got a {type(bad).__name__}")
             _set(self, key, items)
 
     @cached_property

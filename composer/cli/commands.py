@@ -136,23 +136,40 @@ def _verbosity_options(command):
 
 
 def _base_option(command):
-    command = _sdf_options(command)
+    command = _reader_option_group(command)
     return click.option("--base", type=click.Choice(["fixed", "floating"]), default="fixed", show_default=True,
                         help="URDF/MJCF root body: welded to ground (fixed) or free to move in space "
                              "(floating, a 6-dof free joint).")(command)
 
 
-_SDF_META = "mbcompose.sdf_reader_options"
+_READER_META = "mbcompose.reader_options"
+#: reader option -> (the formats that take it, the option's name in messages)
+_READER_OPTION_FORMATS = {
+    "model": ((".sdf", ".world"), "--model"),
+    "model_paths": ((".sdf", ".world"), "--model-path"),
+    "package_dirs": ((".urdf", ".xacro", ".sdf", ".world"), "--package-dir"),
+    "xacro_args": ((".xacro",), "--xacro-arg"),
+}
 
 
-def _sdf_options(command):
-    """``--model NAME`` and ``--model-path DIR`` (repeatable), kept for :func:`_reader_options`."""
-    def keep(key):
+def _reader_option_group(command):
+    """The readers' options (``--model``, ``--model-path``, ``--package-dir``, ``--xacro-arg``), kept
+    for :func:`_reader_options`."""
+    def keep(key, convert=lambda values: values):
         def store(ctx, param, value):
             if value:
-                ctx.meta.setdefault(_SDF_META, {})[key] = value
+                ctx.meta.setdefault(_READER_META, {})[key] = convert(value)
         return store
 
+    command = click.option("--xacro-arg", "xacro_args", multiple=True, expose_value=False, metavar="NAME=VALUE",
+                           callback=keep("xacro_args", lambda v: tuple(_name_value(x, "--xacro-arg") for x in v)),
+                           help="A .xacro file's argument ($(arg NAME), xacro's NAME:=VALUE; repeatable).")(command)
+    command = click.option("--package-dir", "package_dirs", multiple=True, expose_value=False,
+                           metavar="NAME=DIR|DIR", callback=keep("package_dirs", _package_dirs),
+                           help="URDF/xacro/SDFormat package:// and $(find NAME) look-ups: NAME=DIR is package "
+                                "NAME's folder, a plain DIR a folder holding packages (Pinocchio's "
+                                "package_dirs); repeatable; then $ROS_PACKAGE_PATH and the folders above the "
+                                "file.")(command)
     command = click.option("--model-path", multiple=True, type=click.Path(file_okay=False), expose_value=False,
                            callback=keep("model_paths"), metavar="DIR",
                            help="SDFormat: a folder searched first for <include> model://NAME (repeatable; "
@@ -161,15 +178,46 @@ def _sdf_options(command):
                         help="SDFormat: the model of a world to read.")(command)
 
 
+def _name_value(text: str, option: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise click.BadParameter(f"expected NAME=VALUE, got {text!r}", param_hint=option)
+    return name.strip(), value
+
+
+def _package_dirs(values) -> tuple:
+    """``--package-dir`` values: ``(NAME, DIR)`` pairs and plain folders, each an existing folder."""
+    out = []
+    for text in values:
+        name, sep, folder = text.partition("=")
+        entry = (name.strip(), folder) if sep and name.strip() and "/" not in name else text
+        folder = entry[1] if isinstance(entry, tuple) else entry
+        if not Path(folder).is_dir():
+            raise click.BadParameter(f"{folder!r} is not a folder", param_hint="--package-dir")
+        out.append(entry)
+    return tuple(out)
+
+
 def _reader_options(file: str) -> dict:
-    """The SDFormat reader's options given on the command line; a usage error for other formats."""
-    options = dict(click.get_current_context().meta.get(_SDF_META, {}))
-    if options:
+    """The reader options given on the command line; a usage error for a format that does not take one."""
+    options = dict(click.get_current_context().meta.get(_READER_META, {}))
+    for key in options:
+        suffixes, option = _READER_OPTION_FORMATS[key]
+        if not _has_suffix(file, suffixes):
+            raise click.BadParameter(f"applies to {', '.join(suffixes)} files only", param_hint=option)
+    return options
+
+
+def _has_suffix(file: str, suffixes) -> bool:
+    """``file`` has one of ``suffixes``; an SDFormat document also under ``.xml`` (sniffed)."""
+    suffix = Path(file).suffix.lower()
+    if suffix in suffixes:
+        return True
+    if suffix == ".xml" and ".sdf" in suffixes:
         from mbcompose.parsers.sdf.reader import is_sdformat
 
-        if not is_sdformat(file):
-            raise click.BadParameter("applies to SDFormat files only", param_hint="--model / --model-path")
-    return options
+        return is_sdformat(file)
+    return False
 
 
 @main.command()
@@ -377,8 +425,7 @@ def _parse_values(spec: str | None, what: str) -> dict[str, object]:
         try:
             out[name.strip()] = json.loads(value)
         except json.JSONDecodeError:
-            raise click.BadParameter(f"value of {name.strip()!r} is not a number or list: {value!r}",
-                                     param_hint=what) from None
+            out[name.strip()] = value      # a number with a unit ("20deg"): checked below
     return checked_values(out, what)
 
 
@@ -412,10 +459,11 @@ def _vector(model, values, rate: bool, what: str, removed=()):
               help="Simulated time in seconds (at most the 'duration' limit).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="Trajectory file: .csv or .npz; a plot .png is written beside it.")
-@click.option("--q0", help="Initial joint positions in rad and m (SI, whatever the file's units), e.g. "
-                           "'pitch_a=0.1,yaw_a=-0.2' (default: reference; outside a joint's limits: warned, "
-                           "started at the limit).")
-@click.option("--v0", help="Initial joint velocities in rad/s and m/s (default: at rest).")
+@click.option("--q0", help="Initial joint positions: numbers in rad and m (SI, whatever the file's units) or "
+                           "with a unit (deg, rad, mm, cm, m), e.g. 'pitch_a=0.1,yaw_a=-12deg' (default: "
+                           "reference; outside a joint's limits: warned, started at the limit).")
+@click.option("--v0", help="Initial joint velocities in rad/s and m/s, or with a unit (deg/s, mm/s, ...) "
+                           "(default: at rest).")
 @click.option("--torque", help="Constant joint forces in N m and N, e.g. 'pitch_a=0.01' (default: zero).")
 @click.option("--ctrl", help="Constant actuator controls by actuator name, e.g. 'shoulder=0.5' (default: zero).")
 @click.option("--samples", type=click.IntRange(min=2), default=201, show_default=True)
@@ -478,9 +526,12 @@ def simulate(file, duration, output, q0, v0, torque, ctrl, samples, integrator, 
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.argument("quantity", type=click.Choice(["mass-matrix", "inverse-dynamics", "forward-dynamics",
                                                "jacobian", "opspace-inertia", "bias"]))
-@click.option("--q", "q_spec", help="Joint positions, e.g. 'pitch_a=0.1' (default: reference).")
-@click.option("--v", "v_spec", help="Joint velocities (default: zero).")
-@click.option("--a", "a_spec", help="Joint accelerations for inverse dynamics (default: zero).")
+@click.option("--q", "q_spec", help="Joint positions in rad and m (SI, whatever the file's units) or with a "
+                                    "unit, e.g. 'pitch_a=0.1,yaw_a=-12deg' (default: reference).")
+@click.option("--v", "v_spec", help="Joint velocities in rad/s and m/s, or with a unit (deg/s, mm/s) "
+                                    "(default: zero).")
+@click.option("--a", "a_spec", help="Joint accelerations for inverse dynamics, rad/s^2 and m/s^2 "
+                                    "(default: zero).")
 @click.option("--tau", "tau_spec", help="Joint forces for forward dynamics (default: zero).")
 @click.option("--body", help="Body for jacobian / opspace-inertia: a composite body or one of its original "
                              "parts (default: the last body).")
@@ -577,6 +628,80 @@ def _c_identifier(stem: str) -> str:
     """A C identifier from a file name: other characters become ``_``, a leading digit gets ``m_``."""
     name = "".join(c if c.isalnum() or c == "_" else "_" for c in stem) or "model"
     return name if not name[0].isdigit() else "m_" + name
+
+
+@main.command("linearize")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--at", "at_spec", help="Joint positions of the state, e.g. 'hinge=0.1' (default: reference).")
+@click.option("--v", "v_spec", help="Joint velocities of the state (default: zero).")
+@click.option("--ctrl", help="Actuator controls there, e.g. 'shoulder=0.5' (default: zero).")
+@click.option("--tau", "tau_spec", help="Joint forces there, N m or N (default: zero).")
+@click.option("--inputs", help="Columns of B, D: actuator names, 'tau:JOINT', 'volt:MOTOR', or the families "
+                               "'ctrl', 'tau', 'volt' (comma-separated; default: the actuators and motors, or "
+                               "the joint forces if none).")
+@click.option("--outputs", help="Rows of C, D: states 'q:JOINT', 'v:JOINT', 'i:MOTOR' or the families 'q', 'v', 'i' "
+                                "(comma-separated; default: every state).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="Result file: .npz (arrays A, B, C, D and the names) or .json.")
+@_base_option
+@_verbosity_options
+def linearize_cmd(file, at_spec, v_spec, ctrl, tau_spec, inputs, outputs, output, base):
+    """Linearize FILE at a state: continuous x_dot = A x + B u, y = C x + D u.
+
+    States: the joint coordinates (tangent displacements for ball and free joints) and velocities;
+    closed chains in their independent coordinates (the loops closed from --at); the DC motors'
+    currents. Inputs: actuator controls, joint forces ('tau:JOINT'), motor voltages ('volt:MOTOR'). Rows of velocities by central differences of the forward dynamics
+    (springs, dampers and actuators included; mbcompose docs linearize).
+    """
+    from mbcompose.composer.simulation import control_vector
+    from mbcompose.dynamics.linearize import linearize
+
+    out = Path(output)
+    fmt = out.suffix.lower().lstrip(".")
+    if fmt not in ("npz", "json"):
+        raise click.BadParameter(f"unsupported format {out.suffix!r} (use .npz or .json)", param_hint="--output")
+    check_output_folder(out)
+    composition = _compose(file, base=base)
+    model = composition.model
+    if model.kind not in ("tree", "embedded"):
+        raise InputError(f"linearize takes trees and embedded closed chains, not {model.kind} models", file=file)
+    removed = composition.analysis.removed_joints
+    q = _vector(model, _parse_values(at_spec, "--at"), False, "--at", removed)
+    v = _vector(model, _parse_values(v_spec, "--v"), True, "--v", removed)
+    tau = _vector(model, _parse_values(tau_spec, "--tau"), True, "--tau", removed)
+    try:
+        u = control_vector(model, _parse_values(ctrl, "--ctrl"))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--ctrl") from None
+    names = {hint: [x.strip() for x in spec.split(",") if x.strip()] if spec else None
+             for hint, spec in (("--inputs", inputs), ("--outputs", outputs))}
+    try:
+        lin = linearize(model, q, v, ctrl=u, tau=tau, inputs=names["--inputs"], outputs=names["--outputs"])
+    except ValueError as exc:
+        hint = "--inputs" if "input" in str(exc).split("'")[0] else "--outputs"
+        raise click.BadParameter(str(exc), param_hint=hint) from None
+    _write_linearization(lin, out, fmt)
+    click.echo(f"{output}: A {lin.A.shape[0]}x{lin.A.shape[1]}, B {lin.B.shape[0]}x{lin.B.shape[1]}, "
+               f"C {lin.C.shape[0]}x{lin.C.shape[1]}; states {', '.join(lin.states)}")
+
+
+def _write_linearization(lin, out: Path, fmt: str) -> None:
+    import numpy as np
+
+    from mbcompose.composer.outputs import OutputSet
+
+    data = lin.as_dict()
+    if fmt == "npz":
+        def write(p):
+            with open(p, "wb") as fh:
+                np.savez(fh, **{k: np.asarray(v) for k, v in data.items()})
+    else:
+        text = json.dumps({k: np.asarray(v).tolist() for k, v in data.items()}, indent=1)
+
+        def write(p):
+            p.write_text(text)
+    with OutputSet() as staged:
+        staged.add(out, write)
 
 
 def _doc_topics() -> dict[str, object]:

@@ -233,6 +233,15 @@ class EmbeddedModel(TreeCoordinates):
 
         return None if self.couplings else ClosedFlat(self)
 
+    @cached_property
+    def constant_basis(self) -> np.ndarray | None:
+        """``X`` (nv, n_independent) of :func:`null_space_basis` when it does not depend on q: no
+        loop-closing joints and every coupling linear (URDF ``mimic``, a first-degree ``polycoef``),
+        so ``v = X v_ind`` everywhere and ``Xdot = 0``; None otherwise."""
+        if self.chords or any(float(a) != 0.0 for c in self.couplings for a in c.coefficients[2:]):
+            return None
+        return null_space_basis(self, self._q_ref)
+
     def create_data(self, rcond_switch: float | None = None):
         """Work arrays of the compiled closed-chain kernels (:class:`dynamics.compiled.closed_layout.ClosedData`:
         the tree's ``Data`` and the loops' scratch), Pinocchio's ``Data``: pass it as ``data=`` to reuse
@@ -381,6 +390,17 @@ def constraint_terms(em, kin, q, v=None) -> ChordTerms:
     return ChordTerms(np.concatenate([terms.e, e]), np.vstack([terms.G, G]),
                       None if v is None else np.concatenate([terms.gamma, gamma]),
                       np.vstack([terms.K, np.zeros((len(e), 6))]), terms.R_Ja, terms.x_b)
+
+
+def terms_at(em, q) -> ChordTerms:
+    """:func:`constraint_terms` at q (nq,) without velocity terms; a model without loop-closing joints
+    (joint couplings only) needs no kinematics, its rows are the couplings' alone."""
+    q = np.asarray(q, float)
+    if not em.chords:
+        e, G, _ = coupling_residuals(em.couplings, em.nv, q)
+        return ChordTerms(e, G, None, np.zeros((len(e), 6)), None, None)
+    m = em.tree_model
+    return constraint_terms(em, kinematics(m, prepare(m, q)[3]), q)
 
 
 def loop_closure(terms, lp: EmbeddedLoop, rows=None):
@@ -588,9 +608,7 @@ def check_closed(em, lp, e):
 def _closure_at(em, q, lp) -> tuple[np.ndarray, np.ndarray]:
     """(e, G): the closure error and Jacobian (every row of the loop, (n_rows,), (n_rows, n_S)) of loop
     ``lp`` at q (nq,)."""
-    w = prepare(em.tree_model, q)[3]
-    e, G, _ = loop_closure(constraint_terms(em, kinematics(em.tree_model, w), np.asarray(q, float)), lp,
-                           slice(None))
+    e, G, _ = loop_closure(terms_at(em, q), lp, slice(None))
     return e, G
 
 
@@ -789,7 +807,7 @@ def complete_state(em: EmbeddedModel, q, v, tol: float = CLOSURE_TOL, max_iter: 
     splits = _state_splits(em, q) if splits is None else splits
     q = complete_configuration(em, q, tol=tol, max_iter=max_iter, splits=splits)
     m = em.tree_model
-    terms = constraint_terms(em, kinematics(m, prepare(m, q)[3]), q)
+    terms = terms_at(em, q)
     v = np.array(v, dtype=float)
     for lp in em.loops:
         _, G, _ = loop_closure(terms, lp, slice(None))
@@ -817,7 +835,7 @@ def choose_partition(em: EmbeddedModel, q) -> dict:
     one): dict loop node -> (rows, dep, ind).  Raises :class:`ClosureError` at a singular configuration
     (the rank falls, or the best block's reciprocal condition is at most :data:`RCOND_MIN`)."""
     m = em.tree_model
-    terms = constraint_terms(em, kinematics(m, prepare(m, q)[3]), np.asarray(q, float))
+    terms = terms_at(em, q)
     out = {}
     for lp in em.loops:
         rows, dep, ind, rc = best_partition(em, lp, loop_closure(terms, lp, slice(None))[1])
@@ -834,7 +852,7 @@ def partition_quality(em: EmbeddedModel, q, splits: dict) -> float:
     there (1 when they are the best; 0 where a split's rows lose rank).  A simulator re-partitions below
     :data:`dynamics.tolerances.PARTITION_RCOND_RATIO`."""
     m = em.tree_model
-    terms = constraint_terms(em, kinematics(m, prepare(m, q)[3]), np.asarray(q, float))
+    terms = terms_at(em, q)
     worst = 1.0
     for lp in em.loops:
         rows, dep, _ = splits.get(lp.node, (None, (), None))
@@ -851,8 +869,15 @@ def partition_quality(em: EmbeddedModel, q, splits: dict) -> float:
 
 
 def null_space_basis(em: EmbeddedModel, q) -> np.ndarray:
-    """``X(q)`` (nv, n_independent): tree velocities per unit independent velocity at a closed q."""
-    return np.column_stack([complete_velocity(em, q, e) for e in np.eye(em.n_independent)])
+    """``X(q)`` (nv, n_independent): tree velocities per unit independent velocity at a closed q
+    (columns in ``em.independent`` order; :func:`complete_velocity` of each unit vector, one state)."""
+    st = embedded_state(em, q)
+    X = np.zeros((em.nv, em.n_independent))
+    X[em.independent_v, np.arange(em.n_independent)] = 1.0
+    for lp in em.loops:
+        check_closed(em, lp, st.closure[lp.node][0])
+        X[lp.v_idx] = st.X[lp.node] @ X[lp.v_idx[lp.ind]]
+    return X
 
 
 def _angle_about(u, R_ab) -> float:

@@ -15,7 +15,9 @@ from typing import Callable
 import numpy as np
 
 from ..tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, SIMULATION_CLOSURE_TOL
+from ..forces import motor_names
 from .adaptive import ADAPTIVE_METHOD, simulate_closed_chain, simulate_tree
+from .motors import simulate_tree_with_motors
 from .fixed_step import (DEFAULT_DT, FIXED_STEP, MAX_STEPS, simulate_closed_chain_fixed_step, simulate_tree_fixed_step,
                          too_many_steps)
 from .passive import ConstantForcesOnly, JointProperties, with_force_elements
@@ -32,7 +34,7 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
              method: str = "adaptive", rtol: float = ADAPTIVE_RTOL, atol: float = ADAPTIVE_ATOL,
              progress: Callable[[float], None] | None = None,
              closure_tol: float = SIMULATION_CLOSURE_TOL, dt: float | None = None,
-             joints: JointProperties | None = None, ctrl=None) -> SimulationResult:
+             joints: JointProperties | None = None, ctrl=None, voltage=None, currents=None) -> SimulationResult:
     """Integrate a model from (q0 (nq,), v0 (nv,)) for ``duration`` seconds, ``samples`` samples.
 
     torque : f(t, q, v) -> (nv,) joint forces (the fixed-step tree simulator takes a
@@ -43,6 +45,10 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
     ctrl : (na,) constant controls of the model's actuators (``model.actuator_names`` order; zero
         when None); the joint springs and actuators are added to ``torque``
         (:func:`.passive.with_force_elements`).
+    voltage : the DC motors' voltages (``dynamics.forces.motor_names`` order): (nmotors,) constant volts or
+        f(t) -> (nmotors,); zero when None.  currents : their initial currents (nmotors,) A, zero when None.
+        A tree with DC motors integrates ``[q, v, i]`` adaptively (:mod:`.motors`; the fixed-step
+        integrators and closed chains with motors are refused).
     progress : called with the fraction of simulated time done.
     closure_tol : Newton tolerance of the loop closure (closed chains).
     """
@@ -52,6 +58,13 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
     adaptive, fixed_step = SIMULATORS[model.kind]
     joints = joints or JointProperties.none(model.tree_model.nv)
     torque = with_force_elements(torque, model, ctrl)
+    if motor_names(model):
+        if model.kind != "tree" or method in FIXED_STEP:
+            raise ConstantForcesOnly(f"DC motors are integrated with the adaptive integrator on trees, not "
+                                     f"{'the ' + method + ' one' if method in FIXED_STEP else 'on closed chains'}")
+        method = ADAPTIVE_METHOD if method == "adaptive" else method
+        return simulate_tree_with_motors(model, q0, v0, duration, samples, torque, method, rtol, atol, joints,
+                                         voltage, currents, progress)
     if method in FIXED_STEP:
         if model.kind == "tree" and callable(torque) and not callable(torque_given):
             raise ConstantForcesOnly(f"the {method} simulator of trees takes constant joint forces; the joint "

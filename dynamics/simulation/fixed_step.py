@@ -17,18 +17,20 @@ The step is rounded down so that the output samples fall on steps:
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
 
 from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
-from ..batch import prepare
-from ..closed.embedding import constraint_terms, kinematics, loop_closure
+from ..closed.embedding import loop_closure, terms_at
 from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
 from .closed import closed_chain_result, closed_chain_rhs
 from .passive import JointProperties, damped
 from .result import SimulationResult, coordinate_columns, energies
+
+logger = logging.getLogger(__name__)
 
 #: integrator names -> code of the fixed-step integrators
 FIXED_STEP = {"rk4": "rk4", "euler": "semi-implicit-euler"}
@@ -127,7 +129,7 @@ def stepper_rcond_switch(em) -> float:
     loses accuracy fast as its block degrades; below this the numpy steps, which re-partition
     (:mod:`.closed`), take over."""
     q = em.neutral()
-    terms = constraint_terms(em, kinematics(em.tree_model, prepare(em.tree_model, q)[3]), q)
+    terms = terms_at(em, q)
     worst = 1.0
     for lp in em.loops:
         if len(lp.dep):
@@ -150,6 +152,11 @@ def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, meth
     from ..compiled.simulate_api import closed_chain_stepper   # numba is imported on first use
 
     tree = em.tree_model
+    if joints.has_limits:
+        limited = [n for n in tree.joint_names if np.isfinite(joints.lower[tree.v_slice(n)]).any()
+                   or np.isfinite(joints.upper[tree.v_slice(n)]).any()]
+        logger.warning("joint limits are not enforced by the fixed-step closed-chain simulator (joints: %s); the "
+                       "adaptive integrator enforces them", ", ".join(limited))
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
     rhs, close = closed_chain_rhs(em, damped(torque, joints.damping, tree.nv), duration, None, tol)
 

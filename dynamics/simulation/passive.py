@@ -9,16 +9,20 @@ What the simulator models (docs/pipeline-format.md says the same):
   trees and closed chains (tree joints; a loop-closing joint's damping is not applied
   and is reported once);
 * position limits (``lower``/``upper`` of revolute and prismatic joints that give them)
-  as hard inelastic stops on trees: a coordinate reaching a limit stops there (the
-  impulse through ``M^-1`` that zeroes its velocity) and is held while the joint
-  pushes into the stop.  MuJoCo's default limit is a soft constraint (time constant
-  0.02 s, critically damped) that behaves the same within its small penetration.
-  Closed chains do not enforce limits (reported once);
+  as hard inelastic stops: a coordinate reaching a limit stops there (the
+  impulse through ``M^-1`` that zeroes its velocity; on a closed chain through the
+  constraints, :mod:`.stops`) and is held while the joint pushes into the stop.  MuJoCo's
+  default limit is a soft constraint (time constant 0.02 s, critically damped) that behaves
+  the same within its small penetration.  The fixed-step closed-chain simulator does not
+  enforce limits (reported once);
 * joint springs ``-stiffness (q - springref)`` and actuators at constant controls (MuJoCo's
   semantics, :mod:`dynamics.forces`) by every integrator where they do not depend on the state
   (motors); springs and servos (forces of q and v) by the adaptive integrator and the closed-chain
   fixed-step one (the compiled fixed-step tree kernel takes constant forces: an error says so);
-* Coulomb friction is not modelled (MJCF ``frictionloss``: one warning; URDF ``friction`` and
+* the native format's force elements (``forces:``: joint spring-dampers with regularised Coulomb
+  friction, spring-dampers between body points, constant point loads, :func:`dynamics.forces.element_forces`)
+  by the adaptive integrator and the closed-chain fixed-step one, as springs are;
+* Coulomb friction is otherwise not modelled (MJCF ``frictionloss``: one warning; URDF ``friction`` and
   SDF ``friction``: ignored).
 
 Armature (rotor inertia) is part of the dynamics model itself, not of this module.
@@ -30,7 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..forces import actuator_forces, actuator_forces_are_constant, has_springs, spring_forces
+from ..forces import (actuator_forces, actuator_forces_are_constant, element_forces, has_elements, has_springs,
+                      spring_forces)
 
 
 @dataclass(frozen=True)
@@ -85,16 +90,18 @@ def with_force_elements(torque, model, ctrl=None):
     tree = model.tree_model
     na = len(tree.actuator_names)
     ctrl = np.zeros(na) if ctrl is None else np.asarray(ctrl, dtype=float).reshape(na)
-    if not na and not has_springs(tree):
+    state_forces = has_springs(tree) or has_elements(tree)
+    if not na and not state_forces:
         return torque
-    if not has_springs(tree) and actuator_forces_are_constant(tree):
+    if not state_forces and actuator_forces_are_constant(tree):
         constant = actuator_forces(tree, tree.neutral(), np.zeros(tree.nv), ctrl)
         if torque is None or not callable(torque):
             return constant if torque is None else np.asarray(torque, dtype=float) + constant
         return lambda t, q, v: torque(t, q, v) + constant
 
     def elements(q, v):
-        return spring_forces(tree, q) + actuator_forces(tree, q, v, ctrl)
+        f = spring_forces(tree, q) + actuator_forces(tree, q, v, ctrl)
+        return f + element_forces(tree, q, v) if has_elements(tree) else f
 
     if torque is None:
         return lambda t, q, v: elements(q, v)

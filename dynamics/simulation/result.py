@@ -24,6 +24,8 @@ class SimulationResult:
     extra_columns, extra_q : joints that are not coordinates of the model (the
         chords that close loops, joints removed as redundant), named like the
         others, and their coordinates (T, k); see :func:`derived_joint_columns`.
+    currents : (T, nmotors) the DC motors' currents, A, named ``current_columns`` (``i:MOTOR``); None
+        without motors.
     """
 
     t: np.ndarray
@@ -39,6 +41,8 @@ class SimulationResult:
     limit_contacts: int = 0
     kinetic: np.ndarray | None = None
     dissipative: bool = False
+    currents: np.ndarray | None = None
+    current_columns: tuple[str, ...] = ()
 
     def with_extra(self, columns, values) -> "SimulationResult":
         """A copy with the joints ``columns`` (their coordinates ``values`` (T, len(columns))) appended to

@@ -47,6 +47,10 @@ STYLES = {
     "arm": dict(color="0.45", lw=1.1, ls="-", rad=0.0),
     "joint": dict(color="tab:orange", lw=2.6, ls="-", rad=0.0),
     "driver": dict(color="tab:purple", lw=1.4, ls="-.", rad=0.45),
+    "force": dict(color="tab:blue", lw=1.2, ls=(0, (4, 1, 1, 1)), rad=-0.45),
+    "load": dict(color="tab:red", lw=1.2, ls="--", rad=0.2),
+    "source": dict(color="tab:olive", lw=1.4, ls="-", rad=0.25),
+    "electric": dict(color="tab:cyan", lw=1.4, ls="-", rad=0.25),
 }
 
 
@@ -158,7 +162,26 @@ def layout(sg: SystemGraph) -> dict[str, np.ndarray]:
         f1, f2 = (1 / 3, 2 / 3) if GROUND not in (u, v) else (0.45, 0.75) if u == GROUND else (0.25, 0.55)
         pos[a_ref] = pu + f1 * d + bow * normal
         pos[a_sec] = pu + f2 * d + bow * normal
+    _place_force_points(pos, arm_from)
+    electric = [n for n in sg.nodes if n.startswith("el:")]
+    low = min((p[1] for p in pos.values()), default=0.0)
+    for k, n in enumerate(electric):
+        pos[n] = np.array([0.7 * (k - (len(electric) - 1) / 2), low - 0.7])
     return pos
+
+
+def _place_force_points(pos, arm_from) -> None:
+    """Attachment points of force elements between body points and of loads (no joint places them):
+    around their body's centre of mass, one eighth of a turn apart."""
+    k = 0
+    for att, com in arm_from.items():
+        if att in pos:
+            continue
+        out = pos[com] / max(np.linalg.norm(pos[com]), DRAWING_ZERO) if com != GROUND else np.array([0.0, -1.0])
+        angle = 0.8 + 0.785 * k
+        c, s = np.cos(angle), np.sin(angle)
+        pos[att] = pos[com] + 0.3 * np.array([c * out[0] - s * out[1], s * out[0] + c * out[1]])
+        k += 1
 
 
 def _free_side(pos, body, joints, arm_from) -> int:
@@ -220,6 +243,8 @@ def _draw_elements(ax, sg: SystemGraph, pos, font: int) -> None:
         text = e.name
         if e.kind == "joint":
             text = f"{e.name} {e.subject}" + (" (fixed)" if e.joint_type == "fixed" else f" ({e.joint_type})")
+        elif e.kind in ("force", "load", "source", "electric"):
+            text = f"{e.name} {e.subject}"
         ax.text(lp[0], lp[1], text, fontsize=font, ha="center", va="center", color=st["color"], zorder=5,
                 bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none", alpha=0.85))
 

@@ -118,7 +118,7 @@ def build_model(assembly: Assembly, analysis, lumping: bool = True, redundant_jo
         are an InputError).  A tree without couplings is its own model.
     """
     bodies, joints = tree_inputs(assembly, analysis, lumping, redundant_joints)
-    tree = build_tree_model(bodies, joints, assembly.gravity, assembly.actuators)
+    tree = build_tree_model(bodies, joints, assembly.gravity, assembly.actuators, assembly.springs + assembly.forces)
     if tree.chords and loops == "error":
         names = ", ".join(j.name for j in tree.chords)
         raise InputError(f"the mechanism has closed loops (closed by {names}) and loops: error was asked",

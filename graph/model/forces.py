@@ -1,6 +1,8 @@
-"""The force elements of the input file that a tree model carries: joint springs and dampers and the
-actuators that drive tree joints (seed 004, Fig. 1: two-terminal elements parallel to the joints;
-:mod:`dynamics.forces` evaluates them).
+"""The force elements of the input file that a tree model carries: joint springs and dampers, the
+actuators that drive tree joints, and the native format's ``forces:`` elements (joint spring-dampers
+and friction, spring-dampers between body points, point loads) with their bodies resolved to the
+model's (a part lumped into a composite acts on the composite) (seed 004, Fig. 1: two-terminal
+elements; :mod:`dynamics.forces` evaluates them).
 
 Elements the tree cannot carry are reported, naming each, never dropped silently: the spring or
 damper of a loop-closing joint, an actuator whose joint the reduction removed, lumped away or
@@ -14,8 +16,10 @@ from typing import Sequence
 
 import numpy as np
 
-from mbcompose.dynamics.force_elements import ActuatorSpec, ForceElements, JointSpring
-from mbcompose.parsers.assembly import Actuator, Joint
+from mbcompose.dynamics.force_elements import (ActuatorSpec, DCMotorSpec, ForceElements, JointForce, JointSpring,
+                                               PointLoad, PointSpring)
+from mbcompose.parsers.assembly import GROUND, Actuator, DCMotor, Joint, JointForceElement, SpringDamper
+from mbcompose.parsers.assembly import PointLoad as PointLoadRecord
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +49,47 @@ def _spring(j: Joint, inertia: dict | None) -> JointSpring:
     return JointSpring(j.name, m / (tc * tc * dr * dr), 2.0 * m / tc, j.springref)
 
 
+def element_specs(records, tree_joints: Sequence[Joint], owner: dict[str, str]) -> tuple:
+    """The dynamics records of the Assembly's ``forces`` and ``springs`` records; ``owner`` maps each
+    part to the model body it belongs to.  A joint element on a joint that is not a tree joint (loop
+    closing, removed by the reduction) is reported, naming it, and left out."""
+    tree = {j.name for j in tree_joints}
+    out, skipped = [], []
+    body = lambda name: None if name == GROUND else owner[name]
+    for r in records:
+        if isinstance(r, (JointForceElement, DCMotor)) and r.joint not in tree:
+            skipped.append(f"{r.name} (joint {r.joint!r})")
+        elif isinstance(r, JointForceElement):
+            out.append(JointForce(r.name, r.joint, r.stiffness, r.damping, r.rest, r.friction, r.friction_velocity))
+        elif isinstance(r, DCMotor):
+            out.append(DCMotorSpec(r.name, r.joint, r.resistance, r.inductance, r.torque_constant,
+                                   r.back_emf_constant, r.gear_ratio, r.efficiency))
+        elif isinstance(r, SpringDamper):
+            if body(r.body_a) == body(r.body_b):
+                skipped.append(f"{r.name} (both ends on {body(r.body_a)!r})")
+                continue
+            out.append(PointSpring(r.name, body(r.body_a), tuple(r.point_a), body(r.body_b), tuple(r.point_b),
+                                   r.stiffness, r.damping, r.rest_length or 0.0))
+        elif isinstance(r, PointLoadRecord):
+            out.append(PointLoad(r.name, body(r.body), tuple(r.point), tuple(r.force), tuple(r.torque)))
+    if skipped:
+        log.warning("force elements not applied (on a joint outside the spanning tree, or inside one rigid "
+                    "composite): %s", "; ".join(skipped))
+    return tuple(out)
+
+
+def rotor_armature(records) -> dict[str, float]:
+    """Joint name -> the reflected rotor inertia ``gear_ratio^2 rotor_inertia`` of its DC motors (kg m^2,
+    or kg on a prismatic joint), added to the joint's armature."""
+    out: dict[str, float] = {}
+    for r in records:
+        if isinstance(r, DCMotor) and r.rotor_inertia:
+            out[r.joint] = out.get(r.joint, 0.0) + r.gear_ratio ** 2 * r.rotor_inertia
+    return out
+
+
 def force_elements(tree_joints: Sequence[Joint], chords: Sequence[Joint], actuators: Sequence[Actuator],
-                   inertia: dict | None = None) -> ForceElements:
+                   inertia: dict | None = None, elements: tuple = ()) -> ForceElements:
     """The springs and dampers of ``tree_joints`` and the ``actuators`` that drive one of them
     (one coordinate); the others are reported (module docstring).
 
@@ -55,7 +98,8 @@ def force_elements(tree_joints: Sequence[Joint], chords: Sequence[Joint], actuat
         feels with every other joint free), for the joints with a ``springdamper``; their stiffness and
         damping are MuJoCo's ``m / (timeconst dampratio)^2`` and ``2 m / timeconst`` (XML reference,
         ``joint/springdamper``: the time constant and damping ratio of the joint's own
-        mass-spring-damper, as ``solref``)."""
+        mass-spring-damper, as ``solref``).
+    elements : the dynamics records of the ``forces:`` elements (:func:`element_specs`)."""
     springs = tuple(_spring(j, inertia) for j in tree_joints if j.stiffness or j.damping or j.springdamper)
     sprung_chords = [j.name for j in chords if j.stiffness]
     if sprung_chords:
@@ -71,4 +115,4 @@ def force_elements(tree_joints: Sequence[Joint], chords: Sequence[Joint], actuat
             kept.append(actuator_spec(a))
     if skipped:
         log.warning("actuators not applied (they drive one-coordinate tree joints only): %s", "; ".join(skipped))
-    return ForceElements(springs, tuple(kept))
+    return ForceElements(springs, tuple(kept), elements)

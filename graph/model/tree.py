@@ -36,7 +36,7 @@ from mbcompose.parsers.assembly import GROUND, Joint, MassProperties, frozen, re
 from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.topology import TreeEdge, tree_edges
 
-from .forces import force_elements, needs_inertia
+from .forces import element_specs, force_elements, needs_inertia, rotor_armature
 
 #: the placement rotation of every body (assembly axes), read-only
 _EYE = np.eye(3)
@@ -91,7 +91,8 @@ def _oriented_axes(edge: TreeEdge) -> tuple[np.ndarray, np.ndarray | None]:
     return -np.array(j.axis), None
 
 
-def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravity, actuators=()) -> TreeModel:
+def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravity, actuators=(),
+                     forces=()) -> TreeModel:
     """Build the SKO model of the spanning tree of ``joints`` over ``bodies``, with the joints' springs
     and dampers and the ``actuators`` (:class:`parsers.assembly.Actuator`) that drive tree joints
     (:func:`.forces.force_elements`).
@@ -101,6 +102,7 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
     bodies : rigid bodies with mass properties in the assembly frame.
     joints : joints between them (and ground), origins/axes in the assembly frame.
     gravity : (3,) m/s^2 in the assembly frame.
+    forces : the Assembly's ``springs`` and ``forces`` records (:func:`.forces.element_specs`).
     """
     by_name = {b.name: b for b in bodies}
     edges, chords = _tree_edges([b.name for b in bodies], joints)
@@ -113,14 +115,15 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
     placements = frozen(origins - parent_origins[parents])
     masses = [by_name[e.child].mass for e in edges]
     coms = frozen(np.array([mp.com for mp in masses], dtype=float).reshape(-1, 3) - origins)
-    specs = []
+    specs, rotors = [], rotor_armature(forces)
     for e, parent, placement, com, mp in zip(edges, parents, list(placements), list(coms), masses):  # (rows made in C)
         j = e.joint
         axis, axis2 = _oriented_axes(e) if e.reversed else (j.axis, j.axis2)
         specs.append(dynamics.BodySpec(
             name=e.child, parent=parent, joint_type=j.type, joint_name=j.name,
             placement_rotation=_EYE, placement_translation=placement, mass=mp.mass, com=com,
-            inertia=mp.inertia, axis=axis, axis2=axis2, armature=j.armature, ref=j.ref))
+            inertia=mp.inertia, axis=axis, axis2=axis2,
+            armature=j.armature + rotors[j.name] if j.name in rotors else j.armature, ref=j.ref))
     tree_joints = [e.joint for e in edges]
     g = np.asarray(gravity, dtype=float)
     inertia = None
@@ -128,5 +131,8 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
         bare = dynamics.build_model(specs, gravity=g)
         w0 = np.diag(dynamics.mass_matrix_inverse(bare, bare.neutral()))      # MuJoCo's dof_invweight0
         inertia = {j.name: 1.0 / float(w0[bare.v_slice(j.name)][0]) for j in tree_joints if j.springdamper is not None}
-    model = dynamics.build_model(specs, gravity=g, forces=force_elements(tree_joints, chords, actuators, inertia))
+    owner = {m: b.name for b in bodies for m in (b.members or (b.name,))}
+    elements = element_specs(forces, tree_joints, owner)
+    model = dynamics.build_model(specs, gravity=g, forces=force_elements(tree_joints, chords, actuators, inertia,
+                                                                         elements))
     return TreeModel(model, tuple(edges), tuple(chords), by_name)

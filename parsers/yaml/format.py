@@ -21,8 +21,9 @@ from mbcompose.dynamics.joints import JOINTS, joint_types
 from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL, GEOMETRY_ATOL
 
-from ..assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Frame, Geometry, Joint, Limits,
-                        MassProperties, Motor, Pose, Source)
+from ..assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Frame, Geometry, Joint,
+                        DCMotor, JointForceElement, Limits, MassProperties, Motor, PointLoad, Pose, Source,
+                        SpringDamper)
 from ..errors import InputError, did_you_mean
 from ..exporters import warn_untaken_limits
 from ..massprops import INERTIA_RTOL, inertia_problem, shapes_mass_properties
@@ -40,7 +41,7 @@ MATERIALS = {
     "nylon": 1150.0, "carbon_fiber": 1600.0, "glass": 2500.0, "wood": 700.0, "water": 1000.0,
 }
 
-TOP_KEYS = ("format", "name", "units", "gravity", "base", "materials", "bodies", "joints", "frames")
+TOP_KEYS = ("format", "name", "units", "gravity", "base", "materials", "bodies", "joints", "frames", "forces")
 BODY_KEYS = ("name", "pose", "inertial", "geometry", "density", "material")
 JOINT_KEYS = ("name", "type", "reference", "secondary", "origin", "axis", "axis2", "secondary_origin",
               "secondary_axis", "limits", "actuated", "motor", "damping", "armature", "ref")
@@ -339,6 +340,119 @@ def _frame(node: Node, units: _Units, body_names: set[str]) -> Frame:
     return Frame(node.require("name").string(), body, _pose(node.get("pose"), units), _source(node))
 
 
+#: ``forces:`` entry type -> its keys besides ``name`` and ``type`` (docs/assembly-format.md, "Forces")
+FORCE_KEYS = {"joint_spring": ("joint", "stiffness", "damping", "rest"),
+              "joint_friction": ("joint", "friction", "velocity"),
+              "spring_damper": ("bodies", "points", "stiffness", "damping", "rest_length"),
+              "point_force": ("body", "point", "force", "torque"),
+              "dc_motor": ("joint", "resistance", "inductance", "torque_constant", "back_emf_constant",
+                           "rotor_inertia", "gear_ratio", "efficiency")}
+
+#: regularising velocity of Coulomb friction when none is given, rad/s or m/s
+FRICTION_VELOCITY = 0.01
+
+
+def _optional(node: Node, key: str, default: float = 0.0, **sign) -> float:
+    child = node.get(key)
+    return default if child is None else child.number(**sign)
+
+
+def _force_joint(node: Node, units: _Units, joints: dict[str, Joint]) -> tuple[str, float]:
+    """(joint name, its coordinate's length or angle unit) of a joint force element's ``joint``."""
+    joint_node = node.require("joint", "the one-coordinate joint it acts along")
+    name = joint_node.string()
+    if name not in joints:
+        raise joint_node.error(f"unknown joint '{name}'{did_you_mean(name, joints)}")
+    j = joints[name]
+    if j.nq != 1 or j.nv != 1:
+        raise joint_node.error(f"joint '{name}' is {j.type}: joint force elements act along one-coordinate "
+                               f"joints ({', '.join(t for t, (nq, nv) in JOINT_TYPES.items() if nq == nv == 1)})")
+    return name, units.length if j.type == "prismatic" else units.angle
+
+
+def _force_body(node: Node, body_names, ground: bool) -> str:
+    name = node.string()
+    if name == GROUND and ground:
+        return name
+    if name not in body_names:
+        raise node.error(f"unknown body '{name}'{did_you_mean(name, body_names)}")
+    return name
+
+
+def _force(node: Node, units: _Units, joints: dict[str, Joint], body_names) -> object:
+    """One ``forces:`` entry as its Assembly record (SI units)."""
+    node.mapping("a force element mapping with 'name' and 'type'")
+    name = node.require("name").string()
+    type_node = node.require("type", f"one of {', '.join(FORCE_KEYS)}")
+    kind = type_node.string()
+    if kind not in FORCE_KEYS:
+        raise type_node.error(f"unknown force element type '{kind}'{did_you_mean(kind, FORCE_KEYS)} "
+                              f"(expected one of: {', '.join(FORCE_KEYS)})")
+    node.check_keys(("name", "type") + FORCE_KEYS[kind])
+    src = _source(node)
+    if kind == "joint_spring":
+        joint, unit = _force_joint(node, units, joints)
+        return JointForceElement(name, joint, stiffness=_optional(node, "stiffness", nonnegative=True),
+                                 damping=_optional(node, "damping", nonnegative=True),
+                                 rest=_optional(node, "rest") * unit, source=src)
+    if kind == "joint_friction":
+        joint, unit = _force_joint(node, units, joints)
+        return JointForceElement(name, joint, friction=node.require("friction").number(nonnegative=True),
+                                 friction_velocity=_optional(node, "velocity", FRICTION_VELOCITY / unit,
+                                                             positive=True) * unit, source=src)
+    if kind == "dc_motor":
+        return _dc_motor(node, name, units, joints, src)
+    if kind == "point_force":
+        body = _force_body(node.require("body"), body_names, ground=False)
+        vec = lambda key, scale: np.array(node.get(key).vector(3)) * scale if node.get(key) is not None else np.zeros(3)
+        return PointLoad(name, body, vec("point", units.length), vec("force", 1.0), vec("torque", 1.0), source=src)
+    ends = node.require("bodies", "[body_a, body_b] (either may be ground)").sequence("a list of two bodies")
+    pts = node.require("points", "[[x, y, z], [x, y, z]] in the assembly frame").sequence("a list of two points")
+    if len(ends) != 2 or len(pts) != 2:
+        raise node.error("a spring_damper needs two 'bodies' and two 'points'")
+    a, b = (_force_body(e, body_names, ground=True) for e in ends)
+    if a == b:
+        raise node.get("bodies").error(f"spring_damper '{name}' connects body '{a}' to itself")
+    pa, pb = (np.array(p.vector(3)) * units.length for p in pts)
+    rest = node.get("rest_length")
+    length = float(np.linalg.norm(pb - pa)) if rest is None else rest.number(nonnegative=True) * units.length
+    if np.linalg.norm(pb - pa) < GEOMETRY_ATOL:
+        raise node.get("points").error(f"spring_damper '{name}': its two points coincide (no direction)")
+    return SpringDamper(name, a, pa, b, pb, stiffness=_optional(node, "stiffness", nonnegative=True),
+                        damping=_optional(node, "damping", nonnegative=True), rest_length=length, source=src)
+
+
+def _dc_motor(node: Node, name: str, units: _Units, joints, src) -> DCMotor:
+    """A ``dc_motor`` entry (SI constants; ``gear_ratio`` rotor turns per joint turn, or rad per length
+    unit on a prismatic joint)."""
+    joint, unit = _force_joint(node, units, joints)
+    per_length = unit if joints[joint].type == "prismatic" else 1.0
+    kt = node.require("torque_constant", "N m/A").number(positive=True)
+    return DCMotor(name, joint, resistance=node.require("resistance", "ohm").number(positive=True),
+                   inductance=node.require("inductance", "H").number(positive=True), torque_constant=kt,
+                   back_emf_constant=_optional(node, "back_emf_constant", kt, positive=True),
+                   rotor_inertia=_optional(node, "rotor_inertia", nonnegative=True),
+                   gear_ratio=_optional(node, "gear_ratio", 1.0) / per_length,
+                   efficiency=_optional(node, "efficiency", 1.0, positive=True), source=src)
+
+
+def _forces(root: Node, units: _Units, joints, body_names) -> tuple[tuple, tuple]:
+    """(spring-dampers between points, the other force records) of the ``forces:`` section."""
+    nodes = root.get("forces").sequence("a list of force elements") if root.get("forces") is not None else []
+    _unique(nodes, "force element")
+    by_name = {j.name: j for j in joints}
+    records = []
+    for n in nodes:
+        try:
+            records.append(_force(n, units, by_name, body_names))
+        except InputError:
+            raise
+        except ValueError as exc:          # a record's constructor (parsers.assembly) refused a value
+            raise n.error(str(exc)) from None
+    return (tuple(r for r in records if isinstance(r, SpringDamper)),
+            tuple(r for r in records if not isinstance(r, SpringDamper)))
+
+
 def read_yaml(path, **options) -> Assembly:
     """Read a YAML assembly file into an :class:`Assembly` (SI units).
 
@@ -397,8 +511,9 @@ def assembly_from_node(root: Node, path) -> Assembly:
     _unique(frame_nodes, "frame")
     frames = tuple(_frame(n, units, body_names) for n in frame_nodes)
     name = root.get("name").string() if root.get("name") is not None else path.stem
+    springs, forces = _forces(root, units, joints, body_names)
     return Assembly(name=name, bodies=bodies, joints=tuple(joints), gravity=gravity, frames=frames,
-                    source_file=str(path))
+                    source_file=str(path), springs=springs, forces=forces)
 
 
 __all__ = ["read_yaml", "assembly_from_node", "write_yaml", "MATERIALS", "LENGTH_UNITS", "MASS_UNITS", "ANGLE_UNITS", "INERTIA_RTOL"]

@@ -1,0 +1,85 @@
+"""Trees driven by DC motors: the adaptive integration of ``y = [q, v, i]``, the motors' currents ``i``
+integrated with the mechanics (seed 004 section 5: the state of the electrical components joins the
+mechanical one).
+
+``q_dot`` from :func:`dynamics.rates.configuration_rate`, ``v_dot`` from the forward dynamics with the
+joint forces, damping and the motors' torques, ``i_dot`` from the motors' electrical equations
+(:func:`dynamics.forces.motor_rates`); scipy's ``solve_ivp`` (DOP853 by default).  Joint limits are not
+stops here: a trajectory that leaves a joint's range is reported (a warning naming the joints).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from ..dispatch import algorithm
+from ..forces import motor_names, motor_rates
+from ..kinematics import normalize
+from ..rates import QUATERNION_GAIN, configuration_rate
+from .passive import JointProperties, damped
+from .result import SimulationResult, coordinate_columns, energies
+
+log = logging.getLogger(__name__)
+
+
+def voltage_function(voltage, n: int):
+    """``voltage`` (None, an (n,) array of constant volts, or f(t) -> (n,)) as f(t) -> (n,) V."""
+    if callable(voltage):
+        return lambda t: np.asarray(voltage(t), dtype=float).reshape(n)
+    const = np.zeros(n) if voltage is None else np.asarray(voltage, dtype=float).reshape(n)
+    return lambda t: const
+
+
+def _warn_limits(model, q, joints: JointProperties) -> None:
+    left = [name for name in model.joint_names
+            for i in range(model.v_slice(name).start, model.v_slice(name).stop)
+            if model.q_slice(name).stop - model.q_slice(name).start == 1
+            and (np.any(q[:, model.q_slice(name).start] < joints.lower[i])
+                 or np.any(q[:, model.q_slice(name).start] > joints.upper[i]))]
+    if left:
+        log.warning("joint limits are not enforced with DC motors; the trajectory leaves the range of %s",
+                    ", ".join(dict.fromkeys(left)))
+
+
+def simulate_tree_with_motors(model, q0, v0, duration: float, samples: int, torque, method: str, rtol: float,
+                              atol: float, joints: JointProperties, voltage=None, currents=None,
+                              progress=None) -> SimulationResult:
+    """Integrate a tree with DC motors from (q0 (nq,), v0 (nv,), currents (nmotors,) A, zero when None).
+
+    torque : f(t, q, v) -> (nv,) or an (nv,) array or None (the other joint forces);
+    voltage : the motors' voltages (:func:`voltage_function`), in :func:`dynamics.forces.motor_names` order.
+    Returns the trajectory with the currents in ``currents`` (T, nmotors), A.
+    """
+    nq, nv, nm = model.nq, model.nv, len(motor_names(model))
+    forces = damped(torque, joints.damping, nv)
+    volts = voltage_function(voltage, nm)
+    forward = algorithm(model, "forward_dynamics")
+    zero = np.zeros(nv)
+
+    def rhs(t, y):
+        q, v, i = y[:nq], y[nq:nq + nv], y[nq + nv:]
+        tau_m, di = motor_rates(model, v, i, volts(t))
+        tau = tau_m + (zero if forces is None else forces(t, q, v))
+        if progress is not None:
+            progress(min(t / duration, 1.0))
+        a = forward(model, q, v, tau, f_ext=None, data=None)
+        return np.concatenate([configuration_rate(model, q, v, stabilise=QUATERNION_GAIN), a, di])
+
+    i0 = np.zeros(nm) if currents is None else np.asarray(currents, dtype=float).reshape(nm)
+    t_eval = np.linspace(0.0, duration, samples)
+    sol = solve_ivp(rhs, (0.0, duration), np.concatenate([q0, v0, i0]), method=method, t_eval=t_eval,
+                    rtol=rtol, atol=atol)
+    if not sol.success:
+        raise RuntimeError(f"the integrator stopped: {sol.message}")
+    q = normalize(model, sol.y[:nq].T)
+    v = sol.y[nq:nq + nv].T
+    _warn_limits(model, q, joints)
+    energy, kinetic = energies(model, q, v)
+    return SimulationResult(t=sol.t, q=q, v=v, energy=energy, columns=coordinate_columns(model),
+                            velocity_columns=coordinate_columns(model, rate=True),
+                            status=f"{method}, rtol {rtol:g}, atol {atol:g}, {nm} DC motors", kinetic=kinetic,
+                            dissipative=True, currents=sol.y[nq + nv:].T,
+                            current_columns=tuple(f"i:{m}" for m in motor_names(model)))
