@@ -56,16 +56,15 @@ inherit it), read once, at the first dynamics call:
 from __future__ import annotations
 
 import logging
-import threading
 import os
+import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable
 
-from . import aba, crba, innovations, jacobians, opspace, rnea
+from . import aba, compiled, crba, innovations, jacobians, opspace, rnea
 from .batch import each_configuration
 from .closed import aggregated, embedding, lagrange
-from . import compiled
 from .compiled import cache_is_cold
 
 log = logging.getLogger(__name__)
