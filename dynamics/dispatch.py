@@ -46,7 +46,7 @@ inherit it), read once, at the first dynamics call:
 * unset: ``auto``; where numba's cache lacks a kernel, the call compiles it in this process (about
   a minute of CPU on first use after an install) after a one-line warning;
 * ``auto``: first use in seconds -- while the cache is not ready (:func:`compiled.cache_is_ready`)
-  the whole process runs the numpy reference, one detached process compiles every kernel
+  the whole process runs the numpy reference, one detached process compiles the kernels
   (:func:`compiled.compile_in_background`: one at a time, a lock file, the ready marker written
   last), and a warning says so whatever stderr is; the next process finds the kernels ready;
 * ``compiled``: as unset (compile here and wait; a kernel that declines still falls back);

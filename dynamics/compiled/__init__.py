@@ -25,7 +25,7 @@ First use (:func:`cache_is_ready`, :func:`compile_in_background`): a process tha
 without :data:`READY` (the marker the last step of a complete fill writes) can run the numpy reference
 and leave the compilation to one detached process (:func:`warm_up`, started at most once at a time:
 the lock file :data:`LOCK` in the cache folder, created exclusively, names its owner's pid).  That
-process compiles every kernel module of :data:`MODULES` into the cache (numba writes each file by an
+process compiles the kernel modules of :data:`MODULES` into the cache (numba writes each file by an
 atomic rename) and then writes :data:`READY`, so a reader never takes a half-filled cache for a
 ready one; a failed compilation is logged to ``compile.log`` beside the lock and leaves no marker.
 """
@@ -111,9 +111,10 @@ def writable(folder: Path) -> bool:
     return False
 
 
-#: the kernel modules :func:`warm_up` fills the cache with (the tree entries, the fixed-step simulator,
-#: the closed chains' forward dynamics and loop)
-MODULES = ("entry_kernels", "simulate_kernels", "closed_kernels", "closure_kernels")
+#: the kernel modules :func:`warm_up` fills the cache with: the tree entries, the tree's fixed-step
+#: simulator and the closed chains' forward dynamics (compiled for its one signature on import); the
+#: closed chains' loop closure and fixed-step loop (``closure_kernels``) compile on their first call
+MODULES = ("entry_kernels", "simulate_kernels", "closed_kernels")
 #: file of the cache folder written (atomically, last) when :func:`warm_up` has compiled every module
 READY = "ready"
 #: lock file of the cache folder while a background compilation runs (its content: the owner's pid)
@@ -197,8 +198,9 @@ def _child_environment(cache: Path) -> dict:
 
 
 def warm_up() -> None:
-    """Compile (or load) every kernel of :data:`MODULES` for the argument types the public functions
-    pass, on a small tree with every joint kind and a four-bar loop: what the commands call."""
+    """Compile (or load) the kernels of :data:`MODULES` for the argument types the public functions
+    pass (on a small tree with every joint kind, one configuration and a batch, the fixed-step
+    simulator with a joint stop): what the commands call on trees."""
     import importlib
 
     import numpy as np
@@ -211,7 +213,7 @@ def warm_up() -> None:
 
     with dispatch.backend("compiled"):
         kinds = ("free", "revolute", "prismatic", "spherical", "planar", "universal", "cylindrical")
-        eye, z = np.eye(3), np.zeros(3)
+        eye = np.eye(3)
         bodies = [BodySpec(f"b{k}", k - 1, kind, f"j{k}", eye, np.array([0, 0, 0.1]), 1.0, np.array([0, 0, 0.05]),
                            0.01 * eye, axis=(0, 1, 0), axis2=(1, 0, 0) if kind == "universal" else None)
                   for k, kind in enumerate(kinds)]
@@ -227,6 +229,7 @@ def warm_up() -> None:
         lower[6], upper[6] = -0.5, 0.5
         for method in ("rk4", "euler"):
             simulate_api.simulate_fixed_step(m, q, v, 1e-3, 2, method, lower=lower, upper=upper)
+    importlib.import_module(f"{__name__}.closed_kernels")        # its one signature compiles on import
 
 
 def _main() -> None:
