@@ -138,7 +138,7 @@ def _set_backend(value: str | None) -> None:
 #: help of ``--backend`` (run, simulate, eval)
 BACKEND_HELP = ("Dynamics kernels. auto: compiled kernels once numba's cache holds them; on first use "
                 "(after an install or an upgrade) this run takes the numpy path while one background process "
-                "compiles them (a minute or two), and says so. compiled: compile here and wait (worth it for "
+                "compiles them (about 90 s of CPU), and says so. compiled: compile here and wait (worth it for "
                 "a long simulation or a big sweep on first use). numpy: the numpy reference throughout. "
                 f"Default: auto, or ${BACKEND_ENV}.")
 
