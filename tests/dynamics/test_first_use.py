@@ -206,7 +206,8 @@ def test_dask_worker_processes_load_the_kernels_from_the_shared_cache():
     """Each worker process of a LocalCluster finds the kernels in the on-disk cache this session filled
     (cache hits, no misses): no worker compiles them again."""
     distributed = pytest.importorskip("dask.distributed")
-    dyn.mass_matrix(random_model(1, n=2)[0], np.zeros(2))          # this process filled (or loaded) the cache
+    model = random_model(1, n=2)[0]
+    dyn.mass_matrix(model, model.neutral())                          # this process filled (or loaded) the cache
 
     def probe():
         scope: dict = {}
