@@ -41,18 +41,32 @@ C (:mod:`dynamics.codegen.backend`: mass matrix, inverse and forward dynamics of
 dynamics of embedded closed chains; compiled with the system C compiler on first use and cached, a
 :class:`dynamics.codegen.CodegenUnavailable` naming the reason when it cannot be), the default
 elsewhere.  Functions without a compiled implementation run the reference under every backend.
+
+The process's backend (outside every block, and inside ``backend("auto")``) comes from the
+environment variable :data:`BACKEND_ENV` (the CLI's ``--backend`` sets it; Dask worker processes
+inherit it), read once, at the first dynamics call:
+
+* unset: ``auto``; where numba's cache lacks a kernel, the call compiles it in this process (about
+  a minute of CPU on first use after an install) after a one-line warning;
+* ``auto``: first use in seconds -- while the cache is not ready (:func:`compiled.cache_is_ready`)
+  the whole process runs the numpy reference, one detached process compiles the kernels
+  (:func:`compiled.compile_in_background`: one at a time, a lock file, the ready marker written
+  last), and a warning says so whatever stderr is; the next process finds the kernels ready;
+* ``compiled``: as unset (compile here and wait; a kernel that declines still falls back);
+* ``numpy``: the numpy reference, as ``backend("numpy")`` for the whole process;
+* ``codegen``: the generated C, as ``backend("codegen")`` for the whole process.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
+import os
 import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable
 
-from . import aba, crba, innovations, jacobians, opspace, rnea
+from . import aba, compiled, crba, innovations, jacobians, opspace, rnea
 from .batch import each_configuration
 from .closed import aggregated, embedding, lagrange
 from .compiled import cache_is_cold
@@ -60,13 +74,20 @@ from .compiled import cache_is_cold
 log = logging.getLogger(__name__)
 
 __all__ = ["TREE", "EMBEDDED", "LAGRANGE", "AGGREGATED", "ALGORITHMS", "REFERENCE", "NOT_DEFINED", "algorithm",
-           "backend", "current_backend", "declined", "CompiledDeclined", "BACKENDS"]
+           "backend", "current_backend", "declined", "CompiledDeclined", "BACKENDS", "BACKEND_ENV",
+           "process_backend", "forget_process_backend"]
 
 #: the values of :func:`backend`
 BACKENDS = ("auto", "numpy", "compiled", "codegen")
 _backend: ContextVar[str] = ContextVar("mbcompose_dynamics_backend", default="auto")
 #: number of :func:`backend` blocks open in any thread: the lookups read the context variable only then
 _forcing = 0
+#: the environment variable of the process's backend (see the module docstring)
+BACKEND_ENV = "MBCOMPOSE_BACKEND"
+#: the process's backend ("auto" or "numpy"), decided by :func:`process_backend` at the first dynamics call
+_process: str | None = None
+#: the first-use warning of a process that runs the numpy path while the kernels compile elsewhere
+FIRST_USE = "compiling the dynamics kernels in the background (first use); this run uses the numpy path"
 _forcing_lock = threading.Lock()
 
 
@@ -102,8 +123,45 @@ def backend(name: str):
 
 
 def current_backend() -> str:
-    """The backend in force here: ``"auto"`` outside every :func:`backend` block."""
-    return _backend.get() if _forcing else "auto"
+    """The backend in force here: the process's (:func:`process_backend`) outside every :func:`backend`
+    block and inside ``backend("auto")``."""
+    name = _backend.get() if _forcing else "auto"
+    if name != "auto":
+        return name
+    return _process if _process is not None else process_backend()
+
+
+def forget_process_backend() -> None:
+    """Read :data:`BACKEND_ENV` again at the next dynamics call (after a change of it in this process)."""
+    global _process
+    _process = None
+
+
+def process_backend() -> str:
+    """The process's backend, ``"auto"``, ``"numpy"`` or ``"codegen"``, from :data:`BACKEND_ENV` (see the module
+    docstring); decided on the first call, which under ``auto`` with a cache that is not ready starts
+    the background compilation and logs :data:`FIRST_USE` (a WARNING of this module's logger)."""
+    global _process
+    if _process is not None:
+        return _process
+    setting = os.environ.get(BACKEND_ENV, "").strip().lower()
+    if setting and setting not in BACKENDS:
+        log.warning("%s=%r is not one of %s: using the default", BACKEND_ENV, setting, ", ".join(BACKENDS))
+    if setting in ("numpy", "codegen"):
+        _process = setting
+    elif setting == "auto" and not compiled.cache_is_ready():
+        _process = "numpy"
+        if compiled.compile_in_background():
+            log.warning("%s", FIRST_USE)
+        elif compiled.compiling():
+            log.warning("the dynamics kernels are being compiled in the background (first use); this run uses "
+                        "the numpy path")
+        else:
+            log.warning("the dynamics kernels' cache %s cannot be filled: this run uses the numpy path "
+                        "(--backend compiled compiles them in this process)", compiled.CACHE_DIR)
+    else:
+        _process = "auto"
+    return _process
 
 
 def declined(logger: logging.Logger, what: str, why: str, instead: str) -> None:
@@ -170,9 +228,9 @@ def _compiled(name: str, kind: str = TREE) -> Callable:
 
 
 def _say_if_compiling(module: str) -> None:
-    """One line on a terminal before the first use after install compiles the kernels of ``module``
-    (a minute of silence otherwise); nothing when stderr is not a terminal or the cache is warm."""
-    if sys.stderr.isatty() and (cache_is_cold() or cache_is_cold(module=module)):
+    """One warning before the first use after install compiles the kernels of ``module`` in this process
+    (a minute of silence otherwise), whatever stderr is; nothing when the cache is warm."""
+    if cache_is_cold() or cache_is_cold(module=module):
         log.warning("compiling the dynamics kernels: the first use after install takes about a minute; "
                     "later runs load them from numba's cache")
 
@@ -268,9 +326,10 @@ def algorithm(model, name: str) -> Callable:
     """The implementation of public function ``name`` for ``model`` (by ``model.kind``; the numpy
     reference inside ``backend("numpy")``, the generated C inside ``backend("codegen")``)."""
     try:
-        if _forcing and _backend.get() == "numpy":
+        forced = _backend.get() if _forcing else "auto"
+        if forced == "numpy" or forced == "auto" and (_process or process_backend()) == "numpy":
             return REFERENCE.get(model.kind, {}).get(name) or ALGORITHMS[model.kind][name]
-        if _forcing and _backend.get() == "codegen":
+        if forced == "codegen" or forced == "auto" and (_process or process_backend()) == "codegen":
             return _codegen_table().get(model.kind, {}).get(name) or ALGORITHMS[model.kind][name]
         return ALGORITHMS[model.kind][name]
     except KeyError:

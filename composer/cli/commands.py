@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -18,6 +19,8 @@ from pathlib import Path
 import click
 
 from mbcompose.dynamics.closed.closure import ClosureError
+from mbcompose.dynamics import dispatch
+from mbcompose.dynamics.dispatch import BACKEND_ENV, BACKENDS
 from mbcompose.dynamics.singular import SingularMassMatrix
 from mbcompose.dynamics.tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL
 from mbcompose.parsers import limits as input_limits
@@ -36,6 +39,21 @@ class _Group(click.Group):
     """A click group that turns exceptions into one-line errors and exit codes."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """The command, under the process backend ``auto`` unless :data:`BACKEND_ENV` or ``--backend``
+        says otherwise (the setting restored afterwards, for a caller in the same process)."""
+        saved = os.environ.get(BACKEND_ENV)
+        os.environ.setdefault(BACKEND_ENV, "auto")
+        try:
+            return self._main(args, prog_name, complete_var, standalone_mode, **extra)
+        finally:
+            if os.environ.get(BACKEND_ENV) != saved:
+                if saved is None:
+                    os.environ.pop(BACKEND_ENV)
+                else:
+                    os.environ[BACKEND_ENV] = saved
+                dispatch.forget_process_backend()
+
+    def _main(self, args, prog_name, complete_var, standalone_mode, **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:
@@ -93,6 +111,8 @@ class _Group(click.Group):
 @click.option("-v", "--verbose", count=True,
               help="Log progress, stage timings and debugging details (-vv: other libraries' too).")
 @click.option("-q", "--quiet", is_flag=True, help="Log errors only.")
+@click.option("--backend", type=click.Choice(BACKENDS), default=None, expose_value=False,
+              callback=lambda ctx, param, value: _set_backend(value), help="See 'mbcompose simulate --help'.")
 @click.option("--limit", "limit_specs", multiple=True, metavar="NAME=VALUE",
               help=f"Raise or lower a resource limit ({', '.join(input_limits.LIMIT_NAMES)}; see "
                    "'mbcompose docs limits'). Repeatable.")
@@ -105,6 +125,29 @@ def main(verbose: int, quiet: bool, limit_specs):
     """
     limit_overrides(limit_specs)
     _set_level(verbose, quiet)
+
+
+def _set_backend(value: str | None) -> None:
+    """``--backend``: the process's dynamics backend, through :data:`dispatch.BACKEND_ENV` (read at the
+    first dynamics call; Dask worker processes inherit it)."""
+    if value is not None:
+        os.environ[BACKEND_ENV] = value
+        dispatch.forget_process_backend()
+
+
+#: help of ``--backend`` (run, simulate, eval)
+BACKEND_HELP = ("Dynamics kernels. auto: compiled kernels once numba's cache holds them; on first use "
+                "(after an install or an upgrade) this run takes the numpy path while one background process "
+                "compiles them (about 90 s of CPU), and says so. compiled: compile here and wait (worth it for "
+                "a long simulation or a big sweep on first use). numpy: the numpy reference throughout. "
+                "codegen: C generated for the model and compiled with the system C compiler (about a second "
+                "for a small robot; docs/codegen.md). "
+                f"Default: auto, or ${BACKEND_ENV}.")
+
+
+def _backend_option(command):
+    return click.option("--backend", type=click.Choice(BACKENDS), default=None, expose_value=False,
+                        callback=lambda ctx, param, value: _set_backend(value), help=BACKEND_HELP)(command)
 
 
 def _set_level(verbose: int, quiet: bool) -> None:
@@ -333,6 +376,7 @@ def _mesh_bars():
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes for the local executor or a Dask LocalCluster (default: one per core).")
 @_verbosity_options
+@_backend_option
 @click.pass_context
 def run(ctx, pipeline: str, scheduler: str | None, workers: int | None):
     """Run the pipeline described by PIPELINE (a YAML file; 'mbcompose docs pipeline' prints its format).
@@ -479,6 +523,7 @@ def _vector(model, values, rate: bool, what: str, removed=()):
 @click.option("--no-plot", is_flag=True, help="Do not write the plot PNG.")
 @_base_option
 @_verbosity_options
+@_backend_option
 def simulate(file, duration, output, q0, v0, torque, ctrl, voltage, samples, integrator, dt, rtol, atol, no_plot,
              base):
     """Simulate FILE from an initial state and write the trajectory.
@@ -555,6 +600,7 @@ def simulate(file, duration, output, q0, v0, torque, ctrl, voltage, samples, int
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @_base_option
 @_verbosity_options
+@_backend_option
 def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, frame, directions, pinv, fmt, base):
     """Evaluate a dynamics quantity of FILE at one state.
 

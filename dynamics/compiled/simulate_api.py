@@ -4,8 +4,10 @@ One call runs the whole loop in machine code: the integrator's stages (compiled 
 viscous joint damping, the joint group updates and the joint stops.  Closed chains:
 :func:`closed_chain_stepper` runs the loop of :mod:`dynamics.simulation.fixed_step` on the state
 ``[q, v_i]`` of a constraint-embedded model (:func:`closure_kernels.simulate_closed`).
-Importing this module compiles nothing.  Under ``dispatch.backend("numpy")`` the closed-chain
-loop takes its numpy steps and the tree simulator, which has no numpy twin, refuses to run.
+Importing this module imports no numba and compiles nothing (nor does :func:`limited_coordinates`, which the numpy paths
+use).  Under ``dispatch.backend("numpy")`` the closed-chain loop takes its numpy steps and the tree
+simulator refuses to run (its numpy twin is :func:`dynamics.simulation.fixed_step.numpy_fixed_step`,
+which :func:`dynamics.simulation.fixed_step.simulate_tree_fixed_step` calls then).
 """
 
 from __future__ import annotations
@@ -19,8 +21,6 @@ from ..dispatch import current_backend, declined
 from ..joints import joint_types
 from ..singular import singular_mass_matrix
 from ..tolerances import SIMULATION_CLOSURE_TOL
-from . import simulate_kernels as sk
-from .api import mass_matrix
 
 __all__ = ["INTEGRATORS", "FixedStepTrajectory", "simulate_fixed_step", "limited_coordinates",
            "closed_chain_stepper"]
@@ -103,9 +103,11 @@ def simulate_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = 
     -------
     :class:`FixedStepTrajectory`
     """
+    from . import simulate_kernels as sk     # numba is imported here, not with this module
+
     if current_backend() == "numpy":
-        raise RuntimeError("the fixed-step tree simulator is compiled only: under backend('numpy') use an "
-                           "adaptive method, which calls the numpy forward dynamics")
+        raise RuntimeError("the fixed-step tree simulator is compiled: under backend('numpy') its numpy twin is "
+                           "dynamics.simulation.fixed_step.numpy_fixed_step")
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator must be one of {sorted(INTEGRATORS)}, got {integrator!r}")
     if not (np.isfinite(dt) and dt > 0) or int(steps) < 0 or int(stride) < 1:
@@ -123,6 +125,8 @@ def simulate_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = 
         contacts = sk.simulate(flat.ints, flat.floats, work, q0, v0, tau, damping, q_index, v_index, lo, hi, float(dt),
                                steps, stride, INTEGRATORS[integrator], Q, V)
     except ZeroDivisionError:  # a zero articulated inertia D(k) at the start or on the way
+        from .api import mass_matrix     # not at import: importing api compiles (or loads) its kernels
+
         raise singular_mass_matrix(model.joint_names, model.v_offset, mass_matrix(model, q0)) from None
     return FixedStepTrajectory(dt * stride * np.arange(rows), Q, V, int(contacts))
 

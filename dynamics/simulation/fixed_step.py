@@ -1,7 +1,9 @@
 """Fixed-step simulation: RK4 or semi-implicit Euler at a step ``dt``.
 
 Trees run compiled end to end (:func:`dynamics.compiled.simulate_api.simulate_fixed_step`:
-RK4 on the joint groups, damping and joint stops inside the kernel).  Closed chains step
+RK4 on the joint groups, damping and joint stops inside the kernel); under the numpy backend (a
+first use while the kernels compile elsewhere, ``dispatch.backend("numpy")``) its numpy twin
+:func:`numpy_fixed_step` takes the same steps with the numpy ABA.  Closed chains step
 the full state ``[q, v]`` of the constraint-embedded model and make it consistent (loops closed by
 Newton's method, dependent velocities from the independent ones, the split re-chosen at each state,
 :mod:`.closed`) after every step and at every stage, so the closure error stays at the Newton
@@ -24,6 +26,9 @@ import numpy as np
 
 from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
+from ..aba import forward_dynamics as numpy_forward_dynamics
+from ..dispatch import current_backend
+from ..kinematics import integrate as group_integrate
 from ..closed.embedding import loop_closure, terms_at
 from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
 from .closed import closed_chain_result, closed_chain_rhs
@@ -69,11 +74,12 @@ def constant_torque(torque, nv: int) -> np.ndarray:
 
 def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
                              progress=None, closure_tol=None):
-    """Fixed-step simulation of a tree (compiled); returns a SimulationResult (``closure_tol`` unused)."""
+    """Fixed-step simulation of a tree (compiled; :func:`numpy_fixed_step` under the numpy backend);
+    returns a SimulationResult (``closure_tol`` unused)."""
     from ..compiled.simulate_api import simulate_fixed_step   # numba is imported on first use
 
     dt_used, stride, steps = step_grid(duration, samples, dt)
-    run = simulate_fixed_step(model, q0, v0, dt_used, steps, FIXED_STEP[method], constant_torque(torque, model.nv),
+    run = (numpy_fixed_step if current_backend() == "numpy" else simulate_fixed_step)(model, q0, v0, dt_used, steps, FIXED_STEP[method], constant_torque(torque, model.nv),
                               joints.damping, joints.lower, joints.upper, stride=stride)
     if progress is not None:
         progress(1.0)
@@ -85,6 +91,108 @@ def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, d
                             columns=coordinate_columns(model), velocity_columns=coordinate_columns(model, rate=True),
                             status=status, limit_contacts=run.limit_contacts, kinetic=kinetic,
                             dissipative=bool(run.limit_contacts))
+
+
+def _bracket(jtype: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``[x, y]`` in the Lie algebra of a joint's group (x, y: its velocity coordinates, angular first
+    for free joints, ``(vx, vy, w)`` for planar ones); zero for the joints whose group is abelian
+    (the numpy twin of :func:`dynamics.compiled.simulate_kernels.add_bracket`)."""
+    out = np.zeros_like(y)
+    if jtype in ("spherical", "free"):
+        out[:3] = np.cross(x[:3], y[:3])
+    if jtype == "free":
+        out[3:6] = np.cross(x[:3], y[3:6]) - np.cross(y[:3], x[3:6])
+    if jtype == "planar":
+        out[0], out[1] = y[2] * x[1] - x[2] * y[1], x[2] * y[0] - y[2] * x[0]
+    return out
+
+
+def _dexp_inverse(model, theta, xi, scale):
+    """``scale (xi + [theta, xi] / 2 + [theta, [theta, xi]] / 12)`` joint by joint (Munthe-Kaas, BIT 38,
+    1998; :func:`dynamics.compiled.simulate_kernels.set_dexp_inverse`)."""
+    out = scale * xi
+    for k, jtype in enumerate(model.joint_types):
+        if jtype in ("spherical", "free", "planar"):
+            sl = slice(int(model.v_offset[k]), int(model.v_offset[k + 1]))
+            inner = _bracket(jtype, theta[sl], xi[sl])
+            out[sl] += scale * (0.5 * inner + _bracket(jtype, theta[sl], inner) / 12.0)
+    return out
+
+
+def _numpy_step(model, q, v, tau, damping, dt, method):
+    """One step of :func:`numpy_fixed_step`: RK4 as Runge-Kutta-Munthe-Kaas on the joint groups, or
+    semi-implicit Euler (the steps of :func:`dynamics.compiled.simulate_kernels.step`)."""
+    def acceleration(qs, vs):
+        return numpy_forward_dynamics(model, qs, vs, tau - damping * vs)
+
+    if method != "rk4":
+        vn = v + dt * acceleration(q, v)
+        return group_integrate(model, q, vn, dt), vn
+    a, k = [acceleration(q, v)], [dt * v]
+    for stage in range(1, 4):
+        c = 1.0 if stage == 3 else 0.5
+        vs, theta = v + c * dt * a[-1], c * k[-1]
+        a.append(acceleration(group_integrate(model, q, theta), vs))
+        k.append(_dexp_inverse(model, theta, vs, dt))
+    theta = (k[0] + 2.0 * k[1] + 2.0 * k[2] + k[3]) / 6.0
+    return group_integrate(model, q, theta), v + dt * (a[0] + 2.0 * a[1] + 2.0 * a[2] + a[3]) / 6.0
+
+
+def _numpy_stops(model, q, v, limits, at_limit) -> int:
+    """Hard joint stops after a step, in place (the numpy twin of
+    :func:`dynamics.compiled.simulate_kernels.enforce_limits`: a coordinate past its limit is put on it,
+    a perfectly inelastic impulse along ``M^-1 e_j`` stops its outward velocity, projected Gauss-Seidel
+    sweeps over the coordinates on a limit); returns the number of new contacts."""
+    q_index, v_index, lower, upper = limits
+    zero, a0, events = np.zeros(model.nv), None, 0
+    for _ in range(20):
+        moved = False
+        for l, (i, j) in enumerate(zip(q_index, v_index)):
+            below, above = q[i] < lower[l], q[i] > upper[l]
+            if not (below or above or at_limit[l]):
+                continue
+            if below or above:
+                q[i] = lower[l] if below else upper[l]
+                events += not at_limit[l]
+                at_limit[l], a0 = True, None
+            on_lower = q[i] <= lower[l]
+            if not ((on_lower and v[j] < 0.0) or (not on_lower and q[i] >= upper[l] and v[j] > 0.0)):
+                continue
+            if a0 is None:
+                a0 = numpy_forward_dynamics(model, q, zero, zero)
+            col = numpy_forward_dynamics(model, q, zero, np.eye(model.nv)[j]) - a0
+            v += (-v[j] / col[j]) * col
+            v[j], moved = 0.0, True
+        if not moved:
+            break
+    at_limit &= ~((lower < q[q_index]) & (q[q_index] < upper))
+    return events
+
+
+def numpy_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = "rk4", tau=None, damping=None,
+                     lower=None, upper=None, stride: int = 1):
+    """The numpy twin of :func:`dynamics.compiled.simulate_api.simulate_fixed_step` (same arguments but
+    ``data``, same steps, stops and result, a ``FixedStepTrajectory``), on the numpy ABA (seed 001
+    Algorithm 6.1): what a fixed-step run of a tree takes under the numpy backend."""
+    from ..compiled.simulate_api import FixedStepTrajectory, limited_coordinates   # compiles nothing
+
+    tau = np.zeros(model.nv) if tau is None else np.asarray(tau, dtype=float).reshape(model.nv)
+    damping = np.zeros(model.nv) if damping is None else np.asarray(damping, dtype=float).reshape(model.nv)
+    limits = limited_coordinates(model, lower, upper)
+    method = "rk4" if integrator == "rk4" else "euler"
+    rows = int(steps) // int(stride) + 1
+    Q, V = np.empty((rows, model.nq)), np.empty((rows, model.nv))
+    q, v = np.array(q0, dtype=float), np.array(v0, dtype=float)
+    at_limit = np.zeros(len(limits[0]), dtype=bool)
+    events = _numpy_stops(model, q, v, limits, at_limit)
+    Q[0], V[0] = q, v
+    for s in range(int(steps)):
+        q, v = _numpy_step(model, q, v, tau, damping, dt, method)
+        if len(limits[0]):
+            events += _numpy_stops(model, q, v, limits, at_limit)
+        if (s + 1) % stride == 0:
+            Q[(s + 1) // stride], V[(s + 1) // stride] = q, v
+    return FixedStepTrajectory(dt * stride * np.arange(rows), Q, V, int(events))
 
 
 def closed_chain_step(rhs, close, nq: int, method: str, t: float, y: np.ndarray, h: float, rate) -> np.ndarray:
