@@ -44,6 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL
+
 from ..assembly import (
     GROUND,
     Assembly,
@@ -126,9 +128,9 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
                          file=str(path), key="mating")
     mesh_dir = Path(mesh_dir) if mesh_dir is not None else _cache_dir(path)
     mesh_dir.mkdir(parents=True, exist_ok=True)
-    bodies, surfaces, boxes = [], {}, {}
+    bodies, surfaces, boxes, products = [], {}, {}, _Products()
     for part in _progress(parts, "parts"):
-        body, surfs, box = _part_body(path, part, tol, mesh_dir)
+        body, surfs, box = _part_body(path, part, products.of(part.leaf.shape), mesh_dir)
         bodies.append(body)
         surfaces[part.name], boxes[part.name] = surfs, box
     grounds = _grounds(path, parts, ground)
@@ -161,17 +163,19 @@ def _read_parts(path: Path, density, densities, names) -> tuple[list[Part], floa
     return parts, unit
 
 
-def part_mass(path, part: Part) -> tuple[MassProperties, Pose, float]:
+def part_mass(path, part: Part, properties=None) -> tuple[MassProperties, Pose, float]:
     """(mass properties in the body frame (kg, m, kg m^2), body pose (m), B-rep volume (mm^3)) of a part.
 
     Mass = density x the BRepGProp volume of the exact B-rep; the body frame is the instance's
-    placement.  Raises InputError for a solid whose volume is not positive.
+    placement.  ``properties``: the part's (volume mm^3, centre (3,) mm, inertia (3, 3) mm^5) in the
+    assembly frame when already known (:class:`_Products`), else they are computed here.  Raises
+    InputError for a solid whose volume is not positive.
     """
     shape = part.leaf.shape
     problem = brep.solid_problem(shape)
     if problem:
         raise InputError(f"part {part.name}: {problem}", file=str(path))
-    volume, com, inertia = brep.volume_properties(shape)
+    volume, com, inertia = properties if properties is not None else brep.volume_properties(shape)
     if not volume > 0.0:
         raise InputError(f"part {part.name}: the solid's volume is not positive ({volume:g})", file=str(path))
     placement = part.leaf.placement
@@ -318,11 +322,84 @@ def _assign_densities(path, parts: list[Part], density, densities) -> None:
                     path, *PLAUSIBLE_DENSITY, ", ".join(odd))
 
 
-def _part_body(path, part: Part, tol: MatingTolerances, mesh_dir: Path) -> tuple[Body, list[Surface], np.ndarray]:
+@dataclass
+class _Product:
+    """What the reader computes once per product shape, in the product's own frame (mm).
+
+    volume (mm^3), com (3,) mm, inertia (3, 3) mm^5 about the com at unit density; faces: per B-rep
+    face (analytic surface dict of :func:`brep.face_surface` or None, vertices (n, 3), triangles (m, 3)).
+    """
+
+    volume: float
+    com: np.ndarray
+    inertia: np.ndarray
+    faces: list
+
+
+@dataclass
+class _Placed:
+    """A product's geometry and the rigid motion (rotation (3, 3), translation (3,) mm) that places an instance."""
+
+    product: _Product
+    rotation: np.ndarray
+    translation: np.ndarray
+
+    def properties(self) -> tuple[float, np.ndarray, np.ndarray]:
+        """(volume mm^3, centre (3,) mm, inertia (3, 3) mm^5) in the assembly frame."""
+        r, p = self.rotation, self.product
+        return p.volume, r @ p.com + self.translation, r @ p.inertia @ r.T
+
+    def faces(self) -> list:
+        """Per face (surface dict or None, vertices (n, 3), triangles (m, 3)) in the assembly frame."""
+        r, t = self.rotation, self.translation
+        return [(_moved_surface(s, r, t), v @ r.T + t, tris) for s, v, tris in self.product.faces]
+
+
+class _Products:
+    """Mass properties, tessellation and analytic faces computed once per product, not per instance.
+
+    A product placed n times (screws, servo cases) shares one B-rep (``TShape``); the instances
+    differ by a rigid location, so the volume integrals are rotated (com: R c + t; inertia about
+    the com: R I R^T) and the mesh vertices and surfaces moved instead of recomputed.  A location
+    that is not a proper rotation (mirrored or scaled instance) is computed on the placed shape.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[int, list[tuple[object, _Product]]] = {}
+
+    def of(self, shape) -> _Placed:
+        base, m = brep.unlocated(shape)
+        r = m[:3, :3]
+        if not (np.allclose(r @ r.T, np.eye(3), atol=DECLARED_GEOMETRY_ATOL) and np.linalg.det(r) > 0.0):
+            return _Placed(_product(shape), np.eye(3), np.zeros(3))
+        bucket = self._seen.setdefault(hash(base), [])
+        product = next((p for s, p in bucket if s.IsEqual(base)), None)
+        if product is None:
+            product = _product(base)
+            bucket.append((base, product))
+        return _Placed(product, r, m[:3, 3])
+
+
+def _product(shape) -> _Product:
+    volume, com, inertia = brep.volume_properties(shape)
+    faces = [(brep.face_surface(face), v, t) for face, v, t in brep.tessellate_faces(shape, _deflection(shape))]
+    return _Product(volume, com, inertia, faces)
+
+
+def _moved_surface(s: dict | None, r: np.ndarray, t: np.ndarray) -> dict | None:
+    """An analytic surface dict of :func:`brep.face_surface` moved by (r, t); a sphere's direction stays +z."""
+    if s is None:
+        return None
+    moved = dict(s, point=r @ s["point"] + t)
+    if s["kind"] != "sphere":
+        moved["direction"] = r @ s["direction"]
+    return moved
+
+
+def _part_body(path, part: Part, placed: _Placed, mesh_dir: Path) -> tuple[Body, list[Surface], np.ndarray]:
     """The Body (SI, body frame = instance placement), its surfaces and bounding box (mm)."""
-    shape = part.leaf.shape
-    mp, pose, volume = part_mass(path, part)
-    faces = brep.tessellate_faces(shape, _deflection(shape))
+    mp, pose, volume = part_mass(path, part, placed.properties())
+    faces = placed.faces()
     surfaces = _surfaces(part.name, faces)
     stl = _write_stl(mesh_dir / f"{_file_stem(part.name)}.stl", faces, pose)
     note = f"B-rep volume {volume * MM3_TO_M3:.9g} m^3 at density {part.density:g} kg/m^3 from {part.density_from}"
@@ -354,8 +431,7 @@ def _deflection(shape) -> float:
 
 def _surfaces(part: str, faces) -> list[Surface]:
     out = []
-    for k, (face, verts, tris) in enumerate(faces):
-        s = brep.face_surface(face)
+    for k, (s, verts, tris) in enumerate(faces):
         if s is None:
             continue
         triangles = verts[tris] if s["kind"] == "plane" and len(tris) else np.zeros((0, 3, 3))
