@@ -86,7 +86,7 @@ class Part:
 
 def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3,
               max_clearance: float | None = None, planar_contacts: str = "fixed", ground=None,
-              density: float | None = None, densities=None, names=None, actuated=(), joints=(),
+              density: float | None = None, densities=None, names=None, actuated=(), passive=(), joints=(),
               joint_names=None, mesh_dir=None, base: str = "fixed", name: str | None = None,
               gravity=(0.0, 0.0, -9.81), ignore=None, declare=None) -> Assembly:
     """Read a STEP assembly into an :class:`Assembly` (SI units), joints inferred from contacts.
@@ -102,6 +102,8 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
     densities : mapping part name or glob pattern -> kg/m^3 (wins over ``density`` and the file).
     names : mapping part name -> new name.
     actuated : joint names, or (part, part) pairs, whose joints are actuated.
+    passive : joint names or glob patterns whose joints are not actuated (servos used as encoders,
+        moved by hand); ``actuated`` wins over it for a joint both name.
     joints : declared :class:`Joint` objects (part names after renaming), or a function of the
         part names returning them; they replace the inferred joint of their pair.
     joint_names : mapping joint name -> (part, part): names for inferred joints
@@ -139,7 +141,7 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
                           grounds, declared, _progress, between=between, rigid=rigid,
                           paths={p.name: p.leaf.path for p in parts})
     named = _named(path, list(result.joints), joint_names or {}, result.group_of)
-    all_joints = _ground_joints(path, grounds, base, parts) + _with_actuation(path, named, actuated)
+    all_joints = _ground_joints(path, grounds, base, parts) + _with_actuation(path, _passive(path, named, passive), actuated)
     return Assembly(name=name or path.stem, bodies=tuple(bodies), joints=tuple(all_joints),
                     gravity=np.asarray(gravity, dtype=float), source_file=str(path),
                     contacts=tuple(c.scaled(1e-3) for c in result.contacts))
@@ -504,6 +506,18 @@ def _named(path, joints: list[Joint], joint_names, group_of: dict) -> list[Joint
     if len({j.name for j in joints}) != len(joints):
         raise InputError("two joints would get the same name", file=str(path), key="joint_names")
     return joints
+
+
+def _passive(path, joints: list[Joint], patterns) -> list[Joint]:
+    """The joints whose names match one of ``patterns`` (fnmatch) made not actuated; a pattern matching none is an error."""
+    from dataclasses import replace
+    names = [j.name for j in joints]
+    for pattern in patterns:
+        if not any(n == pattern or fnmatch.fnmatchcase(n, pattern) for n in names):
+            raise InputError(f"no joint {pattern!r}{did_you_mean(str(pattern), sorted(names))}", file=str(path),
+                             key="passive")
+    hit = {n for n in names if any(n == p or fnmatch.fnmatchcase(n, p) for p in patterns)}
+    return [replace(j, actuated=False) if j.name in hit else j for j in joints]
 
 
 def _with_actuation(path, joints: list[Joint], actuated) -> list[Joint]:
