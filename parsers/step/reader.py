@@ -6,8 +6,9 @@ and mating relations give the bodies and joints; this reader is that first step.
 * Parts are the leaf solids of the XCAF tree (:func:`brep.leaf_parts`): the
   instance name unless it is a generated id (``NAUO12``, ``=>[0:1:1:4]``, empty),
   then the product name, STEP string escapes decoded; a repeated name becomes
-  ``NAME_1``, ``NAME_2``, ... in file order; a part named like the world (``ground``) is
-  the body ``ground_link`` (as the URDF reader does).  Placed by the composed placements;
+  ``NAME_1``, ``NAME_2``, ... in file order; a part named like the world (``ground``,
+  ``world``, ``base``) is an ordinary body of that name (the world's node is
+  :data:`~parsers.assembly.GROUND`, a name no part can have).  Placed by the composed placements;
   body frame = the instance's placement.  A leaf without a closed solid is healed
   when sewing its faces closes it, else skipped (one warning for all of them);
   a file with no closed solid at all is an error.
@@ -277,16 +278,6 @@ def _parts(path, leaves, renames) -> list[Part]:
         p.name = str(renames.get(p.name, p.name))
     if len({p.name for p in parts}) != len(parts):
         raise InputError("two parts would get the same name", file=str(path), key="names")
-    taken = {p.name for p in parts}
-    for p in parts:
-        if p.name == GROUND:         # the world's name: the part stays a part, under another name
-            new, k = f"{GROUND}_link", 1
-            while new in taken:
-                k += 1
-                new = f"{GROUND}_link_{k}"
-            log.info("%s: part %r is named like the fixed world; it is the body %r", path, p.name, new)
-            p.name = new
-            taken.add(new)
     return parts
 
 

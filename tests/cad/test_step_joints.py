@@ -207,7 +207,7 @@ def test_clamped_means_opposite_parallel_faces_only():
     assert not clamped([_planar([1, 0, 0]), _planar([-1, 0, 0], (5, 0, 0)), _planar([0, 0, 1])], 1e-3)   # a slot
 
 
-@pytest.mark.parametrize("name, body", [("ground", "ground_link"), ("world", "world"), ("base", "base")])
+@pytest.mark.parametrize("name, body", [("ground", "ground"), ("world", "world"), ("base", "base")])
 def test_a_part_named_like_the_world_is_just_a_part(tmp_path, name, body):
     sys.path.insert(0, str(FOURBAR.parent))
     try:
