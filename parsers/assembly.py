@@ -37,10 +37,11 @@ from mbcompose.dynamics.tolerances import GEOMETRY_ATOL
 
 from .provenance import Source
 
-#: the fixed world's node in every assembly, graph and model: a name no part can have (angle brackets),
-#: so a part or link named ``ground``, ``world`` or ``base`` stays an ordinary body under its own name
-#: (issue 24).  Files name the world in their own words: :data:`GROUND_WORD` in the YAML formats,
-#: ``world`` in URDF, SDFormat and MJCF; the readers map those words to this node.
+#: the fixed world's node in every assembly, graph and model: a name no part can have (angle
+#: brackets; :class:`Body` refuses it), so a part or link named ``ground``, ``world`` or ``base``
+#: stays an ordinary body under its own name (issue 24).  Files name the world in their own words:
+#: :data:`GROUND_WORD` in the YAML formats, ``world`` in URDF, SDFormat and MJCF; the readers map
+#: those words to this node.
 GROUND = "<ground>"
 #: the word by which the YAML assembly format (and a STEP wrapper's own joints) names the world
 GROUND_WORD = "ground"
@@ -843,8 +844,6 @@ class Assembly:
 
     def __post_init__(self):
         _set(self, "gravity", _checked(self.gravity, (3,), "Assembly.gravity"))
-        if any(b.name == GROUND for b in self.bodies):
-            raise ValueError(f"the body name {GROUND!r} is the fixed world's")
         for key, cls in (("bodies", Body), ("joints", Joint), ("couplings", Coupling), ("springs", SpringDamper),
                          ("frames", Frame), ("actuators", Actuator), ("forces", FORCE_RECORDS)):
             items = tuple(getattr(self, key))
