@@ -39,6 +39,7 @@ import fnmatch
 import hashlib
 import logging
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -327,6 +328,7 @@ class _Product:
     com: np.ndarray
     inertia: np.ndarray
     faces: list
+    stl: Path | None = None     # the STL of an instance whose body frame is the product's frame
 
 
 @dataclass
@@ -379,6 +381,26 @@ def _product(shape) -> _Product:
     return _Product(volume, com, inertia, faces)
 
 
+def _mesh_file(file: Path, part: Part, placed: _Placed, faces, pose: Pose) -> Path:
+    """The part's STL (metres, body frame): written, or copied from an earlier instance of its product.
+
+    An instance whose placement is exactly its shape's location has the product's own frame as body
+    frame, so its STL is the same as every such instance's: the first one is written, the others copied.
+    """
+    placement = part.leaf.placement
+    own_frame = np.array_equal(placement[:3, :3], placed.rotation) and np.array_equal(placement[:3, 3],
+                                                                                      placed.translation)
+    if own_frame and placed.product.stl is not None and placed.product.stl.exists():
+        tmp = file.with_name(f"{file.name}.{os.getpid()}.part")
+        shutil.copyfile(placed.product.stl, tmp)
+        tmp.replace(file)
+        return file.resolve()
+    stl = _write_stl(file, faces, pose)
+    if own_frame:
+        placed.product.stl = stl
+    return stl
+
+
 def _moved_surface(s: dict | None, r: np.ndarray, t: np.ndarray) -> dict | None:
     """An analytic surface dict of :func:`brep.face_surface` moved by (r, t); a sphere's direction stays +z."""
     if s is None:
@@ -394,7 +416,7 @@ def _part_body(path, part: Part, placed: _Placed, mesh_dir: Path) -> tuple[Body,
     mp, pose, volume = part_mass(path, part, placed.properties())
     faces = placed.faces()
     surfaces = _surfaces(part.name, faces)
-    stl = _write_stl(mesh_dir / f"{_file_stem(part.name)}.stl", faces, pose)
+    stl = _mesh_file(mesh_dir / f"{_file_stem(part.name)}.stl", part, placed, faces, pose)
     note = f"B-rep volume {volume * MM3_TO_M3:.9g} m^3 at density {part.density:g} kg/m^3 from {part.density_from}"
     src = Source(file=str(path), note=f"part {part.name}: {note}")
     body = Body(name=part.name, pose=pose, mass=mp,
