@@ -37,7 +37,14 @@ from mbcompose.dynamics.tolerances import GEOMETRY_ATOL
 
 from .provenance import Source
 
-GROUND = "ground"
+#: the fixed world's node in every assembly, graph and model: a name no part can have (angle
+#: brackets; :class:`Body` refuses it), so a part or link named ``ground``, ``world`` or ``base``
+#: stays an ordinary body under its own name (issue 24).  Files name the world in their own words:
+#: :data:`GROUND_WORD` in the YAML formats, ``world`` in URDF, SDFormat and MJCF; the readers map
+#: those words to this node.
+GROUND = "<ground>"
+#: the word by which the YAML assembly format (and a STEP wrapper's own joints) names the world
+GROUND_WORD = "ground"
 
 #: joint type -> (nq, nv): number of position and velocity coordinates (:data:`dynamics.joints.JOINTS`).
 JOINT_TYPES: Mapping[str, tuple[int, int]] = {t: (j.nq, j.nv) for t, j in JOINTS.items()}

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import networkx as nx
 
+from mbcompose.parsers.assembly import GROUND
+
 from ..formatting import plural
 from .plots import plt, png_bytes
 
@@ -21,10 +23,10 @@ def sko_figure(composition):
     """The SKO tree: ground at the top, bodies below their parents, chords dashed."""
     tree = composition.tree
     g = nx.DiGraph()
-    g.add_node("ground")
+    g.add_node(GROUND)
     for e in tree.edges:
         g.add_edge(e.parent, e.child, label=e.joint.name + ("*" if e.joint.actuated else ""))
-    depth = nx.single_source_shortest_path_length(g, "ground")
+    depth = nx.single_source_shortest_path_length(g, GROUND)
     levels: dict[int, list[str]] = {}
     for node in nx.topological_sort(g):
         levels.setdefault(depth[node], []).append(node)
@@ -33,8 +35,8 @@ def sko_figure(composition):
     fig, ax = plt.subplots(figsize=(max(5.0, 2.2 * width), max(3.0, 1.4 * len(levels) + 1)),
                            constrained_layout=True)
     for n, (x, y) in pos.items():        # a box around each name, so long names stay inside their node
-        ax.text(x, y, n, ha="center", va="center", fontsize=8, zorder=3,
-                bbox=dict(boxstyle="round,pad=0.5", fc="#bbbbbb" if n == "ground" else "#9ecae1", ec="k"))
+        ax.text(x, y, "ground" if n == GROUND else n, ha="center", va="center", fontsize=8, zorder=3,
+                bbox=dict(boxstyle="round,pad=0.5", fc="#bbbbbb" if n == GROUND else "#9ecae1", ec="k"))
     nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, arrowsize=14, node_size=1800)
     nx.draw_networkx_edge_labels(g, pos, ax=ax, edge_labels=nx.get_edge_attributes(g, "label"), font_size=7)
     for chord in tree.chords:

@@ -407,6 +407,16 @@ def leaf_parts(doc, densities: DensityUnits | None = None) -> list[LeafPart]:
     return out
 
 
+def unlocated(shape) -> tuple[object, np.ndarray]:
+    """(``shape`` without its location, i.e. in its product's own frame; (4, 4) matrix of that location, mm).
+
+    The instances of one product share their B-rep (the same ``TShape``) and differ only by this
+    location, so what is computed on the unlocated shape serves every instance once moved.
+    """
+    from OCP.TopLoc import TopLoc_Location
+    return shape.Located(TopLoc_Location()), _location_matrix(shape.Location())
+
+
 def _is_empty(shape) -> bool:
     from OCP.TopoDS import TopoDS_Iterator
     return shape is None or shape.IsNull() or not TopoDS_Iterator(shape).More()
@@ -523,9 +533,13 @@ def tessellate_faces(shape, deflection: float, angular: float = 0.3) -> list[tup
         if tri is None:
             out.append((face, np.zeros((0, 3)), np.zeros((0, 3), dtype=int)))
             continue
-        trsf = loc.Transformation()
-        verts = np.array([tri.Node(i + 1).Transformed(trsf).Coord() for i in range(tri.NbNodes())])
-        tris = np.array([tri.Triangle(i + 1).Get() for i in range(tri.NbTriangles())], dtype=int) - 1
+        node = tri.Node
+        verts = np.array([node(i).Coord() for i in range(1, tri.NbNodes() + 1)]).reshape(-1, 3)
+        if not loc.IsIdentity():
+            m = _location_matrix(loc)
+            verts = verts @ m[:3, :3].T + m[:3, 3]
+        triangle = tri.Triangle
+        tris = np.array([triangle(i).Get() for i in range(1, tri.NbTriangles() + 1)], dtype=int).reshape(-1, 3) - 1
         if face.Orientation() == TopAbs_REVERSED:
             tris = tris[:, ::-1]
         out.append((face, verts, tris))

@@ -449,7 +449,8 @@ def _declared_link(file: str, rg: RigidGroups, pool, d: Declared, tol: MatingTol
 
 
 def _servo_link(rg: RigidGroups, pool, u: rules.ServoUnit, tol: MatingTolerances) -> _Link | None:
-    """The actuated revolute joint of a servo about its output axis, or None (logged) without one.
+    """The revolute joint of a servo about its output axis (actuated unless the servo is an encoder,
+    :data:`rules.ENCODER_WORDS`), or None (logged) without one.
 
     Between the two parts of its widest fit across the case and output groups (else the first
     part of each side).
@@ -468,8 +469,9 @@ def _servo_link(rg: RigidGroups, pool, u: rules.ServoUnit, tol: MatingTolerances
         widest = max(fits, key=lambda c: c.radii[1])
         a, b = (widest.part_a, widest.part_b) if rg.find(widest.part_a) == ga else (widest.part_b, widest.part_a)
     confidence = SERVO_CONFIDENCE[0] if fits else SERVO_CONFIDENCE[1]
-    note = _note(found, f"servo {u.model} ({'/'.join(u.node)}) turns about its output axis, {how}", confidence)
-    return _Link(a, b, "revolute", axis, origin, note, confidence, _unit_name(u.node), True)
+    what = f"; {u.encoder}" if u.encoder else ""
+    note = _note(found, f"servo {u.model} ({'/'.join(u.node)}) turns about its output axis, {how}{what}", confidence)
+    return _Link(a, b, "revolute", axis, origin, note, confidence, _unit_name(u.node), u.encoder is None)
 
 
 def _unit_name(node: tuple[str, ...]) -> str:

@@ -229,8 +229,13 @@ def overlap_area(tris_a: np.ndarray, tris_b: np.ndarray, basis: np.ndarray,
     basis : (2, 3) orthonormal in-plane axes.  Every pair of triangles whose boxes meet is
     clipped (Sutherland-Hodgman, vectorised over the pairs).
     """
-    pa, pb = _ccw(tris_a @ basis.T), _ccw(tris_b @ basis.T)
+    pa, pb = tris_a @ basis.T, tris_b @ basis.T
     lo_a, hi_a, lo_b, hi_b = pa.min(1), pa.max(1), pb.min(1), pb.max(1)
+    # only the triangles inside the other set's box can overlap it: drop the others before the n x m test
+    near_a = np.all((lo_a <= hi_b.max(0)) & (hi_a >= lo_b.min(0)), axis=1)
+    near_b = np.all((lo_b <= hi_a.max(0)) & (hi_b >= lo_a.min(0)), axis=1)
+    pa, pb = _ccw(pa[near_a]), _ccw(pb[near_b])
+    lo_a, hi_a, lo_b, hi_b = lo_a[near_a], hi_a[near_a], lo_b[near_b], hi_b[near_b]
     meet = np.all((lo_b[None, :, :] <= hi_a[:, None, :]) & (hi_b[None, :, :] >= lo_a[:, None, :]), axis=2)
     ia, ib = np.nonzero(meet)
     total, moment = 0.0, np.zeros(2)
@@ -302,6 +307,23 @@ def _boxes(surfs: list[Surface]) -> np.ndarray:
     return np.array([s.box if s.box is not None else inf for s in surfs]).reshape(len(surfs), 2, 3)
 
 
+def _may_touch(surfs_a: list[Surface], surfs_b: list[Surface], tol: MatingTolerances) -> np.ndarray:
+    """(n, m) the face pairs :func:`face_contact` can accept: same kind; planes facing each other
+    (opposite normals within ``angle_tol``); a convex and a concave cylinder or sphere.  The same tests
+    as :func:`face_contact`'s first ones, for all pairs at once."""
+    kinds = {"plane": 0, "cylinder": 1, "sphere": 2}
+    ka = np.array([kinds.get(s.kind, 3) for s in surfs_a])
+    kb = np.array([kinds.get(s.kind, 3) for s in surfs_b])
+    da = np.array([s.direction for s in surfs_a], dtype=float).reshape(-1, 3)
+    db = np.array([s.direction for s in surfs_b], dtype=float).reshape(-1, 3)
+    ca = np.array([bool(s.convex) for s in surfs_a])
+    cb = np.array([bool(s.convex) for s in surfs_b])
+    facing = np.linalg.norm(da[:, None, :] + db[None, :, :], axis=2) <= tol.angle_tol
+    same = ka[:, None] == kb[None, :]
+    plane = (ka == 0)[:, None]
+    return same & np.where(plane, facing, ca[:, None] != cb[None, :])
+
+
 def pair_contacts(surfs_a: list[Surface], surfs_b: list[Surface], tol: MatingTolerances) -> list[Contact]:
     """All contacts between two parts' faces (fits of split faces merged).
 
@@ -312,6 +334,7 @@ def pair_contacts(surfs_a: list[Surface], surfs_b: list[Surface], tol: MatingTol
     margin = tol.max_clearance + tol.contact_tol
     ba, bb = _boxes(surfs_a), _boxes(surfs_b)
     meet = np.all((ba[:, None, 0] - margin <= bb[None, :, 1]) & (ba[:, None, 1] + margin >= bb[None, :, 0]), axis=2)
+    meet &= _may_touch(surfs_a, surfs_b, tol)
     found = []
     for i, j in zip(*np.nonzero(meet)):
         c = face_contact(surfs_a[i], surfs_b[j], tol)

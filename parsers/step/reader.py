@@ -6,8 +6,9 @@ and mating relations give the bodies and joints; this reader is that first step.
 * Parts are the leaf solids of the XCAF tree (:func:`brep.leaf_parts`): the
   instance name unless it is a generated id (``NAUO12``, ``=>[0:1:1:4]``, empty),
   then the product name, STEP string escapes decoded; a repeated name becomes
-  ``NAME_1``, ``NAME_2``, ... in file order; a part named like the world (``ground``) is
-  the body ``ground_link`` (as the URDF reader does).  Placed by the composed placements;
+  ``NAME_1``, ``NAME_2``, ... in file order; a part named like the world (``ground``,
+  ``world``, ``base``) is an ordinary body of that name (the world's node is
+  :data:`~parsers.assembly.GROUND`, a name no part can have).  Placed by the composed placements;
   body frame = the instance's placement.  A leaf without a closed solid is healed
   when sewing its faces closes it, else skipped (one warning for all of them);
   a file with no closed solid at all is an error.
@@ -38,11 +39,14 @@ import fnmatch
 import hashlib
 import logging
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL
 
 from ..assembly import (
     GROUND,
@@ -84,7 +88,7 @@ class Part:
 
 def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3,
               max_clearance: float | None = None, planar_contacts: str = "fixed", ground=None,
-              density: float | None = None, densities=None, names=None, actuated=(), joints=(),
+              density: float | None = None, densities=None, names=None, actuated=(), passive=(), joints=(),
               joint_names=None, mesh_dir=None, base: str = "fixed", name: str | None = None,
               gravity=(0.0, 0.0, -9.81), ignore=None, declare=None) -> Assembly:
     """Read a STEP assembly into an :class:`Assembly` (SI units), joints inferred from contacts.
@@ -100,6 +104,8 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
     densities : mapping part name or glob pattern -> kg/m^3 (wins over ``density`` and the file).
     names : mapping part name -> new name.
     actuated : joint names, or (part, part) pairs, whose joints are actuated.
+    passive : joint names or glob patterns whose joints are not actuated (servos used as encoders,
+        moved by hand); ``actuated`` wins over it for a joint both name.
     joints : declared :class:`Joint` objects (part names after renaming), or a function of the
         part names returning them; they replace the inferred joint of their pair.
     joint_names : mapping joint name -> (part, part): names for inferred joints
@@ -126,9 +132,9 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
                          file=str(path), key="mating")
     mesh_dir = Path(mesh_dir) if mesh_dir is not None else _cache_dir(path)
     mesh_dir.mkdir(parents=True, exist_ok=True)
-    bodies, surfaces, boxes = [], {}, {}
+    bodies, surfaces, boxes, products = [], {}, {}, _Products()
     for part in _progress(parts, "parts"):
-        body, surfs, box = _part_body(path, part, tol, mesh_dir)
+        body, surfs, box = _part_body(path, part, products.of(part.leaf.shape), mesh_dir)
         bodies.append(body)
         surfaces[part.name], boxes[part.name] = surfs, box
     grounds = _grounds(path, parts, ground)
@@ -137,7 +143,7 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
                           grounds, declared, _progress, between=between, rigid=rigid,
                           paths={p.name: p.leaf.path for p in parts})
     named = _named(path, list(result.joints), joint_names or {}, result.group_of)
-    all_joints = _ground_joints(path, grounds, base, parts) + _with_actuation(path, named, actuated)
+    all_joints = _ground_joints(path, grounds, base, parts) + _with_actuation(path, _passive(path, named, passive), actuated)
     return Assembly(name=name or path.stem, bodies=tuple(bodies), joints=tuple(all_joints),
                     gravity=np.asarray(gravity, dtype=float), source_file=str(path),
                     contacts=tuple(c.scaled(1e-3) for c in result.contacts))
@@ -161,17 +167,19 @@ def _read_parts(path: Path, density, densities, names) -> tuple[list[Part], floa
     return parts, unit
 
 
-def part_mass(path, part: Part) -> tuple[MassProperties, Pose, float]:
+def part_mass(path, part: Part, properties=None) -> tuple[MassProperties, Pose, float]:
     """(mass properties in the body frame (kg, m, kg m^2), body pose (m), B-rep volume (mm^3)) of a part.
 
     Mass = density x the BRepGProp volume of the exact B-rep; the body frame is the instance's
-    placement.  Raises InputError for a solid whose volume is not positive.
+    placement.  ``properties``: the part's (volume mm^3, centre (3,) mm, inertia (3, 3) mm^5) in the
+    assembly frame when already known (:class:`_Products`), else they are computed here.  Raises
+    InputError for a solid whose volume is not positive.
     """
     shape = part.leaf.shape
     problem = brep.solid_problem(shape)
     if problem:
         raise InputError(f"part {part.name}: {problem}", file=str(path))
-    volume, com, inertia = brep.volume_properties(shape)
+    volume, com, inertia = properties if properties is not None else brep.volume_properties(shape)
     if not volume > 0.0:
         raise InputError(f"part {part.name}: the solid's volume is not positive ({volume:g})", file=str(path))
     placement = part.leaf.placement
@@ -271,16 +279,6 @@ def _parts(path, leaves, renames) -> list[Part]:
         p.name = str(renames.get(p.name, p.name))
     if len({p.name for p in parts}) != len(parts):
         raise InputError("two parts would get the same name", file=str(path), key="names")
-    taken = {p.name for p in parts}
-    for p in parts:
-        if p.name == GROUND:         # the world's name: the part stays a part, under another name
-            new, k = f"{GROUND}_link", 1
-            while new in taken:
-                k += 1
-                new = f"{GROUND}_link_{k}"
-            log.info("%s: part %r is named like the fixed world; it is the body %r", path, p.name, new)
-            p.name = new
-            taken.add(new)
     return parts
 
 
@@ -318,13 +316,107 @@ def _assign_densities(path, parts: list[Part], density, densities) -> None:
                     path, *PLAUSIBLE_DENSITY, ", ".join(odd))
 
 
-def _part_body(path, part: Part, tol: MatingTolerances, mesh_dir: Path) -> tuple[Body, list[Surface], np.ndarray]:
+@dataclass
+class _Product:
+    """What the reader computes once per product shape, in the product's own frame (mm).
+
+    volume (mm^3), com (3,) mm, inertia (3, 3) mm^5 about the com at unit density; faces: per B-rep
+    face (analytic surface dict of :func:`brep.face_surface` or None, vertices (n, 3), triangles (m, 3)).
+    """
+
+    volume: float
+    com: np.ndarray
+    inertia: np.ndarray
+    faces: list
+    stl: Path | None = None     # the STL of an instance whose body frame is the product's frame
+
+
+@dataclass
+class _Placed:
+    """A product's geometry and the rigid motion (rotation (3, 3), translation (3,) mm) that places an instance."""
+
+    product: _Product
+    rotation: np.ndarray
+    translation: np.ndarray
+
+    def properties(self) -> tuple[float, np.ndarray, np.ndarray]:
+        """(volume mm^3, centre (3,) mm, inertia (3, 3) mm^5) in the assembly frame."""
+        r, p = self.rotation, self.product
+        return p.volume, r @ p.com + self.translation, r @ p.inertia @ r.T
+
+    def faces(self) -> list:
+        """Per face (surface dict or None, vertices (n, 3), triangles (m, 3)) in the assembly frame."""
+        r, t = self.rotation, self.translation
+        return [(_moved_surface(s, r, t), v @ r.T + t, tris) for s, v, tris in self.product.faces]
+
+
+class _Products:
+    """Mass properties, tessellation and analytic faces computed once per product, not per instance.
+
+    A product placed n times (screws, servo cases) shares one B-rep (``TShape``); the instances
+    differ by a rigid location, so the volume integrals are rotated (com: R c + t; inertia about
+    the com: R I R^T) and the mesh vertices and surfaces moved instead of recomputed.  A location
+    that is not a proper rotation (mirrored or scaled instance) is computed on the placed shape.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[int, list[tuple[object, _Product]]] = {}
+
+    def of(self, shape) -> _Placed:
+        base, m = brep.unlocated(shape)
+        r = m[:3, :3]
+        if not (np.allclose(r @ r.T, np.eye(3), atol=DECLARED_GEOMETRY_ATOL) and np.linalg.det(r) > 0.0):
+            return _Placed(_product(shape), np.eye(3), np.zeros(3))
+        bucket = self._seen.setdefault(hash(base), [])
+        product = next((p for s, p in bucket if s.IsEqual(base)), None)
+        if product is None:
+            product = _product(base)
+            bucket.append((base, product))
+        return _Placed(product, r, m[:3, 3])
+
+
+def _product(shape) -> _Product:
+    volume, com, inertia = brep.volume_properties(shape)
+    faces = [(brep.face_surface(face), v, t) for face, v, t in brep.tessellate_faces(shape, _deflection(shape))]
+    return _Product(volume, com, inertia, faces)
+
+
+def _mesh_file(file: Path, part: Part, placed: _Placed, faces, pose: Pose) -> Path:
+    """The part's STL (metres, body frame): written, or copied from an earlier instance of its product.
+
+    An instance whose placement is exactly its shape's location has the product's own frame as body
+    frame, so its STL is the same as every such instance's: the first one is written, the others copied.
+    """
+    placement = part.leaf.placement
+    own_frame = np.array_equal(placement[:3, :3], placed.rotation) and np.array_equal(placement[:3, 3],
+                                                                                      placed.translation)
+    if own_frame and placed.product.stl is not None and placed.product.stl.exists():
+        tmp = file.with_name(f"{file.name}.{os.getpid()}.part")
+        shutil.copyfile(placed.product.stl, tmp)
+        tmp.replace(file)
+        return file.resolve()
+    stl = _write_stl(file, faces, pose)
+    if own_frame:
+        placed.product.stl = stl
+    return stl
+
+
+def _moved_surface(s: dict | None, r: np.ndarray, t: np.ndarray) -> dict | None:
+    """An analytic surface dict of :func:`brep.face_surface` moved by (r, t); a sphere's direction stays +z."""
+    if s is None:
+        return None
+    moved = dict(s, point=r @ s["point"] + t)
+    if s["kind"] != "sphere":
+        moved["direction"] = r @ s["direction"]
+    return moved
+
+
+def _part_body(path, part: Part, placed: _Placed, mesh_dir: Path) -> tuple[Body, list[Surface], np.ndarray]:
     """The Body (SI, body frame = instance placement), its surfaces and bounding box (mm)."""
-    shape = part.leaf.shape
-    mp, pose, volume = part_mass(path, part)
-    faces = brep.tessellate_faces(shape, _deflection(shape))
+    mp, pose, volume = part_mass(path, part, placed.properties())
+    faces = placed.faces()
     surfaces = _surfaces(part.name, faces)
-    stl = _write_stl(mesh_dir / f"{_file_stem(part.name)}.stl", faces, pose)
+    stl = _mesh_file(mesh_dir / f"{_file_stem(part.name)}.stl", part, placed, faces, pose)
     note = f"B-rep volume {volume * MM3_TO_M3:.9g} m^3 at density {part.density:g} kg/m^3 from {part.density_from}"
     src = Source(file=str(path), note=f"part {part.name}: {note}")
     body = Body(name=part.name, pose=pose, mass=mp,
@@ -354,8 +446,7 @@ def _deflection(shape) -> float:
 
 def _surfaces(part: str, faces) -> list[Surface]:
     out = []
-    for k, (face, verts, tris) in enumerate(faces):
-        s = brep.face_surface(face)
+    for k, (s, verts, tris) in enumerate(faces):
         if s is None:
             continue
         triangles = verts[tris] if s["kind"] == "plane" and len(tris) else np.zeros((0, 3, 3))
@@ -428,6 +519,18 @@ def _named(path, joints: list[Joint], joint_names, group_of: dict) -> list[Joint
     if len({j.name for j in joints}) != len(joints):
         raise InputError("two joints would get the same name", file=str(path), key="joint_names")
     return joints
+
+
+def _passive(path, joints: list[Joint], patterns) -> list[Joint]:
+    """The joints whose names match one of ``patterns`` (fnmatch) made not actuated; a pattern matching none is an error."""
+    from dataclasses import replace
+    names = [j.name for j in joints]
+    for pattern in patterns:
+        if not any(n == pattern or fnmatch.fnmatchcase(n, pattern) for n in names):
+            raise InputError(f"no joint {pattern!r}{did_you_mean(str(pattern), sorted(names))}", file=str(path),
+                             key="passive")
+    hit = {n for n in names if any(n == p or fnmatch.fnmatchcase(n, p) for p in patterns)}
+    return [replace(j, actuated=False) if j.name in hit else j for j in joints]
 
 
 def _with_actuation(path, joints: list[Joint], actuated) -> list[Joint]:

@@ -19,7 +19,9 @@ confidence, to the rigid groups and joints it produces (docs/assembly-format.md,
 * **servo** (:func:`servo_units`): a part below an assembly node whose name is a servo model
   (Dynamixel XL330/XL430/XM/XH/XC/AX/MX, Feetech STS/SCS, TowerPro SG90/MG90/MG996R, ...).  The parts
   of one servo node split into the output side (horn, idler: names with ``horn``/``idle``/``output``)
-  and the case side (everything else); the two sides turn about the servo's output axis.
+  and the case side (everything else); the two sides turn about the servo's output axis.  The joint
+  is actuated unless the node's name is a variant used as a hand-moved encoder (``XL330-M077``,
+  :data:`ENCODER_WORDS`); a wrapper's ``passive:`` marks other servos so.
 
 Names are matched case-insensitively; ``path`` is the part's instance path from the top assembly.
 """
@@ -49,6 +51,11 @@ SERVO_WORDS = re.compile(
     r"(dynamixel|(^|[^a-z0-9])(xl|xc|xm|xh|xd|xw|ax|mx|rx)[-_ ,]?(xc[-_ ]?)?(320|330|430|540|12a|18a|28|64|106)"
     r"([^0-9]|$)|\bsts[-_ ]?3\d{3}|\bscs[-_ ]?\d{4}|\bsg[-_ ]?90|\bmg[-_ ]?9(0s|0|46r?|96r?|95)|"
     r"\bsm[-_ ]?s\d{4}|\bhs[-_ ]?\d{3,4}mg|\bsts3215)", re.IGNORECASE)
+
+#: servo variants sold and used as hand-moved joint encoders (their joint is not actuated): ROBOTIS'
+#: XL330-M077, the 1:77 low-reduction version that a hand back-drives, which the leader arms of
+#: Koch's low-cost robot, Koch v1.1 and LeRobot use with their torque off
+ENCODER_WORDS = re.compile(r"(^|[^a-z0-9])m[-_ ]?077([^0-9]|$)", re.IGNORECASE)
 
 #: output-side parts of a servo: the horn and the idler opposite it
 OUTPUT_WORDS = re.compile(r"(horn|idle|output)", re.IGNORECASE)
@@ -105,6 +112,7 @@ class ServoUnit:
     case: tuple[str, ...]
     output: tuple[str, ...]
     output_paths: tuple[str, ...] = ()
+    encoder: str | None = None
 
 
 def servo_units(parts: list[tuple[str, tuple[str, ...]]]) -> list[ServoUnit]:
@@ -114,18 +122,23 @@ def servo_units(parts: list[tuple[str, tuple[str, ...]]]) -> list[ServoUnit]:
     needs parts on both sides (case and output) to be a joint.
     """
     units: dict[tuple[str, ...], tuple[str, list[str], list[str], list[str]]] = {}
+    encoders: dict[tuple[str, ...], str] = {}
     for name, path in parts:
         for k in range(len(path) - 1, -1, -1):
             m = SERVO_WORDS.search(path[k])
             if m and k < len(path) - 1:
                 node = path[:k + 1]
                 unit = units.setdefault(node, (m.group(0).strip(" _-,"), [], [], []))
+                e = ENCODER_WORDS.search(path[k])
+                if e:
+                    encoders[node] = (f"an encoder ({e.group(0).strip(' _-')!r} in {path[k]!r}: the low-reduction "
+                                      "servo a hand moves; not actuated)")
                 output = any(OUTPUT_WORDS.search(e) for e in path[k + 1:]) or OUTPUT_WORDS.search(name)
                 (unit[2] if output else unit[1]).append(name)
                 if output:
                     unit[3].append("/".join((*path[k + 1:], name)))
                 break
-    return [ServoUnit(node, model, tuple(case), tuple(out), tuple(paths))
+    return [ServoUnit(node, model, tuple(case), tuple(out), tuple(paths), encoders.get(node))
             for node, (model, case, out, paths) in units.items() if case and out]
 
 

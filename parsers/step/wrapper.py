@@ -16,6 +16,7 @@ Example (docs/assembly-format.md, "STEP assemblies")::
     density: 1240                    # kg/m^3 of every other part (wins over the file's materials)
     joint_names: {pitch_a: [pitch_connector_a, gimbal_ring]}
     actuated: [pitch_a]              # joint names
+    passive: ["*"]                   # joint names or patterns not actuated (servos used as encoders)
     joints:                          # declared joints, one line each (issue 24's syntax)
       - {between: ["Base*", "Shoulder*"], type: revolute}    # axis and origin from the contact
       - {between: [rod, cylinder], type: prismatic, name: stroke, axis: [0, 0, 1], origin: [0, 0, 10]}
@@ -46,14 +47,14 @@ from ..yaml.document import Node
 from .inference import Declared
 
 CAD_KEYS = ("format", "name", "assembly", "units", "gravity", "base", "ground", "mating", "materials", "parts",
-            "density", "joint_names", "actuated", "joints", "rigid", "ignore")
+            "density", "joint_names", "actuated", "passive", "joints", "rigid", "ignore")
 BETWEEN_KEYS = ("between", "type", "name", "axis", "origin", "actuated")
 #: joint types a ``between`` line may declare (the others need more than an axis and a point)
 BETWEEN_TYPES = tuple(t for t, facts in JOINTS.items() if not facts.has_axis2 and facts.nv < 6)
 MATING_KEYS = ("contact_tol", "angle_tol", "max_clearance", "planar_contacts")
 #: the STEP reader's option (InputError.key) -> the key of this file that gave it
 OPTION_KEYS = {"mating": "mating", "names": "parts", "ground": "ground", "base": "base",
-               "joint_names": "joint_names", "actuated": "actuated", "ignore": "ignore"}
+               "joint_names": "joint_names", "actuated": "actuated", "passive": "passive", "ignore": "ignore"}
 
 
 def _parts(node: Node | None, materials: dict[str, float]) -> tuple[dict, dict]:
@@ -112,6 +113,8 @@ def read_cad_yaml(root: Node, path: Path, materials: dict[str, float], units, jo
                                   for k, v in root.get("joint_names").mapping().items()}
     if root.get("actuated") is not None:
         options["actuated"] = [n.string() for n in root.get("actuated").sequence("a list of joint names")]
+    if root.get("passive") is not None:       # servos used as encoders: joint names or patterns, not actuated
+        options["passive"] = [n.string() for n in root.get("passive").sequence("a list of joint names or patterns")]
     joint_nodes = root.get("joints").sequence("a list of joints") if root.get("joints") is not None else []
     between = [n for n in joint_nodes if n.is_mapping() and n.get("between") is not None]
     own = [n for n in joint_nodes if n not in between]

@@ -17,8 +17,8 @@ Choices made here (documented behaviour):
   no body and no ``root_joint`` are made for it, and its child joints attach to
   GROUND directly (Gazebo's convention), also with ``base='floating'`` (logged:
   Pinocchio would put its free joint under that massless link).  Any other link
-  named ``ground`` is renamed ``ground_link`` (logged; ``Body.sources['name']``
-  keeps the URDF name).  A joint whose parent is an undeclared link ``world`` is
+  named ``ground`` is an ordinary body of that name (the ground's node is
+  :data:`~parsers.assembly.GROUND`, a name no link can have).  A joint whose parent is an undeclared link ``world`` is
   attached to the ground, as Drake and Gazebo read it (Drake's acrobot): the
   ``world`` link is declared implicitly, massless, so it is that ground root.
 * **Joint types.**  revolute, continuous, prismatic, fixed, ``floating`` -> free,

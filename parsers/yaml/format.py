@@ -22,9 +22,9 @@ from mbcompose.dynamics.joints import JOINTS, joint_types
 from mbcompose.dynamics.spatial import quat_to_matrix, rpy_to_matrix
 from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL, GEOMETRY_ATOL
 
-from ..assembly import (AXIAL_JOINTS, GEOMETRY_ROLES, GROUND, JOINT_TYPES, Assembly, Body, Coupling, DCMotor, Frame,
-                        Geometry, Joint, JointForceElement, Limits, MassProperties, Material, Motor, PointLoad, Pose,
-                        Source, SpringDamper)
+from ..assembly import (AXIAL_JOINTS, GEOMETRY_ROLES, GROUND, GROUND_WORD, JOINT_TYPES, Assembly, Body, Coupling,
+                        DCMotor, Frame, Geometry, Joint, JointForceElement, Limits, MassProperties, Material, Motor,
+                        PointLoad, Pose, Source, SpringDamper)
 from ..errors import InputError, did_you_mean
 from ..exporters import warn_untaken_limits
 from ..massprops import INERTIA_RTOL, inertia_problem, shapes_mass_properties
@@ -214,8 +214,8 @@ def _body(node: Node, base_dir: Path, units: _Units, materials: dict[str, float]
     node.check_keys(BODY_KEYS)
     name_node = node.require("name")
     name = name_node.string()
-    if name == GROUND:
-        raise name_node.error(f"'{GROUND}' is reserved for the fixed world and cannot be declared")
+    if name in (GROUND, GROUND_WORD):
+        raise name_node.error(f"'{name}' is reserved for the fixed world and cannot be declared")
     pose = _pose(node.get("pose"), units)
     shapes = tuple(_shape(s, base_dir, units) for s in node.get("geometry")) if node.get("geometry") else ()
     sources = {"pose": _source(node.get("pose") or name_node)}
@@ -294,6 +294,7 @@ def _joint(node: Node, units: _Units, body_names: set[str]) -> Joint:
     for key in ("reference", "secondary"):
         end_node = node.require(key, "a body name or 'ground'")
         end = end_node.string()
+        end = GROUND if end == GROUND_WORD else end
         if end != GROUND and end not in body_names:
             raise end_node.error(f"unknown body '{end}'{did_you_mean(end, body_names)} in joint '{name}'")
         ends[key] = end
@@ -397,8 +398,8 @@ def _force_joint(node: Node, units: _Units, joints: dict[str, Joint]) -> tuple[s
 
 def _force_body(node: Node, body_names, ground: bool) -> str:
     name = node.string()
-    if name == GROUND and ground:
-        return name
+    if name in (GROUND, GROUND_WORD) and ground:
+        return GROUND
     if name not in body_names:
         raise node.error(f"unknown body '{name}'{did_you_mean(name, body_names)}")
     return name

@@ -29,12 +29,14 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "cad"
 EXPECTED = yaml.safe_load((DATA / "expected.yaml").read_text())["assemblies"]
 #: what reading each file with no declaration gives (docs/assembly-format.md's table): the dof, or the error
 NO_DECLARATION = {"koch_follower": 6, "koch_leader": 6, "chrono_pendulum": 1,
-                  "freecad_bearing": 1, "koch_v1_1_follower": "touches no other part"}
+                  "freecad_bearing": 1, "koch_v1_1_follower": "touches no other part",
+                  "tflex_bearing": "touches no other part", "koch_v1_1_leader": "touches no other part"}
 #: the assemblies whose rigid bodies and joint axes the rules find with no declaration
 RULES_ALONE = ("koch_follower", "koch_leader", "chrono_pendulum", "freecad_bearing")
 #: real bodies the rules lump with another (expected.yaml allows the bearing's balls to ride with a ring)
 LUMPED = {"freecad_bearing": {"balls": "outer_ring"}}
-#: those whose joints are servos (the servo rule marks them actuated)
+#: those whose joints are servos (the servo rule marks them actuated; the leader's wrapper marks its
+#: encoders passive)
 SERVOS = ("koch_follower", "koch_leader")
 AXIS_TOL = 1e-3                      # rad: the expected axes are written to 3 decimals where not exact
 POINT_TOL = 2e-5                     # m: the expected points are written to 0.01 mm
@@ -127,14 +129,15 @@ def test_the_rules_alone_find_the_real_bodies_and_joints(root, declared, name):
     for want in EXPECTED[name]["joints"]:
         (j,) = [j for j in joints if {truth[j.reference], truth[j.secondary]} == set(want["between"])]
         assert j.type == want["type"]
-        assert j.actuated == (name in SERVOS)      # every servo joint; the leader's encoders too (not wanted)
+        assert j.actuated == want["actuated"]      # servos actuated; the leader's encoders not, its trigger yes
         axis = np.asarray(want["axis"], float) / np.linalg.norm(want["axis"])
         assert np.linalg.norm(np.cross(j.axis, axis)) < AXIS_TOL
         off = np.asarray(want["point"], float) * 1e-3 - j.origin
         assert np.linalg.norm(off - (off @ j.axis) * j.axis) < POINT_TOL
 
 
-@pytest.mark.parametrize("name, density", [("chrono_pendulum", 1000.0), ("freecad_bearing", 7800.0)])
+@pytest.mark.parametrize("name, density", [("chrono_pendulum", 1000.0), ("freecad_bearing", 7800.0),
+                                           ("tflex_bearing", 7800.0)])
 def test_masses_are_brep_volume_times_the_wrappers_density(root, declared, name, density):
     parts = {p.name: p for p in reader.read_parts(root / name / EXPECTED[name]["file"])}
     for body in declared[name].bodies:

@@ -39,6 +39,8 @@ CASES = {
     "koch_follower": ("arm.step", 115, 46, STEEL),
     "koch_leader": ("leader_arm.step", 97, 36, STEEL),
     "koch_v1_1_follower": ("Follower_Arm.STEP", 16, 9, None),
+    "tflex_bearing": ("bearing_20x37x9.stp", 16, 0, None),
+    "koch_v1_1_leader": ("Leader_Arm.STEP", 11, 6, None),
 }
 
 

@@ -108,11 +108,10 @@ def test_a_solid_with_non_positive_volume(tmp_path):
     import cad_shapes as S
 
     from mbcompose.parsers.step import brep, reader as step
-    from mbcompose.parsers.step.mating import MatingTolerances
     leaf = brep.LeafPart("inside_out", ("inside_out",), S.box((0, 0, 0), (5, 5, 5)).Reversed(), np.eye(4), None, None)
     part = step.Part("inside_out", leaf, 1000.0, "test")
     with pytest.raises(InputError, match="part inside_out: the solid's volume is not positive"):
-        step._part_body("x.step", part, MatingTolerances(), tmp_path)
+        step._part_body("x.step", part, step._Products().of(leaf.shape), tmp_path)
 
 
 def test_a_density_that_is_not_positive(tmp_path):

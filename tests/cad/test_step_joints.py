@@ -186,6 +186,17 @@ def test_servo_units_split_case_and_output():
     assert [(u.case, u.output) for u in units] == [(("case",), ("horn",)), (("sts",), ("sts_horn",))]
 
 
+def test_a_servo_named_as_the_encoder_variant_is_an_encoder():
+    """XL330-M077 (Koch v1.1's leader names its servo product 'Robotis_DYNAMIXEL_XL330_M077_T') is an
+    encoder; the M288 of the follower and an unnamed variant are not."""
+    parts = [("c1", ("arm", "Robotis_DYNAMIXEL_XL330_M077_T", "case")), ("h1", ("arm", "Robotis_DYNAMIXEL_XL330_M077_T", "horn")),
+             ("c2", ("arm", "XL330-M288-T", "case")), ("h2", ("arm", "XL330-M288-T", "horn")),
+             ("c3", ("arm", "XL,XC-330 v1:1", "case")), ("h3", ("arm", "XL,XC-330 v1:1", "horn"))]
+    units = rules.servo_units(parts)
+    assert [u.encoder is not None for u in units] == [True, False, False]
+    assert "M077" in units[0].encoder and "not actuated" in units[0].encoder
+
+
 def _planar(n, point=(0, 0, 0)):
     return Contact("planar", "a", "b", (0, 0), (0.0, 0.0), 0.0, np.asarray(point, float), np.asarray(n, float), 1.0)
 
@@ -196,7 +207,7 @@ def test_clamped_means_opposite_parallel_faces_only():
     assert not clamped([_planar([1, 0, 0]), _planar([-1, 0, 0], (5, 0, 0)), _planar([0, 0, 1])], 1e-3)   # a slot
 
 
-@pytest.mark.parametrize("name, body", [("ground", "ground_link"), ("world", "world"), ("base", "base")])
+@pytest.mark.parametrize("name, body", [("ground", "ground"), ("world", "world"), ("base", "base")])
 def test_a_part_named_like_the_world_is_just_a_part(tmp_path, name, body):
     sys.path.insert(0, str(FOURBAR.parent))
     try:
@@ -284,3 +295,17 @@ def test_a_servo_by_name_is_an_actuated_revolute_about_its_horn_fit(tmp_path):
     welds = {frozenset((w.reference, w.secondary)) for w in a.joints if w.source.note.startswith("rigid group")}
     assert welds == {frozenset(("base", "case")), frozenset(("horn", "bracket"))}
     assert analyse(a).dof == 1
+
+
+def test_passive_makes_joints_not_actuated_and_actuated_wins(tmp_path):
+    """The wrapper's 'passive:' (servos used as encoders) against the four-bar's actuated crank (a servo
+    joint made passive: koch_leader in test_corpus_joints.py)."""
+    text = (FOURBAR.parent / "fourbar.yaml").read_text().replace("assembly: fourbar.step", f"assembly: {FOURBAR}")
+    wrapper = tmp_path / "w.yaml"
+    wrapper.write_text(text + 'passive: ["*_pivot"]\n')
+    a = read_assembly(wrapper)
+    assert a.joint("crank_pivot").actuated                      # 'actuated' names it: it wins
+    assert not [j.name for j in a.joints if j.actuated and j.name != "crank_pivot"]
+    wrapper.write_text(text + 'passive: ["crank_pivto"]\n')
+    with pytest.raises(InputError, match=r"passive.*no joint 'crank_pivto'.*did you mean"):
+        read_assembly(wrapper)

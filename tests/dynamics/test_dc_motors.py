@@ -15,6 +15,7 @@ from mbcompose import compose
 from mbcompose.composer.cli.commands import main
 from mbcompose.dynamics.linearize import linearize
 from mbcompose.dynamics.simulation import ConstantForcesOnly, simulate
+from mbcompose.parsers.assembly import GROUND
 
 R, L_H, KT, KE, N, ETA, JR, JF, V = 1.5, 0.02, 0.05, 0.04, 12.0, 0.9, 2e-5, 0.03, 6.0
 SEEKER = Path(__file__).resolve().parents[2] / "samples" / "seeker" / "seeker_motors.yaml"
@@ -91,8 +92,8 @@ def test_seeker_is_driven_by_its_two_motors_from_voltages():
     for sg in (c.analysis.extended, c.analysis.reduced):
         electric = {e.subject: (e.tail, e.head) for e in sg.elements if e.kind == "electric"}
         sources = {e.subject: (e.tail, e.head) for e in sg.elements if e.kind == "source"}
-        assert electric == {"pitch_motor": ("el:pitch_motor", "ground"), "yaw_motor": ("el:yaw_motor", "ground")}
-        assert sources == {"pitch_motor": ("ground", "el:pitch_motor"), "yaw_motor": ("ground", "el:yaw_motor")}
+        assert electric == {"pitch_motor": ("el:pitch_motor", GROUND), "yaw_motor": ("el:yaw_motor", GROUND)}
+        assert sources == {"pitch_motor": (GROUND, "el:pitch_motor"), "yaw_motor": (GROUND, "el:yaw_motor")}
     # the seed's numbering is kept: the drivers are still e9 and e13 of the reduced graph
     drivers = [e.name for e in c.analysis.reduced.elements if e.kind == "driver"]
     assert drivers == ["e9", "e13"]

@@ -8,6 +8,7 @@ import numpy as np
 
 from mbcompose import compose
 from mbcompose.graph.system_graph import attachment_node
+from mbcompose.parsers.assembly import GROUND
 
 FORCES = """format: mbcompose-assembly/1
 bodies:
@@ -37,9 +38,9 @@ def test_force_elements_are_edges_of_both_graphs(tmp_path):
     for sg, owner in ((c.analysis.extended, "c"), (c.analysis.reduced, "b")):
         forces = {e.subject: e for e in sg.elements if e.kind in ("force", "load")}
         assert sorted(forces) == ["f2", "k1", "push", "s"]
-        assert (forces["k1"].tail, forces["k1"].head) == (attachment_node("j1", "ground"), attachment_node("j1", "a"))
-        assert (forces["s"].tail, forces["s"].head) == (attachment_node("s", "ground"), attachment_node("s", owner))
-        assert (forces["push"].kind, forces["push"].tail) == ("load", "ground")
+        assert (forces["k1"].tail, forces["k1"].head) == (attachment_node("j1", GROUND), attachment_node("j1", "a"))
+        assert (forces["s"].tail, forces["s"].head) == (attachment_node("s", GROUND), attachment_node("s", owner))
+        assert (forces["push"].kind, forces["push"].tail) == ("load", GROUND)
         arms = {(e.tail, e.head) for e in sg.elements if e.kind == "arm"}
         assert (f"com:{owner}", attachment_node("push", owner)) in arms
         # the force elements come after every body and joint element

@@ -12,6 +12,7 @@ import pytest
 from scipy import sparse
 
 from mbcompose.graph.matrices import incidence_matrix, topology_matrices
+from mbcompose.parsers.assembly import GROUND
 from mbcompose.graph.system_graph import extended_graph
 
 import graph_mechanisms as gm
@@ -42,12 +43,12 @@ def circuit_rows_by_tree_walk(sg, branches, chords):
 
 def dense_definitions(sg, branches):
     """A, A_T, A_C, cut-set, B_T and B from their dense definitions (Eqs. 1-4), with a dense inverse."""
-    rows = [n for n in sg.nodes if n != "ground"]
+    rows = [n for n in sg.nodes if n != GROUND]
     A = np.zeros((len(rows), len(sg.elements)), dtype=int)
     for k, e in enumerate(sg.elements):
-        if e.tail != "ground":
+        if e.tail != GROUND:
             A[rows.index(e.tail), k] += 1
-        if e.head != "ground":
+        if e.head != GROUND:
             A[rows.index(e.head), k] -= 1
     chords = [e.name for e in sg.elements if e.name not in set(branches)]
     A_T = A[:, [sg.element(n).index for n in branches]]
@@ -94,7 +95,7 @@ def test_incidence_matrix_signs_follow_element_orientation():
     A = A.toarray()
     for k, e in enumerate(sg.elements):
         col = {rows[i]: A[i, k] for i in np.flatnonzero(A[:, k])}
-        expected = {n: s for n, s in ((e.tail, 1), (e.head, -1)) if n != "ground"}
+        expected = {n: s for n, s in ((e.tail, 1), (e.head, -1)) if n != GROUND}
         assert col == expected
 
 

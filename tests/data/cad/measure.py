@@ -3,7 +3,8 @@
 For every assembly listed in ``expected.yaml`` this runs ``mbcompose inspect FILE --format json``
 in a child process (timed, from a neutral working directory) and records whether the file reads
 (the ``error:`` line if not), the number of bodies, the total mass in kg, the inferred dof and
-the real dof from ``expected.yaml``.  With ``--profile`` a second child process runs the same
+the real dof from ``expected.yaml``; then the same through the wrapper ``<name>.yaml`` beside it (its
+``assembly:`` redirected to the corpus): the number of declared lines and the dof.  With ``--profile`` a second child process runs the same
 command under cProfile and reports the cumulative seconds of the reader's stages, so the
 slowest step can be named.
 
@@ -109,16 +110,37 @@ def summary(name: str, entry: dict, result: dict) -> dict:
     return row
 
 
+def declared(name: str, root: Path, timeout: float) -> dict:
+    """The wrapper ``<name>.yaml`` beside this script (its ``assembly:`` redirected to ``root``): lines, dof."""
+    wrapper = HERE / f"{name}.yaml"
+    if not wrapper.exists():
+        return {}
+    doc = yaml.safe_load(wrapper.read_text(encoding="utf-8"))
+    lines = len(doc.get("joints") or []) + len(doc.get("rigid") or [])
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / wrapper.name
+        copy.write_text(wrapper.read_text(encoding="utf-8").replace("../../../../shared/cad", str(root)),
+                        encoding="utf-8")
+        result = inspect(copy, timeout)
+    if "json" not in result:
+        return {"lines": lines, "dof_declared": f"error: {result.get('error')}"}
+    doc = result["json"]
+    return {"lines": lines, "dof_declared": doc.get("dof"),
+            "mass_declared": round(sum(b.get("mass", 0.0) for b in doc.get("bodies", [])), 6)}
+
+
 def markdown(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
-    head = ("| assembly | CAD system | reads | parts | composites | mass (kg) | documented mass | dof | real dof |"
-            " time (s) | slowest stage |\n|---|---|---|---|---|---|---|---|---|---|---|")
+    head = ("| assembly | CAD system | reads | parts | composites | mass (kg) | documented mass | dof, no declaration |"
+            " lines declared | dof, declared | mass, declared (kg) | real dof | time (s) | slowest stage |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     lines = [head]
     for r in rows:
         reads = "yes" if r.get("reads") else f"no: {r.get('error', '')}"
         slow = r.get("slowest", "")
         lines.append(f"| {r['name']} | {r['system']} | {reads} | {r.get('parts', '')} | {r.get('composites', '')} | "
                      f"{r.get('mass', '')} | {r.get('mass_documented') or ''} | {r.get('dof', '')} | "
+                     f"{r.get('lines', '')} | {r.get('dof_declared', '')} | {r.get('mass_declared', '')} | "
                      f"{r['dof_real']} | {r['seconds']} | {slow} |")
     return "\n".join(lines)
 
@@ -143,6 +165,7 @@ def main(argv=None) -> int:
                          "dof_real": entry.get("dof_real"), "reads": False, "error": f"missing: {file}"})
             continue
         row = summary(name, entry, inspect(file, args.timeout))
+        row.update(declared(name, root, args.timeout))
         if args.profile:
             stages = profile(file, args.timeout)
             row["stages"] = {k: round(v, 2) for k, v in stages.items()}
