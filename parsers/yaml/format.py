@@ -638,7 +638,11 @@ def _body_out(b: Body, base_dir: Path | None) -> dict:
 
 
 def _joint_out(j: Joint) -> dict:
-    out: dict = {"name": j.name, "type": j.type, "reference": j.reference, "secondary": j.secondary,
+    """A joint as the format writes it, the world by the format's word for it (``ground``)."""
+    def end(name: str) -> str:
+        return GROUND_WORD if name == GROUND else name
+
+    out: dict = {"name": j.name, "type": j.type, "reference": end(j.reference), "secondary": end(j.secondary),
                  "origin": _vec_out(j.origin)}
     if j.type in AXIAL_JOINTS:
         out["axis"] = _vec_out(j.axis)
