@@ -687,7 +687,7 @@ def _coupling_out(c: Coupling) -> dict:
 
 def _warn_unwritten(a: Assembly) -> None:
     """One warning per kind of fact the native format does not hold: shapes it has no key for
-    (ellipsoids), actuators (MJCF's; the joints' ``actuated`` and ``motor`` are written), springs."""
+    (ellipsoids), actuators (MJCF's; the joints' ``actuated`` and ``motor`` are written)."""
     from ..exporters import log as export_log
 
     shapes = sorted({g.kind for b in a.bodies for g in b.geometry if g.kind not in SHAPE_KINDS})
@@ -698,16 +698,41 @@ def _warn_unwritten(a: Assembly) -> None:
         export_log.warning("YAML export of %s: the native format has no actuator records (gain, bias, ranges); "
                            "left out: %s (their joints stay actuated; convert to MJCF to keep them)", a.name,
                            ", ".join(x.name for x in a.actuators))
-    if a.springs:
-        export_log.warning("YAML export of %s: the native format has no springs; left out: %s", a.name,
-                           ", ".join(x.name for x in a.springs))
+
+
+
+def _force_out(record) -> list[dict]:
+    """The ``forces:`` entries of one force record (SI units, the writer's; a joint element with both a
+    spring or damper and friction is two entries, the friction's named ``NAME_friction``)."""
+    ground = lambda body: GROUND_WORD if body == GROUND else body
+    if isinstance(record, SpringDamper):
+        return [{"name": record.name, "type": "spring_damper", "bodies": [ground(record.body_a), ground(record.body_b)],
+                 "points": [_vec_out(record.point_a), _vec_out(record.point_b)], "stiffness": record.stiffness,
+                 "damping": record.damping, **({} if record.rest_length is None else
+                                               {"rest_length": record.rest_length})}]
+    if isinstance(record, PointLoad):
+        return [{"name": record.name, "type": "point_force", "body": record.body, "point": _vec_out(record.point),
+                 "force": _vec_out(record.force), "torque": _vec_out(record.torque)}]
+    if isinstance(record, DCMotor):
+        return [{"name": record.name, "type": "dc_motor", "joint": record.joint, "resistance": record.resistance,
+                 "inductance": record.inductance, "torque_constant": record.torque_constant,
+                 "back_emf_constant": record.back_emf_constant, "rotor_inertia": record.rotor_inertia,
+                 "gear_ratio": record.gear_ratio, "efficiency": record.efficiency}]
+    out = []
+    if record.stiffness or record.damping or not record.friction:
+        out.append({"name": record.name, "type": "joint_spring", "joint": record.joint,
+                    "stiffness": record.stiffness, "damping": record.damping, "rest": record.rest})
+    if record.friction:
+        out.append({"name": record.name + ("_friction" if out else ""), "type": "joint_friction",
+                    "joint": record.joint, "friction": record.friction, "velocity": record.friction_velocity})
+    return out
 
 
 def write_yaml(assembly: Assembly, base_dir=None) -> str:
     """The assembly as a native YAML file (SI units, quaternion poses, explicit inertials).
 
     Reading the text back with :func:`read_yaml` gives the same bodies (shapes with their roles and
-    colours), joints, frames, couplings and gravity.  Implicit base joints are written explicitly.  Mesh
+    colours), joints, frames, couplings, force elements (``forces:``) and gravity.  Implicit base joints are written explicitly.  Mesh
     paths are made relative to ``base_dir`` (the folder the file will live in)
     when given.  Position limits are written for the joint types that take them
     (:mod:`dynamics.joints`); others' are left out, with a warning for moving joints.
@@ -725,6 +750,9 @@ def write_yaml(assembly: Assembly, base_dir=None) -> str:
         doc["frames"] = [{"name": f.name, "body": f.body, "pose": _pose_out(f.pose)} for f in assembly.frames]
     if assembly.couplings:
         doc["couplings"] = [_coupling_out(c) for c in assembly.couplings]
+    forces = [entry for record in (*assembly.springs, *assembly.forces) for entry in _force_out(record)]
+    if forces:
+        doc["forces"] = forces
     _warn_unwritten(assembly)
     header = f"# mbcompose model of '{assembly.name}' (SI units)\n"
     return header + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=110)

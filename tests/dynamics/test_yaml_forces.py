@@ -11,6 +11,8 @@
 * bad input: file, line, did-you-mean and exit code 2.
 """
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -158,3 +160,36 @@ def test_a_joint_force_on_a_ball_joint_is_refused(tmp_path):
     text = DISC.replace("type: revolute", "type: spherical").replace("    axis: [0, 0, 1]\n", "")
     res = CliRunner().invoke(main, ["inspect", str(_write(tmp_path, "ball", text))])
     assert res.exit_code == 2 and "one-coordinate" in res.output, res.output
+
+
+def test_forces_survive_the_yaml_writer(tmp_path):
+    """``write_yaml`` writes the ``forces:`` section: the re-read model's passive forces and motors are
+    the original's (every element kind, at a moving state)."""
+    from mbcompose.dynamics import passive_forces
+    from mbcompose.dynamics.forces import motor_names
+    from mbcompose.parsers import read_assembly
+    from mbcompose.parsers.yaml import write_yaml
+
+    src = Path(__file__).resolve().parents[2] / "samples" / "seeker" / "seeker_motors.yaml"
+    text = src.read_text()
+    extra = """  - {name: twist_spring, type: joint_spring, joint: yaw_a, stiffness: 0.3, damping: 0.02, rest: 5}
+  - {name: twist_rub, type: joint_friction, joint: yaw_a, friction: 0.01, velocity: 0.5}
+  - {name: push, type: point_force, body: camera, point: [0, 0, 10], force: [0.1, 0, 0], torque: [0, 0, 0.01]}
+"""
+    assert "\nforces:\n" in text
+    text = text.replace("\nforces:\n", "\nforces:\n" + extra)
+    import shutil
+
+    shutil.copytree(src.parent, tmp_path / "seeker")
+    original = tmp_path / "seeker" / "seeker_forces.yaml"
+    original.write_text(text)
+    assembly = read_assembly(original)
+    written = tmp_path / "written.yaml"
+    written.write_text(write_yaml(assembly, base_dir=tmp_path))
+    assert "\nforces:" in written.read_text()
+    a, b = compose(original).model, compose(written).model
+    assert motor_names(a) == motor_names(b) and len(motor_names(a)) == 2
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        q, v = rng.uniform(-0.3, 0.3, a.nq), rng.normal(size=a.nv)
+        np.testing.assert_allclose(passive_forces(b, q, v), passive_forces(a, q, v), rtol=1e-12, atol=1e-12)
