@@ -1,23 +1,32 @@
 """Writing a model and its exports: the native model file (YAML) and URDF, MJCF or SDFormat beside it,
 with the meshes copied (or converted to STL) into ``assets/`` and referenced relatively
 (:mod:`parsers.exporters.assets`), so that the output folder can be moved.  ``mbcompose convert`` and the
-pipeline's ``outputs.exports`` both write through :func:`export_writers`.
+pipeline's ``outputs.exports`` both write through :func:`export_writers`; ``convert -o X.fmu`` writes
+the FMI 2.0 FMU of :func:`fmu_archive` (generated C, see docs/fmu.md).
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
+import numpy as np
+
 from mbcompose.parsers.assembly import Assembly
+from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.exporters import writer_for
 from mbcompose.parsers.exporters.assets import plan_mesh_assets, relocated
 from mbcompose.parsers.yaml import write_yaml
+
+log = logging.getLogger(__name__)
 
 #: the native model file's suffixes
 MODEL_SUFFIXES = (".yaml", ".yml")
 #: export format -> file suffix of the pipeline's outputs (``STEM.mjcf.xml`` ...)
 EXPORT_SUFFIXES = {"urdf": ".urdf", "mjcf": ".mjcf.xml", "sdf": ".sdf"}
+#: the suffix of an FMI 2.0 FMU (``convert -o X.fmu``: :func:`fmu_archive`)
+FMU_SUFFIX = ".fmu"
 
 
 def export_writers(assembly: Assembly, names: Iterable[str], directory: Path,
@@ -42,3 +51,68 @@ def export_writers(assembly: Assembly, names: Iterable[str], directory: Path,
             writers[name] = lambda p, w=writer, o=extra: w(assembly, p, mesh_reference=assets.reference, **o)
     writers.update(assets.writers())
     return writers
+
+
+def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.0) -> bytes:
+    """The FMI 2.0 FMU (zip bytes) of a composition's model: C from :func:`dynamics.codegen.generate_c`
+    packaged by :func:`dynamics.codegen.fmi.build_fmu`, with the joints the reduction removed as extra
+    outputs (as ``mbcompose simulate``'s CSV has their columns).  cs_step : the co-simulation's internal
+    Runge-Kutta step, s (default :data:`dynamics.codegen.fmi.DEFAULT_CS_STEP`).
+
+    Raises :class:`parsers.errors.InputError` when the model cannot be generated or compiled here.
+    """
+    from mbcompose.dynamics.codegen import CodegenUnavailable, CodegenUnsupported, generate_c
+    from mbcompose.dynamics.codegen.fmi import DEFAULT_CS_STEP, FmuUnavailable, build_fmu, model_identifier
+
+    name = composition.assembly.name or "model"
+    source_file = composition.assembly.source_file
+    stops, damping = _stops_and_damping(composition)
+    try:
+        generated = generate_c(composition.model, prefix=model_identifier(name))
+        extras = removed_joint_outputs(composition, generated.output_names)
+        return build_fmu(generated, name, description=f"mbcompose model of {Path(source_file or name).name}",
+                         cs_step=DEFAULT_CS_STEP if cs_step is None else cs_step, extra_outputs=extras,
+                         stop_time=stop_time, stops=stops, damping=damping)
+    except (CodegenUnsupported, CodegenUnavailable, FmuUnavailable) as exc:
+        raise InputError(f"cannot build an FMU: {exc}", file=source_file) from None
+
+
+def _stops_and_damping(composition):
+    """(:class:`dynamics.codegen.fmi.Stops` or None, (nv,) damping or None) of a tree model, as ``mbcompose
+    simulate`` applies them (:attr:`Composition.joint_properties`); a closed chain's FMU has neither
+    (warned when its joints have limits or damping)."""
+    from mbcompose.dynamics.codegen.fmi import Stops
+    from mbcompose.dynamics.compiled.simulate_api import limited_coordinates
+
+    model, props = composition.model, composition.joint_properties
+    if model.kind != "tree":
+        if np.isfinite(props.lower).any() or np.isfinite(props.upper).any() or np.any(props.damping):
+            log.warning("the FMU of a closed chain has no joint stops and no joint damping: the joints' "
+                        "limits and damping are left out")
+        return None, None
+    q_index, v_index, lower, upper = limited_coordinates(model, props.lower, props.upper)
+    stops = Stops(tuple(map(int, q_index)), tuple(map(int, v_index)), tuple(map(float, lower)),
+                  tuple(map(float, upper)))
+    return stops, np.asarray(props.damping, dtype=float)
+
+
+def removed_joint_outputs(composition, columns) -> tuple:
+    """The joints the reduction removed as :class:`dynamics.codegen.fmi.ExtraOutput` of the joint
+    coordinates ``columns``: :func:`graph.model.removed_joint_columns` is affine in q, so its value at
+    q = 0 is the offset and its change along each unit vector the scale of the one column it follows
+    (a locked joint follows none: scale 0)."""
+    from mbcompose.dynamics.codegen.fmi import ExtraOutput
+    from mbcompose.graph.model import removed_joint_columns
+
+    columns = list(columns)
+    basis = np.vstack([np.zeros(len(columns)), np.eye(len(columns))])
+    names, values = removed_joint_columns(composition.assembly, composition.analysis, columns, basis)
+    extras = []
+    for k, name in enumerate(names):
+        offset = float(values[0, k])
+        slope = values[1:, k] - offset
+        source = int(np.argmax(np.abs(slope))) if len(columns) else 0
+        if np.count_nonzero(slope) > 1 or not columns:
+            raise InputError(f"joint {name!r}: its coordinate is not a multiple of one coordinate of the model")
+        extras.append(ExtraOutput(name, columns[source], offset, float(slope[source])))
+    return tuple(extras)

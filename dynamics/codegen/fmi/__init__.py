@@ -31,15 +31,16 @@ import zipfile
 from importlib import resources
 from pathlib import Path
 
-from .description import DEFAULT_CS_STEP, ExtraOutput, guid_of, layout, model_description_xml
+from .description import DEFAULT_CS_STEP, ExtraOutput, Stops, guid_of, layout, model_description_xml
 
-__all__ = ["build_fmu", "FmuUnavailable", "ExtraOutput", "DEFAULT_CS_STEP", "model_identifier",
+__all__ = ["build_fmu", "FmuUnavailable", "ExtraOutput", "Stops", "DEFAULT_CS_STEP", "model_identifier",
            "platform_folder", "find_compiler"]
 
 log = logging.getLogger(__name__)
 
 _HEADERS = ("fmi2Functions.h", "fmi2FunctionTypes.h", "fmi2TypesPlatform.h")
 _WRAPPER = "fmi2_wrapper.c"
+_STOPS = "fmi2_stops.c"
 _LICENCE = "LICENSE-fmi2.txt"
 #: compiler flags: C99, position independent, only the fmi2 functions exported
 _CFLAGS = ("-std=c99", "-O2", "-fPIC", "-shared", "-fvisibility=hidden")
@@ -87,30 +88,40 @@ def find_compiler() -> list[str]:
 
 
 def build_fmu(generated, model_name: str, description: str = "", cs_step: float = DEFAULT_CS_STEP,
-              extra_outputs: tuple[ExtraOutput, ...] = (), stop_time: float = 1.0) -> bytes:
+              extra_outputs: tuple[ExtraOutput, ...] = (), stop_time: float = 1.0, stops: Stops | None = None,
+              damping=None) -> bytes:
     """The FMU archive (bytes of a zip) of ``generated`` (a :class:`dynamics.codegen.GeneratedC`).
 
     model_name : the FMU's ``modelName``; its C identifier (:func:`model_identifier`) is the
         ``modelIdentifier``.  cs_step : largest internal step of co-simulation, s (> 0).
     extra_outputs : outputs that are affine functions of the generated outputs (removed joints).
     stop_time : the DefaultExperiment's stop time, s.
+    stops : joint stops (trees only: ``x = (q, v)`` of the whole tree and ``PREFIX_crba``), events of the FMU.
+    damping : (nv,) viscous joint damping, N m s/rad or N s/m, subtracted from the joint-force inputs
+        (trees only), as ``mbcompose simulate`` applies the joints' damping.
     Raises :class:`FmuUnavailable` (no compiler, unsupported platform, compilation failed).
     """
     if not cs_step > 0:
         raise ValueError(f"cs_step must be positive, got {cs_step!r}")
+    stops = stops if stops is not None and len(stops) else None
+    damping = tuple(float(d) for d in damping) if damping is not None and any(damping) else ()
+    if (stops or damping) and generated.nx != generated.nq + generated.nv:
+        raise ValueError("joint stops and damping in an FMU need a tree model (states q and v of the whole tree)")
     ident = model_identifier(model_name)
     folder, suffix = platform_folder()
     lay = layout(generated, extra_outputs)
     sources = {f"{generated.prefix}.c": generated.source.encode(), f"{generated.prefix}.h": generated.header.encode(),
-               _WRAPPER: _package_file(_WRAPPER)}
+               _WRAPPER: _package_file(_WRAPPER), _STOPS: _package_file(_STOPS)}
     sources.update({name: _package_file("include/" + name) for name in _HEADERS})
     listed = (_WRAPPER, f"{generated.prefix}.c")
+    n_events = 2 * len(stops) if stops else 0
 
     def describe(guid: str) -> bytes:
-        return model_description_xml(lay, ident, model_name, description, guid, listed, stop_time)
+        return model_description_xml(lay, ident, model_name, description, guid, listed, stop_time, n_events)
 
-    guid = guid_of(describe(""), *sources.values(), repr((cs_step, extra_outputs)).encode())
-    sources["fmu_model.h"] = _config_header(generated, lay, model_name, guid, cs_step, extra_outputs).encode()
+    guid = guid_of(describe(""), *sources.values(), repr((cs_step, extra_outputs, stops, damping)).encode())
+    sources["fmu_model.h"] = (_config_header(generated, lay, model_name, guid, cs_step, extra_outputs)
+                              + _stops_header(generated, stops, damping)).encode()
     binary = _compile(sources, listed, ident + suffix)
     files = {"modelDescription.xml": describe(guid), f"binaries/{folder}/{ident}{suffix}": binary}
     files.update({f"sources/{name}": data for name, data in sources.items()})
@@ -122,9 +133,18 @@ def _package_file(name: str) -> bytes:
     return resources.files(__name__).joinpath(name).read_bytes()
 
 
+def _c_double(v: float) -> str:
+    v = float(v)
+    return repr(v) if v not in (float("inf"), float("-inf")) else ("INFINITY" if v > 0 else "-INFINITY")
+
+
 def _c_doubles(values) -> str:
-    items = [repr(float(v)) for v in values] or ["0.0"]
+    items = [_c_double(v) for v in values] or ["0.0"]
     return "{" + ", ".join(items) + "}"
+
+
+def _c_ints(values) -> str:
+    return "{" + (", ".join(str(int(v)) for v in values) or "0") + "}"
 
 
 def _c_string(text: str) -> str:
@@ -152,8 +172,22 @@ def _config_header(generated, lay, model_name: str, guid: str, cs_step: float, e
         f"static const double FMU_PARAM_DEFAULTS[] = {_c_doubles(generated.param_defaults)};",
         f"static const double FMU_EXTRA_OFFSET[] = {_c_doubles(e.offset for e in extra_outputs)};",
         f"static const double FMU_EXTRA_SCALE[] = {_c_doubles(e.scale for e in extra_outputs)};",
-        f"static const int FMU_EXTRA_SOURCE[] = {{{sources}}};",
-        "#endif", ""])
+        f"static const int FMU_EXTRA_SOURCE[] = {{{sources}}};", ""])
+
+
+def _stops_header(generated, stops: Stops | None, damping: tuple[float, ...]) -> str:
+    """The rest of ``fmu_model.h``: tree sizes, joint stops (``FMU_NL`` rows) and joint damping."""
+    lines = [f"#define FMU_NQ {generated.nq}", f"#define FMU_NV {generated.nv}",
+             f"#define FMU_NL {len(stops) if stops else 0}", f"#define FMU_NDAMP {len(damping)}",
+             f"static const double FMU_DAMPING[] = {_c_doubles(damping)};"]
+    if stops:
+        lines += [f"#define FMU_CRBA {generated.prefix}_crba",
+                  f"void {generated.prefix}_crba(const double *p, const double *q, double *M);",
+                  f"static const int FMU_LIMIT_Q[] = {_c_ints(stops.q_index)};",
+                  f"static const int FMU_LIMIT_V[] = {_c_ints(stops.v_index)};",
+                  f"static const double FMU_LOWER[] = {_c_doubles(stops.lower)};",
+                  f"static const double FMU_UPPER[] = {_c_doubles(stops.upper)};"]
+    return "\n".join([*lines, "#endif", ""])
 
 
 def _compile(sources: dict[str, bytes], listed: tuple[str, ...], binary_name: str) -> bytes:

@@ -40,6 +40,21 @@ class ExtraOutput:
 
 
 @dataclass(frozen=True)
+class Stops:
+    """Joint stops of a tree FMU (the limited coordinates of
+    :func:`dynamics.compiled.simulate_api.limited_coordinates`): q_index, v_index (L,) int; lower,
+    upper (L,) rad or m, -inf / +inf where a side is open."""
+
+    q_index: tuple[int, ...]
+    v_index: tuple[int, ...]
+    lower: tuple[float, ...]
+    upper: tuple[float, ...]
+
+    def __len__(self) -> int:
+        return len(self.q_index)
+
+
+@dataclass(frozen=True)
 class Variable:
     """One ScalarVariable: ``index`` is its 1-based position in ModelVariables."""
 
@@ -127,15 +142,16 @@ def layout(generated, extra_outputs=()) -> Layout:
 
 
 def model_description_xml(lay: Layout, model_identifier: str, model_name: str, description: str,
-                          guid: str, sources: tuple[str, ...], stop_time: float) -> bytes:
+                          guid: str, sources: tuple[str, ...], stop_time: float, event_indicators: int = 0) -> bytes:
     """The text of ``modelDescription.xml`` (UTF-8): FMI 2.0, Model Exchange and Co-Simulation with the
-    same ``modelIdentifier``, no event indicators, ``sources`` listed for both interfaces."""
+    same ``modelIdentifier``, ``event_indicators`` (two per limited coordinate: the joint stops),
+    ``sources`` listed for both interfaces."""
     root = ET.Element("fmiModelDescription", fmiVersion="2.0", modelName=model_name, guid=guid,
                       **({"description": description} if description else {}), generationTool="mbcompose",
-                      variableNamingConvention="flat", numberOfEventIndicators="0")
+                      variableNamingConvention="flat", numberOfEventIndicators=str(event_indicators))
     common = dict(modelIdentifier=model_identifier, canGetAndSetFMUstate="true", canSerializeFMUstate="true",
                   canNotUseMemoryManagementFunctions="true", providesDirectionalDerivative="false")
-    me = ET.SubElement(root, "ModelExchange", completedIntegratorStepNotNeeded="true", **common)
+    me = ET.SubElement(root, "ModelExchange", completedIntegratorStepNotNeeded="false", **common)
     cs = ET.SubElement(root, "CoSimulation", canHandleVariableCommunicationStepSize="true",
                        canInterpolateInputs="false", maxOutputDerivativeOrder="0", **common)
     for element in (me, cs):

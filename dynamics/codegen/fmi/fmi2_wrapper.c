@@ -47,6 +47,10 @@ typedef struct {
     double dx[AT_LEAST_1(FMU_NX)], y[AT_LEAST_1(FMU_NY)];
     int fresh; /* dx and y belong to (time, x, u, p) */
     Mode mode;
+    /* joint stops: the side a limited row is held on (0 free, -1 lower, +1 upper), its stop force
+       (> 0 pushes into the range), and whether reaching each side is an event (not right after leaving it) */
+    int held[AT_LEAST_1(FMU_NL)], armed_lo[AT_LEAST_1(FMU_NL)], armed_hi[AT_LEAST_1(FMU_NL)];
+    double force[AT_LEAST_1(FMU_NL)];
 } State;
 
 typedef struct {
@@ -73,10 +77,16 @@ static fmi2Status fail(Instance *c, const char *fmt, const char *what) {
     return fmi2Error;
 }
 
+static int hold_stops(Instance *c);
+
 /* dx and y at the instance's (time, x, u, p); 0 = ok */
 static int evaluate(Instance *c) {
+    double u[AT_LEAST_1(FMU_NU)];
+    int i;
     if (c->s.fresh) return 0;
-    if (FMU_DERIVATIVES(c->s.p, c->s.time, c->s.x, c->s.u, c->s.dx) != 0) {
+    memcpy(u, c->s.u, sizeof u);
+    for (i = 0; i < FMU_NDAMP; i++) u[i] -= FMU_DAMPING[i] * c->s.x[FMU_NX - FMU_NDAMP + i];
+    if (FMU_DERIVATIVES(c->s.p, c->s.time, c->s.x, u, c->s.dx) != 0) {
         log_message(c, fmi2Error, "logStatusError", "the model's derivatives failed at t = %.17g s", c->s.time);
         return 1;
     }
@@ -84,15 +94,20 @@ static int evaluate(Instance *c) {
         log_message(c, fmi2Error, "logStatusError", "the model's outputs failed at t = %.17g s", c->s.time);
         return 1;
     }
+    if (hold_stops(c) != 0) return 1;
     c->s.fresh = 1;
     return 0;
 }
+
+#include "fmi2_stops.c"
+
 
 static void reset_state(State *s) {
     int i;
     memset(s, 0, sizeof *s);
     FMU_START_STATE(s->x);
     for (i = 0; i < FMU_NP; i++) s->p[i] = FMU_PARAM_DEFAULTS[i];
+    for (i = 0; i < FMU_NL; i++) s->armed_lo[i] = s->armed_hi[i] = 1;
     s->mode = MODE_INSTANTIATED;
 }
 
@@ -156,7 +171,7 @@ fmi2Status fmi2EnterInitializationMode(fmi2Component c) {
 fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
     Instance *inst = (Instance *)c;
     if (c == NULL) return fmi2Error;
-    if (evaluate(inst) != 0) { inst->s.mode = MODE_ERROR; return fmi2Error; }
+    if (settle_stops(inst, NULL) != 0 || evaluate(inst) != 0) { inst->s.mode = MODE_ERROR; return fmi2Error; }
     inst->s.mode = inst->type == fmi2ModelExchange ? MODE_EVENT : MODE_STEP;
     return fmi2OK;
 }
@@ -293,11 +308,13 @@ fmi2Status fmi2EnterEventMode(fmi2Component c) {
 }
 
 fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info) {
+    int changed = 0;
     if (c == NULL) return fmi2Error;
+    if (settle_stops((Instance *)c, &changed) != 0) return fmi2Error;
     info->newDiscreteStatesNeeded = fmi2False;
     info->terminateSimulation = fmi2False;
     info->nominalsOfContinuousStatesChanged = fmi2False;
-    info->valuesOfContinuousStatesChanged = fmi2False;
+    info->valuesOfContinuousStatesChanged = changed ? fmi2True : fmi2False;
     info->nextEventTimeDefined = fmi2False;
     info->nextEventTime = 0.0;
     return fmi2OK;
@@ -313,6 +330,7 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStat
                                        fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation) {
     (void)noSetFMUStatePriorToCurrentPoint;
     if (c == NULL) return fmi2Error;
+    rearm_stops((Instance *)c);
     *enterEventMode = fmi2False;
     *terminateSimulation = fmi2False;
     return fmi2OK;
@@ -344,9 +362,13 @@ fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real dx[], size_t nx) {
 }
 
 fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real indicators[], size_t n) {
-    (void)indicators;
+    Instance *inst = (Instance *)c;
     if (c == NULL) return fmi2Error;
-    return n == 0 ? fmi2OK : fail((Instance *)c, "fmi2GetEventIndicators: %s", "the model has none");
+    if (n != 2 * FMU_NL) return fail(inst, "fmi2GetEventIndicators: %s", "wrong number of event indicators");
+    if (evaluate(inst) != 0) return fmi2Error;
+    rearm_stops(inst);
+    stop_indicators(inst, indicators);
+    return fmi2OK;
 }
 
 fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx) {
@@ -399,11 +421,35 @@ static int rk4_step(Instance *c, double h) {
     return 0;
 }
 
+/* advance (time, x) by h with RK4, the first stop event on the way located by bisection and settled:
+   the step actually taken in *taken; 0 = ok */
+static int step_to_event(Instance *c, double h, double *taken) {
+    State start = c->s;
+    double z0[AT_LEAST_1(2 * FMU_NL)], z[AT_LEAST_1(2 * FMU_NL)], lo = 0.0, hi = h;
+    if (FMU_NL == 0) { *taken = h; return rk4_step(c, h); }
+    if (evaluate(c) != 0) return 1;
+    stop_indicators(c, z0);
+    if (rk4_step(c, h) != 0 || evaluate(c) != 0) return 1;
+    stop_indicators(c, z);
+    if (!crossed(z0, z)) { *taken = h; rearm_stops(c); return 0; }
+    while (hi - lo > FMU_EVENT_TIME_TOL) {
+        double mid = 0.5 * (lo + hi);
+        c->s = start;
+        if (rk4_step(c, mid) != 0 || evaluate(c) != 0) return 1;
+        stop_indicators(c, z);
+        if (crossed(z0, z)) hi = mid; else lo = mid;
+    }
+    c->s = start;
+    if (rk4_step(c, hi) != 0) return 1;
+    *taken = hi;
+    return settle_stops(c, NULL);
+}
+
 fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2Real communicationStepSize,
                       fmi2Boolean noSetFMUStatePriorToCurrentPoint) {
     Instance *inst = (Instance *)c;
     long n, i;
-    double h;
+    double h, end;
     (void)noSetFMUStatePriorToCurrentPoint;
     if (c == NULL) return fmi2Error;
     if (communicationStepSize < 0.0) return fail(inst, "fmi2DoStep: %s", "negative communication step");
@@ -412,10 +458,14 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
     h = communicationStepSize / (double)n;
     inst->s.time = currentCommunicationPoint;
     inst->s.fresh = 0;
-    for (i = 0; i < n; i++) {
-        if (rk4_step(inst, h) != 0) { inst->s.mode = MODE_ERROR; return fmi2Error; }
+    for (i = 1; i <= n; i++) {
+        end = i == n ? currentCommunicationPoint + communicationStepSize : currentCommunicationPoint + i * h;
+        while (inst->s.time < end) {
+            double taken;
+            if (step_to_event(inst, end - inst->s.time, &taken) != 0) { inst->s.mode = MODE_ERROR; return fmi2Error; }
+            if (taken >= end - inst->s.time) inst->s.time = end;
+        }
     }
-    inst->s.time = currentCommunicationPoint + communicationStepSize;
     inst->s.fresh = 0;
     return evaluate(inst) == 0 ? fmi2OK : fmi2Error;
 }
