@@ -66,34 +66,34 @@ def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.
 
     name = composition.assembly.name or "model"
     source_file = composition.assembly.source_file
-    stops, damping = _stops_and_damping(composition)
+    stops = _joint_stops(composition)
     try:
         generated = generate_c(composition.model, prefix=model_identifier(name))
         extras = removed_joint_outputs(composition, generated.output_names)
         return build_fmu(generated, name, description=f"mbcompose model of {Path(source_file or name).name}",
                          cs_step=DEFAULT_CS_STEP if cs_step is None else cs_step, extra_outputs=extras,
-                         stop_time=stop_time, stops=stops, damping=damping)
+                         stop_time=stop_time, stops=stops)
     except (CodegenUnsupported, CodegenUnavailable, FmuUnavailable) as exc:
         raise InputError(f"cannot build an FMU: {exc}", file=source_file) from None
 
 
-def _stops_and_damping(composition):
-    """(:class:`dynamics.codegen.fmi.Stops` or None, (nv,) damping or None) of a tree model, as ``mbcompose
-    simulate`` applies them (:attr:`Composition.joint_properties`); a closed chain's FMU has neither
-    (warned when its joints have limits or damping)."""
+def _joint_stops(composition):
+    """The joint stops (:class:`dynamics.codegen.fmi.Stops`, or None) of a tree model, as ``mbcompose
+    simulate`` applies them (:attr:`Composition.joint_properties`); a closed chain's FMU has none, as
+    the simulator enforces none on closed chains (warned when its joints have limits).  Joint damping
+    is in the generated forces."""
     from mbcompose.dynamics.codegen.fmi import Stops
     from mbcompose.dynamics.compiled.simulate_api import limited_coordinates
 
     model, props = composition.model, composition.joint_properties
     if model.kind != "tree":
-        if np.isfinite(props.lower).any() or np.isfinite(props.upper).any() or np.any(props.damping):
-            log.warning("the FMU of a closed chain has no joint stops and no joint damping: the joints' "
-                        "limits and damping are left out")
-        return None, None
+        if props.has_limits:
+            log.warning("the FMU of a closed chain has no joint stops (as the simulator enforces none on "
+                        "closed chains): the joints' limits are left out")
+        return None
     q_index, v_index, lower, upper = limited_coordinates(model, props.lower, props.upper)
-    stops = Stops(tuple(map(int, q_index)), tuple(map(int, v_index)), tuple(map(float, lower)),
-                  tuple(map(float, upper)))
-    return stops, np.asarray(props.damping, dtype=float)
+    return Stops(tuple(map(int, q_index)), tuple(map(int, v_index)), tuple(map(float, lower)),
+                 tuple(map(float, upper)))
 
 
 def removed_joint_outputs(composition, columns) -> tuple:

@@ -22,3 +22,6 @@ int pendulum_outputs(const double *p, const double *x, double *y) {
     y[1] = -p[1] * cos(x[0]);
     return 0;
 }
+
+/* the mass matrix (1 x 1), for the joint stops of the wrapper */
+void pendulum_crba(const double *p, const double *q, double *M) { (void)q; M[0] = p[0] * p[1] * p[1]; }

@@ -88,8 +88,8 @@ def find_compiler() -> list[str]:
 
 
 def build_fmu(generated, model_name: str, description: str = "", cs_step: float = DEFAULT_CS_STEP,
-              extra_outputs: tuple[ExtraOutput, ...] = (), stop_time: float = 1.0, stops: Stops | None = None,
-              damping=None) -> bytes:
+              extra_outputs: tuple[ExtraOutput, ...] = (), stop_time: float = 1.0,
+              stops: Stops | None = None) -> bytes:
     """The FMU archive (bytes of a zip) of ``generated`` (a :class:`dynamics.codegen.GeneratedC`).
 
     model_name : the FMU's ``modelName``; its C identifier (:func:`model_identifier`) is the
@@ -97,16 +97,13 @@ def build_fmu(generated, model_name: str, description: str = "", cs_step: float 
     extra_outputs : outputs that are affine functions of the generated outputs (removed joints).
     stop_time : the DefaultExperiment's stop time, s.
     stops : joint stops (trees only: ``x = (q, v)`` of the whole tree and ``PREFIX_crba``), events of the FMU.
-    damping : (nv,) viscous joint damping, N m s/rad or N s/m, subtracted from the joint-force inputs
-        (trees only), as ``mbcompose simulate`` applies the joints' damping.
     Raises :class:`FmuUnavailable` (no compiler, unsupported platform, compilation failed).
     """
     if not cs_step > 0:
         raise ValueError(f"cs_step must be positive, got {cs_step!r}")
     stops = stops if stops is not None and len(stops) else None
-    damping = tuple(float(d) for d in damping) if damping is not None and any(damping) else ()
-    if (stops or damping) and generated.nx != generated.nq + generated.nv:
-        raise ValueError("joint stops and damping in an FMU need a tree model (states q and v of the whole tree)")
+    if stops and generated.nx != generated.nq + generated.nv:
+        raise ValueError("joint stops in an FMU need a tree model (states q and v of the whole tree)")
     ident = model_identifier(model_name)
     folder, suffix = platform_folder()
     lay = layout(generated, extra_outputs)
@@ -119,9 +116,9 @@ def build_fmu(generated, model_name: str, description: str = "", cs_step: float 
     def describe(guid: str) -> bytes:
         return model_description_xml(lay, ident, model_name, description, guid, listed, stop_time, n_events)
 
-    guid = guid_of(describe(""), *sources.values(), repr((cs_step, extra_outputs, stops, damping)).encode())
+    guid = guid_of(describe(""), *sources.values(), repr((cs_step, extra_outputs, stops)).encode())
     sources["fmu_model.h"] = (_config_header(generated, lay, model_name, guid, cs_step, extra_outputs)
-                              + _stops_header(generated, stops, damping)).encode()
+                              + _stops_header(generated, stops)).encode()
     binary = _compile(sources, listed, ident + suffix)
     files = {"modelDescription.xml": describe(guid), f"binaries/{folder}/{ident}{suffix}": binary}
     files.update({f"sources/{name}": data for name, data in sources.items()})
@@ -175,11 +172,10 @@ def _config_header(generated, lay, model_name: str, guid: str, cs_step: float, e
         f"static const int FMU_EXTRA_SOURCE[] = {{{sources}}};", ""])
 
 
-def _stops_header(generated, stops: Stops | None, damping: tuple[float, ...]) -> str:
-    """The rest of ``fmu_model.h``: tree sizes, joint stops (``FMU_NL`` rows) and joint damping."""
+def _stops_header(generated, stops: Stops | None) -> str:
+    """The rest of ``fmu_model.h``: tree sizes and joint stops (``FMU_NL`` rows)."""
     lines = [f"#define FMU_NQ {generated.nq}", f"#define FMU_NV {generated.nv}",
-             f"#define FMU_NL {len(stops) if stops else 0}", f"#define FMU_NDAMP {len(damping)}",
-             f"static const double FMU_DAMPING[] = {_c_doubles(damping)};"]
+             f"#define FMU_NL {len(stops) if stops else 0}"]
     if stops:
         lines += [f"#define FMU_CRBA {generated.prefix}_crba",
                   f"void {generated.prefix}_crba(const double *p, const double *q, double *M);",

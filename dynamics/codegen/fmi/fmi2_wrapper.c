@@ -16,7 +16,8 @@
  *   [.., +NP)                tunable parameters p
  * Co-simulation: fmi2DoStep integrates with the classical fixed-step Runge-Kutta method of order 4,
  * FMU_CS_STEP seconds or less (the communication step divided into equal sub-steps), inputs held.
- * No events: numberOfEventIndicators = 0.  No global mutable state: everything lives in the instance.
+ * Events: the joint stops of a tree (fmi2_stops.c, two indicators per limited coordinate), none otherwise.
+ * No global mutable state: everything lives in the instance.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -81,12 +82,8 @@ static int hold_stops(Instance *c);
 
 /* dx and y at the instance's (time, x, u, p); 0 = ok */
 static int evaluate(Instance *c) {
-    double u[AT_LEAST_1(FMU_NU)];
-    int i;
     if (c->s.fresh) return 0;
-    memcpy(u, c->s.u, sizeof u);
-    for (i = 0; i < FMU_NDAMP; i++) u[i] -= FMU_DAMPING[i] * c->s.x[FMU_NX - FMU_NDAMP + i];
-    if (FMU_DERIVATIVES(c->s.p, c->s.time, c->s.x, u, c->s.dx) != 0) {
+    if (FMU_DERIVATIVES(c->s.p, c->s.time, c->s.x, c->s.u, c->s.dx) != 0) {
         log_message(c, fmi2Error, "logStatusError", "the model's derivatives failed at t = %.17g s", c->s.time);
         return 1;
     }
@@ -426,9 +423,18 @@ static int rk4_step(Instance *c, double h) {
 static int step_to_event(Instance *c, double h, double *taken) {
     State start = c->s;
     double z0[AT_LEAST_1(2 * FMU_NL)], z[AT_LEAST_1(2 * FMU_NL)], lo = 0.0, hi = h;
+    int i;
     if (FMU_NL == 0) { *taken = h; return rk4_step(c, h); }
     if (evaluate(c) != 0) return 1;
     stop_indicators(c, z0);
+    for (i = 0; i < 2 * FMU_NL; i++) {
+        if (z0[i] <= 0.0) { /* an input or parameter set since the last step moved a stop: settle first */
+            if (settle_stops(c, NULL) != 0) return 1;
+            stop_indicators(c, z0);
+            start = c->s;
+            break;
+        }
+    }
     if (rk4_step(c, h) != 0 || evaluate(c) != 0) return 1;
     stop_indicators(c, z);
     if (!crossed(z0, z)) { *taken = h; rearm_stops(c); return 0; }
