@@ -124,11 +124,12 @@ def test_no_compiler_is_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("CC", "/nonexistent/cc")
     with pytest.raises(FmuUnavailable, match="C compiler CC='/nonexistent/cc' was not found"):
         build_fmu(pendulum_double(), "pendulum")
-    result = CliRunner().invoke(main, ["convert", str(SAMPLES / "fourbar" / "fourbar.yaml"), "-o",
-                                       str(tmp_path / "fourbar.fmu")])
+    pytest.importorskip("mbcompose.dynamics.codegen.generate", reason="needs the codegen helper's generate_c")
+    result = CliRunner().invoke(main, ["convert", str(SAMPLES / "seeker" / "seeker.yaml"), "-o",
+                                       str(tmp_path / "seeker.fmu")])
     assert result.exit_code == 2, result.output
     assert "cannot build an FMU" in result.output and "compiler" in result.output
-    assert not (tmp_path / "fourbar.fmu").exists()
+    assert list(tmp_path.iterdir()) == []
 
 
 # ---------------------------------------------------------------- the samples, generated C
@@ -164,7 +165,7 @@ def assert_matches(fmu, ref, fmi_type, input=None):
 
 
 @pytest.mark.parametrize("sample, torque", [("seeker/seeker.yaml", ("pitch_a", 0.002)),
-                                            ("fourbar/fourbar.yaml", ("crank_pivot", 0.5))])
+                                            ("fourbar/fourbar.yaml", ("crank_pivot", 0.05))])
 def test_the_fmu_of_a_sample_validates_and_moves_as_mbcompose_simulate(tmp_path, sample, torque):
     path = SAMPLES / sample
     fmu = convert_fmu(tmp_path, path)
