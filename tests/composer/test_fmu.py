@@ -179,7 +179,9 @@ def test_the_fmu_of_a_sample_validates_and_moves_as_mbcompose_simulate(tmp_path,
     joint, value = torque
     pushed = simulate_csv(tmp_path, path, "--torque", f"{joint}={value}")
     assert np.abs(pushed[joint] - ref[joint]).max() > 100 * AGREEMENT     # the torque changes the motion
-    signal = np.array([(0.0, value), (1.0, value)], dtype=[("time", float), (f"tau:{joint}", float)])
+    inputs = [v.name for v in md.modelVariables if v.causality == "input"]
+    signal = np.zeros(2, dtype=[("time", float), *((name, float) for name in inputs)])
+    signal["time"], signal[f"tau:{joint}"] = (0.0, 1.0), value
     for fmi_type in ("ModelExchange", "CoSimulation"):
         assert_matches(fmu, pushed, fmi_type, input=signal)
 
