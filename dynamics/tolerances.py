@@ -28,7 +28,7 @@ __all__ = ["SINGULAR_FLOOR", "GRAPH_RANK_RTOL", "ATTACHMENT_GAP_RTOL", "INERTIA_
            "NEWTON_MAX_ITER", "NEWTON_MAX_STEP", "SMALL_ANGLE", "OPERATOR_TOL", "DISPLAY_ZERO_RTOL",
            "ADAPTIVE_RTOL", "ADAPTIVE_ATOL", "STEP_GRID_RTOL", "GIMBAL_LOCK_ATOL", "PARALLEL_SINE",
            "TASK_RANK_RTOL", "STRUCTURE_RTOL", "DRAWING_ZERO", "PLOT_LOG_FLOOR", "GEOMETRY_ATOL",
-           "DECLARED_GEOMETRY_ATOL", "INERTIA_ROUNDING_RTOL", "INERTIA_SCALE_FLOOR", "FRAME_SCALE_FLOOR"]
+           "DECLARED_GEOMETRY_ATOL", "INERTIA_ROUNDING_RTOL", "INERTIA_SCALE_FLOOR", "FRAME_SCALE_FLOOR", "STRUCTURAL_ZERO"]
 
 #: the largest singular value below which a matrix counts as zero when forming relative
 #: tolerances (``rtol * max(s_max, SINGULAR_FLOOR)``); also the floor of any scale a result is
@@ -174,3 +174,9 @@ STEP_DENSITY_RTOL = 1e-9
 #: (``BRepBuilderAPI_Sewing``; OpenCascade's default, the B-rep's own precision): faces that
 #: meet closer than this are joined, wider gaps leave the part open (skipped with a warning).
 STEP_SEWING_TOL = 1e-6
+
+#: generated code (:mod:`dynamics.codegen`): a constant of the model (a placement's rotation entry,
+#: an axis component) below this in magnitude is the rounding residue of an exact zero (``cos(pi/2)``
+#: = 6e-17 in URDF rpy angles) and is folded away as one; the results move by this times the
+#: model's lengths, far below the 1e-12 agreement with the numpy reference.
+STRUCTURAL_ZERO = 1e-15

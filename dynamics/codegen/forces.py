@@ -1,0 +1,97 @@
+"""C of the force elements a tree carries: joint springs, dampers and actuators (:mod:`dynamics.forces`
+gives their terminal equations, seed 004 section 3 and Fig. 1, with MuJoCo's semantics).
+
+Stiffness and damping of each spring and the gear of each actuator are tunable parameters (after the
+inertias in ``p``); spring references, gains, biases and ranges are constants.
+"""
+
+from __future__ import annotations
+
+from .emit import fmt
+
+__all__ = ["force_parameters", "passive_source", "actuator_source", "QUAT_LOG_SOURCE"]
+
+#: rotation vector of a quaternion [w, x, y, z] (normalized, shortest rotation), as
+#: :func:`dynamics.spatial.quat_log`; SMALL is :data:`dynamics.tolerances.SMALL_ANGLE`
+QUAT_LOG_SOURCE = """
+static void {prefix}_quat_log(const double *q, double *out)
+{{
+  const double n = 1.0/sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3]);
+  const double sg = q[0] < 0.0 ? -n : n;
+  const double w = q[0]*sg, x = q[1]*sg, y = q[2]*sg, z = q[3]*sg;
+  const double s = sqrt(x*x + y*y + z*z);
+  const double f = s < {small} ? 2.0/w : 2.0*atan2(s, w)/s;
+  out[0] = f*x; out[1] = f*y; out[2] = f*z;
+}}
+
+static void {prefix}_quat_matrix(const double *q, double *R)
+{{
+  const double n = 1.0/sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3]);
+  const double w = q[0]*n, x = q[1]*n, y = q[2]*n, z = q[3]*n;
+  R[0] = 1 - 2*(y*y + z*z); R[1] = 2*(x*y - w*z); R[2] = 2*(x*z + w*y);
+  R[3] = 2*(x*y + w*z); R[4] = 1 - 2*(x*x + z*z); R[5] = 2*(y*z - w*x);
+  R[6] = 2*(x*z - w*y); R[7] = 2*(y*z + w*x); R[8] = 1 - 2*(x*x + y*y);
+}}
+"""
+
+
+def force_parameters(model) -> tuple[list[str], list[float]]:
+    """Names and defaults of the force-element parameters: ``joint.stiffness``, ``joint.damping`` per
+    spring, ``actuator.gear`` per actuator."""
+    names, values = [], []
+    for s in model.forces.springs:
+        names += [f"{s.joint}.stiffness", f"{s.joint}.damping"]
+        values += [float(s.stiffness), float(s.damping)]
+    for a in model.forces.actuators:
+        names.append(f"{a.name}.gear")
+        values.append(float(a.gear))
+    return names, values
+
+
+def passive_source(model, prefix: str, base: int) -> str:
+    """``void PREFIX_passive_forces(p, q, v, tau)``: ``tau = `` spring plus damper forces (nv)."""
+    lines = [f"void {prefix}_passive_forces(const double *p, const double *q, const double *v, double *tau)", "{",
+             f"  /* joint springs and dampers (seed 004 Fig. 1 terminal equations; dynamics/forces.py) */",
+             f"  memset(tau, 0, sizeof(double)*{max(model.nv, 1)});"]
+    types = dict(zip(model.joint_names, model.joint_types))
+    for i, s in enumerate(model.forces.springs):
+        k, d = f"p[{base + 2 * i}]", f"p[{base + 2 * i + 1}]"
+        qs, vs = model.q_slice(s.joint), model.v_slice(s.joint)
+        for j in range(vs.start, vs.stop):
+            lines.append(f"  tau[{j}] -= {d}*v[{j}];  /* {s.joint}: damping */")
+        if qs.stop - qs.start == 1:
+            lines.append(f"  tau[{vs.start}] -= {k}*(q[{qs.start}] - {fmt(float(s.springref))});  /* {s.joint}: spring */")
+        elif types[s.joint] in ("spherical", "free"):
+            q4 = qs.start + (3 if types[s.joint] == "free" else 0)
+            v3 = vs.start
+            lines.append(f"  {{ double r[3]; {prefix}_quat_log(q + {q4}, r);  /* {s.joint}: spring to the identity */")
+            lines.append(f"    tau[{v3}] -= {k}*r[0]; tau[{v3 + 1}] -= {k}*r[1]; tau[{v3 + 2}] -= {k}*r[2];")
+            if types[s.joint] == "free":
+                lines.append(f"    double R[9]; {prefix}_quat_matrix(q + {q4}, R);")
+                for c in range(3):
+                    lines.append(f"    tau[{v3 + 3 + c}] -= {k}*(R[{c}]*q[{qs.start}] + R[{3 + c}]*q[{qs.start + 1}] "
+                                 f"+ R[{6 + c}]*q[{qs.start + 2}]);")
+            lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def actuator_source(model, prefix: str, base: int) -> str:
+    """``void PREFIX_actuator_forces(p, q, v, ctrl, tau)``: ``tau = `` actuator forces (nv), MuJoCo's affine
+    gain and bias, ``ctrl`` clamped to ``ctrlrange`` and the force to ``forcerange``."""
+    lines = [f"void {prefix}_actuator_forces(const double *p, const double *q, const double *v, const double *ctrl, "
+             "double *tau)", "{", "  /* actuators: gear * clamp(gain ctrl + bias, forcerange) (dynamics/forces.py) */",
+             f"  memset(tau, 0, sizeof(double)*{max(model.nv, 1)});"]
+    for i, a in enumerate(model.forces.actuators):
+        gear = f"p[{base + i}]"
+        qi, vi = model.q_slice(a.joint).start, model.v_slice(a.joint).start
+        g, b = [fmt(float(x)) for x in a.gain], [fmt(float(x)) for x in a.bias]
+        lo, hi = (fmt(float(x)) for x in a.ctrlrange)
+        flo, fhi = (fmt(float(x)) for x in a.forcerange)
+        lines += [f"  {{ /* {a.name} on {a.joint} */",
+                  f"    const double len = {gear}*q[{qi}], vel = {gear}*v[{vi}];",
+                  f"    const double c = fmin(fmax(ctrl[{i}], {lo}), {hi});",
+                  f"    const double force = ({g[0]} + {g[1]}*len + {g[2]}*vel)*c + {b[0]} + {b[1]}*len + {b[2]}*vel;",
+                  f"    tau[{vi}] += {gear}*fmin(fmax(force, {flo}), {fhi});", "  }"]
+    lines.append("}")
+    return "\n".join(lines)

@@ -1,0 +1,321 @@
+"""C99 source of a model's dynamics: :func:`generate_c` -> :class:`GeneratedC`.
+
+The source defines (all ``double``, arrays contiguous, row-major; ``p`` the parameter array,
+``PREFIX_param_defaults`` its default values)::
+
+    void PREFIX_start_state(double *x);          reference configuration at rest
+    int  PREFIX_derivatives(const double *p, double t, const double *x, const double *u, double *dx);
+    int  PREFIX_outputs(const double *p, const double *x, double *y);
+    void PREFIX_aba(p, q, v, tau, qdd);  void PREFIX_rnea(p, q, v, a, tau);  void PREFIX_crba(p, q, M);
+    void PREFIX_aba_batch(p, n, q, v, tau, qdd) (and rnea, crba): n configurations, rows contiguous
+    void PREFIX_passive_forces(p, q, v, tau);  void PREFIX_actuator_forces(p, q, v, ctrl, tau)
+
+``aba``/``rnea``/``crba`` work on full tree coordinates (``q`` nq, ``v`` nv).  The state ``x`` of a
+tree is ``[q; v]`` (``nx = nq + nv``); its inputs ``u`` are the joint forces ``tau`` (nv) then the
+actuator controls; ``derivatives`` returns ``dx = [q_dot; theta_ddot]`` with the springs, dampers and
+actuators added to ``tau``; ``outputs`` gives every joint coordinate (``y = q``).  Closed chains
+(:mod:`dynamics.codegen.closed`) have the independent coordinates as state.  Return value 0 = ok.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import joints as J
+from .emit import Code, fmt
+from .forces import QUAT_LOG_SOURCE, actuator_source, force_parameters, passive_source
+from .tree import CodegenUnsupported, TreeSpec, emit_aba, emit_crba_blocks, emit_rnea, inertia_parameters
+from ..tolerances import SMALL_ANGLE
+
+__all__ = ["GeneratedC", "generate_c", "CodegenUnsupported", "coordinate_columns"]
+
+
+@dataclass(frozen=True)
+class GeneratedC:
+    """Generated C of one model (see the module docstring for the functions of ``source``).
+
+    prefix : C identifier prefix; source : the C99 translation unit; header : its declarations;
+    nq, nv : tree coordinates; nx, nu, ny : sizes of state, input and output; state_names,
+    input_names, output_names, param_names : their names; param_defaults : (np,) values of ``p``;
+    start_state : (nx,) the reference configuration at rest.
+    """
+
+    prefix: str
+    source: str
+    header: str
+    nq: int
+    nv: int
+    nx: int
+    nu: int
+    ny: int
+    state_names: tuple
+    input_names: tuple
+    output_names: tuple
+    param_names: tuple
+    param_defaults: tuple
+    start_state: tuple
+
+
+def coordinate_columns(model, rate: bool = False) -> tuple[str, ...]:
+    """``joint`` or ``joint[i]`` per coordinate, as ``mbcompose simulate``'s CSV columns
+    (:func:`dynamics.simulation.result.coordinate_columns`)."""
+    from ..simulation.result import coordinate_columns as columns
+
+    return columns(model, rate)
+
+
+def parameters(tree) -> tuple[list[str], list[float], int]:
+    """(names, defaults, base of the force parameters) of a tree's ``p``."""
+    names, values = inertia_parameters(tree)
+    fn, fv = force_parameters(tree)
+    return names + fn, values + fv, len(names)
+
+
+#: a function body longer than this is cut into separately compiled pieces (:meth:`Code.chunks`)
+CHUNK_LINES = 300
+NOINLINE = "#if defined(__GNUC__)\n#define CG_NOINLINE __attribute__((noinline))\n#else\n#define CG_NOINLINE\n#endif\n"
+
+
+def _function(signature: str, code: Code) -> str:
+    """``signature { body }``; with work arrays, a ``struct`` of them on the stack, and a long body cut
+    into ``static`` pieces called in order (each compiled on its own: see :meth:`Code.split`)."""
+    if not code.work:
+        return f"{signature}\n{{\n{code.text()}\n}}\n"
+    name = signature.split("(")[0].split()[-1]
+    params = signature[signature.index("(") + 1:signature.rindex(")")]
+    args = ", ".join(a.split("*")[-1].split()[-1] for a in params.split(","))
+    struct = f"struct {name}_work"
+    fields = "".join(f"  double {n}[{r}][{c}];\n" for n, r, c in code.work)
+    out = [f"{struct} {{\n{fields}}};\n"]
+    pieces = code.chunks(CHUNK_LINES)
+    for i, lines in enumerate(pieces):
+        body = "\n".join(lines)
+        out.append(f"static CG_NOINLINE void {name}_{i}({params}, {struct} *w)\n{{\n{body}\n}}\n")
+    calls = "".join(f"  {name}_{i}({args}, w);\n" for i in range(len(pieces)))
+    out.append(f"{signature}\n{{\n  {struct} work;\n  {struct} *w = &work;\n{calls}}}\n")
+    return "\n".join(out)
+
+
+def _vec(name: str, n: int) -> list[str]:
+    return [f"{name}[{i}]" for i in range(n)]
+
+
+def tree_kernels(spec: TreeSpec, prefix: str) -> str:
+    """``PREFIX_aba``, ``PREFIX_rnea``, ``PREFIX_crba`` and their batch loops."""
+    m = spec.model
+    nq, nv, n = m.nq, m.nv, spec.n
+    q, v = _vec("q", nq), _vec("v", nv)
+    out = []
+    code = Code()
+    emit_aba(code, spec, q, v, _vec("tau", nv), _vec("qdd", nv))
+    out.append(_function(f"void {prefix}_aba(const double *p, const double *q, const double *v, const double *tau, "
+                         "double *qdd)", code))
+    code = Code()
+    emit_rnea(code, spec, q, v, _vec("a", nv), _vec("tau", nv))
+    out.append(_function(f"void {prefix}_rnea(const double *p, const double *q, const double *v, const double *a, "
+                         "double *tau)", code))
+    code = Code()
+    code.declare_work("F", nv, 6)
+    code.raw(f"memset(M, 0, sizeof(double)*{max(nv * nv, 1)});")
+    emit_crba_blocks(code, spec, q, "M", "w->F")
+    code.split()
+    code.comment("ancestors: M(j, k) = H(j) phi(j, k) Rc(k) H*(k), F carried to the root (seed 001 Algorithm 4.2)")
+    code.raw(f"for (int c = 0; c < {nv}; ++c) {{")
+    code.raw(f"  int j = {prefix}_body_of[c];")
+    code.raw(f"  while ({prefix}_parent[j] >= 0) {{")
+    code.raw(f"    {prefix}_force_to_parent(w->X[j], w->F[c]);")
+    code.raw(f"    j = {prefix}_parent[j];")
+    code.raw(f"    for (int r = {prefix}_v0[j]; r < {prefix}_v0[j + 1]; ++r) {{")
+    code.raw("      const double *s = " + prefix + "_S[r];")
+    code.raw("      const double *F = w->F[c];")
+    code.raw("      const double x = s[0]*F[0] + s[1]*F[1] + s[2]*F[2] + s[3]*F[3] + s[4]*F[4] + s[5]*F[5];")
+    code.raw(f"      M[r*{nv} + c] = x; M[c*{nv} + r] = x;")
+    code.raw("    }")
+    code.raw("  }")
+    code.raw("}")
+    out.append(_function(f"void {prefix}_crba(const double *p, const double *q, double *M)", code))
+    loop = "  for (int i = 0; i < n; ++i)\n    "
+    out.append(f"void {prefix}_aba_batch(const double *p, int n, const double *q, const double *v, const double *tau, "
+               f"double *qdd)\n{{\n{loop}{prefix}_aba(p, q + (size_t)i*{nq}, v + (size_t)i*{nv}, "
+               f"tau + (size_t)i*{nv}, qdd + (size_t)i*{nv});\n}}\n")
+    out.append(f"void {prefix}_rnea_batch(const double *p, int n, const double *q, const double *v, const double *a, "
+               f"double *tau)\n{{\n{loop}{prefix}_rnea(p, q + (size_t)i*{nq}, v + (size_t)i*{nv}, "
+               f"a + (size_t)i*{nv}, tau + (size_t)i*{nv});\n}}\n")
+    out.append(f"void {prefix}_crba_batch(const double *p, int n, const double *q, double *M)\n{{\n"
+               f"{loop}{prefix}_crba(p, q + (size_t)i*{nq}, M + (size_t)i*{nv * nv});\n}}\n")
+    return "\n".join(out)
+
+
+def tables(spec: TreeSpec, prefix: str) -> str:
+    """Static tables of the CRBA ancestor walk: parents, first velocity index per body, the body of each
+    velocity coordinate and ``H*`` columns."""
+    m = spec.model
+    arr = lambda xs: ", ".join(str(x) for x in xs) or "0"
+    body_of = [k for k in range(spec.n) for _ in range(spec.nv_node[k])]
+    S = [spec.S[k][j] for k in range(spec.n) for j in range(spec.nv_node[k])] or [[0.0] * 6]
+    rows = ",\n  ".join("{" + ", ".join(fmt(x) for x in s) + "}" for s in S)
+    return (f"static const int {prefix}_parent[{max(spec.n, 1)}] = {{{arr(spec.parent)}}};\n"
+            f"static const int {prefix}_v0[{spec.n + 1}] = {{{arr(spec.v0)}}};\n"
+            f"static const int {prefix}_body_of[{max(m.nv, 1)}] = {{{arr(body_of)}}};\n"
+            f"static const double {prefix}_S[{max(m.nv, 1)}][6] = {{\n  {rows}}};\n\n"
+            f"static void {prefix}_force_to_parent(const double *X, double *f)\n{{\n"
+            "  /* f <- phi f = [R n + l x (R f); R f] (seed 002 Eq. 4) */\n"
+            "  const double Rn0 = X[0]*f[0] + X[1]*f[1] + X[2]*f[2], Rn1 = X[3]*f[0] + X[4]*f[1] + X[5]*f[2],"
+            " Rn2 = X[6]*f[0] + X[7]*f[1] + X[8]*f[2];\n"
+            "  const double Rf0 = X[0]*f[3] + X[1]*f[4] + X[2]*f[5], Rf1 = X[3]*f[3] + X[4]*f[4] + X[5]*f[5],"
+            " Rf2 = X[6]*f[3] + X[7]*f[4] + X[8]*f[5];\n"
+            "  f[0] = Rn0 + X[10]*Rf2 - X[11]*Rf1; f[1] = Rn1 + X[11]*Rf0 - X[9]*Rf2; f[2] = Rn2 + X[9]*Rf1 - X[10]*Rf0;\n"
+            "  f[3] = Rf0; f[4] = Rf1; f[5] = Rf2;\n}\n")
+
+
+def qdot_source(model, prefix: str) -> str:
+    """``void PREFIX_qdot(q, v, qd)``: configuration rates from velocities, per joint type
+    (:func:`dynamics.joints.integrate` differentiated at zero step)."""
+    lines = [f"void {prefix}_qdot(const double *q, const double *v, double *qd)", "{",
+             "  /* q_dot: v for vector joints; 1/2 Q [0; w] for quaternions; R v for positions */"]
+    for k, t in enumerate(model.joint_types):
+        q0, v0 = int(model.q_offset[k]), int(model.v_offset[k])
+        if J.JOINTS[t].euclidean:
+            lines += [f"  qd[{q0 + i}] = v[{v0 + i}];" for i in range(J.JOINTS[t].nv)]
+            continue
+        if t == "planar":
+            lines += [f"  {{ const double c = cos(q[{q0 + 2}]), s = sin(q[{q0 + 2}]);",
+                      f"    qd[{q0}] = c*v[{v0}] - s*v[{v0 + 1}]; qd[{q0 + 1}] = s*v[{v0}] + c*v[{v0 + 1}]; "
+                      f"qd[{q0 + 2}] = v[{v0 + 2}]; }}"]
+            continue
+        qq, w = (q0 + 3, v0) if t == "free" else (q0, v0)
+        lines.append(f"  {prefix}_quat_rate(q + {qq}, v + {w}, qd + {qq});")
+        if t == "free":
+            lines += [f"  {{ double R[9]; {prefix}_quat_matrix(q + {qq}, R);"] + [
+                f"    qd[{q0 + i}] = R[{3 * i}]*v[{v0 + 3}] + R[{3 * i + 1}]*v[{v0 + 4}] + R[{3 * i + 2}]*v[{v0 + 5}];"
+                for i in range(3)] + ["  }"]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+QUAT_RATE_SOURCE = """
+static void {prefix}_quat_rate(const double *q, const double *w, double *qd)
+{{
+  /* 1/2 q (x) [0; w], w in the body frame */
+  qd[0] = -0.5*(q[1]*w[0] + q[2]*w[1] + q[3]*w[2]);
+  qd[1] = 0.5*(q[0]*w[0] + q[2]*w[2] - q[3]*w[1]);
+  qd[2] = 0.5*(q[0]*w[1] + q[3]*w[0] - q[1]*w[2]);
+  qd[3] = 0.5*(q[0]*w[2] + q[1]*w[1] - q[2]*w[0]);
+}}
+"""
+
+
+def common_source(tree, prefix: str, names, defaults, base: int) -> str:
+    """Includes, sizes, parameter defaults, quaternion helpers, tables, the tree kernels and forces."""
+    spec = TreeSpec(tree)
+    vals = ",\n  ".join(", ".join(fmt(x) for x in defaults[i:i + 10]) for i in range(0, len(defaults), 10)) or "0.0"
+    pnames = "\n".join(f" *   p[{i}] {nm}" for i, nm in enumerate(names))
+    parts = ["#include <math.h>\n#include <string.h>\n#include <stddef.h>\n", NOINLINE,
+             f"/* parameters p (defaults {prefix}_param_defaults):\n{pnames}\n */",
+             f"const double {prefix}_param_defaults[{max(len(defaults), 1)}] = {{\n  {vals}}};\n",
+             QUAT_LOG_SOURCE.format(prefix=prefix, small=fmt(SMALL_ANGLE)),
+             QUAT_RATE_SOURCE.format(prefix=prefix), tables(spec, prefix), tree_kernels(spec, prefix),
+             passive_source(tree, prefix, base), actuator_source(tree, prefix, base), qdot_source(tree, prefix)]
+    return "\n".join(parts)
+
+
+def tree_system(model, prefix: str, defaults, base: int):
+    """(source, names...) of the state-space functions of a tree: x = [q; v], u = [tau; ctrl]."""
+    nq, nv, na = model.nq, model.nv, len(model.actuator_names)
+    x0 = [*map(float, model.neutral()), *([0.0] * nv)]
+    xs = ", ".join(fmt(x) for x in x0) or "0.0"
+    src = f"""
+void {prefix}_start_state(double *x)
+{{
+  /* the reference configuration at rest */
+  static const double x0[{max(nq + nv, 1)}] = {{{xs}}};
+  memcpy(x, x0, sizeof(double)*{nq + nv});
+}}
+
+int {prefix}_derivatives(const double *p, double t, const double *x, const double *u, double *dx)
+{{
+  /* dx = [q_dot; theta_ddot] with T = u_tau + springs + dampers + actuators */
+  double T[{max(nv, 1)}], f[{max(nv, 1)}];
+  (void)t;
+  {prefix}_passive_forces(p, x, x + {nq}, T);
+  {prefix}_actuator_forces(p, x, x + {nq}, u + {nv}, f);
+  for (int i = 0; i < {nv}; ++i) T[i] += f[i] + u[i];
+  {prefix}_qdot(x, x + {nq}, dx);
+  {prefix}_aba(p, x, x + {nq}, T, dx + {nq});
+  for (int i = 0; i < {nq + nv}; ++i) if (!isfinite(dx[i])) return 1;
+  return 0;
+}}
+
+int {prefix}_outputs(const double *p, const double *x, double *y)
+{{
+  (void)p;
+  memcpy(y, x, sizeof(double)*{nq});
+  return 0;
+}}
+"""
+    qn, vn = coordinate_columns(model), coordinate_columns(model, rate=True)
+    names = dict(state_names=(*qn, *(f"v:{c}" for c in vn)), input_names=(*(f"tau:{c}" for c in vn),
+                 *model.actuator_names), output_names=qn, nx=nq + nv, nu=nv + na, ny=nq, start_state=tuple(x0))
+    return src, names
+
+
+def header_source(prefix: str, g: dict) -> str:
+    """The declarations of the source (``PREFIX.h``)."""
+    P = prefix.upper()
+    return f"""/* {prefix}.h: generated by mbcompose (dynamics/codegen); C99, all double, arrays contiguous. */
+#ifndef {P}_H
+#define {P}_H
+#include <stddef.h>
+#define {P}_NQ {g['nq']}
+#define {P}_NV {g['nv']}
+#define {P}_NX {g['nx']}
+#define {P}_NU {g['nu']}
+#define {P}_NY {g['ny']}
+#define {P}_NP {g['np']}
+extern const double {prefix}_param_defaults[];
+void {prefix}_start_state(double *x);
+int {prefix}_derivatives(const double *p, double t, const double *x, const double *u, double *dx);
+int {prefix}_outputs(const double *p, const double *x, double *y);
+void {prefix}_aba(const double *p, const double *q, const double *v, const double *tau, double *qdd);
+void {prefix}_rnea(const double *p, const double *q, const double *v, const double *a, double *tau);
+void {prefix}_crba(const double *p, const double *q, double *M);
+void {prefix}_aba_batch(const double *p, int n, const double *q, const double *v, const double *tau, double *qdd);
+void {prefix}_rnea_batch(const double *p, int n, const double *q, const double *v, const double *a, double *tau);
+void {prefix}_crba_batch(const double *p, int n, const double *q, double *M);
+void {prefix}_passive_forces(const double *p, const double *q, const double *v, double *tau);
+void {prefix}_actuator_forces(const double *p, const double *q, const double *v, const double *ctrl, double *tau);
+void {prefix}_qdot(const double *q, const double *v, double *qd);
+{g.get('extra', '')}#endif
+"""
+
+
+def generate_c(model, prefix: str = "model") -> GeneratedC:
+    """C99 source of ``model``'s dynamics (a rigid-body tree, ``kind == "tree"``, or an embedded closed
+    chain, ``kind == "embedded"``); see the module docstring for what it defines.
+
+    Raises :class:`CodegenUnsupported` (a ValueError) for what the generator does not write.
+    """
+    if not prefix.isidentifier():
+        raise ValueError(f"prefix {prefix!r} is not a C identifier")
+    kind = getattr(model, "kind", None)
+    if kind not in ("tree", "embedded"):
+        raise CodegenUnsupported(f"code generation takes rigid-body trees and embedded closed chains, not "
+                                 f"{kind or type(model).__name__!r} models")
+    tree = model.tree_model
+    names, defaults, base = parameters(tree)
+    body = common_source(tree, prefix, names, defaults, base)
+    if kind == "tree":
+        system, info = tree_system(tree, prefix, defaults, base)
+        extra = ""
+    else:
+        from .closed import closed_system
+
+        system, info, extra = closed_system(model, prefix)
+    g = dict(nq=tree.nq, nv=tree.nv, np=len(defaults), extra=extra, **info)
+    title = (f"/* {prefix}.c: dynamics of a {kind} model with {tree.n_bodies} bodies, nq = {tree.nq}, nv = {tree.nv},"
+             f" generated by mbcompose (dynamics/codegen).\n * ABA, RNEA and CRBA after seed 001 (Jain, "
+             "SKO operators) and seed 002; force elements after seed 004. */\n")
+    source = title + body + system
+    return GeneratedC(prefix, source, header_source(prefix, g), tree.nq, tree.nv, info["nx"], info["nu"], info["ny"],
+                      tuple(info["state_names"]), tuple(info["input_names"]), tuple(info["output_names"]),
+                      tuple(names), tuple(defaults), tuple(info["start_state"]))
