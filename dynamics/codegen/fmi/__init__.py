@@ -166,10 +166,18 @@ def _config_header(generated, lay, model_name: str, guid: str, cs_step: float, e
         f"void {pre}_start_state(double *x);",
         f"int {pre}_derivatives(const double *p, double t, const double *x, const double *u, double *dx);",
         f"int {pre}_outputs(const double *p, const double *x, double *y);",
+        *(_workspace_lines(pre) if f"{pre}_derivatives_ws" in generated.header else ()),
         f"static const double FMU_PARAM_DEFAULTS[] = {_c_doubles(generated.param_defaults)};",
         f"static const double FMU_EXTRA_OFFSET[] = {_c_doubles(e.offset for e in extra_outputs)};",
         f"static const double FMU_EXTRA_SCALE[] = {_c_doubles(e.scale for e in extra_outputs)};",
         f"static const int FMU_EXTRA_SOURCE[] = {{{sources}}};", ""])
+
+
+def _workspace_lines(pre: str) -> tuple[str, ...]:
+    """Closed chains: the instance keeps its own ``PREFIX_workspace`` (the generated header declares it)."""
+    return (f'#include "{pre}.h"', f"#define FMU_WORKSPACE {pre}_workspace",
+            f"#define FMU_WORKSPACE_INIT {pre}_workspace_init", f"#define FMU_DERIVATIVES_WS {pre}_derivatives_ws",
+            f"#define FMU_OUTPUTS_WS {pre}_outputs_ws")
 
 
 def _stops_header(generated, stops: Stops | None) -> str:

@@ -4,6 +4,7 @@
  *   FMU_PREFIX_start_state(x)                       reference configuration at rest
  *   FMU_PREFIX_derivatives(p, t, x, u, dx) -> 0     dx/dt of the states x = (q_independent, v_independent)
  *   FMU_PREFIX_outputs(p, x, y) -> 0                every joint coordinate
+ * (closed chains: the _ws variants with a PREFIX_workspace per instance, the closure solve's warm start),
  * and fmu_model.h gives the sizes, the GUID, the parameter defaults, the co-simulation step and the
  * outputs of removed joints (y_extra[i] = offset[i] + scale[i] * y[source[i]]).
  *
@@ -52,6 +53,9 @@ typedef struct {
        (> 0 pushes into the range), and whether reaching each side is an event (not right after leaving it) */
     int held[AT_LEAST_1(FMU_NL)], armed_lo[AT_LEAST_1(FMU_NL)], armed_hi[AT_LEAST_1(FMU_NL)];
     double force[AT_LEAST_1(FMU_NL)];
+#ifdef FMU_WORKSPACE
+    FMU_WORKSPACE ws; /* the closure solve's warm start (closed chains): per instance, saved with the state */
+#endif
 } State;
 
 typedef struct {
@@ -83,11 +87,19 @@ static int hold_stops(Instance *c);
 /* dx and y at the instance's (time, x, u, p); 0 = ok */
 static int evaluate(Instance *c) {
     if (c->s.fresh) return 0;
+#ifdef FMU_WORKSPACE
+    if (FMU_DERIVATIVES_WS(&c->s.ws, c->s.p, c->s.time, c->s.x, c->s.u, c->s.dx) != 0) {
+#else
     if (FMU_DERIVATIVES(c->s.p, c->s.time, c->s.x, c->s.u, c->s.dx) != 0) {
+#endif
         log_message(c, fmi2Error, "logStatusError", "the model's derivatives failed at t = %.17g s", c->s.time);
         return 1;
     }
+#ifdef FMU_WORKSPACE
+    if (FMU_OUTPUTS_WS(&c->s.ws, c->s.p, c->s.x, c->s.y) != 0) {
+#else
     if (FMU_OUTPUTS(c->s.p, c->s.x, c->s.y) != 0) {
+#endif
         log_message(c, fmi2Error, "logStatusError", "the model's outputs failed at t = %.17g s", c->s.time);
         return 1;
     }
@@ -103,6 +115,9 @@ static void reset_state(State *s) {
     int i;
     memset(s, 0, sizeof *s);
     FMU_START_STATE(s->x);
+#ifdef FMU_WORKSPACE
+    FMU_WORKSPACE_INIT(&s->ws);
+#endif
     for (i = 0; i < FMU_NP; i++) s->p[i] = FMU_PARAM_DEFAULTS[i];
     for (i = 0; i < FMU_NL; i++) s->armed_lo[i] = s->armed_hi[i] = 1;
     s->mode = MODE_INSTANTIATED;
