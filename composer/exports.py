@@ -69,7 +69,8 @@ def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.
     stops = _joint_stops(composition)
     try:
         generated = generate_c(composition.model, prefix=model_identifier(name))
-        extras = removed_joint_outputs(composition, generated.output_names)
+        extras = (chord_outputs(composition, generated.output_names)
+                  + removed_joint_outputs(composition, generated.output_names))
         return build_fmu(generated, name, description=f"mbcompose model of {Path(source_file or name).name}",
                          cs_step=DEFAULT_CS_STEP if cs_step is None else cs_step, extra_outputs=extras,
                          stop_time=stop_time, stops=stops)
@@ -100,7 +101,7 @@ def removed_joint_outputs(composition, columns) -> tuple:
     """The joints the reduction removed as :class:`dynamics.codegen.fmi.ExtraOutput` of the joint
     coordinates ``columns``: :func:`graph.model.removed_joint_columns` is affine in q, so its value at
     q = 0 is the offset and its change along each unit vector the scale of the one column it follows
-    (a locked joint follows none: scale 0)."""
+    (a locked joint follows none)."""
     from mbcompose.dynamics.codegen.fmi import ExtraOutput
     from mbcompose.graph.model import removed_joint_columns
 
@@ -111,8 +112,52 @@ def removed_joint_outputs(composition, columns) -> tuple:
     for k, name in enumerate(names):
         offset = float(values[0, k])
         slope = values[1:, k] - offset
-        source = int(np.argmax(np.abs(slope))) if len(columns) else 0
-        if np.count_nonzero(slope) > 1 or not columns:
+        if np.count_nonzero(slope) > 1:
             raise InputError(f"joint {name!r}: its coordinate is not a multiple of one coordinate of the model")
-        extras.append(ExtraOutput(name, columns[source], offset, float(slope[source])))
+        extras.append(ExtraOutput(name, offset, tuple((columns[j], float(slope[j])) for j in np.flatnonzero(slope))))
+    return tuple(extras)
+
+
+#: loop-closing joints: closed configurations sampled around the reference to find the affine map
+CHORD_SAMPLE_SPREAD = 0.1
+
+
+def chord_outputs(composition, columns) -> tuple:
+    """The loop-closing joints of a closed chain as :class:`dynamics.codegen.fmi.ExtraOutput` of the tree
+    coordinates ``columns`` (what ``simulate``'s CSV gives after them, :func:`dynamics.closed.embedding.
+    chord_coordinates`), where that coordinate is affine in the tree's: the loops of a planar mechanism,
+    whose chord angle is a signed sum of the loop's other angles.  Found by least squares over closed
+    configurations sampled around the reference (seeded), kept when the fit is exact to
+    :data:`dynamics.tolerances.CLOSURE_TOL`, integers snapped; other chords are left out (warned)."""
+    from mbcompose.dynamics.closed.embedding import chord_coordinates, complete_state
+    from mbcompose.dynamics.codegen.fmi import ExtraOutput
+    from mbcompose.dynamics.tolerances import CLOSURE_TOL
+
+    model = composition.model
+    if model.kind != "embedded":
+        return ()
+    tree = model.tree_model
+    rng = np.random.default_rng(0)
+    Q = np.array([complete_state(model, model.neutral() + CHORD_SAMPLE_SPREAD * rng.standard_normal(tree.nq),
+                                 np.zeros(tree.nv))[0] for _ in range(tree.nq + 4)])
+    values = [chord_coordinates(model, q) for q in Q]
+    A = np.hstack([np.ones((len(Q), 1)), Q])
+    extras, left_out = [], []
+    for chord in model.chords:
+        if chord.name not in values[0]:          # a fixed chord has no coordinate
+            continue
+        y = np.array([np.atleast_1d(v[chord.name][0]) for v in values])
+        if y.shape[1] != 1:
+            left_out.append(chord.name)
+            continue
+        coef = np.linalg.lstsq(A, y[:, 0], rcond=None)[0]
+        snapped = np.where(np.abs(coef - np.round(coef)) <= CLOSURE_TOL, np.round(coef), coef)
+        if np.abs(A @ snapped - y[:, 0]).max() > CLOSURE_TOL:
+            left_out.append(chord.name)
+            continue
+        extras.append(ExtraOutput(chord.name, float(snapped[0]),
+                                  tuple((columns[j], float(snapped[j + 1])) for j in np.flatnonzero(snapped[1:]))))
+    if left_out:
+        log.warning("the FMU has no output for the loop-closing joint(s) %s: their coordinates are not affine in "
+                    "the tree's", ", ".join(left_out))
     return tuple(extras)

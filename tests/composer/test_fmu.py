@@ -87,7 +87,7 @@ def pendulum_reference(t, mass, length, tau, theta0=0.5, lower=None):
 
 def test_the_wrapper_of_the_pendulum_double_validates_and_matches_scipy_with_input_and_parameter(tmp_path):
     fmu = write(tmp_path, build_fmu(pendulum_double(), "pendulum",
-                                    extra_outputs=(ExtraOutput("theta_b", "theta", 0.1, -1.0),)))
+                                    extra_outputs=(ExtraOutput("theta_b", 0.1, (("theta", -1.0),)),)))
     assert validate_fmu(fmu) == []
     signal = np.array([(0.0, 0.3), (1.0, 0.3)], dtype=[("time", float), ("tau:theta", float)])
     for fmi_type in ("ModelExchange", "CoSimulation"):

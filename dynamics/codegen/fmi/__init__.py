@@ -152,7 +152,7 @@ def _config_header(generated, lay, model_name: str, guid: str, cs_step: float, e
     """``fmu_model.h``: what the wrapper needs of this model (sizes, GUID, parameter defaults, the
     co-simulation step, the removed joints' outputs) and the prototypes of the generated functions."""
     pre = generated.prefix
-    sources = ", ".join(str(i) for i in lay.extra_source) or "0"
+    gains = [g for row in lay.extra_gain for g in row]
     return "\n".join([
         f"/* fmu_model.h: the model {model_name!r} for fmi2_wrapper.c (written by mbcompose) */",
         "#ifndef FMU_MODEL_H", "#define FMU_MODEL_H",
@@ -169,8 +169,7 @@ def _config_header(generated, lay, model_name: str, guid: str, cs_step: float, e
         *(_workspace_lines(pre) if f"{pre}_derivatives_ws" in generated.header else ()),
         f"static const double FMU_PARAM_DEFAULTS[] = {_c_doubles(generated.param_defaults)};",
         f"static const double FMU_EXTRA_OFFSET[] = {_c_doubles(e.offset for e in extra_outputs)};",
-        f"static const double FMU_EXTRA_SCALE[] = {_c_doubles(e.scale for e in extra_outputs)};",
-        f"static const int FMU_EXTRA_SOURCE[] = {{{sources}}};", ""])
+        f"static const double FMU_EXTRA_GAIN[] = {_c_doubles(gains)}; /* (NE, NY) row-major */", ""])
 
 
 def _workspace_lines(pre: str) -> tuple[str, ...]:

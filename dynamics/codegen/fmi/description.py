@@ -8,7 +8,7 @@ Variables, in the order of their value references (the C wrapper ``fmi2_wrapper.
 * their derivatives ``der(NAME)``;
 * inputs ``u`` (joint forces of the independent coordinates, N m or N; actuator controls), start 0;
 * outputs ``y``: every joint coordinate not already a state (dependent coordinates of closed loops);
-* outputs of removed joints (:class:`ExtraOutput`: an affine function of another joint coordinate);
+* outputs of removed and loop-closing joints (:class:`ExtraOutput`: affine in the joint coordinates);
 * tunable parameters ``p`` (masses, spring stiffnesses, ... as the generator names them).
 
 ModelStructure: outputs depend on the position states only (no direct feed-through of the inputs),
@@ -30,13 +30,13 @@ DEFAULT_CS_STEP = 1e-3
 
 @dataclass(frozen=True)
 class ExtraOutput:
-    """An output that is ``offset + scale * (output named source)``: the coordinate of a joint the
-    reduction removed (a redundant revolute moves as the one kept in its place; a locked one stays)."""
+    """An output that is ``offset + sum(scale * output named source for source, scale in terms)``: the
+    coordinate of a joint the reduction removed (a redundant revolute moves as the one kept in its place;
+    a locked one stays) or of a loop-closing joint whose coordinate is affine in the tree's (planar loops)."""
 
     name: str
-    source: str
     offset: float
-    scale: float
+    terms: tuple[tuple[str, float], ...]
 
 
 @dataclass(frozen=True)
@@ -74,15 +74,15 @@ class Layout:
     """The variables and the ModelStructure of one FMU.
 
     outputs : [(index, dependencies)] in ModelStructure/Outputs order.  derivatives : the same for
-    ModelStructure/Derivatives.  initial_unknowns : indices.  extra_source : per extra output, the
-    position of its source in ``y``.
+    ModelStructure/Derivatives.  initial_unknowns : indices.  extra_gain : (NE, NY) rows of the extra
+    outputs' coefficients on ``y``.
     """
 
     variables: tuple[Variable, ...]
     outputs: tuple[tuple[int, tuple[int, ...]], ...]
     derivatives: tuple[tuple[int, tuple[int, ...]], ...]
     initial_unknowns: tuple[int, ...]
-    extra_source: tuple[int, ...]
+    extra_gain: tuple[tuple[float, ...], ...]
 
 
 def position_state_count(generated) -> int:
@@ -120,15 +120,18 @@ def layout(generated, extra_outputs=()) -> Layout:
         if name not in state_outputs:
             y_var[name] = add(name=name, vr=2 * nx + nu + i, causality="output", variability="continuous",
                               initial="calculated", start=None, description="joint coordinate")
-    extra_source = []
+    extra_gain = []
     for k, extra in enumerate(extra_outputs):
-        if extra.source not in y_index:
-            raise ValueError(f"extra output {extra.name!r}: no output named {extra.source!r}")
-        extra_source.append(y_index[extra.source])
+        row = [0.0] * ny
+        for source, scale in extra.terms:
+            if source not in y_index:
+                raise ValueError(f"extra output {extra.name!r}: no output named {source!r}")
+            row[y_index[source]] += float(scale)
+        extra_gain.append(tuple(row))
+        formula = " + ".join([repr(extra.offset), *(f"{scale!r} * {source}" for source, scale in extra.terms)])
         y_var[extra.name] = add(name=extra.name, vr=2 * nx + nu + ny + k, causality="output",
                                 variability="continuous", initial="calculated", start=None,
-                                description=f"joint coordinate (removed joint: {extra.offset!r} + "
-                                            f"{extra.scale!r} * {extra.source})")
+                                description=f"joint coordinate ({formula})")
     for i, (name, value) in enumerate(zip(generated.param_names, generated.param_defaults)):
         add(name=name, vr=2 * nx + nu + ny + len(extra_outputs) + i, causality="parameter",
             variability="tunable", initial="exact", start=float(value), description="parameter")
@@ -138,7 +141,7 @@ def layout(generated, extra_outputs=()) -> Layout:
     derivatives = [(dx_idx[i], tuple(x_idx) + (tuple(u_idx) if i >= nqx else ())) for i in range(nx)]
     initial_unknowns = tuple(dx_idx) + tuple(y_var.values())
     return Layout(tuple(variables), tuple(outputs), tuple(derivatives), tuple(sorted(initial_unknowns)),
-                  tuple(extra_source))
+                  tuple(extra_gain))
 
 
 def model_description_xml(lay: Layout, model_identifier: str, model_name: str, description: str,

@@ -6,7 +6,7 @@
  *   FMU_PREFIX_outputs(p, x, y) -> 0                every joint coordinate
  * (closed chains: the _ws variants with a PREFIX_workspace per instance, the closure solve's warm start),
  * and fmu_model.h gives the sizes, the GUID, the parameter defaults, the co-simulation step and the
- * outputs of removed joints (y_extra[i] = offset[i] + scale[i] * y[source[i]]).
+ * outputs of removed and loop-closing joints (y_extra = offset + gain y).
  *
  * Value references (modelDescription.xml says the same):
  *   [0, NX)                  states x
@@ -213,8 +213,9 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
         else if (r < VR_Y) value[i] = inst->s.u[r - VR_U];
         else if (r < VR_E) value[i] = inst->s.y[r - VR_Y];
         else if (r < VR_P) {
-            int e = (int)(r - VR_E);
-            value[i] = FMU_EXTRA_OFFSET[e] + FMU_EXTRA_SCALE[e] * inst->s.y[FMU_EXTRA_SOURCE[e]];
+            int e = (int)(r - VR_E), j;
+            value[i] = FMU_EXTRA_OFFSET[e];
+            for (j = 0; j < FMU_NY; j++) value[i] += FMU_EXTRA_GAIN[e * FMU_NY + j] * inst->s.y[j];
         } else if (r < VR_END) value[i] = inst->s.p[r - VR_P];
         else return fail(inst, "fmi2GetReal: no variable has value reference %s", "(out of range)");
     }
