@@ -122,7 +122,7 @@ def test_the_same_model_gives_the_same_guid_and_a_changed_one_another(tmp_path):
 
 def test_no_compiler_is_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("CC", "/nonexistent/cc")
-    with pytest.raises(FmuUnavailable, match="C compiler CC='/nonexistent/cc' was not found"):
+    with pytest.raises(FmuUnavailable, match="compiler CC='/nonexistent/cc' was not found: building an FMU"):
         build_fmu(pendulum_double(), "pendulum")
     pytest.importorskip("mbcompose.dynamics.codegen.generate", reason="needs the codegen helper's generate_c")
     result = CliRunner().invoke(main, ["convert", str(SAMPLES / "seeker" / "seeker.yaml"), "-o",

@@ -4,7 +4,7 @@ Exchange and Co-Simulation.
 The FMU holds ``modelDescription.xml`` (:mod:`.description`), ``sources/`` (the generated model C, the
 wrapper ``fmi2_wrapper.c``, its configuration ``fmu_model.h`` and the FMI 2.0 headers, vendored from FMPy
 with their BSD-2 licence in ``include/``) and ``binaries/<platform>/<modelIdentifier>.<so|dylib>`` compiled
-with the system C compiler (``CC`` honoured, else ``cc``, ``gcc``, ``clang``).  No Python runs inside.
+with the system C compiler (``CC`` honoured, else ``cc`` or ``gcc``: :func:`dynamics.codegen.compiler`).  No Python runs inside.
 Co-simulation integrates with a fixed-step classical Runge-Kutta method of order 4 whose step is
 ``cs_step`` (s) or less: each communication step is divided into equal sub-steps.
 
@@ -23,7 +23,6 @@ import os
 import platform
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -72,19 +71,14 @@ def platform_folder() -> tuple[str, str]:
 
 
 def find_compiler() -> list[str]:
-    """The C compiler command: ``CC`` (split like a shell word list) when set, else ``cc``, ``gcc`` or
-    ``clang`` on PATH; :class:`FmuUnavailable` when there is none."""
-    cc = os.environ.get("CC")
-    if cc:
-        words = shlex.split(cc)
-        if words and shutil.which(words[0]):
-            return words
-        raise FmuUnavailable(f"the C compiler CC={cc!r} was not found: install one or set CC to a C compiler "
-                             "to build an FMU")
-    for name in ("cc", "gcc", "clang"):
-        if shutil.which(name):
-            return [name]
-    raise FmuUnavailable("no C compiler found (cc, gcc or clang; or set CC): building an FMU compiles its binary")
+    """The C compiler command (:func:`dynamics.codegen.compiler`: ``CC`` when set, else ``cc`` or ``gcc``)
+    as a word list; :class:`FmuUnavailable` when there is none."""
+    from ..build import CodegenUnavailable, compiler
+
+    try:
+        return shlex.split(compiler())
+    except CodegenUnavailable as exc:
+        raise FmuUnavailable(f"{exc.reason}: building an FMU compiles its binary with a C compiler") from None
 
 
 def build_fmu(generated, model_name: str, description: str = "", cs_step: float = DEFAULT_CS_STEP,
