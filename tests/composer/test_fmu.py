@@ -11,6 +11,7 @@ nominal 1) for Model Exchange and the FMU's RK4 at 1 ms for Co-Simulation: every
 from __future__ import annotations
 
 import shutil
+import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,7 +21,7 @@ from click.testing import CliRunner
 from scipy.integrate import solve_ivp
 
 from mbcompose.composer.cli import main
-from mbcompose.dynamics.codegen.fmi import ExtraOutput, FmuUnavailable, Stops, build_fmu
+from mbcompose.dynamics.codegen.fmi import ExtraOutput, FmuUnavailable, Stops, build_fmu, platform_folder
 
 fmpy = pytest.importorskip("fmpy")
 from fmpy.validation import validate_fmu  # noqa: E402
@@ -193,3 +194,20 @@ def test_the_fourbar_fmu_has_the_independent_coordinate_as_state_and_the_depende
     assert states == ["crank_pivot", "v:crank_pivot"]
     outputs = {v.name for v in md.modelVariables if v.causality == "output"}
     assert {"rocker_pivot", "crank_coupler", "coupler_rocker"} <= outputs
+
+
+def test_convert_writes_the_fmu_with_the_co_simulation_step_asked_for(tmp_path):
+    pytest.importorskip("mbcompose.dynamics.codegen.generate", reason="needs the codegen helper's generate_c")
+    out = tmp_path / "seeker.fmu"
+    result = CliRunner().invoke(main, ["convert", str(SAMPLES / "seeker" / "seeker.yaml"), "-o", str(out),
+                                       "--fmi-step", "0.0005"])
+    assert result.exit_code == 0, result.output
+    assert "FMI 2.0 FMU" in result.output and "joint limits" not in result.output
+    with zipfile.ZipFile(out) as archive:
+        names = set(archive.namelist())
+        header = archive.read("sources/fmu_model.h").decode()
+    folder, suffix = platform_folder()
+    assert {"modelDescription.xml", f"binaries/{folder}/seeker{suffix}", "sources/seeker.c",
+            "sources/fmi2_wrapper.c", "sources/fmi2Functions.h"} <= names
+    assert "#define FMU_CS_STEP 0.0005" in header and "#define FMU_NL 2" in header
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["seeker.fmu"]

@@ -36,6 +36,8 @@
 #define VR_E (VR_Y + FMU_NY)
 #define VR_P (VR_E + FMU_NE)
 #define VR_END (VR_P + FMU_NP)
+/* most sub-steps (an event ends one) in one fmi2DoStep beyond the fixed ones */
+#define FMU_MAX_EVENTS_PER_STEP 100000
 /* array sizes at least 1 (C99 has no empty arrays) */
 #define AT_LEAST_1(n) ((n) > 0 ? (n) : 1)
 
@@ -205,7 +207,10 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
     Instance *inst = (Instance *)c;
     size_t i;
     if (c == NULL) return fmi2Error;
-    if (n > 0 && evaluate(inst) != 0) return fmi2Error;
+    for (i = 0; i < n; i++) { /* derivatives and outputs need the model evaluated; the rest is stored */
+        if (((vr[i] >= VR_DX && vr[i] < VR_U) || (vr[i] >= VR_Y && vr[i] < VR_P)) && evaluate(inst) != 0)
+            return fmi2Error;
+    }
     for (i = 0; i < n; i++) {
         fmi2ValueReference r = vr[i];
         if (r < VR_DX) value[i] = inst->s.x[r - VR_X];
@@ -470,7 +475,7 @@ static int step_to_event(Instance *c, double h, double *taken) {
 fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2Real communicationStepSize,
                       fmi2Boolean noSetFMUStatePriorToCurrentPoint) {
     Instance *inst = (Instance *)c;
-    long n, i;
+    long n, i, events = 0;
     double h, end;
     (void)noSetFMUStatePriorToCurrentPoint;
     if (c == NULL) return fmi2Error;
@@ -484,6 +489,11 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
         end = i == n ? currentCommunicationPoint + communicationStepSize : currentCommunicationPoint + i * h;
         while (inst->s.time < end) {
             double taken;
+            if (++events > n + FMU_MAX_EVENTS_PER_STEP) {
+                inst->s.mode = MODE_ERROR;
+                return fail(inst, "fmi2DoStep: %s", "more than FMU_MAX_EVENTS_PER_STEP joint stop events in one "
+                            "communication step (a joint chattering at its limit)");
+            }
             if (step_to_event(inst, end - inst->s.time, &taken) != 0) { inst->s.mode = MODE_ERROR; return fmi2Error; }
             if (taken >= end - inst->s.time) inst->s.time = end;
         }
