@@ -36,8 +36,11 @@ block -- ``"numpy"``: the numpy reference of every function (:data:`REFERENCE` o
 model with joint couplings, a step) :class:`CompiledDeclined` is raised instead of running the
 reference; ``"auto"`` (the default): the compiled kernels, and where one declines the numpy
 reference runs and says so on the logger of the declining module at DEBUG level
-(``mbcompose.dynamics.compiled...``: what ran instead, and why).  Functions without a compiled
-implementation run the reference under every backend.
+(``mbcompose.dynamics.compiled...``: what ran instead, and why); ``"codegen"``: the model's generated
+C (:mod:`dynamics.codegen.backend`: mass matrix, inverse and forward dynamics of trees, forward
+dynamics of embedded closed chains; compiled with the system C compiler on first use and cached, a
+:class:`dynamics.codegen.CodegenUnavailable` naming the reason when it cannot be), the default
+elsewhere.  Functions without a compiled implementation run the reference under every backend.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ __all__ = ["TREE", "EMBEDDED", "LAGRANGE", "AGGREGATED", "ALGORITHMS", "REFERENC
            "backend", "current_backend", "declined", "CompiledDeclined", "BACKENDS"]
 
 #: the values of :func:`backend`
-BACKENDS = ("auto", "numpy", "compiled")
+BACKENDS = ("auto", "numpy", "compiled", "codegen")
 _backend: ContextVar[str] = ContextVar("mbcompose_dynamics_backend", default="auto")
 #: number of :func:`backend` blocks open in any thread: the lookups read the context variable only then
 _forcing = 0
@@ -251,10 +254,14 @@ NOT_DEFINED = {
 
 def algorithm(model, name: str) -> Callable:
     """The implementation of public function ``name`` for ``model`` (by ``model.kind``; the numpy
-    reference inside ``backend("numpy")``)."""
+    reference inside ``backend("numpy")``, the generated C inside ``backend("codegen")``)."""
     try:
         if _forcing and _backend.get() == "numpy":
             return REFERENCE.get(model.kind, {}).get(name) or ALGORITHMS[model.kind][name]
+        if _forcing and _backend.get() == "codegen":
+            from .codegen.backend import CODEGEN
+
+            return CODEGEN.get(model.kind, {}).get(name) or ALGORITHMS[model.kind][name]
         return ALGORITHMS[model.kind][name]
     except KeyError:
         if model.kind not in ALGORITHMS:

@@ -542,6 +542,43 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
                  dynamics.task_rows(directions) if quantity == "opspace-inertia" else None)
 
 
+@main.command("codegen")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), required=True,
+              help="Folder for PREFIX.c and PREFIX.h (created when missing).")
+@click.option("--lang", type=click.Choice(["c"]), default="c", show_default=True, help="Language of the source.")
+@click.option("--prefix", default=None, help="C identifier prefix of the functions (default: the file's name).")
+@_base_option
+@_verbosity_options
+def codegen_cmd(file, out_dir, lang, prefix, base):
+    """Write C99 source of FILE's dynamics: ABA, RNEA, CRBA specialised to the model, the force
+    elements, and for closed chains the forward dynamics in independent coordinates with the loop
+    closure (PREFIX_start_state, PREFIX_derivatives, PREFIX_outputs; see 'mbcompose docs codegen')."""
+    from mbcompose.composer.outputs import OutputSet
+    from mbcompose.dynamics.codegen import CodegenUnsupported, generate_c
+
+    composition, read = _compose_with_inputs(file, base=base)
+    prefix = prefix or _c_identifier(Path(file).stem)
+    if not prefix.isidentifier():
+        raise InputError(f"--prefix {prefix!r} is not a C identifier", file=file)
+    try:
+        gen = generate_c(composition.model, prefix)
+    except CodegenUnsupported as exc:
+        raise InputError(str(exc), file=file) from None
+    folder = Path(out_dir)
+    with OutputSet(inputs=read, create_dirs=True) as staged:
+        staged.add_text(folder / f"{prefix}.c", gen.source)
+        staged.add_text(folder / f"{prefix}.h", gen.header)
+    log.info("wrote %s and %s: nx %d, nu %d, ny %d, %d parameters", folder / f"{prefix}.c", folder / f"{prefix}.h",
+             gen.nx, gen.nu, gen.ny, len(gen.param_names))
+
+
+def _c_identifier(stem: str) -> str:
+    """A C identifier from a file name: other characters become ``_``, a leading digit gets ``m_``."""
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in stem) or "model"
+    return name if not name[0].isdigit() else "m_" + name
+
+
 def _doc_topics() -> dict[str, object]:
     from importlib import resources
 

@@ -83,7 +83,7 @@ def actuator_source(model, prefix: str, base: int) -> str:
              "double *tau)", "{", "  /* actuators: gear * clamp(gain ctrl + bias, forcerange) (dynamics/forces.py) */",
              f"  memset(tau, 0, sizeof(double)*{max(model.nv, 1)});"]
     for i, a in enumerate(model.forces.actuators):
-        gear = f"p[{base + i}]"
+        gear = f"p[{base + 2 * len(model.forces.springs) + i}]"
         qi, vi = model.q_slice(a.joint).start, model.v_slice(a.joint).start
         g, b = [fmt(float(x)) for x in a.gain], [fmt(float(x)) for x in a.bias]
         lo, hi = (fmt(float(x)) for x in a.ctrlrange)

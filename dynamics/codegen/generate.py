@@ -165,7 +165,46 @@ def tables(spec: TreeSpec, prefix: str) -> str:
             "  const double Rf0 = X[0]*f[3] + X[1]*f[4] + X[2]*f[5], Rf1 = X[3]*f[3] + X[4]*f[4] + X[5]*f[5],"
             " Rf2 = X[6]*f[3] + X[7]*f[4] + X[8]*f[5];\n"
             "  f[0] = Rn0 + X[10]*Rf2 - X[11]*Rf1; f[1] = Rn1 + X[11]*Rf0 - X[9]*Rf2; f[2] = Rn2 + X[9]*Rf1 - X[10]*Rf0;\n"
-            "  f[3] = Rf0; f[4] = Rf1; f[5] = Rf2;\n}\n")
+            "  f[3] = Rf0; f[4] = Rf1; f[5] = Rf2;\n}\n" + INERTIA_HELPER.format(prefix=prefix))
+
+
+INERTIA_HELPER = """
+static void {prefix}_inertia_to_parent(const double *X, const double *P, double *out)
+{{
+  /* out = phi P phi* for symmetric 6 x 6 P, out stored as upper triangles (21, row by row):
+     [[A' + L B'^T - (B' + L C') L, B' + L C'], [., C']], A' = R A R^T ... L = ~l (seed 002 Eq. 4) */
+  static const int U[6][6] = {{{{0,1,2,3,4,5}},{{1,6,7,8,9,10}},{{2,7,11,12,13,14}},{{3,8,12,15,16,17}},
+                               {{4,9,13,16,18,19}},{{5,10,14,17,19,20}}}};
+  double A[3][3], B[3][3], C[3][3], T[3][3], A2[3][3], B2[3][3], C2[3][3], Xb[3][3], L[3][3], top[3][3];
+  const double *R = X, *l = X + 9;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {{
+      A[i][j] = P[U[i][j]]; B[i][j] = P[U[i][3 + j]]; C[i][j] = P[U[3 + i][3 + j]];
+    }}
+  double (*src[3])[3] = {{A, B, C}}, (*dst[3])[3] = {{A2, B2, C2}};
+  for (int m = 0; m < 3; ++m) {{
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) T[i][j] = R[3*i]*src[m][0][j] + R[3*i + 1]*src[m][1][j] + R[3*i + 2]*src[m][2][j];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) dst[m][i][j] = T[i][0]*R[3*j] + T[i][1]*R[3*j + 1] + T[i][2]*R[3*j + 2];
+  }}
+  L[0][0] = 0.0; L[0][1] = -l[2]; L[0][2] = l[1];
+  L[1][0] = l[2]; L[1][1] = 0.0; L[1][2] = -l[0];
+  L[2][0] = -l[1]; L[2][1] = l[0]; L[2][2] = 0.0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      Xb[i][j] = B2[i][j] + L[i][0]*C2[0][j] + L[i][1]*C2[1][j] + L[i][2]*C2[2][j];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      top[i][j] = A2[i][j] + L[i][0]*B2[j][0] + L[i][1]*B2[j][1] + L[i][2]*B2[j][2]
+                  - (Xb[i][0]*L[0][j] + Xb[i][1]*L[1][j] + Xb[i][2]*L[2][j]);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {{
+      if (i <= j) {{ out[U[i][j]] = top[i][j]; out[U[3 + i][3 + j]] = C2[i][j]; }}
+      out[U[i][3 + j]] = Xb[i][j];
+    }}
+}}
+"""
 
 
 def qdot_source(model, prefix: str) -> str:
@@ -207,7 +246,7 @@ static void {prefix}_quat_rate(const double *q, const double *w, double *qd)
 
 def common_source(tree, prefix: str, names, defaults, base: int) -> str:
     """Includes, sizes, parameter defaults, quaternion helpers, tables, the tree kernels and forces."""
-    spec = TreeSpec(tree)
+    spec = TreeSpec(tree, prefix)
     vals = ",\n  ".join(", ".join(fmt(x) for x in defaults[i:i + 10]) for i in range(0, len(defaults), 10)) or "0.0"
     pnames = "\n".join(f" *   p[{i}] {nm}" for i, nm in enumerate(names))
     parts = ["#include <math.h>\n#include <string.h>\n#include <stddef.h>\n", NOINLINE,

@@ -26,6 +26,12 @@ INERTIA_FIELDS = ("mass", "com[0]", "com[1]", "com[2]", "inertia[xx]", "inertia[
                   "inertia[yy]", "inertia[yz]", "inertia[zz]")
 
 
+#: above this many bodies the transform of inertias to the parent (``phi P phi*``, the largest part of
+#: the unrolled ABA and CRBA) is a call of one static helper per body (``PREFIX_inertia_to_parent``)
+#: rather than unrolled code, which halves the source and the compile time of large models
+UNROLL_MAX_BODIES = 40
+
+
 class CodegenUnsupported(ValueError):
     """The model has something the generator does not write (the message says what and why)."""
 
@@ -47,12 +53,13 @@ class TreeSpec:
     S[k] : list of n_k columns (6,) of ``H*(k)`` (body frame); q0[k], v0[k] : first q and v index.
     """
 
-    def __init__(self, model):
+    def __init__(self, model, prefix: str = "model"):
         bad = sorted({t for t in model.joint_types if t == "universal"})
         if bad:
             raise CodegenUnsupported("universal joints have a configuration-dependent joint map H(k); the code "
                                      "generator writes constant maps only (model it as two revolute joints)")
         self.model = model
+        self.prefix = prefix
         self.n = model.n_bodies
         self.parent = model.parent.tolist()
         self.children = model.tree.children
@@ -61,6 +68,9 @@ class TreeSpec:
         self.v0 = model.v_offset.tolist()
         self.nv_node = model.tree.nv_node.tolist()
         self.arm = [const(x) for x in model.armature]
+        #: large models carry inertias to the parent with one compiled helper instead of unrolled code
+        #: (the C compiler's time grows with the unrolled source: :data:`UNROLL_MAX_BODIES`)
+        self.helpers = self.n > UNROLL_MAX_BODIES
 
 
 def _rotation_about(R0, a, c, s):
@@ -182,6 +192,25 @@ def _gyroscopic(code: Code, k: int, V, M):
     return code.lets(f"b{k}_", force_cross(V, code.lets(f"h{k}_", inertia_times(M, V))))
 
 
+def parent_inertia(code: Code, spec: TreeSpec, k: int, poses, P, array: str):
+    """``phi P phi*`` of body k (seed 001 Eq. 33, Algorithm 4.1) into ``array[k]`` (upper triangle, 21):
+    unrolled, or through the helper for large models (:attr:`TreeSpec.helpers`)."""
+    if not spec.helpers:
+        return _sym_spill(code, array, k, inertia_to_parent(code, f"T{k}_", *poses[k], P))
+    src = [P[i][j] for i in range(6) for j in range(i, 6)]
+    for i, e in enumerate(src):
+        code.store(f"w->{array}in[{k}][{i}]", e)
+    code.declare_work(f"{array}in", spec.n, 21)
+    code.raw(f"{spec.prefix}_inertia_to_parent(w->X[{k}], w->{array}in[{k}], w->{array}[{k}]);")
+    out = [[0.0] * 6 for _ in range(6)]
+    idx = 0
+    for i in range(6):
+        for j in range(i, 6):
+            out[i][j] = out[j][i] = f"w->{array}[{k}][{idx}]"
+            idx += 1
+    return out
+
+
 def _sym_spill(code: Code, name: str, k: int, P):
     """Spill the upper triangle of a symmetric 6 x 6 into ``name[k][21]``; symbols reading it back."""
     flat = code.spill(name, k, [P[i][j] for i in range(6) for j in range(i, 6)])
@@ -227,7 +256,7 @@ def _gather_node(code, spec, k, base, poses, V, a, Pin, zin, T):
     nu = code.spill("NU", k, nu) if nu else []
     par = spec.parent[k]
     if par >= 0:
-        Pin[par].append(_sym_spill(code, "PP", k, inertia_to_parent(code, f"T{k}_", *poses[k], Pp)))
+        Pin[par].append(parent_inertia(code, spec, k, poses, Pp, "PP"))
         zin[par].append(code.spill("ZZ", k, force_to_parent(*poses[k], zp, code, f"z{k}_")))
     code.raw("}")
     return G, nu
@@ -237,7 +266,7 @@ def emit_aba(code: Code, spec: TreeSpec, q, v, T, qdd_out, base: int = 0):
     """Articulated-body forward dynamics (seed 001 Lemma 12, Eq. 58; Riccati gather Eq. 33): stores
     ``theta_ddot`` into the C lvalues ``qdd_out`` (nv)."""
     declare(code, spec, ("X", 12), ("V", 6), ("A", 6), ("PP", 21), ("ZZ", 6), ("G", 36), ("NU", 6), ("AL", 6))
-    poses = emit_poses(code, spec, q)
+    poses = emit_poses(code, spec, q, full=spec.helpers)
     V, a = emit_velocities(code, spec, poses, v)
     code.comment("gather (tips to base): P(k) = sum phi P+ phi* + M(k), D = H P H* + J, G = P H* D^-1, "
                  "z(k) = sum phi z+ + P a + b, eps = T - H z, nu = D^-1 eps, z+ = z + G eps (seed 001 Eqs. 33, 58a-d)")
@@ -320,5 +349,5 @@ def emit_crba_blocks(code: Code, spec: TreeSpec, q, M_out: str, F_out: str, base
                 ri = spec.v0[k] + i
                 code.store(f"{M_out}[{ri * nv + c}]", add(dot(spec.S[k][i], Fc), spec.arm[c] if i == j else 0.0))
         if spec.parent[k] >= 0:
-            Rin[spec.parent[k]].append(_sym_spill(code, "RR", k, inertia_to_parent(code, f"T{k}_", *poses[k], Rc)))
+            Rin[spec.parent[k]].append(parent_inertia(code, spec, k, poses, Rc, "RR"))
         code.raw("}")
