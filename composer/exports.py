@@ -80,17 +80,15 @@ def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.
 
 def _joint_stops(composition):
     """The joint stops (:class:`dynamics.codegen.fmi.Stops`, or None) of a tree model, as ``mbcompose
-    simulate`` applies them (:attr:`Composition.joint_properties`); a closed chain's FMU has none, as
-    the simulator enforces none on closed chains (warned when its joints have limits).  Joint damping
-    is in the generated forces."""
+    simulate`` applies them (:attr:`Composition.joint_properties`); a closed chain's FMU has none
+    (warned when its joints have limits).  Joint damping is in the generated forces."""
     from mbcompose.dynamics.codegen.fmi import Stops
     from mbcompose.dynamics.compiled.simulate_api import limited_coordinates
 
     model, props = composition.model, composition.joint_properties
     if model.kind != "tree":
         if props.has_limits:
-            log.warning("the FMU of a closed chain has no joint stops (as the simulator enforces none on "
-                        "closed chains): the joints' limits are left out")
+            log.warning("the FMU of a closed chain has no joint stops: the joints' limits are left out")
         return None
     q_index, v_index, lower, upper = limited_coordinates(model, props.lower, props.upper)
     return Stops(tuple(map(int, q_index)), tuple(map(int, v_index)), tuple(map(float, lower)),

@@ -6,7 +6,8 @@
  *    upper - q; Model Exchange: the importer's root finder locates it; Co-Simulation: bisection of the
  *    Runge-Kutta step to FMU_EVENT_TIME_TOL).
  *  - There the impulse dv = M^-1 E p with E^T (v + dv) = 0 stops the coordinates on their stops that move
- *    outwards (E the unit columns of those coordinates), and q is put on the stop.
+ *    outwards (E the unit columns of those coordinates; a row the impulse pushes outwards joins them),
+ *    and q is put on the stop.
  *  - A coordinate whose stop pushes back (force lambda into the range) is held:
  *    a = a0 + M^-1 E lambda with E^T a = 0 (a0 the free acceleration), until lambda reaches zero
  *    (the indicator of a held row), when it is released.
@@ -167,8 +168,8 @@ static int choose_held(Instance *c, int *candidate) {
    says whether x changed.  0 = ok */
 static int settle_stops(Instance *c, int *changed) {
     int side[FMU_NL], released[FMU_NL], candidate[FMU_NL], rows[FMU_NL], k = 0, r, i;
-    double rhs[FMU_NL], y[FMU_NL], corr[FMU_NV], *q = c->s.x, *v = c->s.x + FMU_NQ;
-    int moved = 0;
+    double rhs[FMU_NL], y[FMU_NL], corr[FMU_NV], v_before[FMU_NV], *q = c->s.x, *v = c->s.x + FMU_NQ;
+    int moved = 0, in_set[FMU_NL] = {0};
     c->s.fresh = 0;
     if (evaluate(c) != 0) return 1;
     for (r = 0; r < FMU_NL; r++) released[r] = c->s.held[r] != 0 && c->s.force[r] <= 0.0;
@@ -178,11 +179,19 @@ static int settle_stops(Instance *c, int *changed) {
         if (side[r] == 0) continue;
         target = side[r] < 0 ? FMU_LOWER[r] : FMU_UPPER[r];
         if (q[FMU_LIMIT_Q[r]] != target) { q[FMU_LIMIT_Q[r]] = target; moved = 1; }
-        if (side[r] * v[FMU_LIMIT_V[r]] > 0.0) { rows[k] = r; rhs[k] = -v[FMU_LIMIT_V[r]]; k++; }
     }
-    if (k > 0) {
+    /* the impulse on the rows moving outwards can push another row on its stop outwards (coupled through
+       the inertia): that one joins the set and the impulse is taken again from the velocity before */
+    memcpy(v_before, v, sizeof v_before);
+    for (;;) {
+        int more = 0;
+        for (r = 0; r < FMU_NL; r++) {
+            if (side[r] != 0 && !in_set[r] && side[r] * v[FMU_LIMIT_V[r]] > 0.0) { in_set[r] = 1; more = 1; }
+        }
+        if (!more) break;
+        for (k = 0, r = 0; r < FMU_NL; r++) if (in_set[r]) { rows[k] = r; rhs[k] = -v_before[FMU_LIMIT_V[r]]; k++; }
         if (stop_correction(c, rows, k, rhs, y, corr) != 0) return 1;
-        for (i = 0; i < FMU_NV; i++) v[i] += corr[i];
+        for (i = 0; i < FMU_NV; i++) v[i] = v_before[i] + corr[i];
         moved = 1;
     }
     for (r = 0; r < FMU_NL; r++) candidate[r] = released[r] ? 0 : side[r];
