@@ -17,6 +17,7 @@ embedded into compound nodes by :mod:`dynamics.embedding` when there are any).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from functools import cached_property
 
 from mbcompose import graph
@@ -91,7 +92,20 @@ def read_stage(path, options: StageOptions, **reader_options) -> Assembly:
         if not is_sdformat(path):
             raise InputError("options.sdf applies to SDFormat inputs only", file=str(path))
         reader_options = {**options.sdf, **reader_options}
+    reader_options = {**_package_options(path, options.packages), **reader_options}
     return read_assembly(path, **reader_options)
+
+
+#: input suffixes whose readers take ``package_dirs`` / ``xacro_args``
+_PACKAGE_READERS = (".urdf", ".xacro", ".sdf", ".world")
+
+
+def _package_options(path, packages) -> dict:
+    """``options.packages``' entries that ``path``'s reader takes (``xacro_args``: .xacro only)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in _PACKAGE_READERS:
+        return {}
+    return {k: v for k, v in packages.items() if k != "xacro_args" or suffix == ".xacro"}
 
 
 def _located(stage):

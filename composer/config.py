@@ -16,6 +16,9 @@ Example::
       tolerances: {rank: 1.0e-6, closure: 1.0e-12}
       mating: {contact_tol: 0.01, angle_tol: 0.001, max_clearance: 0.5}   # STEP inputs (file's unit)
       sdf: {model: robot, model_path: [models]}   # SDFormat inputs: a world's model, include folders
+      packages: {my_robot_description: ../my_robot_description}   # URDF/xacro/SDF package:// folders
+      package_dirs: [../ros_ws/src]    # folders holding packages (Pinocchio's package_dirs)
+      xacro_args: {arm_length: 0.4}    # a .xacro input's $(arg NAME) values
     outputs:
       directory: out/seeker            # relative to this file
       model: true                      # native model file (YAML assembly, lumped)
@@ -29,7 +32,7 @@ Example::
         dt: 1.0e-3                     # step of rk4 / euler, s
         rtol: 1.0e-10
         atol: 1.0e-10
-        initial: {q: {pitch_a: 0.1}, v: {}}
+        initial: {q: {pitch_a: 0.1}, v: {}}   # rad, m (SI) or with a unit: {pitch_a: 6deg}
         torques: zero                  # zero | {joint: value}
         controls: {}                   # {actuator: value}: constant controls (model.actuator_names; default 0)
         format: csv                    # csv | npz
@@ -84,6 +87,9 @@ class StageOptions:
     #: SDFormat inputs: ``model`` (the model of a world to read) and ``model_paths`` (absolute folders
     #: searched first for ``<include>`` ``model://NAME``), handed to the SDFormat reader
     sdf: Mapping[str, object] = field(default_factory=dict)
+    #: URDF, xacro and SDFormat inputs: ``package_dirs`` (folders holding packages and (NAME, FOLDER)
+    #: pairs, see parsers.urdf.geometry.split_package_dirs) and ``xacro_args`` ((NAME, VALUE) pairs)
+    packages: Mapping[str, object] = field(default_factory=dict)
 
 
 MATING_OPTIONS = ("contact_tol", "angle_tol", "max_clearance", "planar_contacts")
@@ -140,14 +146,28 @@ def _choices(node: Node, choices) -> tuple[str, ...]:
     return tuple(_choice(item, choices) for item in node.sequence(f"a list of: {', '.join(choices)}"))
 
 
-def _joint_values(node: Node | None, key: str, locations: dict) -> dict[str, object]:
+def _joint_values(node: Node | None, key: str, locations: dict, units: bool = False) -> dict[str, object]:
+    """{joint: number or list} of a config entry; with ``units`` (positions, velocities) a number may carry
+    a unit, ``20deg`` (:data:`composer.simulation.VALUE_UNITS`), and is kept in SI."""
     if node is None:
         return {}
     out = {}
     for name, value in node.mapping("a mapping joint name -> value").items():
-        out[name] = value.number() if not isinstance(value.value, list) else [v.number() for v in value]
+        if units and isinstance(value.value, str):
+            out[name] = _with_unit(name, value)
+        else:
+            out[name] = value.number() if not isinstance(value.value, list) else [v.number() for v in value]
         locations[f"{key}.{name}"] = (value.file, value.line)
     return out
+
+
+def _with_unit(name: str, node: Node) -> float:
+    from .simulation import JointValueError, value_with_unit
+
+    try:
+        return value_with_unit(name, node.value)
+    except JointValueError as exc:
+        raise node.error(str(exc)) from None
 
 
 def _simulation(node: Node) -> SimulationConfig:
@@ -158,8 +178,8 @@ def _simulation(node: Node) -> SimulationConfig:
     q0, v0, locations = {}, {}, {}
     if initial is not None:
         initial.check_keys(("q", "v"))
-        q0 = _joint_values(initial.get("q"), "initial.q", locations)
-        v0 = _joint_values(initial.get("v"), "initial.v", locations)
+        q0 = _joint_values(initial.get("q"), "initial.q", locations, units=True)
+        v0 = _joint_values(initial.get("v"), "initial.v", locations, units=True)
     torques: dict[str, object] = {}
     if get("torques") is not None and get("torques").value != "zero":
         torques = _joint_values(get("torques"), "torques", locations)
@@ -222,7 +242,7 @@ def _options(node: Node | None, base_dir: Path) -> StageOptions:
     if node is None:
         return StageOptions()
     node.check_keys(("lumping", "composite_names", "redundant_joints", "loops", "base", "tolerances", "mating",
-                     "sdf"))
+                     "sdf", "packages", "package_dirs", "xacro_args"))
     get = node.get
     tol = Tolerances()
     if get("tolerances") is not None:
@@ -244,7 +264,39 @@ def _options(node: Node | None, base_dir: Path) -> StageOptions:
         tolerances=tol,
         mating=_mating(get("mating")),
         sdf=_sdf(get("sdf"), base_dir),
+        packages=_packages(node, base_dir),
     )
+
+
+def _packages(node: Node, base_dir: Path) -> dict[str, object]:
+    """``packages`` (NAME: folder), ``package_dirs`` (folders) and ``xacro_args`` (NAME: value) as the
+    URDF/xacro/SDFormat readers' ``package_dirs`` and ``xacro_args``; folders relative to the config file."""
+    out: dict[str, object] = {}
+    dirs: list = []
+    if node.get("packages") is not None:
+        dirs += [(name, _folder(value, base_dir)) for name, value in node.get("packages").mapping().items()]
+    if node.get("package_dirs") is not None:
+        dirs += [_folder(item, base_dir) for item in node.get("package_dirs").sequence("a list of folders")]
+    if dirs:
+        out["package_dirs"] = tuple(dirs)
+    if node.get("xacro_args") is not None:
+        out["xacro_args"] = tuple((name, _scalar_text(value)) for name, value in node.get("xacro_args").mapping().items())
+    return out
+
+
+def _scalar_text(node: Node) -> str:
+    """A YAML scalar as xacro reads its arguments: text (true/false for booleans)."""
+    value = node.value
+    if isinstance(value, (dict, list)) or value is None:
+        raise node.error("expected a value (text or a number)")
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _folder(node: Node, base_dir: Path) -> str:
+    folder = base_dir / node.string()
+    if not folder.is_dir():
+        raise node.error(f"{node.string()!r} is not a folder (relative to the pipeline file: {folder})")
+    return str(folder)
 
 
 def _sdf(node: Node | None, base_dir: Path) -> dict[str, object]:

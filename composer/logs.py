@@ -50,3 +50,19 @@ class GroupingHandler(logging.StreamHandler):
         self.counts.clear()
         self.first.clear()
         super().close()
+
+
+def current_levels() -> tuple[int, int]:
+    """(the root logger's level, mbcompose's), for :func:`log_like_the_parent` in worker processes."""
+    return logging.getLogger().level, logging.getLogger("mbcompose").level
+
+
+def log_like_the_parent(levels: tuple[int, int]) -> None:
+    """A worker process's logging as the command's: the ``level: message`` style on stderr at the
+    parent's levels (a spawned worker starts with none, and Python's last-resort handler would
+    print bare messages)."""
+    root = logging.getLogger()
+    if not any(isinstance(h, GroupingHandler) for h in root.handlers):
+        root.addHandler(GroupingHandler(sys.stderr))
+    root.setLevel(levels[0])
+    logging.getLogger("mbcompose").setLevel(levels[1])

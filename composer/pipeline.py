@@ -23,6 +23,7 @@ from typing import Callable
 
 from mbcompose.dynamics.closed.closure import ClosureError
 from mbcompose.parsers import limits as input_limits
+from mbcompose.parsers import input_stem
 from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.mesh_progress import reporting_progress
 
@@ -138,7 +139,7 @@ def report_stage(composition: Composition, result: RunResult, config: PipelineCo
 
 def output_directory(config: PipelineConfig, input_path: Path) -> Path:
     base = config.outputs.directory
-    return base / input_path.stem if len(config.inputs) > 1 else base
+    return base / input_stem(input_path) if len(config.inputs) > 1 else base
 
 
 def run_input(input_path: Path, config: PipelineConfig, progress: Progress | None = None,
@@ -164,7 +165,7 @@ def _run_stages(result: RunResult, input_path: Path, config: PipelineConfig, pro
                 hook: Callable[[str], None], read: set) -> None:
     stages = _Stages(result)
     directory = output_directory(config, input_path)
-    stem = input_path.stem
+    stem = input_stem(input_path)
     opts, outs = config.options, config.outputs
     check_writable(directory)
     remove_leftovers(directory)

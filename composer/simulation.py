@@ -30,9 +30,30 @@ class JointValueError(ValueError):
         self.joint = joint
 
 
+#: units a joint value may carry ("20deg", "15 mm", "90deg/s"), and their factor to SI (rad, m, rad/s, m/s)
+VALUE_UNITS = {"rad": 1.0, "deg": np.pi / 180.0, "m": 1.0, "cm": 1e-2, "mm": 1e-3,
+               "rad/s": 1.0, "deg/s": np.pi / 180.0, "m/s": 1.0, "cm/s": 1e-2, "mm/s": 1e-3}
+
+
+def value_with_unit(name: str, text: str) -> float:
+    """``"20deg"``, ``"15 mm"``, ``"90deg/s"`` (a number and one of :data:`VALUE_UNITS`) in SI units."""
+    stripped = text.strip()
+    for unit in sorted(VALUE_UNITS, key=len, reverse=True):
+        if stripped.endswith(unit):
+            number = stripped[:-len(unit)].strip()
+            try:
+                return float(number) * VALUE_UNITS[unit]
+            except ValueError:
+                break
+    raise JointValueError(f"joint '{name}': expected a number (SI: rad, m) or a number with a unit "
+                          f"({', '.join(VALUE_UNITS)}), got {text[:40]!r}", name)
+
+
 def joint_values_array(name: str, value) -> np.ndarray:
-    """``value`` (a number or a list of numbers) as a finite 1-D array within the magnitude limit."""
+    """``value`` (a number, a number with a unit such as ``"20deg"``, or a list of numbers) as a finite
+    1-D array in SI units within the magnitude limit."""
     items = value if isinstance(value, (list, tuple)) else [value]
+    items = [value_with_unit(name, v) if isinstance(v, str) else v for v in items]
     for v in items:
         if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
             raise JointValueError(f"joint '{name}': expected a number or a list of numbers, "
@@ -136,9 +157,16 @@ def announce_outside_limits(model, q0, joints, given: set) -> list[str]:
             continue
         which = "initial position" if name in given else "reference position"
         messages.append(f"joint '{name}': {which} {x:.6g} is outside its limits [{lo:.6g}, {hi:.6g}] "
-                        f"(SI: rad or m): the simulation starts at the nearest limit")
+                        f"(SI: rad or m): the simulation starts at the nearest limit"
+                        f"{_degrees_hint(name, x, lo, hi) if name in given else ''}")
         log.warning("%s", messages[-1])
     return messages
+
+
+def _degrees_hint(name: str, x: float, lo: float, hi: float) -> str:
+    """"; did you mean NAME=Xdeg?" when ``x`` read as degrees lies within the limits (SI values are rad)."""
+    in_rad = x * np.pi / 180.0
+    return f"; did you mean {name}={x:.6g}deg?" if lo <= in_rad <= hi and x != 0 else ""
 
 
 def _config_vector(model, cfg, key: str, values, rate: bool, removed=()) -> np.ndarray:

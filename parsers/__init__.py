@@ -18,6 +18,7 @@ READERS: dict[str, str] = {
     ".yaml": "mbcompose.parsers.yaml:read_yaml",
     ".yml": "mbcompose.parsers.yaml:read_yaml",
     ".urdf": "mbcompose.parsers.urdf:read_urdf",
+    ".xacro": "mbcompose.parsers.urdf.xacro:read_xacro",
     ".xml": "mbcompose.parsers.xml:read_xml",
     ".mjcf": "mbcompose.parsers.mjcf:read_mjcf",
     ".sdf": "mbcompose.parsers.sdf:read_sdf",
@@ -37,6 +38,13 @@ def reader_for(path) -> "callable":
     return getattr(importlib.import_module(module), func)
 
 
+def input_stem(path) -> str:
+    """The model's name from its file: the name without its suffix, ``robot.urdf.xacro`` -> ``robot``."""
+    p = PurePath(path)
+    stem = p.stem
+    return PurePath(stem).stem if p.suffix.lower() == ".xacro" and stem.lower().endswith(".urdf") else stem
+
+
 def read_assembly(path, **options) -> Assembly:
     """Read any supported file into an Assembly (reader chosen by suffix)."""
     from .limits import check_input_file
@@ -51,4 +59,4 @@ def read_assembly(path, **options) -> Assembly:
 
 __all__ = ["AXIAL_JOINTS", "GROUND", "JOINT_TYPES", "Assembly", "Body", "Coupling", "Frame", "Geometry",
            "InputError", "Joint", "Limits", "MassProperties", "Motor", "Pose", "READERS", "Source",
-           "SpringDamper", "read_assembly", "reader_for"]
+           "SpringDamper", "input_stem", "read_assembly", "reader_for"]

@@ -136,23 +136,40 @@ def _verbosity_options(command):
 
 
 def _base_option(command):
-    command = _sdf_options(command)
+    command = _reader_option_group(command)
     return click.option("--base", type=click.Choice(["fixed", "floating"]), default="fixed", show_default=True,
                         help="URDF/MJCF root body: welded to ground (fixed) or free to move in space "
                              "(floating, a 6-dof free joint).")(command)
 
 
-_SDF_META = "mbcompose.sdf_reader_options"
+_READER_META = "mbcompose.reader_options"
+#: reader option -> (the formats that take it, the option's name in messages)
+_READER_OPTION_FORMATS = {
+    "model": ((".sdf", ".world"), "--model"),
+    "model_paths": ((".sdf", ".world"), "--model-path"),
+    "package_dirs": ((".urdf", ".xacro", ".sdf", ".world"), "--package-dir"),
+    "xacro_args": ((".xacro",), "--xacro-arg"),
+}
 
 
-def _sdf_options(command):
-    """``--model NAME`` and ``--model-path DIR`` (repeatable), kept for :func:`_reader_options`."""
-    def keep(key):
+def _reader_option_group(command):
+    """The readers' options (``--model``, ``--model-path``, ``--package-dir``, ``--xacro-arg``), kept
+    for :func:`_reader_options`."""
+    def keep(key, convert=lambda values: values):
         def store(ctx, param, value):
             if value:
-                ctx.meta.setdefault(_SDF_META, {})[key] = value
+                ctx.meta.setdefault(_READER_META, {})[key] = convert(value)
         return store
 
+    command = click.option("--xacro-arg", "xacro_args", multiple=True, expose_value=False, metavar="NAME=VALUE",
+                           callback=keep("xacro_args", lambda v: tuple(_name_value(x, "--xacro-arg") for x in v)),
+                           help="A .xacro file's argument ($(arg NAME), xacro's NAME:=VALUE; repeatable).")(command)
+    command = click.option("--package-dir", "package_dirs", multiple=True, expose_value=False,
+                           metavar="NAME=DIR|DIR", callback=keep("package_dirs", _package_dirs),
+                           help="URDF/xacro/SDFormat package:// and $(find NAME) look-ups: NAME=DIR is package "
+                                "NAME's folder, a plain DIR a folder holding packages (Pinocchio's "
+                                "package_dirs); repeatable; then $ROS_PACKAGE_PATH and the folders above the "
+                                "file.")(command)
     command = click.option("--model-path", multiple=True, type=click.Path(file_okay=False), expose_value=False,
                            callback=keep("model_paths"), metavar="DIR",
                            help="SDFormat: a folder searched first for <include> model://NAME (repeatable; "
@@ -161,15 +178,46 @@ def _sdf_options(command):
                         help="SDFormat: the model of a world to read.")(command)
 
 
+def _name_value(text: str, option: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise click.BadParameter(f"expected NAME=VALUE, got {text!r}", param_hint=option)
+    return name.strip(), value
+
+
+def _package_dirs(values) -> tuple:
+    """``--package-dir`` values: ``(NAME, DIR)`` pairs and plain folders, each an existing folder."""
+    out = []
+    for text in values:
+        name, sep, folder = text.partition("=")
+        entry = (name.strip(), folder) if sep and name.strip() and "/" not in name else text
+        folder = entry[1] if isinstance(entry, tuple) else entry
+        if not Path(folder).is_dir():
+            raise click.BadParameter(f"{folder!r} is not a folder", param_hint="--package-dir")
+        out.append(entry)
+    return tuple(out)
+
+
 def _reader_options(file: str) -> dict:
-    """The SDFormat reader's options given on the command line; a usage error for other formats."""
-    options = dict(click.get_current_context().meta.get(_SDF_META, {}))
-    if options:
+    """The reader options given on the command line; a usage error for a format that does not take one."""
+    options = dict(click.get_current_context().meta.get(_READER_META, {}))
+    for key in options:
+        suffixes, option = _READER_OPTION_FORMATS[key]
+        if not _has_suffix(file, suffixes):
+            raise click.BadParameter(f"applies to {', '.join(suffixes)} files only", param_hint=option)
+    return options
+
+
+def _has_suffix(file: str, suffixes) -> bool:
+    """``file`` has one of ``suffixes``; an SDFormat document also under ``.xml`` (sniffed)."""
+    suffix = Path(file).suffix.lower()
+    if suffix in suffixes:
+        return True
+    if suffix == ".xml" and ".sdf" in suffixes:
         from mbcompose.parsers.sdf.reader import is_sdformat
 
-        if not is_sdformat(file):
-            raise click.BadParameter("applies to SDFormat files only", param_hint="--model / --model-path")
-    return options
+        return is_sdformat(file)
+    return False
 
 
 @main.command()
@@ -377,8 +425,7 @@ def _parse_values(spec: str | None, what: str) -> dict[str, object]:
         try:
             out[name.strip()] = json.loads(value)
         except json.JSONDecodeError:
-            raise click.BadParameter(f"value of {name.strip()!r} is not a number or list: {value!r}",
-                                     param_hint=what) from None
+            out[name.strip()] = value      # a number with a unit ("20deg"): checked below
     return checked_values(out, what)
 
 
@@ -412,10 +459,11 @@ def _vector(model, values, rate: bool, what: str, removed=()):
               help="Simulated time in seconds (at most the 'duration' limit).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="Trajectory file: .csv or .npz; a plot .png is written beside it.")
-@click.option("--q0", help="Initial joint positions in rad and m (SI, whatever the file's units), e.g. "
-                           "'pitch_a=0.1,yaw_a=-0.2' (default: reference; outside a joint's limits: warned, "
-                           "started at the limit).")
-@click.option("--v0", help="Initial joint velocities in rad/s and m/s (default: at rest).")
+@click.option("--q0", help="Initial joint positions: numbers in rad and m (SI, whatever the file's units) or "
+                           "with a unit (deg, rad, mm, cm, m), e.g. 'pitch_a=0.1,yaw_a=-12deg' (default: "
+                           "reference; outside a joint's limits: warned, started at the limit).")
+@click.option("--v0", help="Initial joint velocities in rad/s and m/s, or with a unit (deg/s, mm/s, ...) "
+                           "(default: at rest).")
 @click.option("--torque", help="Constant joint forces in N m and N, e.g. 'pitch_a=0.01' (default: zero).")
 @click.option("--ctrl", help="Constant actuator controls by actuator name, e.g. 'shoulder=0.5' (default: zero).")
 @click.option("--samples", type=click.IntRange(min=2), default=201, show_default=True)
@@ -478,9 +526,12 @@ def simulate(file, duration, output, q0, v0, torque, ctrl, samples, integrator, 
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.argument("quantity", type=click.Choice(["mass-matrix", "inverse-dynamics", "forward-dynamics",
                                                "jacobian", "opspace-inertia", "bias"]))
-@click.option("--q", "q_spec", help="Joint positions, e.g. 'pitch_a=0.1' (default: reference).")
-@click.option("--v", "v_spec", help="Joint velocities (default: zero).")
-@click.option("--a", "a_spec", help="Joint accelerations for inverse dynamics (default: zero).")
+@click.option("--q", "q_spec", help="Joint positions in rad and m (SI, whatever the file's units) or with a "
+                                    "unit, e.g. 'pitch_a=0.1,yaw_a=-12deg' (default: reference).")
+@click.option("--v", "v_spec", help="Joint velocities in rad/s and m/s, or with a unit (deg/s, mm/s) "
+                                    "(default: zero).")
+@click.option("--a", "a_spec", help="Joint accelerations for inverse dynamics, rad/s^2 and m/s^2 "
+                                    "(default: zero).")
 @click.option("--tau", "tau_spec", help="Joint forces for forward dynamics (default: zero).")
 @click.option("--body", help="Body for jacobian / opspace-inertia: a composite body or one of its original "
                              "parts (default: the last body).")

@@ -17,6 +17,8 @@ import html
 
 import numpy as np
 
+from mbcompose.parsers import input_stem
+
 from ..formatting import format_number
 from ..inspect import render_markdown, sections, summary_lines
 from ..simulation import energy_summary
@@ -187,6 +189,6 @@ def render_md(composition, result, config, pictures: dict[str, bytes], simulatio
 
 def render_report(composition, result, config, pictures, simulation, scene=None, files=()) -> tuple[str, str]:
     """(HTML, Markdown) of one run; see :func:`render_html` for ``scene`` and ``files``."""
-    stem = result.input.stem
+    stem = input_stem(result.input)
     return (render_html(composition, result, config, pictures, simulation, scene, files),
             render_md(composition, result, config, pictures, simulation, stem))

@@ -96,7 +96,10 @@ class LocalExecutor(_Reentrant):
         ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if "forkserver" in methods:
             ctx.set_forkserver_preload(PRELOAD)
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+        from ..logs import current_levels, log_like_the_parent
+
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx, initializer=log_like_the_parent,
+                                   initargs=(current_levels(),))
 
     def _start(self) -> None:
         self._pool = self._new_pool()

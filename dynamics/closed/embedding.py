@@ -851,8 +851,15 @@ def partition_quality(em: EmbeddedModel, q, splits: dict) -> float:
 
 
 def null_space_basis(em: EmbeddedModel, q) -> np.ndarray:
-    """``X(q)`` (nv, n_independent): tree velocities per unit independent velocity at a closed q."""
-    return np.column_stack([complete_velocity(em, q, e) for e in np.eye(em.n_independent)])
+    """``X(q)`` (nv, n_independent): tree velocities per unit independent velocity at a closed q
+    (columns in ``em.independent`` order; :func:`complete_velocity` of each unit vector, one state)."""
+    st = embedded_state(em, q)
+    X = np.zeros((em.nv, em.n_independent))
+    X[em.independent_v, np.arange(em.n_independent)] = 1.0
+    for lp in em.loops:
+        check_closed(em, lp, st.closure[lp.node][0])
+        X[lp.v_idx] = st.X[lp.node] @ X[lp.v_idx[lp.ind]]
+    return X
 
 
 def _angle_about(u, R_ab) -> float:

@@ -3,17 +3,19 @@
 ``q_dot`` comes from :func:`dynamics.rates.configuration_rate` (quaternion kinematics for
 spherical and free joints, stabilised onto the unit sphere) and ``v_dot`` from the O(N)
 articulated-body forward dynamics (seed 001 Algorithm 6.1); closed chains integrate
-``[q, v_ind]`` (:mod:`.closed`).  Joint damping and limits enter as :mod:`.passive` says: trees
-stop at their limits by events (:mod:`.stops`).
+``[q, v_ind]`` (:mod:`.closed`).  Joint damping and limits enter as :mod:`.passive` says: trees and
+closed chains stop at their limits by events (:mod:`.stops`).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
 from ..kinematics import normalize
 from ..tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, SIMULATION_CLOSURE_TOL
-from .closed import closed_chain_result, integrate_partitioned
+from .closed import closed_chain_result, integrate_partitioned, integrate_partitioned_with_stops
 from .passive import JointProperties, damped
 from .result import SimulationResult, coordinate_columns, energies
 from .stops import simulate_tree_with_stops
@@ -57,12 +59,24 @@ def simulate_closed_chain(em, q0, v0, duration: float, samples: int = 201, torqu
     The state is the full ``[q, v]``, made consistent at every evaluation with the split of the current
     segment (generalized coordinate partitioning).  q0 is closed first (the independent coordinates of
     the split chosen there kept); v0's independent entries set the initial velocity.  joints : damping
-    of the tree joints (limits are not enforced on closed chains, see :mod:`.passive`).
+    and limits of the tree joints (limits are stops through the constraints, :mod:`.stops`).
     """
-    damping = None if joints is None else joints.damping
+    from ..compiled.simulate_api import limited_coordinates   # numba is imported on first use
+
+    joints = joints or JointProperties.none(em.nv)
+    torque = damped(torque, joints.damping, em.nv)
     t_eval = np.linspace(0.0, duration, samples)
-    close, run = integrate_partitioned(em, damped(torque, damping, em.nv), duration, t_eval, method, rtol, atol,
-                                       progress, closure_tol)
-    Y, segments = run(close(np.concatenate([np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)])))
-    return closed_chain_result(em, t_eval, Y[:, :em.nq], Y[:, em.nq:],
-                               f"{method}, rtol {rtol:g}, atol {atol:g}, {segments} partition segments", closure_tol)
+    limits = limited_coordinates(em.tree_model, joints.lower, joints.upper)
+    y0 = np.concatenate([np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)])
+    status = f"{method}, rtol {rtol:g}, atol {atol:g}"
+    if not len(limits[0]):
+        close, run = integrate_partitioned(em, torque, duration, t_eval, method, rtol, atol, progress, closure_tol)
+        Y, segments = run(close(y0))
+        return closed_chain_result(em, t_eval, Y[:, :em.nq], Y[:, em.nq:], f"{status}, {segments} partition segments",
+                                   closure_tol)
+    close, run = integrate_partitioned_with_stops(em, torque, duration, t_eval, method, rtol, atol, progress,
+                                                  closure_tol, limits)
+    t, Y, segments, contacts = run(close(y0))
+    result = closed_chain_result(em, t, Y[:, :em.nq], Y[:, em.nq:], f"{status}, {segments} segments"
+                                 + (f", {contacts} joint limit contacts" if contacts else ""), closure_tol)
+    return replace(result, limit_contacts=contacts, dissipative=bool(contacts))

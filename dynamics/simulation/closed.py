@@ -33,6 +33,7 @@ from ..closed.embedding import choose_partition, chord_coordinates, complete_sta
 from ..rates import QUATERNION_GAIN, configuration_rate
 from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL
 from .result import SimulationResult, coordinate_columns, energies
+from .stops import MAX_SEGMENTS, StopSet, TooManyStopEvents, constrained_acceleration
 
 logger = logging.getLogger(__name__)
 
@@ -47,13 +48,14 @@ def stopped_at(em, exc: ClosureError, t: float, y) -> ClosureError:
                         exc.loop, exc.joints, exc.dependent)
 
 
-def closed_chain_rhs(em, torque, duration, progress, tol, splits=None):
+def closed_chain_rhs(em, torque, duration, progress, tol, splits=None, adjust=None):
     """``(rhs(t, y), close(y))`` of a constraint-embedded closed chain over ``y = [q, v]`` (nq + nv,) (see
     the module docstring): ``torque`` f(t, q, v) or None, ``progress(fraction)`` or None, ``tol`` the
     Newton tolerance of the closure; ``splits`` a dict loop node -> (rows, dep, ind) whose entry
     ``"current"`` holds the split in use (None: chosen at each state).  ``close(y, t)`` returns the
     consistent state of y (loops closed, ``G v = 0``); both raise the :func:`stopped_at` error at a
-    singular configuration."""
+    singular configuration.  ``adjust(q, v, a) -> a`` (joint stops holding coordinates) corrects the
+    accelerations of a consistent state."""
     tree = em.tree_model
     zero = np.zeros(em.nv)
     splits = {} if splits is None else splits
@@ -71,6 +73,8 @@ def closed_chain_rhs(em, torque, duration, progress, tol, splits=None):
         tau = zero if torque is None else torque(t, q, v)
         try:
             a = forward_dynamics(em, q, v, tau)
+            if adjust is not None:
+                a = adjust(q, v, a)
         except ClosureError as exc:
             raise stopped_at(em, exc, t, yc) from exc
         if progress is not None:
@@ -117,6 +121,67 @@ def integrate_partitioned(em, torque, duration, t_eval, method, rtol, atol, prog
                 if k < len(t_eval) and partition_quality(em, y[:em.nq], splits["current"]) < PARTITION_RCOND_RATIO:
                     break
         return Y, segments
+
+    return close, run
+
+
+def integrate_partitioned_with_stops(em, torque, duration, t_eval, method, rtol, atol, progress, tol, limits):
+    """:func:`integrate_partitioned` with joint stops (:mod:`.stops`: inelastic impacts and held
+    coordinates through the constraints): segments end at a stop reached, a held stop released or the
+    split degraded (events of ``solve_ivp``).  ``limits`` as :func:`.stops.simulate_tree_with_stops`.
+    Returns ``(close, run)``; ``run(y0)`` gives ``(t (T,), Y (T, nq + nv), segments, contacts)``."""
+    nq, zero, splits = em.nq, np.zeros(em.nv), {}
+    stops = StopSet(*limits)
+
+    def adjust(q, v, a):
+        return constrained_acceleration(em, q, a, stops.held_columns()) if stops.held else a
+
+    rhs, close = closed_chain_rhs(em, torque, duration, progress, tol, splits, adjust)
+
+    def a_free(t, q, v):
+        yc = close(np.concatenate([q, v]), t)
+        q, v = yc[:nq], yc[nq:]
+        return forward_dynamics(em, q, v, zero if torque is None else torque(t, q, v))
+
+    def degraded(t, y):
+        return partition_quality(em, close(y, t)[:nq], splits["current"]) - PARTITION_RCOND_RATIO
+    degraded.terminal, degraded.direction = True, -1
+
+    def close_qv(q, v):
+        yc = close(np.concatenate([q, v]))
+        return yc[:nq], yc[nq:]
+
+    def run(y0):
+        y, t, released, hit, segments, ts, ys = np.array(y0, dtype=float), 0.0, set(), None, 0, [], []
+        for _ in range(MAX_SEGMENTS):
+            try:
+                splits["current"] = choose_partition(em, y[:nq])
+            except ClosureError as exc:
+                raise stopped_at(em, exc, t, y) from exc
+            segments += 1
+            q, v = y[:nq].copy(), y[nq:].copy()
+            stops.settle(em, q, v, lambda qq, vv, t=t: a_free(t, qq, vv), released, hit, close_qv)
+            y = np.concatenate([q, v])
+            pending = t_eval[(t_eval > t) if ts else (t_eval >= t)]
+            if not len(pending):
+                break
+            events, meaning = stops.events(em, a_free)
+            sol = integrate.solve_ivp(rhs, (t, duration), y, method=method, t_eval=pending, rtol=rtol, atol=atol,
+                                      events=[*events, degraded])
+            if not sol.success:
+                raise RuntimeError(f"integration failed: {sol.message}")
+            ts.extend(np.atleast_1d(sol.t))
+            ys.extend(close(yi, ti) for ti, yi in zip(np.atleast_1d(sol.t), np.asarray(sol.y).reshape(len(y), -1).T))
+            if sol.status != 1:
+                break
+            k = next(i for i, te in enumerate(sol.t_events) if len(te))
+            t, y = float(sol.t_events[k][0]), close(np.array(sol.y_events[k][0]), float(sol.t_events[k][0]))
+            row, is_release = meaning[k] if k < len(meaning) else (None, False)
+            released, hit = ({row}, None) if is_release else (set(), row)
+        else:
+            raise TooManyStopEvents(f"more than {MAX_SEGMENTS} joint stop events by t = {t:.6g} s (joints "
+                                    "chattering at their limits)")
+        return np.array(ts), np.array(ys), segments, stops.contacts
 
     return close, run
 

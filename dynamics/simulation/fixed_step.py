@@ -17,6 +17,7 @@ The step is rounded down so that the output samples fall on steps:
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -29,6 +30,8 @@ from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL, STEP_GRI
 from .closed import closed_chain_result, closed_chain_rhs
 from .passive import JointProperties, damped
 from .result import SimulationResult, coordinate_columns, energies
+
+logger = logging.getLogger(__name__)
 
 #: integrator names -> code of the fixed-step integrators
 FIXED_STEP = {"rk4": "rk4", "euler": "semi-implicit-euler"}
@@ -150,6 +153,11 @@ def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, meth
     from ..compiled.simulate_api import closed_chain_stepper   # numba is imported on first use
 
     tree = em.tree_model
+    if joints.has_limits:
+        limited = [n for n in tree.joint_names if np.isfinite(joints.lower[tree.v_slice(n)]).any()
+                   or np.isfinite(joints.upper[tree.v_slice(n)]).any()]
+        logger.warning("joint limits are not enforced by the fixed-step closed-chain simulator (joints: %s); the "
+                       "adaptive integrator enforces them", ", ".join(limited))
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
     rhs, close = closed_chain_rhs(em, damped(torque, joints.damping, tree.nv), duration, None, tol)
 

@@ -9,11 +9,12 @@ What the simulator models (docs/pipeline-format.md says the same):
   trees and closed chains (tree joints; a loop-closing joint's damping is not applied
   and is reported once);
 * position limits (``lower``/``upper`` of revolute and prismatic joints that give them)
-  as hard inelastic stops on trees: a coordinate reaching a limit stops there (the
-  impulse through ``M^-1`` that zeroes its velocity) and is held while the joint
-  pushes into the stop.  MuJoCo's default limit is a soft constraint (time constant
-  0.02 s, critically damped) that behaves the same within its small penetration.
-  Closed chains do not enforce limits (reported once);
+  as hard inelastic stops: a coordinate reaching a limit stops there (the
+  impulse through ``M^-1`` that zeroes its velocity; on a closed chain through the
+  constraints, :mod:`.stops`) and is held while the joint pushes into the stop.  MuJoCo's
+  default limit is a soft constraint (time constant 0.02 s, critically damped) that behaves
+  the same within its small penetration.  The fixed-step closed-chain simulator does not
+  enforce limits (reported once);
 * joint springs ``-stiffness (q - springref)`` and actuators at constant controls (MuJoCo's
   semantics, :mod:`dynamics.forces`) by every integrator where they do not depend on the state
   (motors); springs and servos (forces of q and v) by the adaptive integrator and the closed-chain

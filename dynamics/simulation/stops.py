@@ -1,4 +1,4 @@
-"""Joint stops (position limits) for the adaptive integrator of trees: events and impulses.
+"""Joint stops (position limits) for the adaptive integrators of trees and closed chains: events and impulses.
 
 The limits are hard, perfectly inelastic stops, the same model as the compiled
 fixed-step kernel (:func:`dynamics.compiled.simulate_kernels.enforce_limits`), here
@@ -11,6 +11,11 @@ resolved exactly in time:
 * a coordinate whose stop pushes back (force ``lambda`` into the range) is held:
   ``a = a0 + M^-1 E lambda`` with ``E^T a = 0`` (``a0`` the free acceleration), until
   ``lambda`` would pull (another event), when it is released.
+
+A closed chain (an embedded model: loops and joint couplings, tree velocities ``v = X v_ind``) takes
+the same impulses with the constrained inverse inertia ``X M_r^-1 X^T`` in place of ``M^-1``
+(``M_r = X^T M X`` its mass matrix in independent coordinates, seed 000): a stop on a dependent
+coordinate (a mimic finger) acts through the constraints.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from .. import forward_dynamics, mass_matrix
+from ..closed.embedding import null_space_basis
 from ..rates import QUATERNION_GAIN, configuration_rate
 
 
@@ -32,11 +38,21 @@ class TooManyStopEvents(RuntimeError):
 
 
 def _inverse_inertia_columns(model, q, cols) -> np.ndarray:
-    """``M(q)^-1 E`` (nv, len(cols)) for the unit columns ``cols``."""
+    """``M(q)^-1 E`` (nv, len(cols)) for the unit columns ``cols``: the velocity change per unit impulse
+    on each of those coordinates; a closed chain's (q closed) is ``X M_r^-1 X[cols]^T``."""
+    if model.kind == "embedded":
+        X = null_space_basis(model, q)
+        return X @ np.linalg.solve(mass_matrix(model, q), X[cols].T)
     M = mass_matrix(model, q)
     E = np.zeros((model.nv, len(cols)))
     E[cols, np.arange(len(cols))] = 1.0
     return np.linalg.solve(M, E)
+
+
+def _solve_rows(A, b) -> np.ndarray:
+    """The least-norm solution of ``A x = b``: on a closed chain two stops can be one constraint (a
+    mimic pair on their limits together), and ``A`` is then singular but consistent."""
+    return np.linalg.lstsq(A, b, rcond=None)[0]
 
 
 def held_forces(model, q, a0, cols, sides) -> np.ndarray:
@@ -45,15 +61,16 @@ def held_forces(model, q, a0, cols, sides) -> np.ndarray:
     if not cols:
         return np.zeros(0)
     W = _inverse_inertia_columns(model, q, cols)
-    lam = np.linalg.solve(W[cols], -a0[cols])
+    lam = _solve_rows(W[cols], -a0[cols])
     return -np.asarray(sides) * lam
 
 
-def _constrained_acceleration(model, q, a0, cols):
+def constrained_acceleration(model, q, a0, cols):
+    """``a0`` with the coordinates ``cols`` held still by their stops' forces."""
     if not cols:
         return a0
     W = _inverse_inertia_columns(model, q, cols)
-    return a0 + W @ np.linalg.solve(W[cols], -a0[cols])
+    return a0 + W @ _solve_rows(W[cols], -a0[cols])
 
 
 def stop_impulse(model, q, v, cols) -> np.ndarray:
@@ -61,7 +78,7 @@ def stop_impulse(model, q, v, cols) -> np.ndarray:
     if not cols:
         return v
     W = _inverse_inertia_columns(model, q, cols)
-    return v + W @ np.linalg.solve(W[cols], -v[cols])
+    return v + W @ _solve_rows(W[cols], -v[cols])
 
 
 class StopSet:
@@ -83,18 +100,20 @@ class StopSet:
                 out[r] = 1
         return out
 
-    def settle(self, model, q, v, a_free, released=(), hit=None):
+    def settle(self, model, q, v, a_free, released=(), hit=None, close=None):
         """Clamp q onto the stops, stop outward velocities, choose the held set (in place;
         a_free(q, v) the acceleration without stops);
         ``released`` rows (whose stop force just reached zero) are not held again, ``hit`` the row
-        whose stop an event just reached."""
+        whose stop an event just reached; ``close(q, v) -> (q, v)`` (closed chains) makes the clamped
+        state consistent again."""
         touching = self.on_stop(q, hit)
         for r, side in touching.items():
             q[self.q_index[r]] = self.lower[r] if side < 0 else self.upper[r]
             if r not in self.held:
                 self.contacts += 1
-        outward = [r for r, side in touching.items() if side * v[self.v_index[r]] > 0]
-        v[:] = stop_impulse(model, q, v, [int(self.v_index[r]) for r in outward])
+        if close is not None and touching:
+            q[:], v[:] = close(q, v)
+        v[:] = self._stopped(model, q, v, touching)
         candidates = {r: side for r, side in touching.items() if r not in released}
         while candidates:
             rows = list(candidates)
@@ -104,6 +123,22 @@ class StopSet:
                 break
             del candidates[rows[int(np.argmin(lam))]]
         self.held = candidates
+
+    def _stopped(self, model, q, v, touching) -> np.ndarray:
+        """v after the impulse that leaves no coordinate on its stop moving outwards: the impulse on the
+        outward ones can push another one on its stop outwards (they are coupled through the inertia),
+        which then joins the set."""
+        rows, out = [], v
+        while True:
+            more = [r for r, side in touching.items() if r not in rows and side * out[self.v_index[r]] > 0]
+            if not more:
+                return out
+            rows += more
+            out = stop_impulse(model, q, v, [int(self.v_index[r]) for r in rows])
+
+    def held_columns(self) -> list[int]:
+        """The v indices of the held coordinates."""
+        return [int(self.v_index[r]) for r in self.held]
 
     def events(self, model, a_free):
         """solve_ivp events (a free coordinate reaching a stop, a held one's stop force reaching zero)
@@ -146,7 +181,7 @@ def simulate_tree_with_stops(model, y0, t_eval, torque, method, rtol, atol, prog
         q, v = y[:nq], y[nq:]
         tau = zero if torque is None else torque(t, q, v)
         a = forward_dynamics(model, q, v, tau)
-        a = _constrained_acceleration(model, q, a, [int(stops.v_index[r]) for r in stops.held])
+        a = constrained_acceleration(model, q, a, stops.held_columns())
         if progress is not None:
             progress(min(t / duration, 1.0))
         return np.concatenate([configuration_rate(model, q, v, stabilise=QUATERNION_GAIN), a])

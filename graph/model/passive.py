@@ -29,7 +29,7 @@ def coordinate_limits(joint) -> tuple[float, float]:
 
 def joint_properties(tree: TreeModel, model) -> JointProperties:
     """Damping and limits of the tree joints of ``tree`` in the coordinates of ``model`` (its dynamics
-    model: the tree itself, or a closed chain built on it, whose limits are not enforced: reported)."""
+    model: the tree itself, or a closed chain built on it)."""
     sko = model.tree_model
     props = JointProperties.none(sko.nv)
     ignored = []
@@ -44,17 +44,8 @@ def joint_properties(tree: TreeModel, model) -> JointProperties:
     if ignored:
         log.warning("position limits of %s are not enforced: only %s joints take position limits",
                     ", ".join(ignored), ", ".join(joint_types(takes_limits=True)))
-    if model.kind != "tree" and props.has_limits:
-        log.warning("joint limits are not enforced in closed-chain simulations (joints: %s)",
-                    ", ".join(n for n in sko.joint_names if _limited(props, sko, n)))
-        unlimited = JointProperties.none(sko.nv)
-        props = JointProperties(props.damping, unlimited.lower, unlimited.upper)
     damped_chords = [j.name for j in tree.chords if j.damping]
     if damped_chords:
         log.warning("damping of loop-closing joints is not applied: %s", ", ".join(damped_chords))
     return props
 
-
-def _limited(props: JointProperties, tree, name: str) -> bool:
-    sl = tree.v_slice(name)
-    return bool(np.isfinite(props.lower[sl]).any() or np.isfinite(props.upper[sl]).any())

@@ -71,6 +71,7 @@ from ..errors import FOREIGN_TEXT, InputError, did_you_mean, quoting_only_inside
 from ..xml import error, file_of, parse_xml, text_floats
 from .frames import MODEL, FrameEntry, FrameGraph, model_frame, scoped
 from .include import ModelSpec, include_spec, inline_spec, sdf_version, search_paths
+from ..urdf.geometry import package_folders
 from .joints import (JOINT_MAP, axis_spring, gearbox_coupling, gearbox_reference, joint_axes, mimic_coupling,
                      screw_parts, screw_pitch)
 from .link import link_contents, pose_of
@@ -87,8 +88,9 @@ def read_sdf(path, *, package_dirs=(), model_paths=(), model: str | None = None,
     ----------
     path : str or Path
         The ``.sdf`` file (names the document when ``text`` is given).
-    package_dirs : sequence of str
-        Directories searched for ``model://`` and ``package://`` mesh URIs.
+    package_dirs : sequence of str or (NAME, FOLDER) pairs
+        Folders searched for ``model://`` and ``package://`` mesh URIs, and packages' own folders
+        (:func:`parsers.urdf.geometry.split_package_dirs`).
     model_paths : sequence of str
         Directories searched first for ``<include>`` d ``model://NAME`` models
         (then ``$GZ_SIM_RESOURCE_PATH`` and the others of :mod:`parsers.sdf.include`).
@@ -109,7 +111,7 @@ def read_sdf(path, *, package_dirs=(), model_paths=(), model: str | None = None,
     if base != "fixed":
         raise InputError("--base floating applies to URDF and MJCF roots; an SDFormat model floats when no "
                          "joint ties it to the world", file=str(path))
-    folders = (path.resolve().parent, *package_dirs, *search_paths(model_paths))
+    folders = (path.resolve().parent, *package_folders(package_dirs), *search_paths(model_paths))
     with quoting_only_inside(*folders):
         return _read_sdf(path, parse_xml(path, text), package_dirs, model_paths, model)
 

@@ -2,8 +2,9 @@
 
 Shared by the URDF and SDFormat readers.
 
-Meshes ``package://PKG/rel`` are looked up in each of ``package_dirs``
-(``DIR/PKG/rel``), then next to the file and in every parent directory
+Meshes ``package://PKG/rel`` are looked up in each of ``package_dirs``: a ``(PKG, DIR)`` pair names
+the package's own folder (``DIR/rel``), a plain folder holds packages (``DIR/PKG/rel``, Pinocchio's
+``package_dirs``); then in ``$ROS_PACKAGE_PATH``'s folders, next to the file and in every parent directory
 (``ANCESTOR/PKG/rel``, or ``ANCESTOR/rel`` when the ancestor itself is named
 PKG); ``file://`` URIs and plain paths are taken relative to the URDF file.
 Which missing meshes are errors: :mod:`parsers.urdf.reader`.  Meshes are only checked for existence while reading (mass properties come from
@@ -87,9 +88,30 @@ def _origin(o) -> Pose:
     return Pose(frozen(rpy_to_matrix(rpy)) if any(rpy) else IDENTITY.rotation, xyz)
 
 
+def split_package_dirs(package_dirs) -> tuple[tuple[str, ...], dict[str, str]]:
+    """``package_dirs`` (folders holding packages, and ``(NAME, FOLDER)`` pairs naming one package's
+    folder) as (the folders, NAME -> FOLDER), folders as absolute path strings."""
+    folders, named = [], {}
+    for entry in package_dirs:
+        if isinstance(entry, (tuple, list)):
+            name, folder = entry
+            named[str(name)] = os.path.abspath(str(folder))
+        else:
+            folders.append(os.path.abspath(str(entry)))
+    return tuple(folders), named
+
+
+def package_folders(package_dirs) -> tuple[str, ...]:
+    """Every folder ``package_dirs`` names (the plain ones and the named packages' own)."""
+    folders, named = split_package_dirs(package_dirs)
+    return folders + tuple(named.values())
+
+
 def _package_roots(pkg: str, meshes: "MeshFiles", ros_path: str):
     """Folders that may hold package ``pkg``'s files, most likely first (lazily: the document's
     directory, ``meshes.base``, is found only when the package is not in the others)."""
+    if pkg in meshes.named_packages:
+        yield meshes.named_packages[pkg]
     for d in meshes.package_dirs:
         yield os.path.join(d, pkg)
     for d in ros_path.split(os.pathsep):
@@ -104,6 +126,11 @@ def _package_roots(pkg: str, meshes: "MeshFiles", ros_path: str):
         if parent == anc:
             return
         anc = parent
+
+
+def package_roots(pkg: str, meshes: "MeshFiles"):
+    """Folders that may be package ``pkg``'s, in the look-up order of ``package://`` URIs."""
+    return _package_roots(pkg, meshes, meshes.ros_package_path)
 
 
 _ROOT_CACHE: dict[tuple, str] = {}
@@ -127,15 +154,17 @@ class MeshFiles:
 
     base_dir : the directory relative URIs start from, or ``document``: the file whose real
     directory (symbolic links resolved, only when a look-up needs it) that is;
-    package_dirs : as strings; found : URI -> normalised path string or None.
+    package_dirs : folders holding packages and ``(NAME, FOLDER)`` pairs (:func:`split_package_dirs`);
+    found : URI -> normalised path string or None.
     """
 
     def __init__(self, base_dir=None, package_dirs=(), *, document: str | None = None):
         self._document = document
         self._base = None if document is not None else os.path.abspath(str(base_dir))
         given = self._base if document is None else os.path.dirname(os.path.abspath(document))
-        self.package_dirs = tuple(map(str, package_dirs))
-        self._roots_key = (given, self.package_dirs, os.environ.get("ROS_PACKAGE_PATH", ""))
+        self.package_dirs, self.named_packages = split_package_dirs(package_dirs)
+        self._roots_key = (given, self.package_dirs, tuple(sorted(self.named_packages.items())),
+                           os.environ.get("ROS_PACKAGE_PATH", ""))
         self.found: dict[str, str | None] = {}
 
     @property
@@ -144,6 +173,22 @@ class MeshFiles:
         if self._base is None:
             self._base = os.path.dirname(os.path.realpath(self._document))
         return self._base
+
+    @property
+    def ros_package_path(self) -> str:
+        """``$ROS_PACKAGE_PATH`` when this document's look-ups began."""
+        return self._roots_key[-1]
+
+    def where_searched(self, uri: str) -> str:
+        """For a missing ``package://`` mesh: the folders given and how to give another (the
+        ``--package-dir`` option, ``$ROS_PACKAGE_PATH``); empty for other URIs."""
+        if not uri.startswith("package://"):
+            return ""
+        pkg = uri[len("package://"):].partition("/")[0]
+        given = [*(f"{n}={d}" for n, d in self.named_packages.items()), *self.package_dirs]
+        searched = f"{', '.join(given)}, " if given else ""
+        return (f" (looked in {searched}$ROS_PACKAGE_PATH and the folders above the file; give the package's "
+                f"folder with --package-dir {pkg}=DIR)")
 
     def find(self, uri: str) -> str | None:
         """``uri``'s file as a normalised path string, or None when it cannot be found."""
@@ -161,7 +206,7 @@ class MeshFiles:
                 f = hit + "/" + rel if _clean(rel) else os.path.normpath(os.path.join(hit, rel))
                 if os.path.isfile(f):
                     return f
-            for root in _package_roots(pkg, self, self._roots_key[2]):
+            for root in _package_roots(pkg, self, self.ros_package_path):
                 f = os.path.join(root, rel)
                 if os.path.isfile(f):
                     _ROOT_CACHE[key] = os.path.normpath(root)
@@ -208,8 +253,9 @@ def shape_geometry(shape_el, g, role: str, meshes: MeshFiles, check_meshes: bool
         path = meshes.find(uri)
         if path is None:
             if check_meshes and role == "collision":
-                raise error(s, f"mesh file not found: {uri!r} (package_dirs: {list(meshes.package_dirs)})")
-            log.warning("%s: %s mesh not found: %r (shape skipped)", where(s), role, uri)
+                raise error(s, f"mesh file not found: {uri!r}{meshes.where_searched(uri)}")
+            log.warning("%s: %s mesh not found: %r (shape skipped)%s", where(s), role, uri,
+                        meshes.where_searched(uri))
             return None
         problem = mesh_suffix_problem(path)
         if problem is not None:

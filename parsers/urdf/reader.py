@@ -90,8 +90,10 @@ def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geomet
     ----------
     path : str or Path
         The URDF file (used for messages and relative paths when ``text`` is given).
-    package_dirs : sequence of str
-        Directories that contain ROS packages, for ``package://PKG/...`` meshes.
+    package_dirs : sequence of str or (NAME, FOLDER) pairs
+        For ``package://PKG/...`` meshes: folders that contain ROS packages (Pinocchio's
+        ``package_dirs``) and ``(PKG, FOLDER)`` pairs naming a package's own folder
+        (:func:`parsers.urdf.geometry.split_package_dirs`); then ``$ROS_PACKAGE_PATH``.
     base : 'fixed' or 'floating'
         How the root link is attached to ground (``root_joint``).
     inertia_from_geometry_density : float or None
