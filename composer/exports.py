@@ -55,8 +55,9 @@ def export_writers(assembly: Assembly, names: Iterable[str], directory: Path,
 
 def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.0) -> bytes:
     """The FMI 2.0 FMU (zip bytes) of a composition's model: C from :func:`dynamics.codegen.generate_c`
-    packaged by :func:`dynamics.codegen.fmi.build_fmu`, with the joints the reduction removed as extra
-    outputs (as ``mbcompose simulate``'s CSV has their columns).  cs_step : the co-simulation's internal
+    packaged by :func:`dynamics.codegen.fmi.build_fmu`, with the joints the reduction removed and the
+    loop-closing joints as extra outputs (as ``mbcompose simulate``'s CSV has their columns) and the
+    joint stops of a tree.  cs_step : the co-simulation's internal
     Runge-Kutta step, s (default :data:`dynamics.codegen.fmi.DEFAULT_CS_STEP`).
 
     Raises :class:`parsers.errors.InputError` when the model cannot be generated or compiled here.
@@ -98,8 +99,8 @@ def _joint_stops(composition):
 def removed_joint_outputs(composition, columns) -> tuple:
     """The joints the reduction removed as :class:`dynamics.codegen.fmi.ExtraOutput` of the joint
     coordinates ``columns``: :func:`graph.model.removed_joint_columns` is affine in q, so its value at
-    q = 0 is the offset and its change along each unit vector the scale of the one column it follows
-    (a locked joint follows none)."""
+    q = 0 is the offset and its change along each unit vector the coefficient of that column (a
+    redundant joint follows the one kept in its place, a locked one none)."""
     from mbcompose.dynamics.codegen.fmi import ExtraOutput
     from mbcompose.graph.model import removed_joint_columns
 
@@ -110,8 +111,6 @@ def removed_joint_outputs(composition, columns) -> tuple:
     for k, name in enumerate(names):
         offset = float(values[0, k])
         slope = values[1:, k] - offset
-        if np.count_nonzero(slope) > 1:
-            raise InputError(f"joint {name!r}: its coordinate is not a multiple of one coordinate of the model")
         extras.append(ExtraOutput(name, offset, tuple((columns[j], float(slope[j])) for j in np.flatnonzero(slope))))
     return tuple(extras)
 
