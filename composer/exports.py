@@ -1,23 +1,32 @@
 """Writing a model and its exports: the native model file (YAML) and URDF, MJCF or SDFormat beside it,
 with the meshes copied (or converted to STL) into ``assets/`` and referenced relatively
 (:mod:`parsers.exporters.assets`), so that the output folder can be moved.  ``mbcompose convert`` and the
-pipeline's ``outputs.exports`` both write through :func:`export_writers`.
+pipeline's ``outputs.exports`` both write through :func:`export_writers`; ``convert -o X.fmu`` writes
+the FMI 2.0 FMU of :func:`fmu_archive` (generated C, see docs/fmu.md).
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
+import numpy as np
+
 from mbcompose.parsers.assembly import Assembly
+from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.exporters import writer_for
 from mbcompose.parsers.exporters.assets import plan_mesh_assets, relocated
 from mbcompose.parsers.yaml import write_yaml
+
+log = logging.getLogger(__name__)
 
 #: the native model file's suffixes
 MODEL_SUFFIXES = (".yaml", ".yml")
 #: export format -> file suffix of the pipeline's outputs (``STEM.mjcf.xml`` ...)
 EXPORT_SUFFIXES = {"urdf": ".urdf", "mjcf": ".mjcf.xml", "sdf": ".sdf"}
+#: the suffix of an FMI 2.0 FMU (``convert -o X.fmu``: :func:`fmu_archive`)
+FMU_SUFFIX = ".fmu"
 
 
 def export_writers(assembly: Assembly, names: Iterable[str], directory: Path,
@@ -42,3 +51,110 @@ def export_writers(assembly: Assembly, names: Iterable[str], directory: Path,
             writers[name] = lambda p, w=writer, o=extra: w(assembly, p, mesh_reference=assets.reference, **o)
     writers.update(assets.writers())
     return writers
+
+
+def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.0) -> bytes:
+    """The FMI 2.0 FMU (zip bytes) of a composition's model: C from :func:`dynamics.codegen.generate_c`
+    packaged by :func:`dynamics.codegen.fmi.build_fmu`, with the joints the reduction removed and the
+    loop-closing joints as extra outputs (as ``mbcompose simulate``'s CSV has their columns) and the
+    joint stops of a tree.  cs_step : the co-simulation's internal
+    Runge-Kutta step, s (default :data:`dynamics.codegen.fmi.DEFAULT_CS_STEP`).
+
+    Raises :class:`parsers.errors.InputError` when the model cannot be generated or compiled here.
+    """
+    from mbcompose.dynamics.codegen import CodegenUnavailable, CodegenUnsupported, generate_c
+    from mbcompose.dynamics.codegen.fmi import DEFAULT_CS_STEP, FmuUnavailable, build_fmu, model_identifier
+
+    name = composition.assembly.name or "model"
+    source_file = composition.assembly.source_file
+    stops = _joint_stops(composition)
+    try:
+        generated = generate_c(composition.model, prefix=model_identifier(name))
+        extras = (chord_outputs(composition, generated.output_names)
+                  + removed_joint_outputs(composition, generated.output_names))
+        return build_fmu(generated, name, description=f"mbcompose model of {Path(source_file or name).name}",
+                         cs_step=DEFAULT_CS_STEP if cs_step is None else cs_step, extra_outputs=extras,
+                         stop_time=stop_time, stops=stops)
+    except (CodegenUnsupported, CodegenUnavailable, FmuUnavailable) as exc:
+        raise InputError(f"cannot build an FMU: {exc}", file=source_file) from None
+
+
+def _joint_stops(composition):
+    """The joint stops (:class:`dynamics.codegen.fmi.Stops`, or None) of a tree model, as ``mbcompose
+    simulate`` applies them (:attr:`Composition.joint_properties`); a closed chain's FMU has none
+    (warned when its joints have limits).  Joint damping is in the generated forces."""
+    from mbcompose.dynamics.codegen.fmi import Stops
+    from mbcompose.dynamics.compiled.simulate_api import limited_coordinates
+
+    model, props = composition.model, composition.joint_properties
+    if model.kind != "tree":
+        if props.has_limits:
+            log.warning("the FMU of a closed chain has no joint stops: the joints' limits are left out")
+        return None
+    q_index, v_index, lower, upper = limited_coordinates(model, props.lower, props.upper)
+    return Stops(tuple(map(int, q_index)), tuple(map(int, v_index)), tuple(map(float, lower)),
+                 tuple(map(float, upper)))
+
+
+def removed_joint_outputs(composition, columns) -> tuple:
+    """The joints the reduction removed as :class:`dynamics.codegen.fmi.ExtraOutput` of the joint
+    coordinates ``columns``: :func:`graph.model.removed_joint_columns` is affine in q, so its value at
+    q = 0 is the offset and its change along each unit vector the coefficient of that column (a
+    redundant joint follows the one kept in its place, a locked one none)."""
+    from mbcompose.dynamics.codegen.fmi import ExtraOutput
+    from mbcompose.graph.model import removed_joint_columns
+
+    columns = list(columns)
+    basis = np.vstack([np.zeros(len(columns)), np.eye(len(columns))])
+    names, values = removed_joint_columns(composition.assembly, composition.analysis, columns, basis)
+    extras = []
+    for k, name in enumerate(names):
+        offset = float(values[0, k])
+        slope = values[1:, k] - offset
+        extras.append(ExtraOutput(name, offset, tuple((columns[j], float(slope[j])) for j in np.flatnonzero(slope))))
+    return tuple(extras)
+
+
+#: loop-closing joints: closed configurations sampled around the reference to find the affine map
+CHORD_SAMPLE_SPREAD = 0.1
+
+
+def chord_outputs(composition, columns) -> tuple:
+    """The loop-closing joints of a closed chain as :class:`dynamics.codegen.fmi.ExtraOutput` of the tree
+    coordinates ``columns`` (what ``simulate``'s CSV gives after them, :func:`dynamics.closed.embedding.
+    chord_coordinates`), where that coordinate is affine in the tree's: the loops of a planar mechanism,
+    whose chord angle is a signed sum of the loop's other angles.  Found by least squares over closed
+    configurations sampled around the reference (seeded), kept when the fit is exact to
+    :data:`dynamics.tolerances.CLOSURE_TOL`, integers snapped; other chords are left out (warned)."""
+    from mbcompose.dynamics.closed.embedding import chord_coordinates, complete_state
+    from mbcompose.dynamics.codegen.fmi import ExtraOutput
+    from mbcompose.dynamics.tolerances import CLOSURE_TOL
+
+    model = composition.model
+    if model.kind != "embedded":
+        return ()
+    tree = model.tree_model
+    rng = np.random.default_rng(0)
+    Q = np.array([complete_state(model, model.neutral() + CHORD_SAMPLE_SPREAD * rng.standard_normal(tree.nq),
+                                 np.zeros(tree.nv))[0] for _ in range(tree.nq + 4)])
+    values = [chord_coordinates(model, q) for q in Q]
+    A = np.hstack([np.ones((len(Q), 1)), Q])
+    extras, left_out = [], []
+    for chord in model.chords:
+        if chord.name not in values[0]:          # a fixed chord has no coordinate
+            continue
+        y = np.array([np.atleast_1d(v[chord.name][0]) for v in values])
+        if y.shape[1] != 1:
+            left_out.append(chord.name)
+            continue
+        coef = np.linalg.lstsq(A, y[:, 0], rcond=None)[0]
+        snapped = np.where(np.abs(coef - np.round(coef)) <= CLOSURE_TOL, np.round(coef), coef)
+        if np.abs(A @ snapped - y[:, 0]).max() > CLOSURE_TOL:
+            left_out.append(chord.name)
+            continue
+        extras.append(ExtraOutput(chord.name, float(snapped[0]),
+                                  tuple((columns[j], float(snapped[j + 1])) for j in np.flatnonzero(snapped[1:]))))
+    if left_out:
+        log.warning("the FMU has no output for the loop-closing joint(s) %s: their coordinates are not affine in "
+                    "the tree's", ", ".join(left_out))
+    return tuple(extras)

@@ -789,14 +789,17 @@ def docs_cmd(topic: str | None):
 @main.command()
 @click.argument("input_file", metavar="INPUT", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
-              help="Output file; its suffix picks the writer: .yaml (native model), .urdf, .sdf, .xml/.mjcf (MJCF).")
+              help="Output file; its suffix picks the writer: .yaml (native model), .urdf, .sdf, .xml/.mjcf (MJCF), "
+                   ".fmu (FMI 2.0 FMU, Model Exchange and Co-Simulation; needs a C compiler).")
 @click.option("--no-lumping", is_flag=True, help="Export every body as it is instead of the composites.")
 @click.option("--cut-loops", is_flag=True,
               help="URDF only (URDF describes trees): leave out loop-closing joints, listed in a comment and a "
                    "warning, instead of refusing.  MJCF closes loops with equality constraints; SDFormat keeps them.")
+@click.option("--fmi-step", type=FiniteFloat(positive=True), default=None,
+              help="FMU only: largest internal Runge-Kutta step of co-simulation in seconds [default: 0.001].")
 @_base_option
 @_verbosity_options
-def convert(input_file, output, no_lumping, cut_loops, base):
+def convert(input_file, output, no_lumping, cut_loops, fmi_step, base):
     """Convert INPUT to another format (reader and writer chosen by suffix).
 
     By default the lumped model is written: composites with merged mass
@@ -812,20 +815,24 @@ def convert(input_file, output, no_lumping, cut_loops, base):
     universal joint becomes two URDF joints through a massless link; MJCF loop
     joints become equality constraints.  Whatever a format cannot hold is
     named in one warning (see 'mbcompose docs assembly-format', "What the
-    exporters keep").
+    exporters keep").  A .fmu is an FMI 2.0 FMU of the model's dynamics
+    (generated C compiled for this platform; 'mbcompose docs fmu').
     """
     from pathlib import Path
 
-    from mbcompose.composer.exports import MODEL_SUFFIXES, export_writers
+    from mbcompose.composer.exports import FMU_SUFFIX, MODEL_SUFFIXES, export_writers
     from mbcompose.composer.outputs import OutputSet
     from mbcompose.parsers.exporters import EXPORTERS, ExportError
 
     out = Path(output)
     suffix = out.suffix.lower()
-    if suffix not in MODEL_SUFFIXES and suffix not in EXPORTERS:
+    if suffix not in MODEL_SUFFIXES and suffix not in EXPORTERS and suffix != FMU_SUFFIX:
         raise click.BadParameter(f"no writer for suffix {suffix!r} (use .yaml, "
-                                 f"{', '.join(sorted(EXPORTERS))})", param_hint="--output")
+                                 f"{', '.join(sorted([*EXPORTERS, FMU_SUFFIX]))})", param_hint="--output")
     check_output_folder(out)
+    if suffix == FMU_SUFFIX:
+        _convert_to_fmu(input_file, out, fmi_step, base)
+        return
     composition, read = _compose_with_inputs(input_file, lumping=not no_lumping, loops="embed", base=base)
     assembly = composition.lumped
     writers = export_writers(assembly, [out.name], out.parent, {".urdf": {"cut_loops": cut_loops}})
@@ -838,6 +845,18 @@ def convert(input_file, output, no_lumping, cut_loops, base):
         for name, write in writers.items():
             staged.add(out.parent / name, write)
     click.echo(f"{output}: {plural(len(assembly.bodies), 'body')}, {plural(len(assembly.joints), 'joint')}")
+
+
+def _convert_to_fmu(input_file: str, out: Path, fmi_step: float | None, base) -> None:
+    """``convert -o X.fmu``: the model composed as ``simulate`` composes it, its FMU written atomically."""
+    from mbcompose.composer.exports import fmu_archive
+    from mbcompose.composer.outputs import OutputSet
+
+    composition, read = _compose_with_inputs(input_file, base=base)
+    data = fmu_archive(composition, cs_step=fmi_step)
+    with OutputSet(inputs=read) as staged:
+        staged.add(out, lambda p: p.write_bytes(data))
+    click.echo(f"{out}: FMI 2.0 FMU (model exchange and co-simulation), {len(data)} bytes")
 
 
 suggest_choices(main)
