@@ -772,8 +772,10 @@ def _doc_topics() -> dict[str, object]:
 def docs_cmd(topic: str | None):
     """Print an installed documentation page; without TOPIC, list the topics.
 
-    Topics: assembly (the YAML assembly format), pipeline (the pipeline file of
-    'mbcompose run'), limits, workbench (the operator workbench), architecture.
+    Topics: assembly (the YAML assembly format, STEP wrappers, what exports
+    keep), pipeline (the pipeline file of 'mbcompose run'), limits, linearize
+    (state space), codegen (generated C), fmu (FMI 2.0 export), workbench (the
+    operator workbench), architecture.
     """
     topics = _doc_topics()
     if topic is None:
@@ -814,7 +816,7 @@ def convert(input_file, output, no_lumping, cut_loops, fmi_step, base):
     equality, YAML couplings).  Joints a format lacks: a cylindrical or
     universal joint becomes two URDF joints through a massless link; MJCF loop
     joints become equality constraints.  Whatever a format cannot hold is
-    named in one warning (see 'mbcompose docs assembly-format', "What the
+    named in one warning (see 'mbcompose docs assembly', "What the
     exporters keep").  A .fmu is an FMI 2.0 FMU of the model's dynamics
     (generated C compiled for this platform; 'mbcompose docs fmu').
     """
