@@ -141,7 +141,7 @@ BACKEND_HELP = ("Dynamics kernels. auto: compiled kernels once numba's cache hol
                 "compiles them (about 90 s of CPU), and says so. compiled: compile here and wait (worth it for "
                 "a long simulation or a big sweep on first use). numpy: the numpy reference throughout. "
                 "codegen: C generated for the model and compiled with the system C compiler (about a second "
-                "for a small robot; docs/codegen.md). "
+                "for a small robot; 'mbcompose docs codegen'). "
                 f"Default: auto, or ${BACKEND_ENV}.")
 
 
