@@ -164,6 +164,29 @@ def joint_types(**facts) -> tuple[str, ...]:
     return tuple(t for t, j in JOINTS.items() if all(getattr(j, k) == v for k, v in facts.items()))
 
 
+#: joint type -> the position coordinate that is its angle about its axis (the types that turn about it)
+_AXIS_ANGLE = {"revolute": 0, "continuous": 0, "cylindrical": 0, "planar": 2}
+#: joint type -> the position coordinate that is its slide along its axis
+_AXIS_SLIDE = {"prismatic": 0, "cylindrical": 1}
+
+
+def axis_angle_coordinate(jtype: str) -> int | None:
+    """The index (in the joint's q) of its angle of rotation about its axis, None for the types that do
+    not turn about one axis (planar: its third coordinate, about the plane's normal)."""
+    return _AXIS_ANGLE.get(_facts(jtype).name)
+
+
+def axis_slide_coordinate(jtype: str) -> int | None:
+    """The index (in the joint's q) of its slide along its axis, None for the types that do not slide."""
+    return _AXIS_SLIDE.get(_facts(jtype).name)
+
+
+def has_quaternion(jtype: str) -> bool:
+    """The joint's orientation is a unit quaternion, its last four position coordinates (spherical, free)."""
+    j = _facts(jtype)
+    return j.nq == j.nv + 1
+
+
 def _facts(jtype: str) -> JointType:
     """``JOINTS[jtype]``; ValueError naming the known types for another name."""
     try:

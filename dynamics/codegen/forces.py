@@ -7,6 +7,7 @@ inertias in ``p``); spring references, gains, biases and ranges are constants.
 
 from __future__ import annotations
 
+from ..joints import has_quaternion
 from .emit import fmt
 
 __all__ = ["force_parameters", "passive_source", "actuator_source", "QUAT_LOG_SOURCE"]
@@ -61,8 +62,8 @@ def passive_source(model, prefix: str, base: int) -> str:
             lines.append(f"  tau[{j}] -= {d}*v[{j}];  /* {s.joint}: damping */")
         if qs.stop - qs.start == 1:
             lines.append(f"  tau[{vs.start}] -= {k}*(q[{qs.start}] - {fmt(float(s.springref))});  /* {s.joint}: spring */")
-        elif types[s.joint] in ("spherical", "free"):
-            q4 = qs.start + (3 if types[s.joint] == "free" else 0)
+        elif has_quaternion(types[s.joint]):
+            q4 = qs.stop - 4
             v3 = vs.start
             lines.append(f"  {{ double r[3]; {prefix}_quat_log(q + {q4}, r);  /* {s.joint}: spring to the identity */")
             lines.append(f"    tau[{v3}] -= {k}*r[0]; tau[{v3 + 1}] -= {k}*r[1]; tau[{v3 + 2}] -= {k}*r[2];")

@@ -106,17 +106,18 @@ def _joint_pose(code: Code, spec: TreeSpec, k: int, q):
     qk = q[spec.q0[k]:spec.q0[k + 1]]
     ax = m.axis[k]
     R0a = [const(x) for x in m.placement_R[k] @ ax]
-    if t in ("revolute", "cylindrical", "planar"):
-        th = qk[2] if t == "planar" else qk[0]
+    angle, slide = J.axis_angle_coordinate(t), J.axis_slide_coordinate(t)
+    if angle is not None:
+        th = qk[angle]
         c, s = code.let(f"c{k}", f"cos({th})"), code.let(f"s{k}", f"sin({th})")
         R = _rotation_about(m.placement_R[k], ax, c, s)
-    elif t in ("spherical", "free"):
+    elif J.has_quaternion(t):
         RJ = _quaternion_matrix(code, f"quat{k}", qk[-4:])
         R = matmul(R0, RJ)
     else:
         R = R0
-    if t in ("prismatic", "cylindrical"):
-        p = [add(p0[i], mul(R0a[i], qk[-1])) for i in range(3)]
+    if slide is not None:
+        p = [add(p0[i], mul(R0a[i], qk[slide])) for i in range(3)]
     elif t == "planar":
         e1, e2 = J.plane_basis(ax)
         E1, E2 = [const(x) for x in m.placement_R[k] @ e1], [const(x) for x in m.placement_R[k] @ e2]

@@ -206,13 +206,15 @@ def warm_up() -> None:
     import numpy as np
 
     from .. import dispatch
+    from ..joints import JOINTS
     from ..model import BodySpec, build_model
     from . import api, simulate_api
 
     dyn = importlib.import_module(__name__.rsplit(".", 1)[0])      # mbcompose.dynamics
 
     with dispatch.backend("compiled"):
-        kinds = ("free", "revolute", "prismatic", "spherical", "planar", "universal", "cylindrical")
+        # a free root, then one joint of every other type with its own motion model (JOINTS' moves_as)
+        kinds = ("free", *(t for t, j in JOINTS.items() if j.nv and j.moves_as == t and t != "free"))
         eye = np.eye(3)
         bodies = [BodySpec(f"b{k}", k - 1, kind, f"j{k}", eye, np.array([0, 0, 0.1]), 1.0, np.array([0, 0, 0.05]),
                            0.01 * eye, axis=(0, 1, 0), axis2=(1, 0, 0) if kind == "universal" else None)

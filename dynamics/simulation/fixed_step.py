@@ -28,6 +28,7 @@ from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
 from ..aba import forward_dynamics as numpy_forward_dynamics
 from ..dispatch import current_backend
+from ..joints import JOINTS, has_quaternion
 from ..kinematics import integrate as group_integrate
 from ..closed.embedding import loop_closure, terms_at
 from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
@@ -98,7 +99,7 @@ def _bracket(jtype: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     for free joints, ``(vx, vy, w)`` for planar ones); zero for the joints whose group is abelian
     (the numpy twin of :func:`dynamics.compiled.simulate_kernels.add_bracket`)."""
     out = np.zeros_like(y)
-    if jtype in ("spherical", "free"):
+    if has_quaternion(jtype):
         out[:3] = np.cross(x[:3], y[:3])
     if jtype == "free":
         out[3:6] = np.cross(x[:3], y[3:6]) - np.cross(y[:3], x[3:6])
@@ -112,7 +113,7 @@ def _dexp_inverse(model, theta, xi, scale):
     1998; :func:`dynamics.compiled.simulate_kernels.set_dexp_inverse`)."""
     out = scale * xi
     for k, jtype in enumerate(model.joint_types):
-        if jtype in ("spherical", "free", "planar"):
+        if not JOINTS[jtype].euclidean:
             sl = slice(int(model.v_offset[k]), int(model.v_offset[k + 1]))
             inner = _bracket(jtype, theta[sl], xi[sl])
             out[sl] += scale * (0.5 * inner + _bracket(jtype, theta[sl], inner) / 12.0)
