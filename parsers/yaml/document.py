@@ -22,6 +22,12 @@ from .. import limits
 from ..errors import InputError, did_you_mean
 
 
+def _looks_like_a_key(key) -> bool:
+    """A name a format could have as a key: letters, digits, ``_``, ``-``, ``.``, at most 40 characters."""
+    text = str(key)
+    return 0 < len(text) <= 40 and all(c.isalnum() or c in "_-." for c in text)
+
+
 class Node:
     """A YAML value with its location.
 
@@ -76,6 +82,10 @@ class Node:
         if items and all(k not in allowed and not did_you_mean(k, allowed) for k in items):
             raise self.error(f"none of the keys is one of: {', '.join(sorted(allowed))}")
         for key, node in items.items():
+            if key not in allowed and not _looks_like_a_key(key):
+                # not a name at all (a stray line of text): located, not echoed
+                raise InputError(f"a key that is not a name (expected one of: {', '.join(sorted(allowed))})",
+                                 file=node.file, line=node.line, key=self.path or None)
             if key not in allowed:
                 raise node.error(f"unknown key '{key}'{did_you_mean(key, allowed)} "
                                  f"(expected one of: {', '.join(sorted(allowed))})")
