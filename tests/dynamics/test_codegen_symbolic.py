@@ -129,9 +129,9 @@ def test_closed_forms_of_the_fourbar_in_its_independent_coordinate_equal_the_num
     check(em, sm, closed_states(em, np.random.default_rng(2)), lambdified(sm))
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(2))
 def test_closed_forms_of_random_small_trees_equal_the_numpy_reference(seed):
-    model, rng = random_model(seed, n=4, types=("revolute", "continuous", "prismatic", "fixed"))
+    model, rng = random_model(seed, n=3, types=("revolute", "continuous", "prismatic", "fixed"))
     sm = symbolic_model(model)
     check(model, sm, tree_states(model, rng, n=3), lambdified(sm))
 
