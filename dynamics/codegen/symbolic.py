@@ -82,8 +82,8 @@ class SymbolicModel:
     kind : "tree" or "embedded"; q, v, tau, p : tuples of the input symbols (nq, nv, nv, 10 n_bodies);
     p_defaults : (10 n_bodies,) the model's values of ``p``; M : mass matrix (nv, nv) or ``M_r``
     (n_i, n_i); h : bias (nv,) or ``h_r`` (n_i,); qdd : (nv,) accelerations; independent_v : the tree
-    velocity indices of the independent coordinates (all of them for a tree); joint_names, body_names :
-    of the tree, for the symbol table.
+    velocity indices of the independent coordinates (all of them for a tree); joint_names : the joint
+    of each coordinate (fixed joints have none), body_names : of the tree, for the symbol table.
     """
 
     kind: str
@@ -345,8 +345,8 @@ def symbolic_model(model) -> SymbolicModel:
         qdd, ind = _solve_spd(M, sp.Matrix(tau) - h, "M"), tuple(range(tree.nv))
     else:
         M, h, qdd, ind = _embedded_forms(model, q, v, tau, p)
-    return SymbolicModel(model.kind, q, v, tau, p, tuple(defaults), M, h, qdd, ind, tuple(tree.joint_names),
-                         tuple(tree.body_names))
+    coordinates = tuple(name for k, name in enumerate(tree.joint_names) if tree.q_offset[k + 1] > tree.q_offset[k])
+    return SymbolicModel(model.kind, q, v, tau, p, tuple(defaults), M, h, qdd, ind, coordinates, tuple(tree.body_names))
 
 
 # ==================== writers: C (cse + ccode) and LaTeX
