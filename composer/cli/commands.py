@@ -654,12 +654,17 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
               help="Folder for PREFIX.c and PREFIX.h (created when missing).")
 @click.option("--lang", type=click.Choice(["c"]), default="c", show_default=True, help="Language of the source.")
 @click.option("--prefix", default=None, help="C identifier prefix of the functions (default: the file's name).")
+@click.option("--symbolic", is_flag=True,
+              help="Also write closed forms (sympy, common subexpressions eliminated) of M(q), the bias h(q, v) "
+                   "and the forward dynamics as C (PREFIX_sym.c, PREFIX_sym.h) and LaTeX (PREFIX_sym.md); small "
+                   "models only (at most 6 velocity coordinates and 12 bodies).")
 @_base_option
 @_verbosity_options
-def codegen_cmd(file, out_dir, lang, prefix, base):
+def codegen_cmd(file, out_dir, lang, prefix, symbolic, base):
     """Write C99 source of FILE's dynamics: ABA, RNEA, CRBA specialised to the model, the force
     elements, and for closed chains the forward dynamics in independent coordinates with the loop
-    closure (PREFIX_start_state, PREFIX_derivatives, PREFIX_outputs; see 'mbcompose docs codegen')."""
+    closure (PREFIX_start_state, PREFIX_derivatives, PREFIX_outputs; see 'mbcompose docs codegen');
+    with --symbolic, closed forms beside it."""
     from mbcompose.composer.outputs import OutputSet
     from mbcompose.dynamics.codegen import CodegenUnsupported, generate_c
 
@@ -669,12 +674,20 @@ def codegen_cmd(file, out_dir, lang, prefix, base):
         raise InputError(f"--prefix {prefix!r} is not a C identifier", file=file)
     try:
         gen = generate_c(composition.model, prefix)
+        if symbolic:
+            from mbcompose.dynamics.codegen.symbolic import generate_symbolic
+
+            sym = generate_symbolic(composition.model, prefix)
     except CodegenUnsupported as exc:
         raise InputError(str(exc), file=file) from None
     folder = Path(out_dir)
     with OutputSet(inputs=read, create_dirs=True) as staged:
         staged.add_text(folder / f"{prefix}.c", gen.source)
         staged.add_text(folder / f"{prefix}.h", gen.header)
+        if symbolic:
+            staged.add_text(folder / f"{prefix}_sym.c", sym.source)
+            staged.add_text(folder / f"{prefix}_sym.h", sym.header)
+            staged.add_text(folder / f"{prefix}_sym.md", sym.latex)
     log.info("wrote %s and %s: nx %d, nu %d, ny %d, %d parameters", folder / f"{prefix}.c", folder / f"{prefix}.h",
              gen.nx, gen.nu, gen.ny, len(gen.param_names))
 
