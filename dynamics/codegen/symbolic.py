@@ -124,8 +124,7 @@ def _check_model(model):
         raise SymbolicTooLarge(f"--symbolic writes closed forms for small models only (at most {MAX_NV} velocity "
                                f"coordinates and {MAX_BODIES} bodies); this one has nv = {tree.nv} and "
                                f"{tree.n_bodies} bodies: use the numeric C (without --symbolic)")
-    bad = sorted({t for t in tree.joint_types if J.JOINTS[t].moves_as not in ("revolute", "prismatic", "fixed")
-                  or J.JOINTS[t].nv > 1})
+    bad = sorted({t for t in tree.joint_types if not (J.JOINTS[t].nv == 0 or J.JOINTS[t].one_coordinate)})
     if bad:
         raise CodegenUnsupported(f"--symbolic writes one-coordinate revolute and prismatic joints only, not "
                                  f"{', '.join(bad)}")
