@@ -93,38 +93,34 @@ def joint_vector(model, values: Mapping[str, object], rate: bool, base=None, rem
     return out
 
 
+def _named_scalars(names, values: Mapping[str, object], what: str, kinds: str, one: str) -> np.ndarray:
+    """(len(names),) from ``{name: number}`` (the others 0); :class:`JointValueError` naming the element
+    for an unknown name (``what`` it is, ``kinds`` the list's title) or a value that is not ``one`` number."""
+    out = np.zeros(len(names))
+    for name, value in values.items():
+        if name not in names:
+            raise JointValueError(f"unknown {what} '{name}'{did_you_mean(name, names)} "
+                                  f"({kinds}: {', '.join(names) or 'none'})", name)
+        vals = joint_values_array(name, value)
+        if vals.size != 1:
+            raise JointValueError(f"{what} '{name}' takes {one}, got {vals.size}", name)
+        out[names.index(name)] = vals[0]
+    return out
+
+
 def voltage_vector(model, values: Mapping[str, object]) -> np.ndarray | None:
     """The (nmotors,) constant voltages of the model's DC motors (``dynamics.forces.motor_names``) from
     ``{motor: volts}`` (the others 0), None without any given; :class:`JointValueError` naming the motor."""
     if not values:
         return None
-    names = motor_names(model)
-    out = np.zeros(len(names))
-    for name, value in values.items():
-        if name not in names:
-            raise JointValueError(f"unknown motor '{name}'{did_you_mean(name, names)} "
-                                  f"(DC motors: {', '.join(names) or 'none'})", name)
-        vals = joint_values_array(name, value)
-        if vals.size != 1:
-            raise JointValueError(f"motor '{name}' takes one voltage, got {vals.size}", name)
-        out[names.index(name)] = vals[0]
-    return out
+    return _named_scalars(tuple(motor_names(model)), values, "motor", "DC motors", "one voltage")
 
 
 def control_vector(model, values: Mapping[str, object]) -> np.ndarray:
     """The (na,) controls of ``model.actuator_names`` from ``{actuator: number}`` (the others 0);
     :class:`JointValueError` naming the actuator for an unknown name or a value that is not one number."""
-    names = tuple(getattr(model, "actuator_names", ()))
-    out = np.zeros(len(names))
-    for name, value in values.items():
-        if name not in names:
-            raise JointValueError(f"unknown actuator '{name}'{did_you_mean(name, names)} "
-                                  f"(actuators: {', '.join(names) or 'none'})", name)
-        vals = joint_values_array(name, value)
-        if vals.size != 1:
-            raise JointValueError(f"actuator '{name}' takes one control value, got {vals.size}", name)
-        out[names.index(name)] = vals[0]
-    return out
+    return _named_scalars(tuple(getattr(model, "actuator_names", ())), values, "actuator", "actuators",
+                          "one control value")
 
 
 def run_simulation(composition, cfg, progress: Callable[[float], None] | None = None) -> SimulationResult:
