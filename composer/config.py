@@ -151,13 +151,15 @@ def _choices(node: Node, choices) -> tuple[str, ...]:
 
 def _joint_values(node: Node | None, key: str, locations: dict, units: bool = False) -> dict[str, object]:
     """{joint: number or list} of a config entry; with ``units`` (positions, velocities) a number may carry
-    a unit, ``20deg`` (:data:`composer.simulation.VALUE_UNITS`), and is kept in SI."""
+    a unit, ``20deg`` (:data:`composer.simulation.VALUE_UNITS`): checked here, kept as written (the
+    simulation converts it exactly, and plain numbers from the input file's units)."""
     if node is None:
         return {}
     out = {}
     for name, value in node.mapping("a mapping joint name -> value").items():
         if units and isinstance(value.value, str):
-            out[name] = _with_unit(name, value)
+            _with_unit(name, value)
+            out[name] = value.value
         else:
             out[name] = value.number() if not isinstance(value.value, list) else [v.number() for v in value]
         locations[f"{key}.{name}"] = (value.file, value.line)

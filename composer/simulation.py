@@ -14,6 +14,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from mbcompose.dynamics.forces import motor_names
+from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.simulation import SIMULATORS, ConstantForcesOnly, SimulationResult, simulate, too_many_steps
 from mbcompose.dynamics.simulation.stops import TooManyStopEvents
 from mbcompose.graph.model import removed_joint_columns
@@ -50,25 +51,44 @@ def value_with_unit(name: str, text: str) -> float:
                           f"({', '.join(VALUE_UNITS)}), got {text[:40]!r}", name)
 
 
-def joint_values_array(name: str, value) -> np.ndarray:
+def joint_values_array(name: str, value, scale=None) -> np.ndarray:
     """``value`` (a number, a number with a unit such as ``"20deg"``, or a list of numbers) as a finite
-    1-D array in SI units within the magnitude limit."""
-    items = value if isinstance(value, (list, tuple)) else [value]
-    items = [value_with_unit(name, v) if isinstance(v, str) else v for v in items]
+    1-D array in SI units within the magnitude limit; plain numbers times ``scale`` (SI per unit of each
+    coordinate, :meth:`parsers.assembly.ValueUnits.factors`; None: SI already), numbers with a unit exact."""
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    factors = scale if scale is not None and len(scale) == len(items) else np.ones(len(items))
+    items = [value_with_unit(name, v) if isinstance(v, str) else _plain(name, v) * f for v, f in zip(items, factors)]
     for v in items:
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
-            raise JointValueError(f"joint '{name}': expected a number or a list of numbers, "
-                                  f"got {type(v).__name__} {str(v)[:40]!r}", name)
-        if not np.isfinite(float(v)):
-            raise JointValueError(f"joint '{name}': values must be finite, got {v}", name)
         too_big = limits.check_magnitude(float(v), f"joint '{name}'")
         if too_big:
             raise JointValueError(too_big, name)
     return np.array(items, dtype=float)
 
 
-def joint_vector(model, values: Mapping[str, object], rate: bool, base=None, removed=()) -> np.ndarray:
-    """A q (or v if ``rate``) vector from ``{joint: value or list}``.
+def _plain(name: str, v) -> float:
+    """A given plain number as a float; :class:`JointValueError` for anything else or a non-finite one."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
+        raise JointValueError(f"joint '{name}': expected a number or a list of numbers, "
+                              f"got {type(v).__name__} {str(v)[:40]!r}", name)
+    if not np.isfinite(float(v)):
+        raise JointValueError(f"joint '{name}': values must be finite, got {v}", name)
+    return float(v)
+
+
+def coordinate_factors(model, name: str, rate: bool, units) -> np.ndarray | None:
+    """SI per given unit of joint ``name``'s position (velocity if ``rate``) coordinates for plain numbers
+    in ``units`` (:class:`parsers.assembly.ValueUnits`), from the joint-type table's ``q_units``/``v_units``;
+    None when the values are SI already."""
+    if units is None or units.si:
+        return None
+    tree = getattr(model, "tree_model", model)
+    facts = JOINTS[tree.joint_types[tree.joint_index(name)]]
+    return units.factors(facts.v_units if rate else facts.q_units)
+
+
+def joint_vector(model, values: Mapping[str, object], rate: bool, base=None, removed=(), units=None) -> np.ndarray:
+    """A q (or v if ``rate``) vector in SI from ``{joint: value or list}``, plain numbers in ``units``
+    (:class:`parsers.assembly.ValueUnits`, the file's: :func:`value_units`; None: SI).
 
     Unknown joints (with a "did you mean"; a joint of ``removed``, the reduction's
     :class:`graph.reduce.RemovedJoint` records, is named as removed, with the joint kept in its
@@ -86,7 +106,7 @@ def joint_vector(model, values: Mapping[str, object], rate: bool, base=None, rem
             raise JointValueError(f"unknown joint '{name}'{did_you_mean(name, model.joint_names)} "
                                   f"(joints: {', '.join(model.joint_names)})", name)
         sl = model.v_slice(name) if rate else model.q_slice(name)
-        vals = joint_values_array(name, value)
+        vals = joint_values_array(name, value, coordinate_factors(model, name, rate, units))
         if vals.size != sl.stop - sl.start:
             raise JointValueError(f"joint '{name}' takes {sl.stop - sl.start} values, got {vals.size}", name)
         out[sl] = vals
@@ -134,11 +154,12 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
         raise InputError("simulation of closed chains needs options.loops: embed "
                          "(loops: lagrange evaluates dynamics but does not simulate)")
     check_simulation_size(cfg.duration, cfg.samples, composition.assembly.source_file)
-    q0, v0, tau = (_config_vector(model, cfg, key, values, rate, composition.analysis.removed_joints)
-                   for key, values, rate in
-                   (("initial.q", cfg.initial_q, False), ("initial.v", cfg.initial_v, True),
-                    ("torques", cfg.torques, True)))
-    announce_outside_limits(model, q0, composition.joint_properties, set(cfg.initial_q))
+    units = composition.assembly.value_units
+    q0, v0, tau = (_config_vector(model, cfg, key, values, rate, composition.analysis.removed_joints, u)
+                   for key, values, rate, u in
+                   (("initial.q", cfg.initial_q, False, units), ("initial.v", cfg.initial_v, True, units),
+                    ("torques", cfg.torques, True, None)))
+    announce_outside_limits(model, q0, composition.joint_properties, set(cfg.initial_q), units)
     try:
         ctrl = control_vector(model, getattr(cfg, "controls", {}))
     except JointValueError as exc:
@@ -160,10 +181,11 @@ def run_simulation(composition, cfg, progress: Callable[[float], None] | None = 
     return result.with_extra(names, values) if names else result
 
 
-def announce_outside_limits(model, q0, joints, given: set) -> list[str]:
-    """Warn for each one-coordinate joint whose initial position ``q0`` lies outside its limits (the
+def announce_outside_limits(model, q0, joints, given: set, units=None) -> list[str]:
+    """Warn for each one-coordinate joint whose initial position ``q0`` (SI) lies outside its limits (the
     simulation's stops put it at the nearest limit, which must not happen silently); the joints the
-    user gave (``given``) and those at their reference position are told apart.  Returns the messages."""
+    user gave (``given``) and those at their reference position are told apart; values shown in ``units``
+    (:class:`parsers.assembly.ValueUnits`, None: SI).  Returns the messages."""
     tree = model.tree_model
     if joints is None or tree.nq != len(q0):
         return []
@@ -175,12 +197,21 @@ def announce_outside_limits(model, q0, joints, given: set) -> list[str]:
         x, lo, hi = float(q0[qs.start]), float(joints.lower[vs.start]), float(joints.upper[vs.start])
         if lo <= x <= hi:
             continue
+        kind = JOINTS[tree.joint_types[tree.joint_index(name)]].q_units
+        f, unit = _shown_unit(kind, units)
         which = "initial position" if name in given else "reference position"
-        messages.append(f"joint '{name}': {which} {x:.6g} is outside its limits [{lo:.6g}, {hi:.6g}] "
-                        f"(SI: rad or m): the simulation starts at the nearest limit"
-                        f"{_degrees_hint(name, x, lo, hi) if name in given else ''}")
+        hint = _degrees_hint(name, x, lo, hi) if name in given and kind == "a" and unit == "rad" else ""
+        messages.append(f"joint '{name}': {which} {x / f:.6g} is outside its limits [{lo / f:.6g}, {hi / f:.6g}] "
+                        f"({unit}): the simulation starts at the nearest limit{hint}")
         log.warning("%s", messages[-1])
     return messages
+
+
+def _shown_unit(kind: str, units) -> tuple[float, str]:
+    """(SI per unit, unit name) of a coordinate of ``kind`` ('a' or 'l') in ``units`` (None: SI)."""
+    if units is None:
+        return 1.0, "rad" if kind == "a" else "m"
+    return (units.angle, units.angle_name) if kind == "a" else (units.length, units.length_name)
 
 
 def _degrees_hint(name: str, x: float, lo: float, hi: float) -> str:
@@ -189,10 +220,11 @@ def _degrees_hint(name: str, x: float, lo: float, hi: float) -> str:
     return f"; did you mean {name}={x:.6g}deg?" if lo <= in_rad <= hi and x != 0 else ""
 
 
-def _config_vector(model, cfg, key: str, values, rate: bool, removed=()) -> np.ndarray:
-    """joint_vector of one config entry; errors located where the config gave the joint."""
+def _config_vector(model, cfg, key: str, values, rate: bool, removed=(), units=None) -> np.ndarray:
+    """joint_vector of one config entry (plain numbers in ``units``); errors located where the config gave
+    the joint."""
     try:
-        return joint_vector(model, values, rate=rate, removed=removed)
+        return joint_vector(model, values, rate=rate, removed=removed, units=units)
     except JointValueError as exc:
         file, line = getattr(cfg, "locations", {}).get(f"{key}.{exc.joint}", (None, None))
         raise InputError(str(exc), file=file, line=line, key=f"simulation.{key}") from None

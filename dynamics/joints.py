@@ -105,6 +105,8 @@ class JointType:
     euclidean : ``q_dot = v`` (the configuration is a vector space; integrate is ``q + v``).
     kernel : the joint's code in the compiled kernels (:mod:`dynamics.compiled`); types that
         move alike share one.
+    q_units, v_units : the quantity of each position and velocity coordinate, one letter each: 'a' an
+        angle (rad; rad/s), 'l' a length (m; m/s), '1' none (a quaternion's components).
     """
 
     name: str
@@ -121,6 +123,13 @@ class JointType:
     constant_H: bool
     euclidean: bool
     kernel: int
+    q_units: str
+    v_units: str
+
+    def __post_init__(self):
+        if len(self.q_units) != self.nq or len(self.v_units) != self.nv or set(self.q_units + self.v_units) - set("al1"):
+            raise ValueError(f"joint type {self.name!r}: q_units/v_units must give one of 'a', 'l', '1' per "
+                             f"coordinate ({self.nq} and {self.nv})")
 
     @property
     def one_coordinate(self) -> bool:
@@ -137,16 +146,16 @@ def _table(*rows) -> Mapping[str, JointType]:
 _, X = False, True           # the table's no and yes
 #: joint type name -> :class:`JointType`, the one home of the facts of each joint type (module table).
 JOINTS: Mapping[str, JointType] = _table(
-    # name         nq nv neutral                              axis axis2 moves_as     rev lim ref cpl  H  eucl kernel
-    ("fixed",       0, 0, (),                                  _,   _,   "fixed",       X,  _,  _,  _,  X,  X,   0),
-    ("revolute",    1, 1, (0.0,),                              X,   _,   "revolute",    X,  X,  X,  X,  X,  X,   1),
-    ("continuous",  1, 1, (0.0,),                              X,   _,   "revolute",    X,  _,  X,  X,  X,  X,   1),
-    ("prismatic",   1, 1, (0.0,),                              X,   _,   "prismatic",   X,  X,  X,  X,  X,  X,   2),
-    ("cylindrical", 2, 2, (0.0, 0.0),                          X,   _,   "cylindrical", X,  _,  _,  _,  X,  X,   3),
-    ("universal",   2, 2, (0.0, 0.0),                          X,   X,   "universal",   _,  _,  _,  _,  _,  X,   4),
-    ("spherical",   4, 3, (1.0, 0.0, 0.0, 0.0),                _,   _,   "spherical",   _,  _,  _,  _,  X,  _,   5),
-    ("planar",      3, 3, (0.0, 0.0, 0.0),                     X,   _,   "planar",      _,  _,  _,  _,  X,  _,   6),
-    ("free",        7, 6, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0), _,   _,   "free",        _,  _,  _,  _,  X,  _,   7),
+    # name         nq nv neutral                              axis axis2 moves_as     rev lim ref cpl  H  eucl kernel q_units  v_units
+    ("fixed",       0, 0, (),                                  _,   _,   "fixed",       X,  _,  _,  _,  X,  X,   0,     "",      ""),
+    ("revolute",    1, 1, (0.0,),                              X,   _,   "revolute",    X,  X,  X,  X,  X,  X,   1,     "a",     "a"),
+    ("continuous",  1, 1, (0.0,),                              X,   _,   "revolute",    X,  _,  X,  X,  X,  X,   1,     "a",     "a"),
+    ("prismatic",   1, 1, (0.0,),                              X,   _,   "prismatic",   X,  X,  X,  X,  X,  X,   2,     "l",     "l"),
+    ("cylindrical", 2, 2, (0.0, 0.0),                          X,   _,   "cylindrical", X,  _,  _,  _,  X,  X,   3,     "al",    "al"),
+    ("universal",   2, 2, (0.0, 0.0),                          X,   X,   "universal",   _,  _,  _,  _,  _,  X,   4,     "aa",    "aa"),
+    ("spherical",   4, 3, (1.0, 0.0, 0.0, 0.0),                _,   _,   "spherical",   _,  _,  _,  _,  X,  _,   5,     "1111",  "aaa"),
+    ("planar",      3, 3, (0.0, 0.0, 0.0),                     X,   _,   "planar",      _,  _,  _,  _,  X,  _,   6,     "lla",   "lla"),
+    ("free",        7, 6, (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0), _,   _,   "free",        _,  _,  _,  _,  X,  _,   7,     "lll1111", "aaalll"),
 )  # columns: has_axis, has_axis2, moves_as, reversible, takes_limits, takes_ref, couplable, constant_H, euclidean
 del _, X
 

@@ -10,7 +10,7 @@ import importlib
 from pathlib import Path, PurePath
 
 from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Coupling, Frame, Geometry, Joint, Limits,
-                       MassProperties, Motor, Pose, Source, SpringDamper)
+                       MassProperties, Motor, Pose, Source, SpringDamper, ValueUnits)
 from .errors import InputError
 
 #: file suffix -> "module:function"; the function is ``f(path, **options) -> Assembly``.
@@ -59,4 +59,4 @@ def read_assembly(path, **options) -> Assembly:
 
 __all__ = ["AXIAL_JOINTS", "GROUND", "JOINT_TYPES", "Assembly", "Body", "Coupling", "Frame", "Geometry",
            "InputError", "Joint", "Limits", "MassProperties", "Motor", "Pose", "READERS", "Source",
-           "SpringDamper", "input_stem", "read_assembly", "reader_for"]
+           "SpringDamper", "ValueUnits", "input_stem", "read_assembly", "reader_for"]

@@ -839,6 +839,42 @@ class Frame:
 
 
 @record
+class ValueUnits:
+    """The units of the joint values a user gives for a file: the CLI's ``--q0``, ``--v0``, ``--q``,
+    ``--v`` and a pipeline's ``simulation.initial`` (plain numbers; a number with a unit, ``20deg``, is
+    exact whatever these say).  The native YAML format's ``units:`` sets them; URDF, SDFormat, MJCF
+    (whose ``qpos`` is in rad and m whatever its ``angle``) and STEP inputs keep SI.
+
+    length : metres per length unit (``length_name``); angle : radians per angle unit (``angle_name``).
+    Velocities are in these per second; quaternion coordinates have no unit.
+    """
+
+    length: float = 1.0
+    angle: float = 1.0
+    length_name: str = "m"
+    angle_name: str = "rad"
+
+    def __post_init__(self):
+        if not (np.isfinite(self.length) and self.length > 0 and np.isfinite(self.angle) and self.angle > 0):
+            raise ValueError(f"ValueUnits: positive finite factors expected, got {self.length}, {self.angle}")
+
+    @property
+    def si(self) -> bool:
+        """Plain numbers are SI (rad, m)."""
+        return self.length == 1.0 and self.angle == 1.0
+
+    def factors(self, kinds: str) -> np.ndarray:
+        """(len(kinds),) SI per given unit of coordinates of ``kinds`` ('a' angle, 'l' length, '1' none;
+        :attr:`dynamics.joints.JointType.q_units`)."""
+        table = {"a": self.angle, "l": self.length, "1": 1.0}
+        return np.array([table[k] for k in kinds])
+
+
+#: the units of SI inputs (URDF, SDFormat, MJCF, STEP)
+SI_VALUES = ValueUnits()
+
+
+@record
 class Assembly:
     """A mechanical assembly: bodies, joints and forces in SI units.
 
@@ -855,6 +891,7 @@ class Assembly:
     source_file : the file the assembly was read from.
     contacts : contacts between parts found in a CAD assembly (``parsers.step.mating.Contact``,
         SI units), from which its joints were inferred; empty for other inputs.
+    value_units : the units of the joint values a user gives for this file (:class:`ValueUnits`).
     """
 
     name: str
@@ -868,8 +905,11 @@ class Assembly:
     contacts: tuple = ()
     actuators: tuple[Actuator, ...] = ()
     forces: tuple = ()
+    value_units: ValueUnits = SI_VALUES
 
     def __post_init__(self):
+        if not isinstance(self.value_units, ValueUnits):
+            raise TypeError(f"Assembly.value_units must be ValueUnits, got {type(self.value_units).__name__}")
         _set(self, "gravity", _checked(self.gravity, (3,), "Assembly.gravity"))
         for key, cls in (("bodies", Body), ("joints", Joint), ("couplings", Coupling), ("springs", SpringDamper),
                          ("frames", Frame), ("actuators", Actuator), ("forces", FORCE_RECORDS)):

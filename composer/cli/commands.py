@@ -488,11 +488,12 @@ def _split_top(spec: str) -> list[str]:
     return items
 
 
-def _vector(model, values, rate: bool, what: str, removed=()):
+def _vector(model, values, rate: bool, what: str, removed=(), units=None):
+    """joint_vector of one option's values (plain numbers in ``units``, the file's; None: SI)."""
     from mbcompose.composer.simulation import joint_vector
 
     try:
-        return joint_vector(model, values, rate=rate, removed=removed)
+        return joint_vector(model, values, rate=rate, removed=removed, units=units)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint=what) from None
 
@@ -503,11 +504,12 @@ def _vector(model, values, rate: bool, what: str, removed=()):
               help="Simulated time in seconds (at most the 'duration' limit).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="Trajectory file: .csv or .npz; a plot .png is written beside it.")
-@click.option("--q0", help="Initial joint positions: numbers in rad and m (SI, whatever the file's units) or "
-                           "with a unit (deg, rad, mm, cm, m), e.g. 'pitch_a=0.1,yaw_a=-12deg' (default: "
-                           "reference; outside a joint's limits: warned, started at the limit).")
-@click.option("--v0", help="Initial joint velocities in rad/s and m/s, or with a unit (deg/s, mm/s, ...) "
-                           "(default: at rest).")
+@click.option("--q0", help="Initial joint positions: plain numbers in the file's units (a YAML file's units:, "
+                           "e.g. deg and mm; rad and m for URDF, SDFormat, MJCF, STEP) or with a unit (deg, rad, "
+                           "mm, cm, m), e.g. 'pitch_a=0.1,yaw_a=-12deg' (default: reference; outside a joint's "
+                           "limits: warned, started at the limit).")
+@click.option("--v0", help="Initial joint velocities in the file's units per second, or with a unit (deg/s, "
+                           "rad/s, mm/s, m/s) (default: at rest).")
 @click.option("--torque", help="Constant joint forces in N m and N, e.g. 'pitch_a=0.01' (default: zero).")
 @click.option("--ctrl", help="Constant actuator controls by actuator name, e.g. 'shoulder=0.5' (default: zero).")
 @click.option("--voltage", help="Constant DC motor voltages in V by motor name (the forces: section's dc_motor "
@@ -548,8 +550,9 @@ def simulate(file, duration, output, q0, v0, torque, ctrl, voltage, samples, int
     check_output_folder(out)
     composition, read = _compose_with_inputs(file, base=base)
     values = {hint: _parse_values(spec, hint) for hint, spec in (("--q0", q0), ("--v0", v0), ("--torque", torque))}
-    for hint, rate in (("--q0", False), ("--v0", True), ("--torque", True)):
-        _vector(composition.model, values[hint], rate, hint, composition.analysis.removed_joints)
+    units = composition.assembly.value_units
+    for hint, rate, u in (("--q0", False, units), ("--v0", True, units), ("--torque", True, None)):
+        _vector(composition.model, values[hint], rate, hint, composition.analysis.removed_joints, u)
     controls = _parse_values(ctrl, "--ctrl")
     try:
         control_vector(composition.model, controls)
@@ -580,13 +583,14 @@ def simulate(file, duration, output, q0, v0, torque, ctrl, voltage, samples, int
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.argument("quantity", type=click.Choice(["mass-matrix", "inverse-dynamics", "forward-dynamics",
                                                "jacobian", "opspace-inertia", "bias"]))
-@click.option("--q", "q_spec", help="Joint positions in rad and m (SI, whatever the file's units) or with a "
-                                    "unit, e.g. 'pitch_a=0.1,yaw_a=-12deg' (default: reference).")
-@click.option("--v", "v_spec", help="Joint velocities in rad/s and m/s, or with a unit (deg/s, mm/s) "
-                                    "(default: zero).")
-@click.option("--a", "a_spec", help="Joint accelerations for inverse dynamics, rad/s^2 and m/s^2 "
-                                    "(default: zero).")
-@click.option("--tau", "tau_spec", help="Joint forces for forward dynamics (default: zero).")
+@click.option("--q", "q_spec", help="Joint positions: plain numbers in the file's units (a YAML file's units:, "
+                                    "e.g. deg and mm; rad and m for URDF, SDFormat, MJCF, STEP) or with a unit, "
+                                    "e.g. 'pitch_a=0.1,yaw_a=-12deg' (default: reference). Results are SI.")
+@click.option("--v", "v_spec", help="Joint velocities in the file's units per second, or with a unit (deg/s, "
+                                    "mm/s) (default: zero).")
+@click.option("--a", "a_spec", help="Joint accelerations for inverse dynamics, in the file's units per "
+                                    "second squared (default: zero).")
+@click.option("--tau", "tau_spec", help="Joint forces for forward dynamics, N m and N (default: zero).")
 @click.option("--body", help="Body for jacobian / opspace-inertia: a composite body or one of its original "
                              "parts (default: the last body).")
 @click.option("--point", help="Point on the body, body frame, 'x,y,z' in metres (default: body origin).")
@@ -621,15 +625,15 @@ def eval_cmd(file, quantity, q_spec, v_spec, a_spec, tau_spec, body, point, fram
 
     composition = _compose(file, base=base)
     model = composition.model
-    removed = composition.analysis.removed_joints
-    q = _vector(model, _parse_values(q_spec, "--q"), False, "--q", removed)
-    v = _vector(model, _parse_values(v_spec, "--v"), True, "--v", removed)
+    removed, units = composition.analysis.removed_joints, composition.assembly.value_units
+    q = _vector(model, _parse_values(q_spec, "--q"), False, "--q", removed, units)
+    v = _vector(model, _parse_values(v_spec, "--v"), True, "--v", removed, units)
     q, v = dynamics.consistent_state(model, q, v)
     note = ""
     if quantity == "mass-matrix":
         value = dynamics.mass_matrix(model, q)
     elif quantity == "inverse-dynamics":
-        value = dynamics.inverse_dynamics(model, q, v, _vector(model, _parse_values(a_spec, "--a"), True, "--a"))
+        value = dynamics.inverse_dynamics(model, q, v, _vector(model, _parse_values(a_spec, "--a"), True, "--a", (), units))
     elif quantity == "forward-dynamics":
         value = dynamics.forward_dynamics(model, q, v,
                                           _vector(model, _parse_values(tau_spec, "--tau"), True, "--tau"))
@@ -700,8 +704,11 @@ def _c_identifier(stem: str) -> str:
 
 @main.command("linearize")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--at", "at_spec", help="Joint positions of the state, e.g. 'hinge=0.1' (default: reference).")
-@click.option("--v", "v_spec", help="Joint velocities of the state (default: zero).")
+@click.option("--at", "at_spec", help="Joint positions of the state, e.g. 'hinge=0.1': plain numbers in the "
+                                      "file's units (a YAML file's units:; rad and m for URDF, SDFormat, MJCF, "
+                                      "STEP) or with a unit, '20deg' (default: reference). A, B, C, D are SI.")
+@click.option("--v", "v_spec", help="Joint velocities of the state, in the file's units per second or with a "
+                                    "unit (default: zero).")
 @click.option("--ctrl", help="Actuator controls there, e.g. 'shoulder=0.5' (default: zero).")
 @click.option("--tau", "tau_spec", help="Joint forces there, N m or N (default: zero).")
 @click.option("--inputs", help="Columns of B, D: actuator names, 'tau:JOINT', 'volt:MOTOR', or the families "
@@ -733,9 +740,9 @@ def linearize_cmd(file, at_spec, v_spec, ctrl, tau_spec, inputs, outputs, output
     model = composition.model
     if model.kind not in ("tree", "embedded"):
         raise InputError(f"linearize takes trees and embedded closed chains, not {model.kind} models", file=file)
-    removed = composition.analysis.removed_joints
-    q = _vector(model, _parse_values(at_spec, "--at"), False, "--at", removed)
-    v = _vector(model, _parse_values(v_spec, "--v"), True, "--v", removed)
+    removed, units = composition.analysis.removed_joints, composition.assembly.value_units
+    q = _vector(model, _parse_values(at_spec, "--at"), False, "--at", removed, units)
+    v = _vector(model, _parse_values(v_spec, "--v"), True, "--v", removed, units)
     tau = _vector(model, _parse_values(tau_spec, "--tau"), True, "--tau", removed)
     try:
         u = control_vector(model, _parse_values(ctrl, "--ctrl"))

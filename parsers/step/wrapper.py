@@ -35,6 +35,7 @@ touch (and no ``axis``/``origin``), or an ambiguous contact is an error at its l
 from __future__ import annotations
 
 import fnmatch
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -124,12 +125,13 @@ def read_cad_yaml(root: Node, path: Path, materials: dict[str, float], units, jo
         else np.array([0.0, 0.0, -9.81])
     name = root.get("name").string() if root.get("name") is not None else path.stem
     try:
-        return read_step(step, name=name, gravity=gravity, **options)
+        assembly = read_step(step, name=name, gravity=gravity, **options)
     except InputError as e:       # an option of this file: point at its key here, not at the STEP file
         node = root.get(OPTION_KEYS.get(e.key, "")) if e.key else None
         if node is None:
             raise
         raise node.error(e.message) from None
+    return replace(assembly, value_units=units.values())    # joint values in this file's units:, as its joints
 
 
 def matching(pattern: str, parts: list[tuple[str, tuple[str, ...]]]) -> list[str]:

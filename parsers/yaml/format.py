@@ -24,7 +24,7 @@ from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL, GEOMETRY_ATOL
 
 from ..assembly import (AXIAL_JOINTS, GEOMETRY_ROLES, GROUND, GROUND_WORD, JOINT_TYPES, Assembly, Body, Coupling,
                         DCMotor, Frame, Geometry, Joint, JointForceElement, Limits, MassProperties, Material, Motor,
-                        PointLoad, Pose, Source, SpringDamper)
+                        PointLoad, Pose, Source, SpringDamper, ValueUnits)
 from ..errors import InputError, did_you_mean
 from ..exporters import warn_untaken_limits
 from ..massprops import INERTIA_RTOL, inertia_problem, shapes_mass_properties
@@ -59,6 +59,7 @@ FORMAT_VERSION = "mbcompose-assembly/1"
 class _Units:
     def __init__(self, node: Node | None):
         self.length, self.mass, self.angle = 1.0, 1.0, 1.0
+        self.names = {"length": "m", "mass": "kg", "angle": "rad"}
         if node is None:
             return
         node.check_keys(("length", "mass", "angle"))
@@ -70,6 +71,11 @@ class _Units:
             if name not in table:
                 raise child.error(f"unknown {key} unit '{name}'{did_you_mean(name, table)} (expected one of: {', '.join(table)})")
             setattr(self, key, table[name])
+            self.names[key] = name
+
+    def values(self) -> ValueUnits:
+        """The units of the joint values a user gives for this file (plain numbers in its length and angle)."""
+        return ValueUnits(self.length, self.angle, self.names["length"], self.names["angle"])
 
 
 def _source(node: Node, note: str = "") -> Source:
@@ -572,7 +578,8 @@ def assembly_from_node(root: Node, path) -> Assembly:
     name = root.get("name").string() if root.get("name") is not None else path.stem
     springs, forces = _forces(root, units, joints, body_names)
     return Assembly(name=name, bodies=bodies, joints=tuple(joints), gravity=gravity, frames=frames,
-                    source_file=str(path), springs=springs, forces=forces, couplings=couplings)
+                    source_file=str(path), springs=springs, forces=forces, couplings=couplings,
+                    value_units=units.values())
 
 
 __all__ = ["read_yaml", "assembly_from_node", "write_yaml", "MATERIALS", "LENGTH_UNITS", "MASS_UNITS", "ANGLE_UNITS", "INERTIA_RTOL"]

@@ -64,7 +64,7 @@ def test_eval_jacobian_of_a_closed_chain_is_with_respect_to_the_independent_coor
     from mbcompose.dynamics import embedding as E
     from mbcompose import composer
     r = run("eval", str(ROOT / "samples/fourbar/fourbar.yaml"), "jacobian", "--body", "rocker",
-            "--q", "crank_pivot=0.3", "--format", "json")
+            "--q", "crank_pivot=0.3rad", "--format", "json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)
     assert doc["coordinates"] == ["crank_pivot"]

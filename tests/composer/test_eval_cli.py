@@ -37,14 +37,18 @@ def test_bias_of_a_closed_chain_equals_the_minimal_coordinate_equations(sample):
     from mbcompose import composer, dynamics
     from mbcompose.dynamics import embedding as E
     from mbcompose.dynamics.closed.closure import closure_bias, closure_jacobian
+    from mbcompose.dynamics.joints import JOINTS
 
     path = ROOT / f"samples/{sample}/{sample}.yaml"
-    em = composer.compose(path).model
+    composition = composer.compose(path)
+    em, units = composition.model, composition.assembly.value_units
     q = E.complete_configuration(em, q_guess=em.neutral())
     rng = np.random.default_rng(3)
     v = E.complete_velocity(em, q, rng.normal(size=em.n_independent))
-    spec = json.dumps({n: v[em.v_slice(n)].tolist() for n in em.joint_names
-                       if set(range(em.nv)[em.v_slice(n)]) & set(em.independent_v)})
+    # --v takes the file's units (deg/s, mm/s for these samples): each value with its unit, exact
+    spec = json.dumps({n: [f"{float(x)!r}{'rad/s' if kind == 'a' else 'm/s'}" for x, kind in
+                           zip(v[em.v_slice(n)], JOINTS[em.tree_model.joint_types[em.tree_model.joint_index(n)]].v_units)]
+                       for n in em.joint_names if set(range(em.nv)[em.v_slice(n)]) & set(em.independent_v)})
     got = value_of(run("eval", path, "bias", "--v", spec, "--format", "json"))
     # reference: X* (M a_c + h) with the tree's M and h, a_c the accelerations the closure
     # forces at zero independent acceleration (G a_c + Gdot v = 0), X the null space basis

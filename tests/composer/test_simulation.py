@@ -151,8 +151,8 @@ def test_a_pendulum_released_from_rest_at_zero_energy_reports_drift_against_the_
 
 
 def test_an_initial_position_outside_the_limits_is_announced_not_clamped_silently(tmp_path):
-    """--q0 pin=20 (rad) on a joint limited to +-30 deg: one warning naming the joint, its value and
-    limits in SI; the simulation starts at the limit (0.5235987755982988 rad = 30 deg, analytic)."""
+    """--q0 pin=40 on a joint limited to +-30 in a degree file: one warning naming the joint, its value and
+    limits in the file's degrees; the simulation starts at the limit (0.5235987755982988 rad = 30 deg)."""
     import subprocess
     import sys
 
@@ -160,9 +160,9 @@ def test_an_initial_position_outside_the_limits_is_announced_not_clamped_silentl
     path.write_text(PENDULUM.replace("units: {length: m, mass: kg, angle: rad}", "units: {length: m, mass: kg, angle: deg}")
                     .replace("axis: [0, 1, 0]}", "axis: [0, 1, 0], limits: {lower: -30, upper: 30}}"))
     out = subprocess.run([sys.executable, "-P", "-m", "mbcompose", "simulate", str(path), "-o", str(tmp_path / "l.csv"),
-                          "--q0", "pin=20", "--duration", "0.01"], capture_output=True, text=True, timeout=300)
+                          "--q0", "pin=40", "--duration", "0.01"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert "joint 'pin': initial position 20 is outside its limits [-0.523599, 0.523599]" in out.stderr
+    assert "joint 'pin': initial position 40 is outside its limits [-30, 30] (deg)" in out.stderr
     first = (tmp_path / "l.csv").read_text().splitlines()[1].split(",")
     assert float(first[1]) == pytest.approx(np.pi / 6, abs=1e-12)
 

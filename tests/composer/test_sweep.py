@@ -199,7 +199,7 @@ def test_parquet_table_when_pyarrow_is_installed(tmp_path):
 
 def test_the_local_executor_replaces_a_killed_worker_and_completes_every_row(tmp_path):
     simulation = {"duration": 1.0, "samples": 11, "rtol": 1e-10, "atol": 1e-10,
-                  "initial": {"q": {"pitch_a": 0.2}}, "torques": {"pitch_a": 0.002}}
+                  "initial": {"q": {"pitch_a": "0.2rad"}}, "torques": {"pitch_a": 0.002}}
     config = load_pipeline(write_sweep(tmp_path, grid_3x3(), simulation=simulation))
     executor, killed = LocalExecutor(2), []
 
