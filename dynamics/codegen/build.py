@@ -158,9 +158,9 @@ class CompiledModel:
         from .fastcall import vector_caller
 
         self._shapes = ((self.gen.nq,), (self.gen.nv,))
-        name = "embedded_fd" if self.kind == "embedded" else "aba"
-        self._aba = self.function(name)
-        self._fast_aba = vector_caller(self, name, self.kind == "embedded")
+        self._fd_name = "embedded_fd" if self.kind == "embedded" else "aba"
+        self._fast_aba = vector_caller(self, self._fd_name, self.kind == "embedded")
+        self._fast_rnea = vector_caller(self, "rnea", False) if self.kind == "tree" else None
 
     def ptr(self, a: np.ndarray):
         """A ``double *`` to a C-contiguous float64 array."""
@@ -198,8 +198,9 @@ class CompiledModel:
         (B, nv) velocities (rad/s, m/s) and joint forces (N m, N); gravity and the parameters ``p`` are the
         library's.  Equivalent to ``dynamics.forward_dynamics(model, q, v, tau)`` under
         ``backend("codegen")`` without the dispatch: one configuration given as float64 C-contiguous
-        arrays goes to C with no copy (about a microsecond of Python on top of the C); anything else
-        (lists, other dtypes, strides, batches) is converted once.  ``out``, when given, is a float64
+        ndarrays is checked and passed to C, and the result allocated, by a small CPython extension
+        (:mod:`dynamics.codegen.fastcall`, no copy; through cffi where the extension cannot be built);
+        anything else (lists, other dtypes, strides, batches) is converted once.  ``out``, when given, is a float64
         C-contiguous array of the result's shape that receives the result (and is returned).  Bad shapes
         raise ``ValueError``.  For an embedded chain at a state where the fixed partition's dependent
         block is singular, ``FloatingPointError`` (the public function switches partitions instead).
@@ -218,10 +219,10 @@ class CompiledModel:
         except AttributeError:
             fast = False
         if not fast:
-            return self._vector_call(self._aba, "tau", q, v, tau, out)
+            return self._vector_call(self._fd_name, "tau", q, v, tau, out)
         fb = self.ffi.from_buffer
         res = np.empty(sv) if out is None else _result(out, sv)
-        if self._aba(self.p_buf, fb(q), fb(v), fb(tau), fb(res)):
+        if self.function(self._fd_name)(self.p_buf, fb(q), fb(v), fb(tau), fb(res)):
             raise FloatingPointError(SINGULAR)
         return res
 
@@ -230,7 +231,11 @@ class CompiledModel:
         Algorithm 3.1); arguments and conversions as :meth:`forward_dynamics` (``a`` (nv,) or (B, nv)
         accelerations).  Trees only."""
         self._tree_only("inverse_dynamics")
-        return self._vector_call(self.function("rnea"), "a", q, v, a, out)
+        if out is None and self._fast_rnea is not None:
+            res = self._fast_rnea(q, v, a)
+            if res is not NotImplemented:
+                return res
+        return self._vector_call("rnea", "a", q, v, a, out)
 
     def mass_matrix(self, q, out=None):
         """``M(q)`` (nv, nv) or (B, nv, nv) by the generated composite-inertia recursion (seed 001 Algorithm
@@ -246,8 +251,8 @@ class CompiledModel:
         if self.kind != "tree":
             raise TypeError(f"the generated {name} is written for trees only, not {self.kind} models")
 
-    def _vector_call(self, fn, name: str, q, v, x, out):
-        """``fn(p, q, v, x, res)`` (``PREFIX_aba``, ``_rnea`` or ``_embedded_fd``) over one configuration or
+    def _vector_call(self, fn_name: str, name: str, q, v, x, out):
+        """``PREFIX_fn_name(p, q, v, x, res)`` (``aba``, ``rnea`` or ``embedded_fd``) over one configuration or
         a batch, the inputs converted to float64 C-contiguous rows once (the slow path of
         :meth:`forward_dynamics`); a tree's batch runs in one call of the ``_batch`` function."""
         nq, nv = self._shapes[0][0], self._shapes[1][0]
@@ -262,10 +267,9 @@ class CompiledModel:
         res = _result(out, (nv,) if single else (B, nv))
         fb = self.ffi.from_buffer
         if self.kind == "tree":
-            self.function(("aba" if fn is self._aba else "rnea") + "_batch")(self.p_buf, B, fb(qb), fb(vb), fb(xb),
-                                                                              fb(res))
+            self.function(fn_name + "_batch")(self.p_buf, B, fb(qb), fb(vb), fb(xb), fb(res))
             return res
-        rows = res.reshape(B, nv)
+        fn, rows = self.function(fn_name), res.reshape(B, nv)
         bad = [i for i in range(B) if fn(self.p_buf, fb(qb[i]), fb(vb[i]), fb(xb[i]), fb(rows[i]))]
         if bad:
             raise FloatingPointError(f"{SINGULAR} (configurations {bad[:10]})")
