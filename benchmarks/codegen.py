@@ -55,7 +55,7 @@ sys.path.insert(0, str(HERE.parent / "tests" / "dynamics"))
 import mbcompose  # noqa: E402
 from mbcompose import dynamics as dyn  # noqa: E402
 from mbcompose.dynamics import dispatch  # noqa: E402
-from mbcompose.dynamics.codegen import compile_model  # noqa: E402
+from mbcompose.dynamics.codegen import compile_model, fastcall  # noqa: E402
 
 from dynamics import best_of, coordinate_maps, load_pair  # noqa: E402
 
@@ -150,6 +150,8 @@ def main():
     args = ap.parse_args()
     repeats = 5 if args.quick else 20
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if fastcall.extension() is None:        # generic, built once per Python and numpy: not a model's compile time
+        print("the fast-call extension could not be built here: one call goes through cffi")
     for label, rel, floating in ROBOTS:
         robot(label, rel, floating, repeats)
     compile_times(args.skip_200)

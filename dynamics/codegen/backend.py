@@ -1,7 +1,9 @@
 """The ``codegen`` backend: the public dynamics functions evaluated by a model's generated C.
 
 :func:`library` gives the loaded library of a model (generated, compiled and cached on first use,
-:mod:`dynamics.codegen.build`; kept with the model afterwards).  The entries below have the signatures
+:mod:`dynamics.codegen.build`; held by this backend's :class:`Libraries`, never stored on the model), whose
+methods do the work (:meth:`CompiledModel.forward_dynamics`: one configuration checked and passed to C
+by :mod:`dynamics.codegen.fastcall`).  The entries below have the signatures
 of the public functions (one configuration or a batch ``(B, .)``); :mod:`dynamics.dispatch` puts them
 in force with ``backend("codegen")``.  What the generated code does not evaluate (external forces;
 an embedded state where the fixed partition's ``G_d`` is singular) runs the default implementation,
