@@ -167,18 +167,22 @@ def _build(directory: Path, cc: str) -> Path:
     if target.exists():
         return target
     directory.mkdir(parents=True, exist_ok=True)
-    src = directory / f"{MODULE}.c"
-    src.write_text(SOURCE)
+    fd, src = tempfile.mkstemp(suffix=".c", prefix=MODULE, dir=directory)     # processes may build at once
+    with os.fdopen(fd, "w") as f:
+        f.write(SOURCE)
     fd, tmp = tempfile.mkstemp(suffix=suffix, dir=directory)
     os.close(fd)
     flags = ["-undefined", "dynamic_lookup"] if sys.platform == "darwin" else []
     cmd = [*cc.split(), "-shared", "-fPIC", "-O2", f"-I{sysconfig.get_paths()['include']}", f"-I{np.get_include()}",
-           *flags, "-o", tmp, str(src)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        os.unlink(tmp)
-        raise RuntimeError(res.stderr[-1000:])
-    os.replace(tmp, target)
+           *flags, "-o", tmp, src]
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            os.unlink(tmp)
+            raise RuntimeError(res.stderr[-1000:])
+        os.replace(tmp, target)
+    finally:
+        os.unlink(src)
     return target
 
 
