@@ -176,7 +176,7 @@ def _build(directory: Path, cc: str) -> Path:
     cmd = [*cc.split(), "-shared", "-fPIC", "-O2", f"-I{sysconfig.get_paths()['include']}", f"-I{np.get_include()}",
            *flags, "-o", tmp, src]
     try:
-        res = subprocess.run(cmd, capture_output=True, text=True)
+        res = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if res.returncode != 0:
             os.unlink(tmp)
             raise RuntimeError(res.stderr[-1000:])

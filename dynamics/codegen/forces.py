@@ -120,8 +120,8 @@ def motor_source(model, prefix: str, base: int) -> str:
     ``volt`` (V), as :func:`dynamics.forces.motor_rates`: ``tau_j += eta N k_t i`` on the motor's joint and
     ``L di/dt = V - R i - k_e N v_j`` (seed 004 section 5: the current is the electrical domain's state)."""
     first = base + 2 * len(model.forces.springs) + len(model.forces.actuators)
-    lines = [f"void {prefix}_motor_forces(const double *p, const double *v, const double *i, const double *volt, "
-             "double *tau, double *di)", "{",
+    lines = [(f"void {prefix}_motor_forces(const double *p, const double *v, const double *i, const double *volt, "
+              "double *tau, double *di)"), "{",
              "  /* DC motors: tau_j = eta N kt i, L di/dt = V - R i - ke N v_j (dynamics/forces.py motor_rates) */",
              f"  memset(tau, 0, sizeof(double)*{max(model.nv, 1)});"]
     for k, m in enumerate(dc_motors(model)):

@@ -91,7 +91,7 @@ def test_motor_constants_are_tunable_parameters():
     model = motor_tree(rng)
     cm = compile_model(model)
     motor = dyn.force_elements.DCMotorSpec
-    spec = [e for e in model.forces.elements if isinstance(e, motor)][0]
+    spec = next(e for e in model.forces.elements if isinstance(e, motor))
     p = cm.p.copy()
     p[cm.gen.param_names.index(f"{spec.name}.resistance")] *= 2.0
     p[cm.gen.param_names.index(f"{spec.name}.gear_ratio")] *= 0.5
