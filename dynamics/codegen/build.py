@@ -80,11 +80,12 @@ def _generator_digest() -> str:
 
 def model_key(model, prefix: str, cc: str) -> str:
     """Hash of what the generated library depends on: the model's constants (tree arrays, force
-    elements, the closed chain's chords and partition), the generator's source and the compiler."""
+    elements and DC motors, the closed chain's chords and partition), the generator's source and the
+    compiler."""
     h = hashlib.sha256()
     tree = model.tree_model
     h.update(repr((model.kind, prefix, cc, CFLAGS, tree.joint_names, tree.body_names, tree.joint_types,
-                   tree.forces.springs, tree.forces.actuators)).encode())
+                   tree.forces.springs, tree.forces.actuators, tuple(tree.forces.elements))).encode())
     for a in (tree.parent, tree.placement_R, tree.placement_p, tree.mass, tree.com, tree.inertia_com, tree.axis,
               tree.axis2, tree.armature, tree.gravity, tree.q_ref):
         h.update(np.ascontiguousarray(a, dtype=float).tobytes())

@@ -123,3 +123,19 @@ def test_a_closed_chain_with_a_dc_motor_is_refused_clearly(tmp_path):
     assert em.kind == "embedded"
     with pytest.raises(CodegenUnsupported, match="DC motors on a closed chain"):
         generate_c(em)
+
+
+def test_models_that_differ_only_in_a_motor_get_their_own_library():
+    rng = np.random.default_rng(9)
+    model = motor_tree(rng)
+    motor = dyn.force_elements.DCMotorSpec
+    spec = next(e for e in model.forces.elements if isinstance(e, motor))
+    changed = ForceElements(model.forces.springs, model.forces.actuators,
+                            tuple(e if e is not spec else motor(**{**spec.__dict__, "resistance": 2 * spec.resistance})
+                                  for e in model.forces.elements))
+    other = dyn.build_model(random_bodies(np.random.default_rng(9), 7, types=("revolute", "prismatic", "spherical",
+                                                                             "free")), forces=changed)
+    a, b = compile_model(model), compile_model(other)
+    assert a is not b
+    i = a.gen.param_names.index(f"{spec.name}.resistance")
+    assert b.p[i] == 2 * a.p[i]
