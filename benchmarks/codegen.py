@@ -10,30 +10,30 @@ minimum over interleaved repeats (:func:`dynamics.best_of`), ratios ours / Pinoc
 
 1. a batch of 1,000 configurations in one C call (``PREFIX_aba_batch``), per configuration, against
    ``pin.abaInParallel(1, ...)`` on the same batch (both C loops, one thread; goal <= 0.5x);
-2. one configuration from Python: the library's function called through cffi with preallocated arrays,
-   and the public ``dynamics.forward_dynamics`` under ``backend("codegen")``, against ``pin.aba``
-   (goal <= 1.0x);
+2. one configuration from Python: the library's function called through cffi with preallocated arrays
+   (and with new buffers), the library object's ``compile_model(model).forward_dynamics`` and the public
+   ``dynamics.forward_dynamics`` under ``backend("codegen")``, against ``pin.aba`` (goal <= 1.0x); the
+   last two check the arrays and call C in a CPython extension (:mod:`dynamics.codegen.fastcall`);
 3. the time to generate and compile (cold cache) panda, talos_reduced, the seeker sample and a random
    tree of 200 bodies (goal < 30 s), and the size of the source.
 
-Measured 2026-11-26 on the shared 2-core machine (load average 8-10, other helpers' test suites
-running; ``--quick``):
+Measured 2026-11-27 on the shared 2-core machine (load average 7, other helpers' test suites running;
+``--quick --skip-200``):
 
-=================  =========  ==========  ================  ===============  ==================
-model              batch      one call    one call, new     public           generate + compile
-                   vs par(1)  (cffi)      buffers           forward_dyn.     wall (CPU)
-=================  =========  ==========  ================  ===============  ==================
-panda              0.34x      0.33x       0.81x             1.50x            17.6 s (1.9 s)
-talos_reduced      0.39x      0.34x       0.49x             0.80x            67.0 s (7.2 s)
-seeker             --         --          --                --               2.4 s (0.47 s)
-random tree, 200   --         --          --                --               83.7 s (9.6 s)
-=================  =========  ==========  ================  ===============  ==================
+=================  =========  ==========  ================  ==============  ===============  ==================
+model              batch      one call    one call, new     compile_model   public           generate + compile
+                   vs par(1)  (cffi)      buffers (cffi)    .forward_dyn.   forward_dyn.     wall (CPU)
+=================  =========  ==========  ================  ==============  ===============  ==================
+panda              0.36x      0.36x       0.88x             0.32x           0.47x            8.1 s (2.4 s)
+talos_reduced      0.38x      0.34x       0.51x             0.32x           0.38x            24.9 s (8.2 s)
+seeker             --         --          --                --              --               1.3 s (0.41 s)
+=================  =========  ==========  ================  ==============  ===============  ==================
 
-(ratios: generated / Pinocchio, interleaved minimum; panda 1.0 vs 2.97 us per configuration in the
-batch, pin.aba 4.6 us; talos 4.6 vs 11.7 us, pin.aba 14.5 us.)  The goals 0.5x (batch) and 1.0x (one
-call) hold for the library's functions; the public ``dynamics.forward_dynamics`` adds the dispatch
-and array conversions (about 5 us) and is 1.5x pin.aba on panda.  The 200-body model needs 9.6 s of
-CPU but 84 s of wall time on this loaded machine: under 30 s only when the cores are free.
+(ratios: generated / Pinocchio, interleaved minimum; panda 1.16 vs 3.23 us per configuration in the
+batch, pin.aba 4.99 us, public forward_dynamics 2.36 us; talos 5.1 vs 13.6 us, pin.aba 15.0 us, public
+5.76 us.)  Before the extension (2026-11-26) the public function was 1.50x pin.aba on panda: cffi's
+``from_buffer`` of four arrays and the dispatch cost about 5 us.  The 200-body model needed 9.6 s of CPU
+but 84 s of wall time on 2026-11-26's loaded machine: under 30 s only when the cores are free.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ sys.path.insert(0, str(HERE.parent / "tests" / "dynamics"))
 import mbcompose  # noqa: E402
 from mbcompose import dynamics as dyn  # noqa: E402
 from mbcompose.dynamics import dispatch  # noqa: E402
-from mbcompose.dynamics.codegen import compile_model  # noqa: E402
+from mbcompose.dynamics.codegen import compile_model, fastcall  # noqa: E402
 
 from dynamics import best_of, coordinate_maps, load_pair  # noqa: E402
 
@@ -112,8 +112,11 @@ def robot(label, rel, floating, repeats, B=1000):
     q0, v0, t0 = (np.ascontiguousarray(x[0]) for x in (q, v, tau))
     P1, Q1, V1, T1, O1 = (cm.buf(x) for x in (cm.p, q0, v0, t0, o1))
     with dispatch.backend("codegen"):
+        public = dyn.forward_dynamics(model, q0, v0, t0)
+        assert np.array_equal(public, cm.forward_dynamics(q0, v0, t0)) and np.array_equal(public, out[0])
         s = best_of({"cffi": lambda: one(P1, Q1, V1, T1, O1),
                      "cffi+buffers": lambda: one(cm.buf(cm.p), cm.buf(q0), cm.buf(v0), cm.buf(t0), cm.buf(o1)),
+                     "object": lambda: cm.forward_dynamics(q0, v0, t0),
                      "public": lambda: dyn.forward_dynamics(model, q0, v0, t0),
                      "pin": lambda: pin.aba(pm, pd, qp[0], vp[0], tp[0])}, repeats, 2000)
     print(f"{label}: nq {model.nq}, nv {model.nv}; generate + compile {dt:.1f} s ({cpu:.1f} s CPU), source {size / 1e3:.0f} kB; "
@@ -121,8 +124,10 @@ def robot(label, rel, floating, repeats, B=1000):
     print(f"  batch of {B}: generated {t['gen'] / B * 1e6:.3f} us/config, pin.abaInParallel(1) "
           f"{t['pin'] / B * 1e6:.3f} us/config, ratio {t['gen'] / t['pin']:.2f} (goal <= 0.5)")
     print(f"  one call: cffi {s['cffi'] * 1e6:.2f} us (ratio {s['cffi'] / s['pin']:.2f}), cffi with new buffers "
-          f"{s['cffi+buffers'] * 1e6:.2f} us ({s['cffi+buffers'] / s['pin']:.2f}), public forward_dynamics "
-          f"{s['public'] * 1e6:.2f} us ({s['public'] / s['pin']:.2f}); pin.aba {s['pin'] * 1e6:.2f} us (goal <= 1.0)")
+          f"{s['cffi+buffers'] * 1e6:.2f} us ({s['cffi+buffers'] / s['pin']:.2f}); pin.aba {s['pin'] * 1e6:.2f} us")
+    print(f"  one call from Python (goal <= 1.0): compile_model(model).forward_dynamics {s['object'] * 1e6:.2f} us "
+          f"(ratio {s['object'] / s['pin']:.2f}), public dynamics.forward_dynamics under backend('codegen') "
+          f"{s['public'] * 1e6:.2f} us (ratio {s['public'] / s['pin']:.2f})")
 
 
 def compile_times(skip_200: bool):
@@ -145,6 +150,8 @@ def main():
     args = ap.parse_args()
     repeats = 5 if args.quick else 20
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if fastcall.extension() is None:        # generic, built once per Python and numpy: not a model's compile time
+        print("the fast-call extension could not be built here: one call goes through cffi")
     for label, rel, floating in ROBOTS:
         robot(label, rel, floating, repeats)
     compile_times(args.skip_200)

@@ -57,7 +57,7 @@ def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.
     """The FMI 2.0 FMU (zip bytes) of a composition's model: C from :func:`dynamics.codegen.generate_c`
     packaged by :func:`dynamics.codegen.fmi.build_fmu`, with the joints the reduction removed and the
     loop-closing joints as extra outputs (as ``mbcompose simulate``'s CSV has their columns) and the
-    joint stops of a tree.  cs_step : the co-simulation's internal
+    joint stops of a tree without DC motors (with motors the simulator does not enforce limits either).  cs_step : the co-simulation's internal
     Runge-Kutta step, s (default :data:`dynamics.codegen.fmi.DEFAULT_CS_STEP`).
 
     Raises :class:`parsers.errors.InputError` when the model cannot be generated or compiled here.
@@ -85,11 +85,17 @@ def _joint_stops(composition):
     (warned when its joints have limits).  Joint damping is in the generated forces."""
     from mbcompose.dynamics.codegen.fmi import Stops
     from mbcompose.dynamics.compiled.simulate_api import limited_coordinates
+    from mbcompose.dynamics.forces import motor_names
 
     model, props = composition.model, composition.joint_properties
     if model.kind != "tree":
         if props.has_limits:
             log.warning("the FMU of a closed chain has no joint stops: the joints' limits are left out")
+        return None
+    if motor_names(model):
+        if props.has_limits:
+            log.warning("the FMU of a model with DC motors has no joint stops (nor has `simulate` with motors): "
+                        "the joints' limits are left out")
         return None
     q_index, v_index, lower, upper = limited_coordinates(model, props.lower, props.upper)
     return Stops(tuple(map(int, q_index)), tuple(map(int, v_index)), tuple(map(float, lower)),

@@ -327,11 +327,15 @@ def algorithm(model, name: str) -> Callable:
     reference inside ``backend("numpy")``, the generated C inside ``backend("codegen")``)."""
     try:
         forced = _backend.get() if _forcing else "auto"
-        if forced == "numpy" or forced == "auto" and (_process or process_backend()) == "numpy":
-            return REFERENCE.get(model.kind, {}).get(name) or ALGORITHMS[model.kind][name]
-        if forced == "codegen" or forced == "auto" and (_process or process_backend()) == "codegen":
-            return _codegen_table().get(model.kind, {}).get(name) or ALGORITHMS[model.kind][name]
-        return ALGORITHMS[model.kind][name]
+        if forced == "auto":
+            forced = _process or process_backend()
+        if forced == "numpy":
+            row = REFERENCE.get(model.kind)
+        elif forced == "codegen":
+            row = (_CODEGEN[0] if _CODEGEN else _codegen_table()).get(model.kind)
+        else:
+            return ALGORITHMS[model.kind][name]
+        return (row.get(name) if row else None) or ALGORITHMS[model.kind][name]
     except KeyError:
         if model.kind not in ALGORITHMS:
             raise

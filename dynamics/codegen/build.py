@@ -80,11 +80,12 @@ def _generator_digest() -> str:
 
 def model_key(model, prefix: str, cc: str) -> str:
     """Hash of what the generated library depends on: the model's constants (tree arrays, force
-    elements, the closed chain's chords and partition), the generator's source and the compiler."""
+    elements and DC motors, the closed chain's chords and partition), the generator's source and the
+    compiler."""
     h = hashlib.sha256()
     tree = model.tree_model
     h.update(repr((model.kind, prefix, cc, CFLAGS, tree.joint_names, tree.body_names, tree.joint_types,
-                   tree.forces.springs, tree.forces.actuators)).encode())
+                   tree.forces.springs, tree.forces.actuators, tuple(tree.forces.elements))).encode())
     for a in (tree.parent, tree.placement_R, tree.placement_p, tree.mass, tree.com, tree.inertia_com, tree.axis,
               tree.axis2, tree.armature, tree.gravity, tree.q_ref):
         h.update(np.ascontiguousarray(a, dtype=float).tobytes())
@@ -129,16 +130,38 @@ def compile_source(gen: GeneratedC, directory: Path, cc: str) -> Path:
     return lib
 
 
+#: the dtype of every array the generated functions take (a fast path checks it by identity)
+F64 = np.dtype(np.float64)
+
+
 @dataclass
 class CompiledModel:
     """A loaded library of generated code: ``lib`` (cffi), ``ffi``, ``gen`` (the :class:`GeneratedC`),
-    ``p`` the default parameter array (a numpy array the calls pass unless told otherwise)."""
+    ``p`` the default parameter array (a numpy array the calls pass unless told otherwise), ``kind`` the
+    model's (``"tree"`` or ``"embedded"``).
+
+    :meth:`forward_dynamics`, :meth:`inverse_dynamics` and :meth:`mass_matrix` evaluate the library from
+    Python with the least overhead (one cffi call; see their docstrings); the lower-level
+    :meth:`function` and :meth:`buf` call any function of the header.
+
+    >>> cm = compile_model(model)                                     # doctest: +SKIP
+    >>> qdd = cm.forward_dynamics(q, v, tau)                          # doctest: +SKIP
+    """
 
     gen: GeneratedC
     ffi: object
     lib: object
     path: Path
     p: np.ndarray
+    kind: str = "tree"
+
+    def __post_init__(self):
+        from .fastcall import vector_caller
+
+        self._shapes = ((self.gen.nq,), (self.gen.nv,))
+        self._fd_name = "embedded_fd" if self.kind == "embedded" else "aba"
+        self._fast_aba = vector_caller(self, self._fd_name, self.kind == "embedded")
+        self._fast_rnea = vector_caller(self, "rnea", False) if self.kind == "tree" else None
 
     def ptr(self, a: np.ndarray):
         """A ``double *`` to a C-contiguous float64 array."""
@@ -166,6 +189,117 @@ class CompiledModel:
             buf = self.__dict__["_p_buf"] = self.buf(self.p)
         return buf
 
+    def forward_dynamics(self, q, v, tau, out=None):
+        """Joint accelerations ``theta_ddot`` (nv,) for joint forces ``tau`` by the generated
+        articulated-body algorithm (seed 001 Eq. 58), or (B, nv) for a batch; for an embedded closed chain
+        the accelerations of all tree joints at a closed ``q`` and consistent ``v`` (the generated reduced
+        equations, :func:`dynamics.closed.embedding.forward_dynamics`).
+
+        q : (nq,) or (B, nq) tree coordinates (unit quaternions ``[w, x, y, z]``); v, tau : (nv,) or
+        (B, nv) velocities (rad/s, m/s) and joint forces (N m, N); gravity and the parameters ``p`` are the
+        library's.  Equivalent to ``dynamics.forward_dynamics(model, q, v, tau)`` under
+        ``backend("codegen")`` without the dispatch: one configuration given as float64 C-contiguous
+        ndarrays is checked and passed to C, and the result allocated, by a small CPython extension
+        (:mod:`dynamics.codegen.fastcall`, no copy; through cffi where the extension cannot be built);
+        anything else (lists, other dtypes, strides, batches) is converted once.  ``out``, when given, is a float64
+        C-contiguous array of the result's shape that receives the result (and is returned).  Bad shapes
+        raise ``ValueError``.  For an embedded chain at a state where the fixed partition's dependent
+        block is singular, ``FloatingPointError`` (the public function switches partitions instead).
+        """
+        if out is None and self._fast_aba is not None:
+            try:
+                res = self._fast_aba(q, v, tau)        # all in C (dynamics.codegen.fastcall)
+            except FloatingPointError:
+                raise FloatingPointError(SINGULAR) from None
+            if res is not NotImplemented:
+                return res
+        sq, sv = self._shapes
+        try:
+            fast = (q.shape == sq and v.shape == sv and tau.shape == sv and q.dtype is F64 and v.dtype is F64
+                    and tau.dtype is F64 and q.strides == v.strides == tau.strides == (8,))
+        except AttributeError:
+            fast = False
+        if not fast:
+            return self._vector_call(self._fd_name, "tau", q, v, tau, out)
+        fb = self.ffi.from_buffer
+        res = np.empty(sv) if out is None else _result(out, sv)
+        if self.function(self._fd_name)(self.p_buf, fb(q), fb(v), fb(tau), fb(res)):
+            raise FloatingPointError(SINGULAR)
+        return res
+
+    def inverse_dynamics(self, q, v, a, out=None):
+        """Joint forces ``tau = M a + C`` (nv,) or (B, nv) by the generated Newton-Euler recursion (seed 001
+        Algorithm 3.1); arguments and conversions as :meth:`forward_dynamics` (``a`` (nv,) or (B, nv)
+        accelerations).  Trees only."""
+        self._tree_only("inverse_dynamics")
+        if out is None and self._fast_rnea is not None:
+            res = self._fast_rnea(q, v, a)
+            if res is not NotImplemented:
+                return res
+        return self._vector_call("rnea", "a", q, v, a, out)
+
+    def mass_matrix(self, q, out=None):
+        """``M(q)`` (nv, nv) or (B, nv, nv) by the generated composite-inertia recursion (seed 001 Algorithm
+        4.1-4.2); q (nq,) or (B, nq).  Trees only."""
+        self._tree_only("mass_matrix")
+        nq, nv = self.gen.nq, self.gen.nv
+        qb = _rows(q, nq, "q")
+        res = _result(out, (*np.shape(q)[:-1], nv, nv) if np.ndim(q) == 2 else (nv, nv))
+        self.function("crba_batch")(self.p_buf, qb.shape[0], self.buf(qb), self.buf(res))
+        return res
+
+    def _tree_only(self, name: str) -> None:
+        if self.kind != "tree":
+            raise TypeError(f"the generated {name} is written for trees only, not {self.kind} models")
+
+    def _vector_call(self, fn_name: str, name: str, q, v, x, out):
+        """``PREFIX_fn_name(p, q, v, x, res)`` (``aba``, ``rnea`` or ``embedded_fd``) over one configuration or
+        a batch, the inputs converted to float64 C-contiguous rows once (the slow path of
+        :meth:`forward_dynamics`); a tree's batch runs in one call of the ``_batch`` function."""
+        nq, nv = self._shapes[0][0], self._shapes[1][0]
+        arrays = _rows(q, nq, "q"), _rows(v, nv, "v"), _rows(x, nv, name)
+        B = max(a.shape[0] for a in arrays)
+        for a, nm in zip(arrays, ("q", "v", name)):
+            if a.shape[0] not in (1, B):
+                raise ValueError(f"{nm} has {a.shape[0]} rows where the batch has {B}")
+        qb, vb, xb = (a if a.shape[0] == B else np.ascontiguousarray(np.broadcast_to(a, (B, a.shape[1])))
+                      for a in arrays)
+        single = max(np.ndim(q), np.ndim(v), np.ndim(x)) == 1
+        res = _result(out, (nv,) if single else (B, nv))
+        fb = self.ffi.from_buffer
+        if self.kind == "tree":
+            self.function(fn_name + "_batch")(self.p_buf, B, fb(qb), fb(vb), fb(xb), fb(res))
+            return res
+        fn, rows = self.function(fn_name), res.reshape(B, nv)
+        bad = [i for i in range(B) if fn(self.p_buf, fb(qb[i]), fb(vb[i]), fb(xb[i]), fb(rows[i]))]
+        if bad:
+            raise FloatingPointError(f"{SINGULAR} (configurations {bad[:10]})")
+        return res
+
+
+#: the error of an embedded forward dynamics at a state where the generated partition is singular
+SINGULAR = ("the generated embedded forward dynamics declined: the fixed partition's dependent block is singular "
+            "at this state (dynamics.forward_dynamics under backend('codegen') switches to the default then)")
+
+
+def _rows(x, width: int, name: str) -> np.ndarray:
+    """(width,) or (B, width) array-like -> float64 C-contiguous (B, width) (one conversion)."""
+    a = np.ascontiguousarray(x, dtype=F64)
+    if a.ndim not in (1, 2) or a.shape[-1] != width:
+        raise ValueError(f"{name} must have shape ({width},) or (B, {width}), got {a.shape}")
+    return a.reshape(-1, width)
+
+
+def _result(out, shape: tuple) -> np.ndarray:
+    """``out`` checked to be a float64 C-contiguous array of ``shape``, or a new one."""
+    if out is None:
+        return np.empty(shape)
+    if (not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != F64 or not out.flags.c_contiguous
+            or not out.flags.writeable):
+        raise ValueError(f"out must be a writable float64 C-contiguous array of shape {shape}, got "
+                         f"{getattr(out, 'dtype', type(out).__name__)} {np.shape(out)}")
+    return out
+
 
 def compile_model(model, prefix: str = "model") -> CompiledModel:
     """The generated library of ``model`` (generated, compiled and cached on first use; loaded once
@@ -191,7 +325,7 @@ def compile_model(model, prefix: str = "model") -> CompiledModel:
             lib = ffi.dlopen(str(lib_path))
         except OSError as exc:
             raise CodegenUnavailable(f"loading {lib_path} failed: {exc}") from None
-        out = CompiledModel(gen, ffi, lib, lib_path, np.array(gen.param_defaults, dtype=float))
+        out = CompiledModel(gen, ffi, lib, lib_path, np.array(gen.param_defaults, dtype=float), model.kind)
         _loaded[key] = out
         return out
 

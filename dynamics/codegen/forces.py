@@ -1,16 +1,24 @@
-"""C of the force elements a tree carries: joint springs, dampers and actuators (:mod:`dynamics.forces`
-gives their terminal equations, seed 004 section 3 and Fig. 1, with MuJoCo's semantics).
+"""C of the force elements a tree carries: joint springs, dampers, actuators and DC motors
+(:mod:`dynamics.forces` gives their terminal equations, seed 004 section 3 and Fig. 1, with MuJoCo's
+semantics; the motors' electrical equations after seed 004 section 5).
 
-Stiffness and damping of each spring and the gear of each actuator are tunable parameters (after the
-inertias in ``p``); spring references, gains, biases and ranges are constants.
+Stiffness and damping of each spring, the gear of each actuator and the six constants of each DC motor
+are tunable parameters (after the inertias in ``p``); spring references, gains, biases and ranges are
+constants.  A motor's rotor inertia is in its joint's armature (``gear_ratio^2 rotor_inertia``, added by
+the model builder), a constant of the generated code.
 """
 
 from __future__ import annotations
 
+from ..force_elements import DCMotorSpec
 from ..joints import has_quaternion
 from .emit import fmt
 
-__all__ = ["force_parameters", "passive_source", "actuator_source", "QUAT_LOG_SOURCE"]
+__all__ = ["force_parameters", "passive_source", "actuator_source", "motor_source", "dc_motors", "MOTOR_FIELDS",
+           "QUAT_LOG_SOURCE"]
+
+#: the tunable parameters of each DC motor, in ``p`` (ohm, H, N m/A, V s/rad, rotor per joint, 1)
+MOTOR_FIELDS = ("resistance", "inductance", "torque_constant", "back_emf_constant", "gear_ratio", "efficiency")
 
 #: rotation vector of a quaternion [w, x, y, z] (normalized, shortest rotation), as
 #: :func:`dynamics.spatial.quat_log`; SMALL is :data:`dynamics.tolerances.SMALL_ANGLE`
@@ -36,9 +44,14 @@ static CG_UNUSED void {prefix}_quat_matrix(const double *q, double *R)
 """
 
 
+def dc_motors(model) -> list[DCMotorSpec]:
+    """The DC motors of a tree, in the order of their currents and voltages (:func:`dynamics.forces.motor_names`)."""
+    return [e for e in model.forces.elements if isinstance(e, DCMotorSpec)]
+
+
 def force_parameters(model) -> tuple[list[str], list[float]]:
     """Names and defaults of the force-element parameters: ``joint.stiffness``, ``joint.damping`` per
-    spring, ``actuator.gear`` per actuator."""
+    spring, ``actuator.gear`` per actuator, ``motor.FIELD`` (:data:`MOTOR_FIELDS`) per DC motor."""
     names, values = [], []
     for s in model.forces.springs:
         names += [f"{s.joint}.stiffness", f"{s.joint}.damping"]
@@ -46,6 +59,9 @@ def force_parameters(model) -> tuple[list[str], list[float]]:
     for a in model.forces.actuators:
         names.append(f"{a.name}.gear")
         values.append(float(a.gear))
+    for m in dc_motors(model):
+        names += [f"{m.name}.{f}" for f in MOTOR_FIELDS]
+        values += [float(getattr(m, f)) for f in MOTOR_FIELDS]
     return names, values
 
 
@@ -94,5 +110,27 @@ def actuator_source(model, prefix: str, base: int) -> str:
                   f"    const double c = fmin(fmax(ctrl[{i}], {lo}), {hi});",
                   f"    const double force = ({g[0]} + {g[1]}*len + {g[2]}*vel)*c + {b[0]} + {b[1]}*len + {b[2]}*vel;",
                   f"    tau[{vi}] += {gear}*fmin(fmax(force, {flo}), {fhi});", "  }"]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def motor_source(model, prefix: str, base: int) -> str:
+    """``void PREFIX_motor_forces(p, v, i, volt, tau, di)``: the DC motors' joint forces ``tau`` (nv) and
+    current rates ``di`` (nmotors, A/s) at joint velocities ``v`` (nv), currents ``i`` (A) and voltages
+    ``volt`` (V), as :func:`dynamics.forces.motor_rates`: ``tau_j += eta N k_t i`` on the motor's joint and
+    ``L di/dt = V - R i - k_e N v_j`` (seed 004 section 5: the current is the electrical domain's state)."""
+    first = base + 2 * len(model.forces.springs) + len(model.forces.actuators)
+    lines = [(f"void {prefix}_motor_forces(const double *p, const double *v, const double *i, const double *volt, "
+              "double *tau, double *di)"), "{",
+             "  /* DC motors: tau_j = eta N kt i, L di/dt = V - R i - ke N v_j (dynamics/forces.py motor_rates) */",
+             f"  memset(tau, 0, sizeof(double)*{max(model.nv, 1)});"]
+    for k, m in enumerate(dc_motors(model)):
+        R, L, kt, ke, N, eta = (f"p[{first + len(MOTOR_FIELDS) * k + j}]" for j in range(len(MOTOR_FIELDS)))
+        j = model.v_slice(m.joint).start
+        lines += [f"  /* {m.name} on {m.joint} */",
+                  f"  tau[{j}] += {eta}*{N}*{kt}*i[{k}];",
+                  f"  di[{k}] = (volt[{k}] - {R}*i[{k}] - {ke}*{N}*v[{j}])/{L};"]
+    if len(lines) == 4:
+        lines.append("  (void)p; (void)v; (void)i; (void)volt; (void)di;")
     lines.append("}")
     return "\n".join(lines)

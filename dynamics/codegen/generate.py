@@ -10,11 +10,15 @@ The source defines (all ``double``, arrays contiguous, row-major; ``p`` the para
     void PREFIX_aba_batch(p, n, q, v, tau, qdd) (and rnea, crba): n configurations, rows contiguous
     void PREFIX_passive_forces(p, q, v, tau);  void PREFIX_actuator_forces(p, q, v, ctrl, tau)
 
+    void PREFIX_motor_forces(p, v, i, volt, tau, di)   (trees with DC motors)
+
 ``aba``/``rnea``/``crba`` work on full tree coordinates (``q`` nq, ``v`` nv).  The state ``x`` of a
-tree is ``[q; v]`` (``nx = nq + nv``); its inputs ``u`` are the joint forces ``tau`` (nv) then the
-actuator controls; ``derivatives`` returns ``dx = [q_dot; theta_ddot]`` with the springs, dampers and
-actuators added to ``tau``; ``outputs`` gives every joint coordinate (``y = q``).  Closed chains
-(:mod:`dynamics.codegen.closed`) have the independent coordinates as state.  Return value 0 = ok.
+tree is ``[q; v]`` (``nx = nq + nv``), followed by the DC motors' currents ``i`` (A) when it has motors;
+its inputs ``u`` are the joint forces ``tau`` (nv), the actuator controls, then the motors' voltages (V);
+``derivatives`` returns ``dx = [q_dot; theta_ddot; di/dt]`` with the springs, dampers, actuators and
+motors added to ``tau``; ``outputs`` gives every joint coordinate (``y = q``).  Closed chains
+(:mod:`dynamics.codegen.closed`) have the independent coordinates as state (DC motors refused there).
+Return value 0 = ok.
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import joints as J
+from ..force_elements import DCMotorSpec
 from .emit import Code, fmt
-from .forces import QUAT_LOG_SOURCE, actuator_source, force_parameters, passive_source
+from .forces import QUAT_LOG_SOURCE, actuator_source, dc_motors, force_parameters, motor_source, passive_source
 from .tree import CodegenUnsupported, TreeSpec, emit_aba, emit_crba_blocks, emit_rnea, inertia_parameters
 from ..tolerances import SMALL_ANGLE
 
@@ -54,6 +59,8 @@ class GeneratedC:
     param_names: tuple
     param_defaults: tuple
     start_state: tuple
+    nm: int = 0
+    max_step: float = float("inf")
 
 
 def coordinate_columns(model, rate: bool = False) -> tuple[str, ...]:
@@ -257,34 +264,39 @@ def common_source(tree, prefix: str, names, defaults, base: int) -> str:
              f"const double {prefix}_param_defaults[{max(len(defaults), 1)}] = {{\n  {vals}}};\n",
              QUAT_LOG_SOURCE.format(prefix=prefix, small=fmt(SMALL_ANGLE)),
              QUAT_RATE_SOURCE.format(prefix=prefix), tables(spec, prefix), tree_kernels(spec, prefix),
-             passive_source(tree, prefix, base), actuator_source(tree, prefix, base), qdot_source(tree, prefix)]
+             passive_source(tree, prefix, base), actuator_source(tree, prefix, base), motor_source(tree, prefix, base),
+             qdot_source(tree, prefix)]
     return "\n".join(parts)
 
 
 def tree_system(model, prefix: str, defaults, base: int):
-    """(source, names...) of the state-space functions of a tree: x = [q; v], u = [tau; ctrl]."""
+    """(source, names...) of the state-space functions of a tree: x = [q; v; i], u = [tau; ctrl; volt]
+    (``i`` and ``volt`` the DC motors' currents and voltages, empty without motors)."""
     nq, nv, na = model.nq, model.nv, len(model.actuator_names)
-    x0 = [*map(float, model.neutral()), *([0.0] * nv)]
+    motors = [m.name for m in dc_motors(model)]
+    nm = len(motors)
+    x0 = [*map(float, model.neutral()), *([0.0] * (nv + nm))]
     xs = ", ".join(fmt(x) for x in x0) or "0.0"
     src = f"""
 void {prefix}_start_state(double *x)
 {{
-  /* the reference configuration at rest */
-  static const double x0[{max(nq + nv, 1)}] = {{{xs}}};
-  memcpy(x, x0, sizeof(double)*{nq + nv});
+  /* the reference configuration at rest, no current */
+  static const double x0[{max(nq + nv + nm, 1)}] = {{{xs}}};
+  memcpy(x, x0, sizeof(double)*{nq + nv + nm});
 }}
 
 int {prefix}_derivatives(const double *p, double t, const double *x, const double *u, double *dx)
 {{
-  /* dx = [q_dot; theta_ddot] with T = u_tau + springs + dampers + actuators */
-  double T[{max(nv, 1)}], f[{max(nv, 1)}];
+  /* dx = [q_dot; theta_ddot; di/dt] with T = u_tau + springs + dampers + actuators + motors */
+  double T[{max(nv, 1)}], f[{max(nv, 1)}], m[{max(nv, 1)}];
   (void)t;
   {prefix}_passive_forces(p, x, x + {nq}, T);
   {prefix}_actuator_forces(p, x, x + {nq}, u + {nv}, f);
-  for (int i = 0; i < {nv}; ++i) T[i] += f[i] + u[i];
+  {prefix}_motor_forces(p, x + {nq}, x + {nq + nv}, u + {nv + na}, m, dx + {nq + nv});
+  for (int i = 0; i < {nv}; ++i) T[i] += f[i] + m[i] + u[i];
   {prefix}_qdot(x, x + {nq}, dx);
   {prefix}_aba(p, x, x + {nq}, T, dx + {nq});
-  for (int i = 0; i < {nq + nv}; ++i) if (!isfinite(dx[i])) return 1;
+  for (int i = 0; i < {nq + nv + nm}; ++i) if (!isfinite(dx[i])) return 1;
   return 0;
 }}
 
@@ -296,8 +308,10 @@ int {prefix}_outputs(const double *p, const double *x, double *y)
 }}
 """
     qn, vn = coordinate_columns(model), coordinate_columns(model, rate=True)
-    names = dict(state_names=(*qn, *(f"v:{c}" for c in vn)), input_names=(*(f"tau:{c}" for c in vn),
-                 *model.actuator_names), output_names=qn, nx=nq + nv, nu=nv + na, ny=nq, start_state=tuple(x0))
+    names = dict(state_names=(*qn, *(f"v:{c}" for c in vn), *(f"i:{m}" for m in motors)),
+                 input_names=(*(f"tau:{c}" for c in vn), *model.actuator_names, *(f"volt:{m}" for m in motors)),
+                 output_names=qn, nx=nq + nv + nm, nu=nv + na + nm, ny=nq, start_state=tuple(x0), nm=nm,
+                 max_step=min((m.inductance / m.resistance / 4 for m in dc_motors(model)), default=float("inf")))
     return src, names
 
 
@@ -314,6 +328,7 @@ def header_source(prefix: str, g: dict) -> str:
 #define {P}_NU {g['nu']}
 #define {P}_NY {g['ny']}
 #define {P}_NP {g['np']}
+#define {P}_NM {g.get('nm', 0)}
 extern const double {prefix}_param_defaults[];
 void {prefix}_start_state(double *x);
 int {prefix}_derivatives(const double *p, double t, const double *x, const double *u, double *dx);
@@ -326,19 +341,26 @@ void {prefix}_rnea_batch(const double *p, int n, const double *q, const double *
 void {prefix}_crba_batch(const double *p, int n, const double *q, double *M);
 void {prefix}_passive_forces(const double *p, const double *q, const double *v, double *tau);
 void {prefix}_actuator_forces(const double *p, const double *q, const double *v, const double *ctrl, double *tau);
+void {prefix}_motor_forces(const double *p, const double *v, const double *i, const double *volt, double *tau,
+                         double *di);
 void {prefix}_qdot(const double *q, const double *v, double *qd);
 {g.get('extra', '')}#endif
 """
 
 
-def _refuse_unwritten_forces(tree) -> None:
+def _refuse_unwritten_forces(tree, kind: str) -> None:
     """:class:`CodegenUnsupported` for force elements the generator does not write (it writes joint
-    springs, dampers and actuators): generated code without them would be silently wrong."""
-    extra = [type(e).__name__ for e in getattr(tree.forces, "elements", ()) or ()]
-    extra += ["DC motor"] * len(getattr(tree.forces, "motors", ()) or getattr(tree, "motors", ()) or ())
+    springs, dampers, actuators and, on trees, DC motors): generated code without them would be silently
+    wrong."""
+    elements = getattr(tree.forces, "elements", ()) or ()
+    extra = [type(e).__name__ for e in elements if not isinstance(e, DCMotorSpec)]
+    if kind != "tree" and len(elements) > len(extra):
+        raise CodegenUnsupported("DC motors on a closed chain are not generated (the generated reduced equations "
+                                 "carry no currents); the simulator integrates them on trees only as well")
     if extra:
         raise CodegenUnsupported(f"the model has force elements the code generator does not write yet "
-                                 f"({', '.join(sorted(set(extra)))}); it writes joint springs, dampers and actuators")
+                                 f"({', '.join(sorted(set(extra)))}); it writes joint springs, dampers, actuators "
+                                 "and DC motors")
 
 
 def generate_c(model, prefix: str = "model") -> GeneratedC:
@@ -354,7 +376,7 @@ def generate_c(model, prefix: str = "model") -> GeneratedC:
         raise CodegenUnsupported(f"code generation takes rigid-body trees and embedded closed chains, not "
                                  f"{kind or type(model).__name__!r} models")
     tree = model.tree_model
-    _refuse_unwritten_forces(tree)
+    _refuse_unwritten_forces(tree, kind)
     names, defaults, base = parameters(tree)
     body = common_source(tree, prefix, names, defaults, base)
     if kind == "tree":
@@ -365,10 +387,12 @@ def generate_c(model, prefix: str = "model") -> GeneratedC:
 
         system, info, extra = closed_system(model, prefix)
     g = dict(nq=tree.nq, nv=tree.nv, np=len(defaults), extra=extra, **info)
+    g.setdefault("nm", 0)
     title = (f"/* {prefix}.c: dynamics of a {kind} model with {tree.n_bodies} bodies, nq = {tree.nq}, nv = {tree.nv},"
              f" generated by mbcompose (dynamics/codegen).\n * ABA, RNEA and CRBA after seed 001 (Jain, "
              "SKO operators) and seed 002; force elements after seed 004. */\n")
     source = title + body + system
     return GeneratedC(prefix, source, header_source(prefix, g), tree.nq, tree.nv, info["nx"], info["nu"], info["ny"],
                       tuple(info["state_names"]), tuple(info["input_names"]), tuple(info["output_names"]),
-                      tuple(names), tuple(defaults), tuple(info["start_state"]))
+                      tuple(names), tuple(defaults), tuple(info["start_state"]), g["nm"],
+                      info.get("max_step", float("inf")))

@@ -213,3 +213,32 @@ def test_convert_writes_the_fmu_with_the_co_simulation_step_asked_for(tmp_path):
             "sources/fmi2_wrapper.c", "sources/fmi2Functions.h"} <= names
     assert "#define FMU_CS_STEP 0.0005" in header and "#define FMU_NL 2" in header
     assert sorted(p.name for p in tmp_path.iterdir()) == ["seeker.fmu"]
+
+
+def test_the_fmu_of_the_seeker_with_dc_motors_moves_as_simulate_with_the_same_voltages(tmp_path):
+    """The motors' currents are states and their voltages inputs (FMI), as in ``simulate --voltage``; no
+    joint stops (the simulator does not enforce limits with motors either); the co-simulation's step is
+    at most a quarter of the motors' L/R (0.25 ms)."""
+    path = SAMPLES / "seeker" / "seeker_motors.yaml"
+    fmu = convert_fmu(tmp_path, path)
+    assert validate_fmu(fmu) == []
+    md = fmpy.read_model_description(fmu)
+    states = [d.variable.derivative.name for d in md.derivatives]
+    assert states == ["pitch_a", "yaw_a", "v:pitch_a", "v:yaw_a", "i:pitch_motor", "i:yaw_motor"]
+    inputs = [v.name for v in md.modelVariables if v.causality == "input"]
+    assert inputs == ["tau:pitch_a", "tau:yaw_a", "volt:pitch_motor", "volt:yaw_motor"]
+    assert md.numberOfEventIndicators == 0
+    with zipfile.ZipFile(fmu) as archive:
+        assert "#define FMU_CS_STEP 6.25e-05" in archive.read("sources/fmu_model.h").decode()
+    ref = simulate_csv(tmp_path, path)
+    for fmi_type in ("ModelExchange", "CoSimulation"):
+        assert_matches(fmu, ref, fmi_type)
+    driven = simulate_csv(tmp_path, path, "--voltage", "pitch_motor=0.2,yaw_motor=-0.3")
+    assert np.abs(driven["yaw_a"] - ref["yaw_a"]).max() > 100 * AGREEMENT     # the voltage changes the motion
+    signal = np.zeros(2, dtype=[("time", float), *((name, float) for name in inputs)])
+    signal["time"], signal["volt:pitch_motor"], signal["volt:yaw_motor"] = (0.0, 1.0), 0.2, -0.3
+    for fmi_type in ("ModelExchange", "CoSimulation"):
+        assert_matches(fmu, driven, fmi_type, input=signal)
+        r = run(fmu, fmi_type, input=signal, output=["i:pitch_motor", "i:yaw_motor"])
+        for motor in ("pitch_motor", "yaw_motor"):
+            assert np.abs(r[f"i:{motor}"] - driven[f"i:{motor}"]).max() < 1e-6, (fmi_type, motor)

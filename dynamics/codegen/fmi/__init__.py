@@ -6,7 +6,9 @@ wrapper ``fmi2_wrapper.c``, its configuration ``fmu_model.h`` and the FMI 2.0 he
 with their BSD-2 licence in ``include/``) and ``binaries/<platform>/<modelIdentifier>.<so|dylib>`` compiled
 with the system C compiler (``CC`` honoured, else ``cc`` or ``gcc``: :func:`dynamics.codegen.compiler`).  No Python runs inside.
 Co-simulation integrates with a fixed-step classical Runge-Kutta method of order 4 whose step is
-``cs_step`` (s) or less: each communication step is divided into equal sub-steps.
+``cs_step`` (s) or less: each communication step is divided into equal sub-steps.  A model with DC motors
+has a fast electrical time constant ``L/R``: the step is then at most the generator's ``max_step`` (a
+quarter of the fastest ``L/R``), with a log line when that is below the step asked for.
 
 The bytes of the archive are returned; the caller writes them (atomically, in :mod:`composer`).
 
@@ -95,6 +97,11 @@ def build_fmu(generated, model_name: str, description: str = "", cs_step: float 
     """
     if not cs_step > 0:
         raise ValueError(f"cs_step must be positive, got {cs_step!r}")
+    max_step = getattr(generated, "max_step", float("inf"))
+    if cs_step > max_step:
+        log.info("the co-simulation step is %.3g s instead of %.3g s: a quarter of the fastest DC motor's "
+                 "electrical time constant L/R (the Runge-Kutta step's stability)", max_step, cs_step)
+        cs_step = max_step
     stops = stops if stops is not None and len(stops) else None
     if stops and generated.nx != generated.nq + generated.nv:
         raise ValueError("joint stops in an FMU need a tree model (states q and v of the whole tree)")

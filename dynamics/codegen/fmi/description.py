@@ -2,17 +2,18 @@
 
 Variables, in the order of their value references (the C wrapper ``fmi2_wrapper.c`` uses the same):
 
-* states ``x`` (independent positions, then independent velocities), ``initial="exact"`` at the
-  reference configuration at rest; a position state that is also a joint coordinate of the outputs is
+* states ``x`` (independent positions, then independent velocities, then the DC motors' currents
+  ``i:MOTOR``, A), ``initial="exact"`` at the reference configuration at rest without current; a position state that is also a joint coordinate of the outputs is
   declared once, as an output (``causality="output"``), and so are the velocity states;
 * their derivatives ``der(NAME)``;
-* inputs ``u`` (joint forces of the independent coordinates, N m or N; actuator controls), start 0;
+* inputs ``u`` (joint forces of the independent coordinates, N m or N; actuator controls; the DC
+  motors' voltages ``volt:MOTOR``, V), start 0;
 * outputs ``y``: every joint coordinate not already a state (dependent coordinates of closed loops);
 * outputs of removed and loop-closing joints (:class:`ExtraOutput`: affine in the joint coordinates);
 * tunable parameters ``p`` (masses, spring stiffnesses, ... as the generator names them).
 
 ModelStructure: outputs depend on the position states only (no direct feed-through of the inputs),
-a position derivative on the states, a velocity derivative on the states and the inputs; the initial
+a position derivative on the states, a velocity or current derivative on the states and the inputs; the initial
 unknowns (derivatives, outputs that are not states) list no dependencies, which FMI 2.0 reads as
 "depends on every known" (true, and the parameters are among them).
 """
@@ -86,9 +87,10 @@ class Layout:
 
 
 def position_state_count(generated) -> int:
-    """Number of position states in ``x`` (the rest are velocities): ``nq`` when ``x = (q, v)`` of the
-    whole tree, else half of ``nx`` (an embedded closed chain: independent coordinates, all scalar)."""
-    if generated.nx == generated.nq + generated.nv:
+    """Number of position states in ``x`` (the rest are velocities and currents): ``nq`` when ``x = (q, v, i)``
+    of the whole tree (``i`` the ``nm`` DC motors' currents), else half of ``nx`` (an embedded closed chain:
+    independent coordinates, all scalar)."""
+    if generated.nx == generated.nq + generated.nv + getattr(generated, "nm", 0):
         return generated.nq
     return generated.nx // 2
 
@@ -106,9 +108,11 @@ def layout(generated, extra_outputs=()) -> Layout:
         variables.append(Variable(index=len(variables) + 1, **kw))
         return len(variables)
 
+    first_current = nx - getattr(generated, "nm", 0)
+    kinds = ["position" if i < nqx else "velocity" if i < first_current else "motor current, A" for i in range(nx)]
     x_idx = [add(name=name, vr=i, causality="output" if (i >= nqx or name in state_outputs) else "local",
                  variability="continuous", initial="exact", start=float(generated.start_state[i]),
-                 description="state: " + ("velocity" if i >= nqx else "position"))
+                 description="state: " + kinds[i])
              for i, name in enumerate(generated.state_names)]
     dx_idx = [add(name=f"der({name})", vr=nx + i, causality="local", variability="continuous",
                   initial="calculated", start=None, derivative=x_idx[i])
