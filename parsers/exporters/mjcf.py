@@ -57,7 +57,7 @@ import numpy as np
 from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.spatial import matrix_to_quat
 
-from ..assembly import GROUND, Assembly, JointForceElement, Pose
+from ..assembly import GROUND, Assembly, JointForceElement, Pose, Tendon
 from ..mjcf.equality import coupling_about_ref
 from ..xml import fmt, write_xml
 from . import ExportError, export_tree, frames_by_body, rgba_of, shown_and_colliding, warn_untaken_limits
@@ -109,6 +109,7 @@ def _folded_bodies(a: Assembly, parent, order, chords) -> tuple[dict[str, list[s
     children = _children(parent, order)
     loop_bodies = {e for j in chords for e in (j.reference, j.secondary)}
     loop_bodies |= {e for sd in a.springs for e in (sd.body_a, sd.body_b)}   # their sites stay on them
+    loop_bodies |= {b for t in a.forces if isinstance(t, Tendon) for b, _ in t.sites}
     folded: dict[str, list[str]] = {}
     skip: set = set()
     for n in order:
@@ -276,7 +277,10 @@ def _actuator_element(act, x) -> None:
         el = ET.SubElement(act, "general", gaintype=x.gain_type, gainprm=fmt(x.gain), biastype=x.bias_type,
                            biasprm=fmt(x.bias))
     el.set("name", x.name)
-    el.set("joint", x.joint)
+    if x.tendon is not None:
+        el.set("tendon", x.tendon)
+    else:
+        el.set("joint", x.joint)
     if x.gear != 1.0:
         el.set("gear", fmt(x.gear))
     for key in ("ctrlrange", "forcerange"):
@@ -291,8 +295,10 @@ def _actuators(root, a: Assembly, written_joints) -> None:
     """The assembly's actuator records (:func:`_actuator_element`), then one ``<motor>`` per other
     actuated one-coordinate joint.  Actuator names are unique: a motor that drives several joints
     (a differential transmission) gets one actuator per joint, named ``MOTOR_JOINT`` after the first."""
-    records = [x for x in a.actuators if x.joint in written_joints]
-    lost = [x.name for x in a.actuators if x.joint not in written_joints]
+    tendons = {t.get("name") for t in root.iter() if t.tag in ("fixed", "spatial")}
+    kept = lambda x: x.tendon in tendons if x.tendon is not None else x.joint in written_joints
+    records = [x for x in a.actuators if kept(x)]
+    lost = [x.name for x in a.actuators if not kept(x)]
     if lost:
         log.warning("MJCF export of %s: actuators on joints not in the export left out: %s", a.name, ", ".join(lost))
     driven = {x.joint for x in a.actuators}
@@ -488,6 +494,32 @@ def _tendon_spring(el, stiffness: float, damping: float, length: float) -> None:
         el.set("damping", fmt(damping))
 
 
+def _tendon(root, t, elements, frame, written, taken: set, lost: list) -> None:
+    """A :class:`~parsers.assembly.Tendon` (MJCF input) as it was read: ``<fixed>`` over its joints or
+    ``<spatial>`` through sites ``NAME_0``, ``NAME_1``, ... at its points; ``springlength`` written only when
+    the input gave it (else MuJoCo's default, the length at ``qpos_spring``, as read)."""
+    missing = [j for j, _ in t.joints if j not in written] + [b for b, _ in t.sites if b not in elements]
+    if missing:
+        lost.append(f"{t.name} (Tendon on {', '.join(missing)}, not in the export)")
+        return
+    el = ET.SubElement(_tendon_section(root), t.kind, name=t.name)
+    if t.stiffness:
+        el.set("stiffness", fmt(t.stiffness))
+    if t.damping:
+        el.set("damping", fmt(t.damping))
+    if t.springlength is not None:
+        el.set("springlength", fmt(t.springlength))
+    for j, coef in t.joints:
+        ET.SubElement(el, "joint", joint=j, coef=fmt(coef))
+    for k, (body, point) in enumerate(t.sites):
+        name, n = f"{t.name}_{k}", 2
+        while name in taken:
+            name, n = f"{t.name}_{k}_{n}", n + 1
+        taken.add(name)
+        ET.SubElement(elements[body], "site", name=name, pos=fmt(frame[body].inverse().apply(point)))
+        ET.SubElement(el, "site", site=name)
+
+
 def _force_tendons(root, a: Assembly, elements, frame, written) -> None:
     """The force elements MJCF holds as tendons (module docstring): a joint element's spring and damper as
     a fixed tendon ``L = q`` on its joint, a spring-damper between two body points as a spatial tendon
@@ -495,7 +527,9 @@ def _force_tendons(root, a: Assembly, elements, frame, written) -> None:
     lost = []
     taken = {s.get("name") for s in root.iter("site")} | {t.get("name") for t in root.iter("fixed")}
     for e in a.forces:
-        if not isinstance(e, JointForceElement):
+        if isinstance(e, Tendon):
+            _tendon(root, e, elements, frame, written, taken, lost)
+        elif not isinstance(e, JointForceElement):
             lost.append(f"{e.name} ({type(e).__name__})")
         elif e.joint not in written:
             lost.append(f"{e.name} (joint {e.joint!r} not in the export)")
