@@ -131,3 +131,14 @@ def test_wrapping_spatial_tendon_is_refused_with_file_line_and_geom(tmp_path, ca
     assert "pull (tendon transmission: the tendon is not supported)" in text
     assert model.actuator_names == ()
     np.testing.assert_array_equal(dynamics.passive_forces(model, model.neutral() + 0.3, np.ones(1)), [0.0])
+
+
+def test_tendons_are_force_edges_of_the_system_graphs(tmp_path):
+    path = tmp_path / "tendons.xml"
+    path.write_text(TENDONS)
+    analysis = compose(path).analysis
+    for graph in (analysis.extended, analysis.reduced):
+        forces = {e.subject for e in graph.elements if e.kind == "force"}
+        # a fixed tendon acts on each joint it spans; a spatial one along each segment between two bodies
+        assert forces == {"coupled:h1", "coupled:h2", "coupled:sl", "driven_only:h2", "driven_only:sl", "pulled[0]",
+                          "rope[0]", "rope[1]", "rope[3]", "to_free[0]"}
