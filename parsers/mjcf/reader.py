@@ -55,6 +55,9 @@ inertias, positions at ``qpos0``):
   ``joint`` and ``tendon`` (over fixed tendons) are
   :class:`~parsers.assembly.Coupling` s.  Inactive constraints are skipped; flex
   equalities are refused.
+* ``<tendon>`` s with a spring, a damper or an actuator (:mod:`parsers.mjcf.tendons`): fixed ones and
+  spatial ones through sites as :class:`~parsers.assembly.Tendon` force elements (``Assembly.forces``);
+  a spatial tendon wrapping around a geom is refused (warned with file and lines).
 * ``<actuator>`` entries that name a joint (``joint`` or ``jointinparent``) mark it
   ``actuated`` with a :class:`~parsers.assembly.Motor` (the first actuator's gear, force
   range); all actuator kinds share one slot of a default class, as in MuJoCo.  ``motor``,
@@ -472,12 +475,16 @@ class _Reader:
             joints.append(loop_joint(e, lambda n: Pose() if n == GROUND else by_name[n]["pose"], self.file))
         check_coupling_joints(couplings, {j.name: j for j in joints}, elements)
         couplings = [coupling_in_qpos(c, {j.name: j.ref for j in joints}) for c in couplings]
-        actuated = {c.get("tendon") for act in root.findall("actuator") for c in act if c.get("tendon")}
-        tendons = read_tendons(self, root, joints, actuated)
+        tendons, actuators = self.forces(root, joints)
         model = root.get("model", Path(self.file).stem)
         return Assembly(model, tuple(bodies), tuple(joints), gravity=gravity, couplings=tuple(couplings),
-                        source_file=self.file, forces=tendons,
-                        actuators=read_actuator_records(self, root, joints, {t.name for t in tendons}))
+                        source_file=self.file, forces=tendons, actuators=actuators)
+
+    def forces(self, root, joints) -> tuple[tuple, tuple]:
+        """(the tendons read as force elements, the actuators on joints and on those tendons)."""
+        actuated = {c.get("tendon") for act in root.findall("actuator") for c in act if c.get("tendon")}
+        tendons = read_tendons(self, root, joints, actuated)
+        return tendons, read_actuator_records(self, root, joints, {t.name for t in tendons})
 
     def limits(self, jel, a, jt) -> Limits:
         rng = floats_attr(jel, a, "range", 2)
