@@ -347,11 +347,11 @@ def _transmissions(robot, a: Assembly, parent, order) -> None:
             ET.SubElement(t, "joint", name=j.name)
             act = ET.SubElement(t, "actuator", name=j.motor.name if j.motor else f"{j.name}_motor")
             ET.SubElement(act, "mechanicalReduction").text = fmt(j.motor.gear_ratio if j.motor else 1.0)
-    lost = [f"{x.name} ({x.kind})" for x in a.actuators
-            if x.gain != (1.0, 0.0, 0.0) or x.bias_type != "none" or x.ctrlrange is not None]
+    lost = [f"{x.name} ({x.kind}{' on tendon ' + x.tendon if x.tendon else ''})" for x in a.actuators
+            if x.gain != (1.0, 0.0, 0.0) or x.bias_type != "none" or x.ctrlrange is not None or x.tendon]
     if lost:
-        log.warning("URDF export of %s: URDF has no actuator gain, bias or control range (MJCF general, position, "
-                    "velocity); transmissions only for: %s", a.name, ", ".join(lost))
+        log.warning("URDF export of %s: URDF has no actuator gain, bias, control range or tendon (MJCF general, "
+                    "position, velocity, tendon=); transmissions only for: %s", a.name, ", ".join(lost))
 
 
 def write_urdf(a: Assembly, path, *, cut_loops: bool = False, geometry: bool = True, frames=None,
