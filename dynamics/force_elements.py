@@ -6,13 +6,14 @@ equations (seed 004 Fig. 1)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .joints import JOINTS
 
-__all__ = ["JointSpring", "ActuatorSpec", "JointForce", "PointSpring", "PointLoad", "DCMotorSpec", "ForceElements"]
+__all__ = ["JointSpring", "ActuatorSpec", "JointForce", "PointSpring", "PointLoad", "DCMotorSpec", "TendonSpec",
+           "ForceElements"]
 
 #: (nq, nv) of the joints whose configuration is a unit quaternion ``[w, x, y, z]`` (nq 4, nv 3) or
 #: ``[p; quaternion]`` (nq 7, nv 6): their springs pull towards the identity (module docstring of
@@ -38,7 +39,8 @@ class JointSpring:
 
 @dataclass(frozen=True)
 class ActuatorSpec:
-    """An actuator on a one-coordinate joint (see the module docstring).
+    """An actuator on a one-coordinate joint, or along the :class:`TendonSpec` named ``tendon`` (``joint``
+    then unused; see :mod:`dynamics.forces`).
 
     gain, bias : (3,) affine coefficients (constant, per unit length, per unit velocity).
     ctrlrange, forcerange : (lower, upper); (-inf, inf) when not limited.
@@ -51,6 +53,7 @@ class ActuatorSpec:
     bias: tuple = (0.0, 0.0, 0.0)
     ctrlrange: tuple = (-np.inf, np.inf)
     forcerange: tuple = (-np.inf, np.inf)
+    tendon: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,27 @@ class DCMotorSpec:
 
 
 @dataclass(frozen=True)
+class TendonSpec:
+    """A tendon (MuJoCo's, :mod:`dynamics.forces` gives its length, Jacobian and forces).
+
+    joints : ((joint, coef), ...): a fixed tendon ``L = sum coef q`` over one-coordinate joints.
+    sites : ((body or None for ground, (3,) point in the assembly frame at ``model.neutral()``, m), ...): a
+        spatial tendon through these points, in order (``L`` the sum of the distances).
+    stiffness N/m (or N m/rad), damping N s/m; springlength (lower, upper) or None: the length at
+    ``spring_q``, the configuration ``neutral()`` with these ((joint, coordinate), ...) set
+    (MuJoCo's ``qpos_spring``).
+    """
+
+    name: str
+    joints: tuple = ()
+    sites: tuple = ()
+    stiffness: float = 0.0
+    damping: float = 0.0
+    springlength: tuple | None = None
+    spring_q: tuple = ()
+
+
+@dataclass(frozen=True)
 class ForceElements:
     """The force elements of a tree model, by joint and body name (:class:`dynamics.SKOModel` resolves
     them to its coordinates once: :meth:`indexed`).
@@ -169,15 +193,23 @@ class ForceElements:
         for key in ("q1", "v1"):
             lay[key] = np.array(lay[key], dtype=int)
         lay["k1"], lay["ref1"] = np.array(lay["k1"], dtype=float), np.array(lay["ref1"], dtype=float)
-        lay.update(_actuator_layout(self.actuators, model))
         lay.update(_element_layout(self.elements, model))
+        lay.update(_actuator_layout(self.actuators, model, [t.name for t in lay["tendons"]]))
         return ForceElements(self.springs, self.actuators, self.elements, lay)
 
 
-def _actuator_layout(actuators, model) -> dict:
-    """Index and parameter arrays of ``actuators`` in ``model``'s coordinates."""
-    qa, va = [], []
+def _actuator_layout(actuators, model, tendons) -> dict:
+    """Index and parameter arrays of ``actuators`` in ``model``'s coordinates: a joint actuator's
+    coordinate (``act_q``, ``act_v``; -1 on a tendon) and a tendon actuator's index in ``tendons``
+    (``act_t``, -1 on a joint)."""
+    qa, va, ta = [], [], []
     for a in actuators:
+        if a.tendon is not None:
+            if a.tendon not in tendons:
+                raise ValueError(f"actuator {a.name!r}: unknown tendon {a.tendon!r}")
+            qa.append(-1), va.append(-1), ta.append(tendons.index(a.tendon))
+            continue
+        ta.append(-1)
         qs, vs = model.q_slice(a.joint), model.v_slice(a.joint)
         if qs.stop - qs.start != 1 or vs.stop - vs.start != 1:
             raise ValueError(f"actuator {a.name!r}: joint {a.joint!r} has {vs.stop - vs.start} freedoms; "
@@ -185,7 +217,8 @@ def _actuator_layout(actuators, model) -> dict:
         qa.append(qs.start), va.append(vs.start)
     n = len(actuators)
     rows = lambda key, width: np.array([getattr(a, key) for a in actuators], dtype=float).reshape(n, width)
-    return {"act_q": np.array(qa, dtype=int), "act_v": np.array(va, dtype=int), "gear": rows("gear", 1)[:, 0],
+    return {"act_q": np.array(qa, dtype=int), "act_v": np.array(va, dtype=int), "act_t": np.array(ta, dtype=int),
+            "gear": rows("gear", 1)[:, 0],
             "gain": rows("gain", 3), "bias": rows("bias", 3), "ctrlrange": rows("ctrlrange", 2),
             "forcerange": rows("forcerange", 2)}
 
@@ -228,7 +261,8 @@ def _element_layout(elements, model) -> dict:
     lay.update({"motor_v": np.array(idx, dtype=int), "motor_R": col("resistance"), "motor_L": col("inductance"),
                 "motor_kt": col("torque_constant"), "motor_ke": col("back_emf_constant"),
                 "motor_N": col("gear_ratio"), "motor_eta": col("efficiency")})
-    others = [e for e in elements if not isinstance(e, (JointForce, DCMotorSpec))]
+    lay["tendons"] = [_tendon_layout(e, model) for e in elements if isinstance(e, TendonSpec)]
+    others = [e for e in elements if not isinstance(e, (JointForce, DCMotorSpec, TendonSpec))]
     if not others:
         return lay
     poses = body_poses(model, model.neutral())
@@ -242,3 +276,46 @@ def _element_layout(elements, model) -> dict:
         else:
             raise TypeError(f"not a force element record: {type(e).__name__}")
     return lay
+
+
+@dataclass(frozen=True)
+class TendonLayout:
+    """A tendon in a model's coordinates: ``coef`` (nv,) of a fixed tendon (``L = coef . q[q_index]``,
+    ``q_index`` (nv,) the coordinate of each velocity, -1 where coef is 0), or ``sites`` ((body index or -1,
+    (3,) point in that body's frame), ...) of a spatial one; ``lower``, ``upper`` its spring's lengths."""
+
+    name: str
+    coef: np.ndarray | None
+    q_index: np.ndarray | None
+    sites: tuple
+    stiffness: float
+    damping: float
+    lower: float
+    upper: float
+
+
+def _tendon_layout(t: TendonSpec, model) -> TendonLayout:
+    """The :class:`TendonLayout` of ``t`` in ``model``; a default spring length is the tendon's length at
+    ``t.spring_q`` (:func:`dynamics.forces.tendon_lengths`)."""
+    from .forces import tendon_kinematics
+    from .kinematics import body_poses
+
+    coef = q_index = None
+    sites = ()
+    if t.joints:
+        coef, q_index = np.zeros(model.nv), np.full(model.nv, -1)
+        for joint, c in t.joints:
+            v, q = _one_coordinate(model, joint, f"tendon {t.name!r}")
+            coef[v] += c
+            q_index[v] = q
+    else:
+        poses = body_poses(model, model.neutral())
+        sites = tuple(_local_point(model, body, point, poses) for body, point in t.sites)
+    lay = TendonLayout(t.name, coef, q_index, sites, t.stiffness, t.damping, 0.0, 0.0)
+    if t.springlength is not None:
+        return replace(lay, lower=t.springlength[0], upper=t.springlength[1])
+    q = model.neutral()
+    for joint, value in t.spring_q:
+        q[model.q_slice(joint)] = value
+    length = float(tendon_kinematics(model, lay, q[None, :], np.zeros((1, model.nv)))[0][0])
+    return replace(lay, lower=length, upper=length)

@@ -29,6 +29,12 @@ MuJoCo's semantics (XML reference, ``joint`` and ``actuator``; ``mj_passive``, `
   the generalized force ``J_a^T (T u) - J_b^T (T u)``; a constant force ``F`` and torque ``N`` (ground
   frame) at a body point ``J^T [N; F]`` (``J`` the point's world-frame Jacobian,
   :func:`dynamics.jacobians.jacobian`);
+* a tendon (MuJoCo's ``fixed`` and ``spatial`` through sites; :func:`tendon_kinematics`): its length
+  ``L`` (``sum coef_i q_i``, or the sum of the distances between consecutive sites) and Jacobian ``J``
+  (``L_dot = J v``); its spring-damper's tension ``f = -stiffness (L - lower)`` below ``lower``,
+  ``-stiffness (L - upper)`` above ``upper`` (a dead band between), less ``damping L_dot``, gives
+  ``J^T f``; an actuator along it has ``length = gear L``, ``velocity = gear L_dot`` and gives
+  ``gear J^T force`` (MuJoCo's ``mj_tendon``, ``mj_springdamper``, ``mj_transmission``);
 * a DC motor (seed 004 sections 3 and 5: an electrical component, a two-port joined to the joint's
   attachment points by a driver edge): its current ``i`` a state, its voltage ``V`` an input,
   ``L di/dt = V - R i - K_e N v`` (``N v`` the rotor's speed, ``N`` the gear ratio) and the joint
@@ -51,7 +57,7 @@ from .spatial import quat_log, quat_to_matrix_batch
 
 __all__ = ["JointSpring", "ActuatorSpec", "ForceElements", "passive_forces", "spring_forces", "damper_forces",
            "actuator_forces", "actuator_forces_are_constant", "has_springs", "element_forces", "has_elements",
-           "motor_names", "motor_rates"]
+           "motor_names", "motor_rates", "tendon_kinematics", "tendon_forces"]
 
 
 def _layout(model) -> dict:
@@ -123,6 +129,51 @@ def element_forces(model, q, v) -> np.ndarray:
         tau += np.einsum("bij,bi->bj", Ja - Jb, tension[:, None] * u)
     for (k, local), wrench in loads:
         tau += np.einsum("bij,i->bj", _point_jacobian(tree, qb, k, local), wrench)
+    if L.get("tendons"):
+        tau += tendon_forces(model, qb, vb)
+    return out(tau, s1 and s2)
+
+
+def tendon_kinematics(model, t, qb, vb) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(length L (B,), rate L_dot (B,), Jacobian J (B, nv) with ``L_dot = J v``) of the tendon ``t`` (a
+    :class:`dynamics.force_elements.TendonLayout` of ``model``'s tree) at ``qb`` (B, nq), ``vb`` (B, nv).
+
+    Fixed: ``L = sum coef_i q_i``, ``J = coef``.  Spatial, through points ``p_0 .. p_n`` (world frame):
+    ``L = sum |p_k+1 - p_k|``, ``J = sum u_k^T (J_k+1 - J_k)`` with ``u_k`` the unit vector from ``p_k`` to
+    ``p_k+1`` and ``J_k`` the linear rows of the point's world-frame Jacobian (MuJoCo's ``mj_tendon``)."""
+    tree = model.tree_model if hasattr(model, "tree_model") else model
+    B = qb.shape[0]
+    if t.coef is not None:
+        rows = np.flatnonzero(t.q_index >= 0)
+        return qb[:, t.q_index[rows]] @ t.coef[rows], vb @ t.coef, np.broadcast_to(t.coef, (B, tree.nv))
+    poses = body_poses(tree, qb)
+    poses = (poses[0].reshape(B, -1, 3, 3), poses[1].reshape(B, -1, 3))
+    points = [_world_point(poses, k, local, B) for k, local in t.sites]
+    jacobians = [_point_jacobian(tree, qb, k, local)[:, 3:] for k, local in t.sites]
+    length, J = np.zeros(B), np.zeros((B, tree.nv))
+    for k in range(len(points) - 1):
+        d = points[k + 1] - points[k]
+        n = np.linalg.norm(d, axis=1)
+        u = d / n[:, None]
+        length += n
+        J += np.einsum("bi,bij->bj", u, jacobians[k + 1] - jacobians[k])
+    return length, np.einsum("bj,bj->b", J, vb), J
+
+
+def tendon_forces(model, q, v) -> np.ndarray:
+    """Generalized forces ``(nv,)`` or ``(B, nv)`` of the tendons' springs and dampers at (q, v): the
+    tension ``f = -stiffness (L - lower)`` below ``lower``, ``-stiffness (L - upper)`` above ``upper``, 0
+    between, less ``damping L_dot``, mapped by ``J^T f`` (MuJoCo's ``mj_springdamper``)."""
+    qb, s1 = as_batch(q, model.nq, "q")
+    vb, s2 = as_batch(v, model.nv, "v")
+    qb, vb = broadcast(qb, vb)
+    tau = np.zeros((qb.shape[0], model.nv))
+    for t in _layout(model).get("tendons", ()):
+        if not (t.stiffness or t.damping):
+            continue
+        L, rate, J = tendon_kinematics(model, t, qb, vb)
+        f = t.stiffness * (np.minimum(L - t.lower, 0.0) + np.maximum(L - t.upper, 0.0))
+        tau -= (f + t.damping * rate)[:, None] * J
     return out(tau, s1 and s2)
 
 
@@ -148,7 +199,8 @@ def motor_rates(model, v, currents, voltage) -> tuple[np.ndarray, np.ndarray]:
 def has_elements(model) -> bool:
     """True when the model's tree carries force elements of the native format (:func:`element_forces`)."""
     L = _layout(model)
-    return bool(len(L.get("jf_v", ())) or L.get("point_springs") or L.get("loads"))
+    return bool(len(L.get("jf_v", ())) or L.get("point_springs") or L.get("loads")
+                or any(t.stiffness or t.damping for t in L.get("tendons", ())))
 
 
 def passive_forces(model, q, v) -> np.ndarray:
@@ -198,21 +250,33 @@ def actuator_forces(model, q, v, ctrl) -> np.ndarray:
     cb, s3 = as_batch(ctrl, len(L["act_q"]), "ctrl")
     qb, vb, cb = broadcast(qb, vb, cb)
     tau = np.zeros((qb.shape[0], model.nv))
-    if len(L["act_q"]):
-        gear = L["gear"]
-        length, velocity = gear * qb[:, L["act_q"]], gear * vb[:, L["act_v"]]
-        c = np.clip(cb, L["ctrlrange"][:, 0], L["ctrlrange"][:, 1])
-        g, b = L["gain"], L["bias"]
-        force = (g[:, 0] + g[:, 1] * length + g[:, 2] * velocity) * c + b[:, 0] + b[:, 1] * length + b[:, 2] * velocity
-        force = np.clip(force, L["forcerange"][:, 0], L["forcerange"][:, 1])
-        np.add.at(tau, (slice(None), L["act_v"]), gear * force)
+    if not len(L["act_q"]):
+        return out(tau, s1 and s2 and s3)
+    gear, on_joint = L["gear"], L["act_t"] < 0
+    length, velocity = np.zeros(cb.shape), np.zeros(cb.shape)
+    length[:, on_joint], velocity[:, on_joint] = qb[:, L["act_q"][on_joint]], vb[:, L["act_v"][on_joint]]
+    moments = {}
+    for i in np.flatnonzero(~on_joint):
+        t = int(L["act_t"][i])
+        if t not in moments:
+            moments[t] = tendon_kinematics(model, L["tendons"][t], qb, vb)
+        length[:, i], velocity[:, i] = moments[t][0], moments[t][1]
+    length, velocity = gear * length, gear * velocity
+    c = np.clip(cb, L["ctrlrange"][:, 0], L["ctrlrange"][:, 1])
+    g, b = L["gain"], L["bias"]
+    force = (g[:, 0] + g[:, 1] * length + g[:, 2] * velocity) * c + b[:, 0] + b[:, 1] * length + b[:, 2] * velocity
+    force = np.clip(force, L["forcerange"][:, 0], L["forcerange"][:, 1])
+    np.add.at(tau, (slice(None), L["act_v"][on_joint]), (gear * force)[:, on_joint])
+    for i in np.flatnonzero(~on_joint):
+        tau += (gear[i] * force[:, i])[:, None] * moments[int(L["act_t"][i])][2]
     return out(tau, s1 and s2 and s3)
 
 
 def actuator_forces_are_constant(model) -> bool:
     """True when the actuator forces do not depend on q and v (no length or velocity terms)."""
     L = _layout(model)
-    return not len(L["act_q"]) or not (np.any(L["gain"][:, 1:]) or np.any(L["bias"][:, 1:]))
+    spatial = any(L["tendons"][i].sites for i in L["act_t"] if i >= 0)    # moment arms that move with q
+    return not len(L["act_q"]) or not (np.any(L["gain"][:, 1:]) or np.any(L["bias"][:, 1:]) or spatial)
 
 
 def has_springs(model) -> bool:

@@ -145,7 +145,7 @@ class GraphForce:
 def graph_forces(assembly: Assembly, owner: Mapping[str, str] | None = None, joints=None) -> list[GraphForce]:
     """The :class:`GraphForce` of each of the assembly's ``springs`` and ``forces`` records, bodies renamed
     by ``owner`` (part -> composite) where given; joint elements on joints not in ``joints`` (names) left out."""
-    from mbcompose.parsers.assembly import DCMotor, JointForceElement, PointLoad, SpringDamper
+    from mbcompose.parsers.assembly import DCMotor, JointForceElement, PointLoad, SpringDamper, Tendon
 
     rename = (lambda b: b) if owner is None else (lambda b: owner.get(b, b))
     out = []
@@ -158,6 +158,11 @@ def graph_forces(assembly: Assembly, owner: Mapping[str, str] | None = None, joi
                                   points=(r.point_a, r.point_b)))
         elif isinstance(r, PointLoad):
             out.append(GraphForce(r.name, "load", bodies=(rename(r.body),), points=(r.point,)))
+        elif isinstance(r, Tendon):        # an edge per joint it spans, or per segment between two sites
+            out.extend(GraphForce(f"{r.name}:{j}", "force", joint=j) for j, _ in r.joints
+                       if joints is None or j in joints)
+            out.extend(GraphForce(f"{r.name}[{k}]", "force", bodies=(rename(a[0]), rename(b[0])), points=(a[1], b[1]))
+                       for k, (a, b) in enumerate(zip(r.sites, r.sites[1:])) if rename(a[0]) != rename(b[0]))
     return out
 
 

@@ -686,7 +686,9 @@ class Actuator:
     the force (N m or N).
 
     name : unique among the assembly's actuators.
-    joint : the joint it drives (one coordinate: revolute, continuous, prismatic).
+    joint : the joint it drives (one coordinate: revolute, continuous, prismatic); "" on a tendon.
+    tendon : None, or the :class:`Tendon` it pulls along (MJCF ``tendon=``): ``length`` and ``velocity``
+        are then ``gear L`` and ``gear L_dot`` and the joints receive ``gear J_L^T force``.
     kind : the element it was read from (``motor``, ``position``, ``velocity``, ``general``).
     gear : transmission ratio, joint force per unit of actuator force.
     gain_type, bias_type : see above; gain, bias : (3,) their parameters.
@@ -704,6 +706,7 @@ class Actuator:
     ctrlrange: tuple | None = None
     forcerange: tuple | None = None
     source: Source = field(default_factory=Source)
+    tendon: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or not isinstance(self.joint, str):
@@ -816,8 +819,44 @@ class DCMotor:
         _set(self, "efficiency", eta)
 
 
+@record
+class Tendon:
+    """An MJCF tendon as a force element (MuJoCo's semantics, XML reference ``tendon``): its length ``L``
+    is ``sum coef_i q_i`` over one-coordinate joints (``fixed``) or the sum of the distances between
+    consecutive sites (``spatial``, through sites only); its spring-damper pulls with
+    ``-stiffness (L - lower)`` below ``lower``, ``-stiffness (L - upper)`` above ``upper`` (a dead band
+    between them), and ``-damping L_dot``; an actuator with ``tendon=`` acts along it.
+
+    joints : ((joint name, coef), ...) of a fixed tendon.
+    sites : ((body name or GROUND, (3,) point in the assembly frame at the reference configuration, m), ...)
+        of a spatial tendon, in path order.
+    stiffness : N/m or N m/rad per unit of length; damping : N s/m per unit of length rate.
+    springlength : (lower, upper), m (or rad for a fixed tendon), or None: the length where every joint is
+        at its ``springref`` (MuJoCo's ``qpos_spring``).
+    """
+
+    name: str
+    kind: str
+    joints: tuple = ()
+    sites: tuple = ()
+    stiffness: float = 0.0
+    damping: float = 0.0
+    springlength: tuple | None = None
+    source: Source = field(default_factory=Source)
+
+    def __post_init__(self):
+        if self.kind not in ("fixed", "spatial"):
+            raise ValueError(f"tendon {self.name!r}: kind must be 'fixed' or 'spatial', got {self.kind!r}")
+        _set(self, "joints", tuple((str(j), _checked_float(c, "Tendon.coef")) for j, c in self.joints))
+        _set(self, "sites", tuple((str(b), _checked(p, (3,), "Tendon.sites")) for b, p in self.sites))
+        if (self.kind == "fixed") != bool(self.joints) or (self.kind == "spatial" and len(self.sites) < 2):
+            raise ValueError(f"tendon {self.name!r}: a fixed tendon needs joints, a spatial one two sites or more")
+        _nonnegative(self, ("stiffness", "damping"), "tendon")
+        _set(self, "springlength", _checked_range(self.springlength, f"tendon {self.name!r}: springlength"))
+
+
 #: the records an :attr:`Assembly.forces` holds
-FORCE_RECORDS = (JointForceElement, PointLoad, DCMotor)
+FORCE_RECORDS = (JointForceElement, PointLoad, DCMotor, Tendon)
 
 
 @record

@@ -17,8 +17,8 @@ from typing import Sequence
 import numpy as np
 
 from mbcompose.dynamics.force_elements import (ActuatorSpec, DCMotorSpec, ForceElements, JointForce, JointSpring,
-                                               PointLoad, PointSpring)
-from mbcompose.parsers.assembly import GROUND, Actuator, DCMotor, Joint, JointForceElement, SpringDamper
+                                               PointLoad, PointSpring, TendonSpec)
+from mbcompose.parsers.assembly import GROUND, Actuator, DCMotor, Joint, JointForceElement, SpringDamper, Tendon
 from mbcompose.parsers.assembly import PointLoad as PointLoadRecord
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ def actuator_spec(a: Actuator) -> ActuatorSpec:
     bias = a.bias if a.bias_type == "affine" else (0.0, 0.0, 0.0)
     unbounded = (-np.inf, np.inf)
     return ActuatorSpec(a.name, a.joint, a.gear, tuple(gain), tuple(bias), a.ctrlrange or unbounded,
-                        a.forcerange or unbounded)
+                        a.forcerange or unbounded, a.tendon)
 
 
 def needs_inertia(tree_joints: Sequence[Joint]) -> bool:
@@ -72,6 +72,14 @@ def element_specs(records, tree_joints: Sequence[Joint], owner: dict[str, str]) 
                                    r.stiffness, r.damping, r.rest_length or 0.0))
         elif isinstance(r, PointLoadRecord):
             out.append(PointLoad(r.name, body(r.body), tuple(r.point), tuple(r.force), tuple(r.torque)))
+        elif isinstance(r, Tendon):
+            outside = [j for j, _ in r.joints if j not in tree]
+            if outside:
+                skipped.append(f"{r.name} (joints {', '.join(map(repr, outside))})")
+                continue
+            springref = tuple((j.name, j.springref) for j in tree_joints if j.springref and j.nq == 1)
+            out.append(TendonSpec(r.name, r.joints, tuple((body(b), tuple(p)) for b, p in r.sites), r.stiffness,
+                                  r.damping, r.springlength, springref))
     if skipped:
         log.warning("force elements not applied (on a joint outside the spanning tree, or inside one rigid "
                     "composite): %s", "; ".join(skipped))
@@ -105,8 +113,15 @@ def force_elements(tree_joints: Sequence[Joint], chords: Sequence[Joint], actuat
     if sprung_chords:
         log.warning("springs of loop-closing joints are not applied: %s", ", ".join(sprung_chords))
     by_name = {j.name: j for j in tree_joints}
+    tendons = {e.name for e in elements if isinstance(e, TendonSpec)}
     kept, skipped = [], []
     for a in actuators:
+        if a.tendon is not None:
+            if a.tendon in tendons:
+                kept.append(actuator_spec(a))
+            else:
+                skipped.append(f"{a.name} (tendon {a.tendon!r}: not applied)")
+            continue
         joint = by_name.get(a.joint)
         if joint is None or joint.nv != 1 or joint.nq != 1:
             why = "not a joint of the model's tree" if joint is None else f"a {joint.type} joint"
@@ -114,5 +129,6 @@ def force_elements(tree_joints: Sequence[Joint], chords: Sequence[Joint], actuat
         else:
             kept.append(actuator_spec(a))
     if skipped:
-        log.warning("actuators not applied (they drive one-coordinate tree joints only): %s", "; ".join(skipped))
+        log.warning("actuators not applied (they drive one-coordinate tree joints and tendons only): %s",
+                    "; ".join(skipped))
     return ForceElements(springs, tuple(kept), elements)

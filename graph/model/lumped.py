@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mbcompose.parsers.assembly import Assembly, Body, Frame, Geometry, Source
+from mbcompose.parsers.assembly import Assembly, Body, Frame, Geometry, PointLoad, Source, Tendon
 from mbcompose.parsers.massprops import transform_mass_properties
 
 
@@ -49,7 +49,13 @@ def lumped_assembly(assembly: Assembly, bodies, joints) -> Assembly:
                       for m in members if m.name != rb.name)
     owner = {m: rb.name for rb in reversed(bodies) for m in (rb.name, *rb.members)}  # first composite wins
     frames.extend(Frame(f.name, owner.get(f.body, f.body), f.pose, f.source) for f in assembly.frames)
+    springs = tuple(replace(s, body_a=owner.get(s.body_a, s.body_a), body_b=owner.get(s.body_b, s.body_b))
+                    for s in assembly.springs)
+    forces = tuple(replace(f, body=owner.get(f.body, f.body)) if isinstance(f, PointLoad)
+                   else replace(f, sites=tuple((owner.get(b, b), p) for b, p in f.sites)) if isinstance(f, Tendon)
+                   else f for f in assembly.forces)
     return Assembly(name=assembly.name, bodies=tuple(out_bodies), joints=tuple(joints),
-                    gravity=assembly.gravity, couplings=assembly.couplings, springs=assembly.springs,
-                    frames=tuple(frames), source_file=assembly.source_file, actuators=assembly.actuators)
+                    gravity=assembly.gravity, couplings=assembly.couplings, springs=springs,
+                    frames=tuple(frames), source_file=assembly.source_file, actuators=assembly.actuators,
+                    forces=forces)
 

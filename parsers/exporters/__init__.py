@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..assembly import GROUND, Assembly, Joint
+from ..assembly import GROUND, Assembly, Joint, JointForceElement
 from mbcompose.dynamics import topology
 from mbcompose.dynamics.joints import JOINTS, joint_types
 from mbcompose.dynamics.tolerances import GEOMETRY_ATOL, SINGULAR_FLOOR
@@ -175,6 +175,60 @@ def warn_dropped(a: Assembly, format_name: str, fields: tuple[str, ...]) -> None
                         name, ", ".join(joints))
 
 
+@dataclass(frozen=True)
+class JointDynamics:
+    """The spring, damper and Coulomb friction parallel to one joint, as a format with one such set per
+    joint holds them (URDF ``<dynamics>``, SDFormat ``<axis><dynamics>``): the joint's own spring and
+    damper plus its ``joint_spring``/``joint_friction`` elements (:class:`~parsers.assembly.
+    JointForceElement`), summed.  Springs in parallel add exactly:
+    ``-k1 (q - r1) - k2 (q - r2) = -(k1 + k2) (q - (k1 r1 + k2 r2) / (k1 + k2))``.
+
+    stiffness N m/rad or N/m; springref rad or m (absolute, like ``q``); damping N m s/rad or N s/m;
+    friction N m or N (the elements' regularised Coulomb friction, ``-friction tanh(v / friction_velocity)``).
+    """
+
+    stiffness: float = 0.0
+    springref: float = 0.0
+    damping: float = 0.0
+    friction: float = 0.0
+
+
+def joint_dynamics(a: Assembly) -> dict[str, JointDynamics]:
+    """Joint name -> :class:`JointDynamics` of every joint of ``a`` with a spring, damper or friction
+    (its own or a joint element's).  A joint's ``springdamper`` (stiffness and damping from its
+    inertia) is not resolved here: :func:`warn_springdampers` names those joints."""
+    out = {j.name: JointDynamics(j.stiffness, j.springref, j.damping) for j in a.joints
+           if j.stiffness or j.damping}
+    for e in a.forces:
+        if not isinstance(e, JointForceElement) or e.joint not in a.joint_names:
+            continue
+        d = out.get(e.joint, JointDynamics(springref=a.joint(e.joint).springref))
+        k = d.stiffness + e.stiffness
+        ref = (d.stiffness * d.springref + e.stiffness * e.rest) / k if k else d.springref
+        out[e.joint] = JointDynamics(k, ref, d.damping + e.damping, d.friction + e.friction)
+    return out
+
+
+def warn_springdampers(a: Assembly, format_name: str) -> None:
+    """One warning naming the joints whose spring and damper follow from their inertia (MJCF
+    ``springdamper``), which ``format_name`` cannot say."""
+    joints = [j.name for j in a.joints if j.springdamper is not None]
+    if joints:
+        log.warning("%s export of %s: %s has no spring given by a time constant and damping ratio (MJCF "
+                    "springdamper); left out for %s", format_name, a.name, format_name, ", ".join(joints))
+
+
+def warn_force_elements(a: Assembly, format_name: str, kept: tuple = (), why: str = "") -> None:
+    """One warning naming the force elements of ``a`` (``springs`` and ``forces``) whose record type is not
+    in ``kept``: ``format_name`` cannot hold them (``why`` says what it lacks)."""
+    lost = [f"{e.name} ({type(e).__name__})" for e in (*a.springs, *a.forces) if not isinstance(e, kept)]
+    lost += [f"{e.name} (joint {e.joint!r} not in the export)" for e in a.forces
+             if isinstance(e, JointForceElement) and isinstance(e, kept) and e.joint not in a.joint_names]
+    if lost:
+        log.warning("%s export of %s: force elements left out%s: %s", format_name, a.name,
+                    f" ({why})" if why else "", ", ".join(lost))
+
+
 def frames_by_body(a: Assembly, frames=None) -> dict[str, list]:
     """The named frames an export writes: ``a.frames`` (a lumped assembly's parts, the input's own
     frames such as a tool point) and ``frames`` (body name -> [(name, Pose), ...], poses in the
@@ -229,6 +283,7 @@ def export(assembly: Assembly, path, **options) -> Path:
     return writer_for(Path(path).suffix)(assembly, path, **options)
 
 
-__all__ = ["EXPORTERS", "ExportError", "TreeJoint", "export", "flip", "writer_for", "loop_description", "on_axis",
+__all__ = ["EXPORTERS", "ExportError", "JointDynamics", "TreeJoint", "export", "joint_dynamics",
+           "warn_force_elements", "warn_springdampers", "flip", "writer_for", "loop_description", "on_axis",
            "robust_rpy", "export_tree", "frames_by_body", "rgba_of", "shown_and_colliding", "warn_dropped",
            "warn_untaken_limits"]

@@ -57,7 +57,7 @@ import numpy as np
 from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.spatial import matrix_to_quat
 
-from ..assembly import GROUND, Assembly, Pose
+from ..assembly import GROUND, Assembly, JointForceElement, Pose, Tendon
 from ..mjcf.equality import coupling_about_ref
 from ..xml import fmt, write_xml
 from . import ExportError, export_tree, frames_by_body, rgba_of, shown_and_colliding, warn_untaken_limits
@@ -108,6 +108,8 @@ def _folded_bodies(a: Assembly, parent, order, chords) -> tuple[dict[str, list[s
     """Intermediate bodies folded into their child: (child -> bodies above it, top first; all folded)."""
     children = _children(parent, order)
     loop_bodies = {e for j in chords for e in (j.reference, j.secondary)}
+    loop_bodies |= {e for sd in a.springs for e in (sd.body_a, sd.body_b)}   # their sites stay on them
+    loop_bodies |= {b for t in a.forces if isinstance(t, Tendon) for b, _ in t.sites}
     folded: dict[str, list[str]] = {}
     skip: set = set()
     for n in order:
@@ -131,16 +133,19 @@ class _JointWriter:
     def __init__(self):
         self.used: set = set()
 
-    def add(self, body_el, jname, jtype, X_world_body: Pose, origin, axis=None, armature=0.0):
+    def add(self, body_el, jname, jtype, X_world_body: Pose, origin, axis=None, armature=0.0, damping=0.0,
+            stiffness=0.0):
         if jname in self.used:
             raise ExportError(f"joint name {jname!r} used twice in the MJCF export")
         self.used.add(jname)
-        if jtype == "free" and not armature:
+        if jtype == "free" and not (armature or damping or stiffness):
             ET.SubElement(body_el, "freejoint", name=jname)
             return None
         el = ET.SubElement(body_el, "joint", name=jname, type=jtype)
         if armature:
             el.set("armature", fmt(armature))
+        if damping:
+            el.set("damping", fmt(damping))
         if jtype == "free":
             return el
         pos = X_world_body.inverse().apply(origin)
@@ -154,35 +159,49 @@ class _JointWriter:
         """The MJCF joint(s) of tree joint ``j`` carried by body element ``el``."""
         if j.type == "fixed":
             return
-        arm = j.armature
+        arm, c = j.armature, j.damping
         if j.type == "free":
             if not top_level:
                 raise ExportError(f"free joint {j.name!r}: MuJoCo allows free joints only in top-level bodies")
-            self.add(el, j.name, "free", X_world_body, j.origin, armature=arm)
+            jel = self.add(el, j.name, "free", X_world_body, j.origin, armature=arm, damping=c,
+                           stiffness=j.stiffness or j.springdamper)
+            if jel is not None:
+                _spring_attrs(jel, j)
         elif j.type in self.TYPES:
             jel = self.add(el, j.name, self.TYPES[j.type], X_world_body, j.origin,
-                           None if j.type == "spherical" else j.axis, arm)
+                           None if j.type == "spherical" else j.axis, arm, c)
             lim = j.limits
             if JOINTS[j.type].takes_limits and lim.lower is not None and lim.upper is not None:
                 jel.set("range", fmt([lim.lower, lim.upper]))
-            if j.damping:
-                jel.set("damping", fmt(j.damping))
             if j.ref:
                 jel.set("ref", fmt(j.ref))
+            _spring_attrs(jel, j)
         elif j.type == "universal":
-            self.add(el, f"{j.name}_1", "hinge", X_world_body, j.origin, j.axis, arm)
+            self.add(el, f"{j.name}_1", "hinge", X_world_body, j.origin, j.axis, arm, c)
             self.add(el, f"{j.name}_2", "hinge", X_world_body, j.origin,
-                     j.axis2 if j.axis2 is not None else _perp(j.axis), arm)
+                     j.axis2 if j.axis2 is not None else _perp(j.axis), arm, c)
         elif j.type == "cylindrical":
-            self.add(el, f"{j.name}_slide", "slide", X_world_body, j.origin, j.axis, arm)
-            self.add(el, f"{j.name}_hinge", "hinge", X_world_body, j.origin, j.axis, arm)
+            self.add(el, f"{j.name}_slide", "slide", X_world_body, j.origin, j.axis, arm, c)
+            self.add(el, f"{j.name}_hinge", "hinge", X_world_body, j.origin, j.axis, arm, c)
         elif j.type == "planar":
             u = _perp(j.axis)
-            self.add(el, f"{j.name}_x", "slide", X_world_body, j.origin, u, arm)
-            self.add(el, f"{j.name}_y", "slide", X_world_body, j.origin, np.cross(j.axis, u), arm)
-            self.add(el, f"{j.name}_rz", "hinge", X_world_body, j.origin, j.axis, arm)
+            self.add(el, f"{j.name}_x", "slide", X_world_body, j.origin, u, arm, c)
+            self.add(el, f"{j.name}_y", "slide", X_world_body, j.origin, np.cross(j.axis, u), arm, c)
+            self.add(el, f"{j.name}_rz", "hinge", X_world_body, j.origin, j.axis, arm, c)
         else:
             raise ExportError(f"joint {j.name!r} of type {j.type!r} has no MJCF equivalent")
+
+
+def _spring_attrs(jel, j) -> None:
+    """A joint's spring as MuJoCo's ``stiffness`` and ``springref`` (absolute, like ``qpos``; a ball's or
+    free joint's spring is relaxed at ``qpos0``, where MuJoCo ignores ``springref``) or ``springdamper``."""
+    if j.springdamper is not None:
+        jel.set("springdamper", fmt(j.springdamper))
+        return
+    if j.stiffness:
+        jel.set("stiffness", fmt(j.stiffness))
+    if j.springref and JOINTS[j.type].one_coordinate:
+        jel.set("springref", fmt(j.springref))
 
 
 def _inertial(el, body, moving: bool) -> None:
@@ -258,7 +277,10 @@ def _actuator_element(act, x) -> None:
         el = ET.SubElement(act, "general", gaintype=x.gain_type, gainprm=fmt(x.gain), biastype=x.bias_type,
                            biasprm=fmt(x.bias))
     el.set("name", x.name)
-    el.set("joint", x.joint)
+    if x.tendon is not None:
+        el.set("tendon", x.tendon)
+    else:
+        el.set("joint", x.joint)
     if x.gear != 1.0:
         el.set("gear", fmt(x.gear))
     for key in ("ctrlrange", "forcerange"):
@@ -273,8 +295,10 @@ def _actuators(root, a: Assembly, written_joints) -> None:
     """The assembly's actuator records (:func:`_actuator_element`), then one ``<motor>`` per other
     actuated one-coordinate joint.  Actuator names are unique: a motor that drives several joints
     (a differential transmission) gets one actuator per joint, named ``MOTOR_JOINT`` after the first."""
-    records = [x for x in a.actuators if x.joint in written_joints]
-    lost = [x.name for x in a.actuators if x.joint not in written_joints]
+    tendons = {t.get("name") for t in root.iter() if t.tag in ("fixed", "spatial")}
+    kept = lambda x: x.tendon in tendons if x.tendon is not None else x.joint in written_joints
+    records = [x for x in a.actuators if kept(x)]
+    lost = [x.name for x in a.actuators if not kept(x)]
     if lost:
         log.warning("MJCF export of %s: actuators on joints not in the export left out: %s", a.name, ", ".join(lost))
     driven = {x.joint for x in a.actuators}
@@ -319,6 +343,7 @@ def mjcf_element(a: Assembly, *, geometry: bool = True, revolute_span: float = 0
     _sites(elements, frame, frames_by_body(a, frames))
     _loops(root, a, chords, revolute_span, elements, joints)
     _couplings(root, a, joints.used)
+    _force_tendons(root, a, elements, frame, joints.used)
     _actuators(root, a, joints.used)
     if len(asset) == 0:
         root.remove(asset)
@@ -452,6 +477,86 @@ def _couplings(root, a: Assembly, written) -> None:
                     ET.SubElement(fixed, "joint", joint=n, coef=fmt(w))
                 attrs[f"tendon{side}"] = f"coupling_{k}_{side}"
         ET.SubElement(eq, "tendon", name=f"coupling_{k}", polycoef=polycoef, **attrs)
+
+
+def _tendon_section(root) -> ET.Element:
+    tendon = root.find("tendon")
+    return ET.SubElement(root, "tendon") if tendon is None else tendon
+
+
+def _tendon_spring(el, stiffness: float, damping: float, length: float) -> None:
+    """MuJoCo's tendon spring-damper ``-stiffness (L - springlength) - damping L_dot`` (one spring length:
+    no dead band)."""
+    if stiffness:
+        el.set("stiffness", fmt(stiffness))
+        el.set("springlength", fmt([length, length]))
+    if damping:
+        el.set("damping", fmt(damping))
+
+
+def _tendon(root, t, elements, frame, written, taken: set, lost: list) -> None:
+    """A :class:`~parsers.assembly.Tendon` (MJCF input) as it was read: ``<fixed>`` over its joints or
+    ``<spatial>`` through sites ``NAME_0``, ``NAME_1``, ... at its points; ``springlength`` written only when
+    the input gave it (else MuJoCo's default, the length at ``qpos_spring``, as read)."""
+    missing = [j for j, _ in t.joints if j not in written] + [b for b, _ in t.sites if b not in elements]
+    if missing:
+        lost.append(f"{t.name} (Tendon on {', '.join(missing)}, not in the export)")
+        return
+    el = ET.SubElement(_tendon_section(root), t.kind, name=t.name)
+    if t.stiffness:
+        el.set("stiffness", fmt(t.stiffness))
+    if t.damping:
+        el.set("damping", fmt(t.damping))
+    if t.springlength is not None:
+        el.set("springlength", fmt(t.springlength))
+    for j, coef in t.joints:
+        ET.SubElement(el, "joint", joint=j, coef=fmt(coef))
+    for k, (body, point) in enumerate(t.sites):
+        name, n = f"{t.name}_{k}", 2
+        while name in taken:
+            name, n = f"{t.name}_{k}_{n}", n + 1
+        taken.add(name)
+        ET.SubElement(elements[body], "site", name=name, pos=fmt(frame[body].inverse().apply(point)))
+        ET.SubElement(el, "site", site=name)
+
+
+def _force_tendons(root, a: Assembly, elements, frame, written) -> None:
+    """The force elements MJCF holds as tendons (module docstring): a joint element's spring and damper as
+    a fixed tendon ``L = q`` on its joint, a spring-damper between two body points as a spatial tendon
+    through two sites ``NAME_a``, ``NAME_b``; the rest is named in one warning."""
+    lost = []
+    taken = {s.get("name") for s in root.iter("site")} | {t.get("name") for t in root.iter("fixed")}
+    for e in a.forces:
+        if isinstance(e, Tendon):
+            _tendon(root, e, elements, frame, written, taken, lost)
+        elif not isinstance(e, JointForceElement):
+            lost.append(f"{e.name} ({type(e).__name__})")
+        elif e.joint not in written:
+            lost.append(f"{e.name} (joint {e.joint!r} not in the export)")
+        elif e.stiffness or e.damping:
+            fixed = ET.SubElement(_tendon_section(root), "fixed", name=e.name)
+            _tendon_spring(fixed, e.stiffness, e.damping, e.rest)
+            ET.SubElement(fixed, "joint", joint=e.joint, coef="1")
+    friction = [e.name for e in a.forces if isinstance(e, JointForceElement) and e.friction]
+    if friction:
+        lost.append(f"the friction of {', '.join(friction)} (MuJoCo's frictionloss is a constraint of its solver, "
+                    "not the regularised -friction tanh(v / friction_velocity))")
+    for sd in a.springs:
+        names = []
+        for end, body, point in (("a", sd.body_a, sd.point_a), ("b", sd.body_b, sd.point_b)):
+            name, k = f"{sd.name}_{end}", 2
+            while name in taken:
+                name, k = f"{sd.name}_{end}{k}", k + 1
+            taken.add(name)
+            ET.SubElement(elements[body], "site", name=name, pos=fmt(frame[body].inverse().apply(point)))
+            names.append(name)
+        spatial = ET.SubElement(_tendon_section(root), "spatial", name=sd.name)
+        _tendon_spring(spatial, sd.stiffness, sd.damping, sd.rest_length or 0.0)
+        for name in names:
+            ET.SubElement(spatial, "site", site=name)
+    if lost:
+        log.warning("MJCF export of %s: force elements left out (the export writes no constant applied load and "
+                    "no DC motor, whose current is a state): %s", a.name, "; ".join(lost))
 
 
 def write_mjcf(a: Assembly, path, *, geometry: bool = True, revolute_span: float = 0.1, frames=None,

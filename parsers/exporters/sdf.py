@@ -21,6 +21,12 @@ frames and mass properties):
 * shapes: a visual shape becomes ``<visual>``, a collision shape ``<collision>`` (and a
   ``<visual>`` too when its body has no visual shape), a CAD or YAML shape both; colours as
   ``<material>`` ``<ambient>`` and ``<diffuse>``;
+* a joint's damping and spring, with its ``joint_spring``/``joint_friction`` elements' (springs in
+  parallel add: :func:`parsers.exporters.joint_dynamics`), become ``<axis><dynamics>`` ``damping``,
+  ``friction``, ``spring_stiffness`` and ``spring_reference`` (SDFormat's coordinate: ours less
+  ``ref``); a joint without an axis (ball) has no place for them, MJCF ``springdamper`` and force
+  elements between body points, point loads and DC motors have none either (each kind named in one
+  warning);
 * joint ``armature`` and ``ref`` have no SDFormat field: left out, logged once each (the
   exported coordinate is then ``q - ref``);
 * couplings (URDF mimic, MJCF equality/joint, SDFormat screw/gearbox/mimic) become
@@ -44,9 +50,10 @@ import numpy as np
 from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.tolerances import GEOMETRY_ATOL
 
-from ..assembly import GROUND, Assembly
+from ..assembly import GROUND, Assembly, JointForceElement
 from ..xml import fmt, write_xml
-from . import ExportError, flip, frames_by_body, rgba_of, robust_rpy, shown_and_colliding, warn_dropped, warn_untaken_limits
+from . import (ExportError, JointDynamics, flip, frames_by_body, joint_dynamics, rgba_of, robust_rpy, shown_and_colliding,
+               warn_dropped, warn_force_elements, warn_springdampers, warn_untaken_limits)
 from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
@@ -151,6 +158,14 @@ def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
         log.warning("SDFormat export of %s: SDFormat has no actuators (a simulator's plugins drive joints); left "
                     "out: %s", a.name, ", ".join(x.name for x in a.actuators))
     mimics = _mimics(a, {j.name: j.type for j in a.joints}, screws)
+    dynamics = joint_dynamics(a)
+    warn_springdampers(a, "SDFormat")
+    unsprung = [f"{n} ({a.joint(n).type})" for n, d in dynamics.items()
+                if (d.stiffness or d.damping) and not JOINTS[a.joint(n).type].has_axis]
+    if unsprung:
+        log.warning("SDFormat export of %s: SDFormat holds springs and dampers in a joint's <axis>; left out for "
+                    "%s", a.name, ", ".join(unsprung))
+    warn_force_elements(a, "SDFormat", (JointForceElement,), "SDFormat holds a joint's spring, damping and friction")
     sdf = ET.Element("sdf", version="1.11" if mimics else "1.10" if screws else "1.8")
     world = ET.SubElement(sdf, "world", name=a.name)
     ET.SubElement(world, "gravity").text = fmt(a.gravity)
@@ -174,7 +189,7 @@ def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
         if j.type not in SDF_TYPES:
             raise ExportError(f"joint {j.name!r} of type {j.type!r} has no SDFormat equivalent")
         if j.name not in slides:
-            _joint(model, flip(j) if j.secondary == GROUND else j, mimics, screws.get(j.name))
+            _joint(model, flip(j) if j.secondary == GROUND else j, mimics, screws.get(j.name), dynamics)
     return sdf
 
 
@@ -200,7 +215,7 @@ def _link(model, b, geometry, mesh_reference) -> None:
                     _shape(link, g, role, k, mesh_reference)
 
 
-def _joint(model, j, mimics, screw) -> None:
+def _joint(model, j, mimics, screw, dynamics) -> None:
     """A joint (a screw's revolute part as the whole ``screw``: ``screw`` = (prismatic part, pitch))."""
     el = ET.SubElement(model, "joint", name=j.name, type="screw" if screw else SDF_TYPES[j.type])
     parent = screw[0].reference if screw else j.reference
@@ -218,11 +233,13 @@ def _joint(model, j, mimics, screw) -> None:
         ax = ET.SubElement(el, tag)
         ET.SubElement(ax, "xyz", expressed_in="__model__").text = fmt(v)
         if tag == "axis":
-            _axis_details(ax, j, mimics.get(j.name))
+            _axis_details(ax, j, mimics.get(j.name), dynamics.get(j.name))
 
 
-def _axis_details(ax, j, mimic) -> None:
-    """Limits, damping and the ``<mimic>`` of a joint's first axis."""
+def _axis_details(ax, j, mimic, dyn: JointDynamics | None) -> None:
+    """Limits, ``<dynamics>`` (damping, friction, spring_reference, spring_stiffness: ``dyn``, the joint's
+    own and its elements', :func:`parsers.exporters.joint_dynamics`) and the ``<mimic>`` of a joint's
+    first axis."""
     lim = j.limits
     if not JOINTS[j.type].takes_limits:
         lim = replace(lim, lower=None, upper=None)
@@ -232,8 +249,15 @@ def _axis_details(ax, j, mimic) -> None:
                        ("velocity", lim.velocity)):
             if v is not None:
                 ET.SubElement(le, key).text = fmt(v)
-    if j.damping:
-        ET.SubElement(ET.SubElement(ax, "dynamics"), "damping").text = fmt(j.damping)
+    if dyn is not None and (dyn.damping or dyn.friction or dyn.stiffness):
+        de = ET.SubElement(ax, "dynamics")
+        values = {"damping": dyn.damping, "friction": dyn.friction}
+        if JOINTS[j.type].one_coordinate:
+            # SDFormat's coordinate is ours less ``ref`` (``ref`` is left out, warned)
+            values.update(spring_reference=dyn.springref - j.ref, spring_stiffness=dyn.stiffness)
+        for key, value in values.items():
+            if value:
+                ET.SubElement(de, key).text = fmt(value)
     if mimic is not None:
         leader, k, off = mimic
         mim = ET.SubElement(ax, "mimic", joint=leader, axis="axis")

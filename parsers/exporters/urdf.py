@@ -23,6 +23,11 @@ same bodies, joint frames and mass properties):
 * a joint's ``ref`` is folded into its origin (the child link frame at ``q = 0`` is the
   reference pose moved by ``-ref`` along the joint), so URDF's coordinate is ours; its
   ``armature`` is left out (URDF has none; logged once);
+* a joint's damping, with the damping and Coulomb friction of its ``joint_spring``/``joint_friction``
+  elements, becomes ``<dynamics damping friction>`` (:func:`parsers.exporters.joint_dynamics`); URDF
+  has no joint stiffness, so springs (a joint's own, an element's, MJCF ``springdamper``) and the
+  other force elements (between body points, point loads, DC motors) are left out, named in one
+  warning each;
 * actuated joints get a ``<transmission>`` (gear ratio as mechanicalReduction);
 * loops: refused with the loop named, unless ``cut_loops=True``;
 * frames (``Assembly.frames``: the parts of a lumped composite, a tool point; and the
@@ -48,10 +53,11 @@ from mbcompose.dynamics.joints import JOINTS
 from mbcompose.dynamics.spatial import rotation_about_axis
 from mbcompose.dynamics.tolerances import GEOMETRY_ATOL
 
-from ..assembly import GROUND, Assembly, Pose
+from ..assembly import GROUND, Assembly, JointForceElement, Pose
 from ..xml import fmt, write_xml
 from . import (ExportError, export_tree, frames_by_body, loop_description, on_axis, rgba_of, robust_rpy,
-               shown_and_colliding, warn_dropped, warn_untaken_limits)
+               shown_and_colliding, warn_dropped, warn_untaken_limits, JointDynamics, joint_dynamics,
+               warn_force_elements, warn_springdampers)
 from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
@@ -200,8 +206,10 @@ def _link(robot, body, X_link_body: Pose, shapes: _Shapes | None) -> None:
         shapes.body(link, body, X_link_body)
 
 
-def _joint(robot, j, name: str, jtype: str, parent_link: str, child_link: str, origin: Pose, axis) -> ET.Element:
-    """One URDF ``<joint>``: origin, links, axis (link frame), limit and damping of ``j``."""
+def _joint(robot, j, name: str, jtype: str, parent_link: str, child_link: str, origin: Pose, axis,
+           dyn: JointDynamics | None = None) -> ET.Element:
+    """One URDF ``<joint>``: origin, links, axis (link frame), limit, and ``<dynamics damping friction>``
+    of ``j`` (``dyn``: its damping and its elements', :func:`parsers.exporters.joint_dynamics`)."""
     el = ET.SubElement(robot, "joint", name=name, type=jtype)
     _origin(el, origin)
     ET.SubElement(el, "parent", link=parent_link)
@@ -217,12 +225,15 @@ def _joint(robot, j, name: str, jtype: str, parent_link: str, child_link: str, o
             if lim.upper is not None:
                 attrs["upper"] = fmt(lim.upper)
         ET.SubElement(el, "limit", **attrs)
-    if j.damping:
-        ET.SubElement(el, "dynamics", damping=fmt(j.damping))
+    if dyn is not None and (dyn.damping or dyn.friction):
+        attrs = {"damping": fmt(dyn.damping)}
+        if dyn.friction and jtype in JOINTS and JOINTS[jtype].one_coordinate:
+            attrs["friction"] = fmt(dyn.friction)
+        ET.SubElement(el, "dynamics", **attrs)
     return el
 
 
-def _tree_joint(robot, j, parent_link: str, name: str, link_pose) -> None:
+def _tree_joint(robot, j, parent_link: str, name: str, link_pose, dyn: JointDynamics | None) -> None:
     """The URDF joint(s) of tree joint ``j`` carrying link ``name``: one, or two through a massless
     link ``NAME_carrier`` for the types of :func:`split_joint`."""
     X_parent_child = link_pose[parent_link].inverse().compose(link_pose[name])
@@ -230,7 +241,7 @@ def _tree_joint(robot, j, parent_link: str, name: str, link_pose) -> None:
     if j.type in URDF_TYPES:
         origin = X_parent_child.compose(_motion_by(j, -j.ref, link_pose[name]))
         _joint(robot, j, j.name, URDF_TYPES[j.type], parent_link, name, origin,
-               R @ j.axis if JOINTS[j.type].has_axis else None)
+               R @ j.axis if JOINTS[j.type].has_axis else None, dyn)
         return
     carrier = f"{j.name}_carrier"
     if carrier in link_pose:
@@ -240,8 +251,8 @@ def _tree_joint(robot, j, parent_link: str, name: str, link_pose) -> None:
     axis2 = j.axis2 if j.axis2 is not None else np.cross(j.axis, [0.0, 0.0, 1.0]) if abs(j.axis[2]) < 0.9 \
         else np.cross(j.axis, [1.0, 0.0, 0.0])
     axes = {"axis": j.axis, "axis2": axis2 / np.linalg.norm(axis2)}
-    _joint(robot, j, f"{j.name}_{s1}", t1, parent_link, carrier, X_parent_child, R @ axes[a1])
-    _joint(robot, j, f"{j.name}_{s2}", t2, carrier, name, Pose(), R @ axes[a2])
+    _joint(robot, j, f"{j.name}_{s1}", t1, parent_link, carrier, X_parent_child, R @ axes[a1], dyn)
+    _joint(robot, j, f"{j.name}_{s2}", t2, carrier, name, Pose(), R @ axes[a2], dyn)
 
 
 def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True, frames=None,
@@ -269,10 +280,10 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
         _link(robot, body, link_pose[name].inverse().compose(body.pose), shapes)
     if shapes is not None:
         shapes.warn(a.name)
-    split = []
+    split, dynamics = [], _joint_dynamics(a)
     for name in order:
         j = parent[name].joint
-        _tree_joint(robot, j, ROOT if j.reference == GROUND else j.reference, name, link_pose)
+        _tree_joint(robot, j, ROOT if j.reference == GROUND else j.reference, name, link_pose, dynamics.get(j.name))
         if j.type not in URDF_TYPES:
             split.append(f"{j.name} ({j.type})")
     if split:
@@ -283,6 +294,19 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
     _mimics(robot, a, {n: -1.0 if parent[n].flipped else 1.0 for n in order}, parent)
     _transmissions(robot, a, parent, order)
     return robot
+
+
+def _joint_dynamics(a: Assembly) -> dict[str, JointDynamics]:
+    """Each joint's damping and Coulomb friction (URDF ``<dynamics>``); one warning names what URDF cannot
+    hold: joint springs (stiffness: URDF has none), ``springdamper``, force elements other than a joint's."""
+    dynamics = joint_dynamics(a)
+    sprung = [n for n, d in dynamics.items() if d.stiffness]
+    if sprung:
+        log.warning("URDF export of %s: URDF has no joint stiffness; springs left out (damping and friction "
+                    "kept) on %s", a.name, ", ".join(sprung))
+    warn_springdampers(a, "URDF")
+    warn_force_elements(a, "URDF", (JointForceElement,), "URDF holds a joint's damping and friction only")
+    return dynamics
 
 
 def _frames(robot, frames: dict, link_pose) -> None:
@@ -323,11 +347,11 @@ def _transmissions(robot, a: Assembly, parent, order) -> None:
             ET.SubElement(t, "joint", name=j.name)
             act = ET.SubElement(t, "actuator", name=j.motor.name if j.motor else f"{j.name}_motor")
             ET.SubElement(act, "mechanicalReduction").text = fmt(j.motor.gear_ratio if j.motor else 1.0)
-    lost = [f"{x.name} ({x.kind})" for x in a.actuators
-            if x.gain != (1.0, 0.0, 0.0) or x.bias_type != "none" or x.ctrlrange is not None]
+    lost = [f"{x.name} ({x.kind}{' on tendon ' + x.tendon if x.tendon else ''})" for x in a.actuators
+            if x.gain != (1.0, 0.0, 0.0) or x.bias_type != "none" or x.ctrlrange is not None or x.tendon]
     if lost:
-        log.warning("URDF export of %s: URDF has no actuator gain, bias or control range (MJCF general, position, "
-                    "velocity); transmissions only for: %s", a.name, ", ".join(lost))
+        log.warning("URDF export of %s: URDF has no actuator gain, bias, control range or tendon (MJCF general, "
+                    "position, velocity, tendon=); transmissions only for: %s", a.name, ", ".join(lost))
 
 
 def write_urdf(a: Assembly, path, *, cut_loops: bool = False, geometry: bool = True, frames=None,

@@ -3,13 +3,13 @@ the actuators and springs as force elements (seed 004 Fig. 1: two-terminal drive
 parallel to their joints).
 
 :func:`read_actuator_records` reads ``motor``, ``position``, ``velocity`` and ``general`` actuators
-on joints as :class:`~parsers.assembly.Actuator` s with MuJoCo's semantics: each element, a default
+on joints and tendons as :class:`~parsers.assembly.Actuator` s with MuJoCo's semantics: each element, a default
 class's included, is applied in turn to MuJoCo's default general actuator (fixed unit gain, no
 bias), as MuJoCo's XML reader does, so a ``<position kp>`` default followed by a ``<general>``
 keeps the servo's gain and bias.  Everything else (other transmissions, activation dynamics,
 other kinds) is named in one warning and skipped.  :func:`joint_spring` reads a joint's
-``stiffness``, ``springref``, ``damping`` and ``springdamper``; :func:`warn_tendon_springs` names
-the tendons whose springs, dampers or friction are not modelled.
+``stiffness``, ``springref``, ``damping`` and ``springdamper``.  Actuators with ``tendon=`` pull along
+a tendon read by :mod:`.tendons`.
 
 As MuJoCo compiles them (XML reference, ``actuator``): an actuator whose transmission is a
 joint (``joint`` or ``jointinparent``) marks that joint ``actuated`` with a
@@ -136,8 +136,9 @@ def _apply_element(p: dict, tag: str, a: dict, el) -> None:
         p["unsupported"] = f"<{tag}> actuators (activation dynamics or other force laws)"
 
 
-def _actuator(reader, c, index: int, joints: dict, names: set):
-    """(the :class:`Actuator` of element ``c``, None) or (None, why it is skipped)."""
+def _actuator(reader, c, index: int, joints: dict, names: set, tendons=frozenset()):
+    """(the :class:`Actuator` of element ``c``, None) or (None, why it is skipped); ``tendons``: the names of
+    the tendons read (:mod:`.tendons`), which actuators may pull along."""
     p = {"gaintype": "fixed", "gainprm": [1.0, 0.0, 0.0], "biastype": "none", "biasprm": [0.0, 0.0, 0.0],
          "dyntype": "none"}
     for tag, attrs in reader.actuator_defaults.get(c.get("class", "main"), []):
@@ -145,31 +146,35 @@ def _actuator(reader, c, index: int, joints: dict, names: set):
     _apply_element(p, c.tag, dict(c.attrib), c)
     joint = p.get("joint", p.get("jointinparent"))
     label = p.get("name") or f"#{index} <{c.tag}> at line {c.sourceline}"
-    if joint is None:
+    tendon = p.get("tendon") if joint is None else None
+    if joint is None and tendon not in tendons:
         trn = next((k for k in ("tendon", "site", "body") if k in p), "no")
-        return None, f"{label} ({trn} transmission)"
+        return None, f"{label} ({trn} transmission{': the tendon is not supported' if tendon else ''})"
     if "unsupported" in p or p["dyntype"] != "none" or p["gaintype"] not in ("fixed", "affine") \
             or p["biastype"] not in ("none", "affine"):
         why = p.get("unsupported") or f"dyntype {p['dyntype']}, gaintype {p['gaintype']}, biastype {p['biastype']}"
         return None, f"{label} ({why})"
-    if joint not in joints:
+    if tendon is not None:
+        joint = ""
+    elif joint not in joints:
         raise error(c, f"<{c.tag}> names unknown joint {joint!r}{did_you_mean(joint, joints)}")
-    if joints[joint].nv != 1 or joints[joint].nq != 1:
+    elif joints[joint].nv != 1 or joints[joint].nq != 1:
         return None, f"{label} (drives the {joints[joint].type} joint {joint!r}; one-coordinate joints only)"
     gear = floats_attr(c, p, "gear", None)
-    name = p.get("name") or f"{c.tag}_{joint}"
+    name = p.get("name") or f"{c.tag}_{joint or tendon}"
     if name in names:
         name = f"{name}_{index}"
     names.add(name)
     return Actuator(name, joint, c.tag, 1.0 if gear is None else float(gear[0]), p["gaintype"], tuple(p["gainprm"]),
                     p["biastype"], tuple(p["biasprm"]), _limited(c, p, "ctrl", reader.comp),
-                    _limited(c, p, "force", reader.comp), Source(reader.file, c.sourceline)), None
+                    _limited(c, p, "force", reader.comp), Source(reader.file, c.sourceline), tendon), None
 
 
-def read_actuator_records(reader, root, joints) -> tuple[Actuator, ...]:
-    """The ``motor``, ``position``, ``velocity`` and ``general`` actuators on one-coordinate joints, in
-    file order (:class:`~parsers.assembly.Actuator`, MuJoCo's semantics); every other actuator is
-    named in one warning, with why it is skipped (other transmissions or force laws)."""
+def read_actuator_records(reader, root, joints, tendons=frozenset()) -> tuple[Actuator, ...]:
+    """The ``motor``, ``position``, ``velocity`` and ``general`` actuators on one-coordinate joints and on
+    the tendons read (names ``tendons``), in file order (:class:`~parsers.assembly.Actuator`, MuJoCo's
+    semantics); every other actuator is named in one warning, with why it is skipped (other transmissions
+    or force laws)."""
     by_name = {j.name: j for j in joints}
     out, skipped, names = [], [], set()
     index = 0
@@ -177,7 +182,7 @@ def read_actuator_records(reader, root, joints) -> tuple[Actuator, ...]:
         for c in act:
             if c.tag not in ACTUATOR_TAGS:
                 continue
-            rec, why = _actuator(reader, c, index, by_name, names)
+            rec, why = _actuator(reader, c, index, by_name, names, tendons)
             index += 1
             if rec is None:
                 skipped.append(why)
@@ -186,19 +191,3 @@ def read_actuator_records(reader, root, joints) -> tuple[Actuator, ...]:
     if skipped:
         log.warning("%s: actuators not modelled, skipped: %s", reader.file, "; ".join(skipped))
     return tuple(out)
-
-
-def warn_tendon_springs(reader, root) -> None:
-    """One warning naming each tendon whose ``stiffness``, ``damping`` or ``frictionloss`` is not zero:
-    tendon springs and dampers are not modelled (their force acts along the tendon's length)."""
-    named = []
-    for k, el in enumerate(t for ts in root.findall("tendon") for t in ts if t.tag in ("fixed", "spatial")):
-        cls = el.get("class", "main")
-        a = {**reader.defaults.get(cls, {}).get("tendon", {}), **el.attrib}
-        given = [key for key in ("stiffness", "damping", "frictionloss")
-                 if key in a and any(parse_floats(a[key], el, f"tendon@{key}"))]
-        if given:
-            named.append(f"{a.get('name') or f'#{k} at line {el.sourceline}'} ({el.tag}: {', '.join(given)})")
-    if named:
-        log.warning("%s: tendon springs, dampers and friction are not modelled, ignored on tendons: %s",
-                    reader.file, "; ".join(named))

@@ -55,6 +55,9 @@ inertias, positions at ``qpos0``):
   ``joint`` and ``tendon`` (over fixed tendons) are
   :class:`~parsers.assembly.Coupling` s.  Inactive constraints are skipped; flex
   equalities are refused.
+* ``<tendon>`` s with a spring, a damper or an actuator (:mod:`parsers.mjcf.tendons`): fixed ones and
+  spatial ones through sites as :class:`~parsers.assembly.Tendon` force elements (``Assembly.forces``);
+  a spatial tendon wrapping around a geom is refused (warned with file and lines).
 * ``<actuator>`` entries that name a joint (``joint`` or ``jointinparent``) mark it
   ``actuated`` with a :class:`~parsers.assembly.Motor` (the first actuator's gear, force
   range); all actuator kinds share one slot of a default class, as in MuJoCo.  ``motor``,
@@ -84,8 +87,7 @@ from ..assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProp
 from ..errors import FOREIGN_TEXT, InputError, did_you_mean, quoting_only_inside
 from ..massprops import combine, transform_mass_properties
 from ..xml import XML_BASE, error, file_of, mark_file, parse_floats, parse_xml, where
-from .actuators import (ACTUATOR_TAGS, default_key, joint_spring, read_actuator_records, read_actuators,
-                        warn_tendon_springs)
+from .actuators import ACTUATOR_TAGS, default_key, joint_spring, read_actuator_records, read_actuators
 from .assets import read_material_assets, read_mesh_assets
 from .attach import expand_attachments
 from .compiler import ORIENT_ATTRS, Compiler, bool_attr, floats_attr, orientation
@@ -94,6 +96,7 @@ from .equality import (COUPLING_TYPES, LOOP_TYPES, check_coupling_joints, check_
 from .mass import compile_masses, geom_record
 from .mesh import MJ_MINVAL
 from .replicate import expand_replicates
+from .tendons import read_tendons
 
 log = logging.getLogger(__name__)
 log.addFilter(FOREIGN_TEXT)  # (warnings about a file outside the model folder say where, not what)
@@ -472,10 +475,16 @@ class _Reader:
             joints.append(loop_joint(e, lambda n: Pose() if n == GROUND else by_name[n]["pose"], self.file))
         check_coupling_joints(couplings, {j.name: j for j in joints}, elements)
         couplings = [coupling_in_qpos(c, {j.name: j.ref for j in joints}) for c in couplings]
-        warn_tendon_springs(self, root)
+        tendons, actuators = self.forces(root, joints)
         model = root.get("model", Path(self.file).stem)
         return Assembly(model, tuple(bodies), tuple(joints), gravity=gravity, couplings=tuple(couplings),
-                        source_file=self.file, actuators=read_actuator_records(self, root, joints))
+                        source_file=self.file, forces=tendons, actuators=actuators)
+
+    def forces(self, root, joints) -> tuple[tuple, tuple]:
+        """(the tendons read as force elements, the actuators on joints and on those tendons)."""
+        actuated = {c.get("tendon") for act in root.findall("actuator") for c in act if c.get("tendon")}
+        tendons = read_tendons(self, root, joints, actuated)
+        return tendons, read_actuator_records(self, root, joints, {t.name for t in tendons})
 
     def limits(self, jel, a, jt) -> Limits:
         rng = floats_attr(jel, a, "range", 2)

@@ -24,7 +24,7 @@ from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL, GEOMETRY_ATOL
 
 from ..assembly import (AXIAL_JOINTS, GEOMETRY_ROLES, GROUND, GROUND_WORD, JOINT_TYPES, Assembly, Body, Coupling,
                         DCMotor, Frame, Geometry, Joint, JointForceElement, Limits, MassProperties, Material, Motor,
-                        PointLoad, Pose, Source, SpringDamper, ValueUnits)
+                        PointLoad, Pose, Source, SpringDamper, Tendon, ValueUnits)
 from ..errors import InputError, did_you_mean
 from ..exporters import warn_untaken_limits
 from ..massprops import INERTIA_RTOL, inertia_problem, shapes_mass_properties
@@ -701,6 +701,10 @@ def _warn_unwritten(a: Assembly) -> None:
     if shapes:
         export_log.warning("YAML export of %s: the native format has no %s shape; left out", a.name,
                            " or ".join(shapes))
+    tendons = [t.name for t in a.forces if isinstance(t, Tendon)]
+    if tendons:
+        export_log.warning("YAML export of %s: the native format has no tendons (MJCF's); left out: %s (convert "
+                           "to MJCF to keep them)", a.name, ", ".join(tendons))
     if a.actuators:
         export_log.warning("YAML export of %s: the native format has no actuator records (gain, bias, ranges); "
                            "left out: %s (their joints stay actuated; convert to MJCF to keep them)", a.name,
@@ -712,6 +716,8 @@ def _force_out(record) -> list[dict]:
     """The ``forces:`` entries of one force record (SI units, the writer's; a joint element with both a
     spring or damper and friction is two entries, the friction's named ``NAME_friction``)."""
     ground = lambda body: GROUND_WORD if body == GROUND else body
+    if isinstance(record, Tendon):
+        return []                       # warned (_warn_unwritten)
     if isinstance(record, SpringDamper):
         return [{"name": record.name, "type": "spring_damper", "bodies": [ground(record.body_a), ground(record.body_b)],
                  "points": [_vec_out(record.point_a), _vec_out(record.point_b)], "stiffness": record.stiffness,
