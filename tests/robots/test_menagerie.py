@@ -26,12 +26,15 @@ References, all independent of our dynamics:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from mbcompose import compose, dynamics
 from mbcompose.dynamics import embedding as E
 from mbcompose.dynamics.kinematics import integrate
+from mbcompose.dynamics.tolerances import GRAPH_RANK_RTOL
 from menagerie_standins import PLACES, robot_file
 from mujoco_refs import mujoco_dynamics, reference_orientations, to_mujoco
 
@@ -39,6 +42,25 @@ mujoco = pytest.importorskip("mujoco")
 
 #: robots with loops or couplings: id -> (Menagerie folder, file)
 CLOSED = {
+    "cassie": ("agility_cassie", "cassie.xml"),
+    "toddlerbot_2xc": ("toddlerbot_2xc", "toddlerbot_2xc.xml"),
+    "iit_softfoot": ("iit_softfoot", "softfoot.xml"),
+    "panda": ("franka_emika_panda", "panda.xml"),
+}
+#: closed-chain robots we compose wrongly, with what goes wrong (issue 25)
+CLOSED_FAILURES = {
+    "toddlerbot_2xc": "the neck's two rods form a parallelogram whose file geometry is rounded (closure error 3e-8 m "
+                      "at qpos0; the 4th singular value of the loop's closure Jacobian is 6.7e-7 of the largest): the "
+                      "graph stage counts its rank at GRAPH_RANK_RTOL (mobility 1, dof 38 = MuJoCo's), the embedding "
+                      "at CLOSURE_RANK_RTOL (rank 4, the neck locked, 37 independent coordinates) and its dependent "
+                      "block is singular (rcond 3.6e-9), so no state away from the reference closes",
+}
+#: tree robots (and the spanning trees of the closed ones): id -> (Menagerie folder, file)
+TREES = {
+    "ur5e": ("universal_robots_ur5e", "ur5e.xml"),
+    "panda": ("franka_emika_panda", "panda.xml"),
+    "go2": ("unitree_go2", "go2.xml"),
+    "google_robot": ("google_robot", "robot.xml"),
     "cassie": ("agility_cassie", "cassie.xml"),
     "toddlerbot_2xc": ("toddlerbot_2xc", "toddlerbot_2xc.xml"),
     "iit_softfoot": ("iit_softfoot", "softfoot.xml"),
@@ -254,7 +276,13 @@ def minimal_errors(path, n=STATES, seed=7):
     return worst_M, worst_h, compared, drawn
 
 
-@pytest.mark.parametrize("robot", CLOSED)
+def closed_params():
+    for robot in CLOSED:
+        marks = [pytest.mark.xfail(strict=True, reason=CLOSED_FAILURES[robot])] if robot in CLOSED_FAILURES else []
+        yield pytest.param(robot, id=robot, marks=marks)
+
+
+@pytest.mark.parametrize("robot", closed_params())
 def test_closed_chain_robot_composes_with_the_mobility_of_mujocos_constrained_model(robot):
     path = _path(*CLOSED[robot])
     m = mujoco_model(path)
@@ -263,12 +291,108 @@ def test_closed_chain_robot_composes_with_the_mobility_of_mujocos_constrained_mo
     assert em.nv == m.nv
     mujoco.mj_forward(m, d)
     rows, _ = _equality_rows(m, d)
-    rank = np.linalg.matrix_rank(d.efc_J.reshape(d.nefc, m.nv)[rows], tol=1e-9)
+    J = d.efc_J.reshape(d.nefc, m.nv)[rows]
+    # the files' geometry is rounded to about 1e-7: ranks at the graph stage's tolerance
+    rank = np.linalg.matrix_rank(J, tol=GRAPH_RANK_RTOL * np.linalg.norm(J, 2))
     assert em.n_independent == m.nv - rank
 
 
-@pytest.mark.parametrize("robot", CLOSED)
+@pytest.mark.slow
+@pytest.mark.parametrize("robot", closed_params())
 def test_closed_chain_robot_minimal_mass_matrix_and_bias_match_mujocos_constrained_model(robot):
     worst_M, worst_h, compared, drawn = minimal_errors(_path(*CLOSED[robot]))
     assert compared >= STATES // 2, f"only {compared} of {drawn} random states compared"
     assert worst_M < 1e-9 and worst_h < 1e-9, (worst_M, worst_h)
+
+
+def test_toddlerbot_joint_couplings_without_the_neck_loop_match_mujocos_constrained_model(tmp_path):
+    """toddlerbot_2xc's nine gear couplings (joint equalities, polycoef 0 c1) with the neck's four connects
+    taken out of a copy the test writes (the neck is then an open chain)."""
+    import re
+
+    src = Path(_path("toddlerbot_2xc", "toddlerbot_2xc.xml"))
+    text = re.sub(r"<connect .*?/>", "", src.read_text(), flags=re.S)
+    text = text.replace('meshdir="assets"', f'meshdir="{src.parent / "assets"}"')
+    path = tmp_path / "toddlerbot_2xc_open_neck.xml"
+    path.write_text(text)
+    em = compose(str(path)).model
+    assert len(em.couplings) == 9 and not em.chords
+    worst_M, worst_h, compared, _ = minimal_errors(str(path), n=4)
+    assert compared == 4 and worst_M < 1e-9 and worst_h < 1e-9, (worst_M, worst_h)
+
+
+@pytest.mark.parametrize("robot", TREES)
+def test_menagerie_tree_mass_matrix_and_bias_match_mujoco_over_the_joint_ranges(robot):
+    assert tree_errors(_path(*TREES[robot])) < 1e-9
+
+
+# --------------------------------------------------------------------------------------------------
+# simulation against the Lagrange-multiplier reference
+
+
+def _row_space(A, rtol=1e-9):
+    """(W, T): orthonormal rows ``W = T A`` spanning the row space of ``A`` (redundant rows dropped by rank)."""
+    U, s, _ = np.linalg.svd(A, full_matrices=False)
+    r = int(np.sum(s > rtol * max(s[0], 1e-300))) if len(s) else 0
+    T = (U[:, :r] / s[:r]).T
+    return T @ A, T
+
+
+def mujoco_lagrange_accelerations(m, d, em, q, v, tau, B):
+    """Accelerations (nv,) in our coordinates of MuJoCo's tree with its equality constraints held exactly
+    (Lagrange multipliers): ``[M A^T; A 0] [a; lambda] = [tau - b; -gamma]``."""
+    _, A, gamma, M, bias = mujoco_constrained(m, d, em, q, v, B)
+    W, T = _row_space(A)
+    r = W.shape[0]
+    K = np.block([[M, W.T], [W, np.zeros((r, r))]])
+    return np.linalg.solve(K, np.concatenate([tau - bias, -(T @ gamma)]))[:em.nv]
+
+
+def lagrange_reference(em, accelerations, q0, v0, t_eval, damping, forces, tol=1e-12):
+    """(T, nq) configurations of a Lagrange-multiplier model (``accelerations(q, v, tau)``) integrated by
+    DOP853 over ``y = [q, v]`` (quaternion rates with their stabilisation)."""
+    from scipy.integrate import solve_ivp
+
+    from mbcompose.dynamics.rates import QUATERNION_GAIN, configuration_rate
+
+    tm = em.tree_model
+
+    def f(t, y):
+        q, v = y[:tm.nq], y[tm.nq:]
+        return np.concatenate([configuration_rate(tm, q, v, stabilise=QUATERNION_GAIN),
+                               accelerations(q, v, forces(t, q, v) - damping * v)])
+
+    sol = solve_ivp(f, (t_eval[0], t_eval[-1]), np.concatenate([q0, v0]), method="DOP853", rtol=tol, atol=tol,
+                    t_eval=t_eval)
+    assert sol.success, sol.message
+    return sol.y[:tm.nq].T
+
+
+def simulation_errors(path, duration=2.0, seed=11):
+    """(largest closure error of our run, largest joint-space distance to the Lagrange reference (rad or
+    m), closure error of the reference at the end): 2 s from a random closed state with random
+    velocities, the file's joint damping and springs, no limits."""
+    from mbcompose.dynamics.kinematics import difference
+    from mbcompose.dynamics.simulation import JointProperties, simulate
+    from mbcompose.dynamics.simulation.passive import with_force_elements
+
+    comp = compose(path)
+    em = comp.model
+    m = mujoco_model(path)
+    rng = np.random.default_rng(seed)
+    state = None
+    while state is None:
+        state = random_closed_state(em, m, rng)
+    q0, v0 = state
+    d = comp.joint_properties.damping.copy()
+    joints = JointProperties(d, np.full(em.nv, -np.inf), np.full(em.nv, np.inf))
+    res = simulate(em, q0, v0, duration, samples=101, rtol=1e-10, atol=1e-10, joints=joints)
+    forces = with_force_elements(None, em, None)
+    forces = (lambda t, q, v: np.zeros(em.nv)) if forces is None else (
+        forces if callable(forces) else (lambda t, q, v, c=np.asarray(forces): c))
+    d_mj, B = mujoco.MjData(m), reference_orientations(m)
+    q_ref = lagrange_reference(em, lambda q, v, tau: mujoco_lagrange_accelerations(m, d_mj, em, q, v, tau, B),
+                               res.q[0], res.v[0], res.t, d, forces)
+    gap = max(np.abs(difference(em.tree_model, a, b)).max() for a, b in zip(q_ref, res.q))
+    ref_closure = mujoco_constrained(m, d_mj, em, q_ref[-1], np.zeros(em.nv), B)[0]
+    return res.closure.max(), gap, ref_closure
