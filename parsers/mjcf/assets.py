@@ -29,12 +29,11 @@ from pathlib import Path
 
 import numpy as np
 import trimesh
+from mbcompose.dynamics.spatial import quat_to_matrix
 
 from .. import limits
 from ..errors import InputError
 from ..massprops import load_mesh
-from mbcompose.dynamics.spatial import quat_to_matrix
-
 from ..xml import error, parse_floats
 from .compiler import floats_attr
 from .mesh import MESH_INERTIA_MODES

@@ -141,7 +141,7 @@ def fit_to_mesh(reader, el, a, gtype, pose):
     fitscale = float(parse_floats(a.get("fitscale", "1"), el, "geom@fitscale", 1)[0])
     try:
         size, frame = fitted_primitive(gtype, mesh_data(rec), rec["scale"], rec["inertia"], reader.comp.fitaabb,
-                                       fitscale)
+                                       fitscale, rec["ref"])
     except ValueError as exc:
         raise error(el, f"geom fitted to mesh {a['mesh']!r}: {exc}") from None
     return size, pose.compose(frame)

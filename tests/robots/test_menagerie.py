@@ -30,7 +30,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from mbcompose import compose, dynamics
 from mbcompose.dynamics import embedding as E
 from mbcompose.dynamics.kinematics import integrate
@@ -313,7 +312,7 @@ def test_toddlerbot_joint_couplings_without_the_neck_loop_match_mujocos_constrai
     import re
 
     src = Path(_path("toddlerbot_2xc", "toddlerbot_2xc.xml"))
-    text = re.sub(r"<connect .*?/>", "", src.read_text(), flags=re.S)
+    text = re.sub(r"<connect .*?/>", "", src.read_text(), flags=re.DOTALL)
     text = text.replace('meshdir="assets"', f'meshdir="{src.parent / "assets"}"')
     path = tmp_path / "toddlerbot_2xc_open_neck.xml"
     path.write_text(text)
@@ -353,9 +352,8 @@ def mujoco_lagrange_accelerations(m, d, em, q, v, tau, B):
 def lagrange_reference(em, accelerations, q0, v0, t_eval, damping, forces, tol=1e-12):
     """(T, nq) configurations of a Lagrange-multiplier model (``accelerations(q, v, tau)``) integrated by
     DOP853 over ``y = [q, v]`` (quaternion rates with their stabilisation)."""
-    from scipy.integrate import solve_ivp
-
     from mbcompose.dynamics.rates import QUATERNION_GAIN, configuration_rate
+    from scipy.integrate import solve_ivp
 
     tm = em.tree_model
 
@@ -389,9 +387,9 @@ def simulation_errors(path, duration=2.0, seed=11):
     d = comp.joint_properties.damping.copy()
     joints = JointProperties(d, np.full(em.nv, -np.inf), np.full(em.nv, np.inf))
     res = simulate(em, q0, v0, duration, samples=101, rtol=1e-10, atol=1e-10, joints=joints)
-    forces = with_force_elements(None, em, None)
-    forces = (lambda t, q, v: np.zeros(em.nv)) if forces is None else (
-        forces if callable(forces) else (lambda t, q, v, c=np.asarray(forces): c))
+    elements = with_force_elements(None, em, None)
+    constant = np.zeros(em.nv) if elements is None or callable(elements) else np.asarray(elements, dtype=float)
+    forces = elements if callable(elements) else (lambda t, q, v: constant)
     d_mj, B = mujoco.MjData(m), reference_orientations(m)
     q_ref = lagrange_reference(em, lambda q, v, tau: mujoco_lagrange_accelerations(m, d_mj, em, q, v, tau, B),
                                res.q[0], res.v[0], res.t, d, forces)
@@ -415,8 +413,8 @@ def test_closed_chain_robot_simulation_holds_its_loops_and_follows_mujocos_const
 
 
 def test_mesh_refpos_and_refquat_place_a_mesh_as_mujoco_does(tmp_path):
-    """A mesh asset's ``refpos`` / ``refquat`` (Menagerie's shadow_dexee: 0.35 relative error of the tree mass
-    matrix before they were read): MuJoCo compiles ``scale * R^T (v - refpos)``; the body's mass, centre and
+    """A mesh asset's ``refpos`` / ``refquat``, for mesh geoms and primitives fitted to the mesh (Menagerie's
+    shadow_dexee: 0.35 relative error of the tree mass matrix before they were read): MuJoCo compiles ``scale * R^T (v - refpos)``; the body's mass, centre and
     inertia (world frame, MuJoCo's ``xipos``, ``ximat``, ``body_inertia``) and M at random states agree."""
     from menagerie_standins import _stl
 
@@ -426,7 +424,8 @@ def test_mesh_refpos_and_refquat_place_a_mesh_as_mujoco_does(tmp_path):
         '<mujoco><asset><mesh name="m" file="t.stl" scale="1.5 0.7 1.2" refpos="0.01 -0.02 0.03" '
         'refquat="0.9 0.3 -0.2 0.25"/></asset><worldbody><body name="b" pos="0.1 0 0">'
         '<joint name="j" axis="0 1 0"/><geom type="mesh" mesh="m"/><body name="c" pos="0 0 0.2">'
-        '<joint name="k" axis="1 0 0"/><geom type="mesh" mesh="m" euler="0.3 0.2 0.1"/></body></body>'
+        '<joint name="k" axis="1 0 0"/><geom type="mesh" mesh="m" euler="0.3 0.2 0.1"/><body name="e" pos="0 0.1 0">'
+        '<joint name="l" axis="0 0 1"/><geom type="box" mesh="m" euler="0.1 0 0.4"/></body></body></body>'
         '</worldbody></mujoco>')
     from mbcompose import parsers
 
@@ -434,7 +433,7 @@ def test_mesh_refpos_and_refquat_place_a_mesh_as_mujoco_does(tmp_path):
     d = mujoco.MjData(m)
     mujoco.mj_forward(m, d)
     bodies = {b.name: b for b in parsers.read_assembly(path).bodies}
-    for k in (1, 2):
+    for k in (1, 2, 3):                       # 3: a box fitted to the mesh
         body = bodies[m.body(k).name]
         R, t = body.pose.rotation, body.pose.translation
         R_mj = d.ximat[k].reshape(3, 3)
