@@ -60,6 +60,7 @@ TREES = {
     "panda": ("franka_emika_panda", "panda.xml"),
     "go2": ("unitree_go2", "go2.xml"),
     "h1": ("unitree_h1", "h1.xml"),
+    "iiwa14": ("kuka_iiwa_14", "iiwa14.xml"),
     "google_robot": ("google_robot", "robot.xml"),
     "shadow_dexee": ("shadow_dexee", "shadow_dexee.xml"),
     "cassie": ("agility_cassie", "cassie.xml"),
