@@ -13,10 +13,14 @@ As MuJoCo's compiler reads them (XML reference, ``asset/mesh``; ``src/user/user_
   the vertices (qhull; trimesh calls qhull too).  ``normal``, ``texcoord`` and
   ``userdata`` do not change the mass and are ignored;
 * ``scale`` (3 numbers) and ``inertia`` (legacy, exact, convex, shell); a mesh's
-  name defaults to its file name without extension.
+  name defaults to its file name without extension;
+* ``refpos`` (3) and ``refquat`` (4, normalised): the frame in which the file's vertices are
+  given; MuJoCo compiles ``v' = scale * R(refquat)^T (v - refpos)`` (checked against MuJoCo 4:
+  the reference frame first, then the scale).
 
-A mesh is recorded as ``{"file", "mesh", "scale", "inertia", "el"}``: ``file`` is the
-path (None for an inline mesh), ``mesh`` the unscaled trimesh once loaded.
+A mesh is recorded as ``{"file", "mesh", "scale", "ref", "inertia", "el"}``: ``file`` is the
+path (None for an inline mesh), ``mesh`` the unscaled trimesh once loaded, ``ref`` None or
+``(refpos (3,), R (3, 3))``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import trimesh
+from mbcompose.dynamics.spatial import quat_to_matrix
 
 from .. import limits
 from ..errors import InputError
@@ -107,13 +112,30 @@ def read_mesh_assets(reader, root) -> dict[str, dict]:
             if name in meshes:
                 raise error(m, f"mesh {name!r} defined twice")
             scale = floats_attr(m, a, "scale", 3)
+            ref = mesh_reference_frame(m, a)
             mode = a.get("inertia", "legacy")
             if mode not in MESH_INERTIA_MODES:
                 raise error(m, f"mesh@inertia must be legacy, exact, convex or shell, got {mode!r}")
             meshes[name] = {"file": None if fname is None else str(mesh_file(reader, m, fname)),
                             "mesh": inline_mesh(m, a) if fname is None else None,
-                            "scale": np.ones(3) if scale is None else scale, "inertia": mode, "el": m}
+                            "scale": np.ones(3) if scale is None else scale, "ref": ref, "inertia": mode, "el": m}
     return meshes
+
+
+def mesh_reference_frame(m, a) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(refpos (3,), R (3, 3))`` of a ``<mesh>``'s ``refpos`` / ``refquat`` (module docstring), or None when
+    both are absent or the identity."""
+    pos = floats_attr(m, a, "refpos", 3)
+    quat = floats_attr(m, a, "refquat", 4)
+    pos = np.zeros(3) if pos is None else np.asarray(pos, dtype=float)
+    if quat is None:
+        R = np.eye(3)
+    else:
+        norm = float(np.linalg.norm(quat))
+        if not np.isfinite(norm) or norm == 0.0:
+            raise error(m, "mesh@refquat must be a non-zero quaternion")
+        R = quat_to_matrix(np.asarray(quat, dtype=float) / norm)
+    return None if not pos.any() and np.array_equal(R, np.eye(3)) else (pos, R)
 
 
 def mesh_data(rec: dict) -> trimesh.Trimesh:

@@ -72,13 +72,15 @@ def aabb_size(gtype: str, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return h, cen
 
 
-def fitted_primitive(gtype: str, mesh, scale, mode: str, fitaabb: bool, fitscale: float) -> tuple[np.ndarray, Pose]:
+def fitted_primitive(gtype: str, mesh, scale, mode: str, fitaabb: bool, fitscale: float,
+                     ref=None) -> tuple[np.ndarray, Pose]:
     """MJCF half sizes (3,) and pose in the mesh frame of the primitive ``gtype`` fitted to ``mesh``.
 
-    mesh : the unscaled trimesh; scale (3,) the mesh asset's scale; mode its ``inertia``.
+    mesh : the unscaled trimesh; scale (3,) the mesh asset's scale; mode its ``inertia``; ref its reference
+    frame (:func:`parsers.mjcf.mesh.in_reference_frame`).
     Raises ValueError with MuJoCo's reason when the mesh has no volume.
     """
-    vertices = mujoco_vertices(mesh.vertices, scale)
+    vertices = mujoco_vertices(mesh.vertices, scale, ref)
     vol, frame, moments = principal_frame(vertices, np.asarray(mesh.faces, dtype=int), mode)
     if fitaabb:
         size, cen = aabb_size(gtype, (vertices - frame.translation) @ frame.rotation)

@@ -80,6 +80,8 @@ def geom_record(reader, el, childclass, frame_pose: Pose):
             raise error(el, "geom of type 'mesh' needs attribute 'mesh'")
         rec = mesh_record(reader, el, mname)
         params = {"scale": rec["scale"], "inertia": rec["inertia"]}
+        if rec["ref"] is not None:
+            params["ref"] = rec["ref"]
         if rec["inertia"] == "convex":
             params["convex_hull"] = True
         g = Geometry("mesh", params, pose, rec["file"], "collision")
@@ -139,7 +141,7 @@ def fit_to_mesh(reader, el, a, gtype, pose):
     fitscale = float(parse_floats(a.get("fitscale", "1"), el, "geom@fitscale", 1)[0])
     try:
         size, frame = fitted_primitive(gtype, mesh_data(rec), rec["scale"], rec["inertia"], reader.comp.fitaabb,
-                                       fitscale)
+                                       fitscale, rec["ref"])
     except ValueError as exc:
         raise error(el, f"geom fitted to mesh {a['mesh']!r}: {exc}") from None
     return size, pose.compose(frame)
@@ -187,7 +189,8 @@ def mesh_unit_mass(reader, gd) -> MassProperties:
     name = g.file or f"{gd['el'].get('mesh')!r} (inline)"
     try:
         (vol, com, J), note = mesh_unit_properties(mesh_data(gd["mesh"]), g.params["scale"], g.params["inertia"],
-                                                   name, exact=reader.options.get("mesh_inertia") == "exact")
+                                                   name, exact=reader.options.get("mesh_inertia") == "exact",
+                                                   ref=g.params.get("ref"))
     except ValueError as exc:
         raise error(gd["el"], f"mesh {name}: {exc}") from None
     if note:

@@ -6,8 +6,9 @@ This module reproduces the rules of MuJoCo's mesh compiler
 (``src/user/user_mesh.cc``: ``mjCMesh::Process``, ``ComputeFaceCentroid``,
 ``ComputeVolume``, ``ComputeSurfaceArea``, ``ComputeInertia``):
 
-1. vertices are read in single precision and scaled in double precision
-   (``float64(float32(v)) * scale``; checked against MuJoCo 4);
+1. vertices are read in single precision, put in the mesh's reference frame and scaled in
+   double precision (``scale * R^T (float64(float32(v)) - refpos)``, ``R`` of ``refquat``;
+   checked against MuJoCo 4);
 2. ``facecen``: the area-weighted centroid of all faces;
 3. centre of mass: each face is the base of a pyramid with apex ``facecen``;
    its signed volume ``((c - facecen) . n) A / 3`` (``c`` face centroid, ``n``
@@ -38,10 +39,20 @@ MESH_INERTIA_MODES = ("legacy", "exact", "convex", "shell")
 MJ_MINVAL = 1e-15
 
 
-def mujoco_vertices(vertices, scale) -> np.ndarray:
-    """Vertices as MuJoCo compiles them: read in single precision, then scaled, (n, 3) float64."""
+def in_reference_frame(vertices, ref) -> np.ndarray:
+    """Vertices (n, 3) in a mesh's reference frame ``ref = (refpos (3,), R (3, 3))``: ``R^T (v - refpos)``
+    (unchanged when ``ref`` is None)."""
+    if ref is None:
+        return np.asarray(vertices, dtype=float)
+    pos, R = ref
+    return (np.asarray(vertices, dtype=float) - pos) @ R
+
+
+def mujoco_vertices(vertices, scale, ref=None) -> np.ndarray:
+    """Vertices as MuJoCo compiles them: read in single precision, put in the reference frame ``ref``
+    (:func:`in_reference_frame`), then scaled, (n, 3) float64."""
     v32 = np.asarray(vertices, dtype=np.float32).astype(np.float64)
-    return v32 * np.broadcast_to(np.asarray(scale, dtype=float), (3,))
+    return in_reference_frame(v32, ref) * np.broadcast_to(np.asarray(scale, dtype=float), (3,))
 
 
 def _triangles(vertices, faces):
@@ -144,24 +155,26 @@ def _relative_difference(a, b) -> float:
                np.abs(J_a / vol_a - J_b / vol_b).max() / (np.abs(J_b).max() / vol_b))
 
 
-def mesh_unit_properties(mesh, scale, mode: str, name: str, exact: bool = False):
+def mesh_unit_properties(mesh, scale, mode: str, name: str, exact: bool = False, ref=None):
     """Volume (area for shell), centre (3,) and central inertia (3, 3) at unit density of an MJCF mesh.
 
     mesh : the trimesh of the file, unscaled.
     mode : the mesh's ``inertia`` attribute (MuJoCo's rule, see module docstring).
     exact : take the exact solid (trimesh) instead of MuJoCo's rule (not for 'shell').
+    ref : None or ``(refpos (3,), R (3, 3))``, the mesh's reference frame (:func:`in_reference_frame`).
 
     Returns ``(properties, note)``: ``note`` says why the exact solid differs from
     MuJoCo's rule by more than 1% (or why there is none), else None.
     Raises ValueError when MuJoCo refuses the mesh.
     """
-    V = mujoco_vertices(mesh.vertices, scale)
+    V = mujoco_vertices(mesh.vertices, scale, ref)
     faces = np.asarray(mesh.faces, dtype=int)
     rule = mujoco_mesh_properties(V, faces, mode)
     if mode == "shell":
         return rule, None
     # the exact solid of the file's own (double precision) vertices
-    scaled = trimesh.Trimesh(np.asarray(mesh.vertices) * np.broadcast_to(scale, (3,)), faces, process=False)
+    scaled = trimesh.Trimesh(in_reference_frame(mesh.vertices, ref) * np.broadcast_to(scale, (3,)), faces,
+                             process=False)
     solid = _exact_solid(scaled.convex_hull if mode == "convex" else scaled)
     if solid is None:
         if exact:
