@@ -21,16 +21,21 @@ degrades: ``G`` is the same at every state, so generalized coordinate partitioni
 Public API
 ----------
 ``LinearCouplings`` (``EmbeddedModel.linear_couplings``, None for other models): ``complete_state(q, v)``,
-``complete_configuration(q)``, ``complete_velocity(v)``, ``closure_error(q)``, ``mass_matrix(q)``.
+``complete_configuration(q)``, ``complete_velocity(v)``, ``closure_error(q)``, ``mass_matrix(q)``,
+``forward_dynamics(q, v, tau)``; ``reduced_solve(M_r, b)``.
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
+
 import numpy as np
+from scipy.linalg.lapack import dposv
 
 from .coupling import coupling_residuals
 
-__all__ = ["LinearCouplings", "linear_couplings"]
+__all__ = ["LinearCouplings", "linear_couplings", "reduced_solve"]
 
 
 class LinearCouplings:
@@ -51,17 +56,18 @@ class LinearCouplings:
         self.XT = np.ascontiguousarray(X.T)
         self.q_ref = em.neutral()
         self.dependent_q, self.source_q, self.X_ds = dependent_q, source_q, X_ds
+        self.offset = self.q_ref[dependent_q] - X_ds @ self.q_ref[source_q]      # q_d = offset + X_ds q_s
         self.independent_v = em.independent_v
 
     def complete_configuration(self, q) -> np.ndarray:
         """q (nq,) with its dependent coordinates set from its independent ones: closed exactly."""
         q = np.array(q, dtype=float)
-        q[self.dependent_q] = self.q_ref[self.dependent_q] + self.X_ds @ (q[self.source_q] - self.q_ref[self.source_q])
+        q[self.dependent_q] = self.offset + np.dot(self.X_ds, q[self.source_q])
         return q
 
     def complete_velocity(self, v) -> np.ndarray:
         """``X v_i`` (nv,) from the independent entries of v (nv,)."""
-        return self.X @ np.asarray(v, dtype=float)[self.independent_v]
+        return np.dot(self.X, np.asarray(v, dtype=float)[self.independent_v])
 
     def complete_state(self, q, v) -> tuple[np.ndarray, np.ndarray]:
         """(q (nq,), v (nv,)): :meth:`complete_configuration` and :meth:`complete_velocity`, the independent
@@ -75,10 +81,34 @@ class LinearCouplings:
     def mass_matrix(self, q) -> np.ndarray:
         """``M_r = X^T M(q) X`` (n_independent, n_independent), M the tree's (the dispatched backend,
         compiled by default), in ``em.independent`` order (kg m^2, kg)."""
-        from ..dispatch import algorithm  # dispatch imports this package
-
         tree = self.tree_model
-        return self.XT @ algorithm(tree, "mass_matrix")(tree, q) @ self.X
+        return np.dot(np.dot(self.XT, _dispatch().algorithm(tree, "mass_matrix")(tree, q)), self.X)
+
+    def forward_dynamics(self, q, v, tau) -> np.ndarray:
+        """Accelerations (nv,) of all tree joints at a closed state q (nq,), v (nv,) (``v = X v_i``) under
+        joint forces tau (nv,): ``a = X M_r^-1 X^T (tau - h)``, ``M`` (composite rigid body, seed 001
+        Algorithm 4.2) and the bias ``h`` (Newton-Euler at zero acceleration, Algorithm 3.1) the tree's
+        from the dispatched backend; the constraint's ``Xdot v`` is zero."""
+        tree = self.tree_model
+        h = _dispatch().algorithm(tree, "bias_forces")(tree, q, v)
+        b = np.dot(self.XT, np.asarray(tau, dtype=float) - h)
+        return np.dot(self.X, reduced_solve(self.mass_matrix(q), b))
+
+
+def _dispatch():
+    """:mod:`dynamics.dispatch`, imported on first use (it imports this package)."""
+    return sys.modules[_DISPATCH] if _DISPATCH in sys.modules else importlib.import_module(_DISPATCH)
+
+
+_DISPATCH = __name__.rsplit(".", 2)[0] + ".dispatch"
+
+
+def reduced_solve(M_r, b) -> np.ndarray:
+    """``M_r^-1 b`` for a symmetric positive definite M_r (n, n) and b (n,) or (n, k): LAPACK's Cholesky
+    solve (``dposv``, a few microseconds where ``numpy.linalg.solve`` costs tens on small matrices);
+    ``numpy.linalg.solve`` (LU) where M_r is not positive definite to rounding."""
+    _, x, info = dposv(M_r, b)
+    return x if info == 0 else np.linalg.solve(M_r, b)
 
 
 def linear_couplings(em, X) -> LinearCouplings | None:

@@ -26,6 +26,7 @@ from scipy.integrate import solve_ivp
 
 from .. import forward_dynamics, mass_matrix
 from ..closed.embedding import null_space_basis
+from ..closed.linear import reduced_solve
 from ..rates import QUATERNION_GAIN, configuration_rate
 from ..tolerances import STOP_HOLD_FORCE_TOL
 
@@ -45,7 +46,7 @@ def _inverse_inertia_columns(model, q, cols) -> np.ndarray:
     if model.kind == "embedded":
         lc = model.linear_couplings
         if lc is not None:
-            return lc.X @ np.linalg.solve(lc.mass_matrix(q), lc.XT[:, cols])
+            return lc.X @ reduced_solve(lc.mass_matrix(q), lc.XT[:, cols])
         X = null_space_basis(model, q)
         return X @ np.linalg.solve(mass_matrix(model, q), X[cols].T)
     M = mass_matrix(model, q)
