@@ -80,7 +80,8 @@ def excursion(setup, result) -> float:
         if qs.stop - qs.start != vs.stop - vs.start:
             continue
         q = result.q[:, qs]
-        worst = max(worst, float(np.max(props.lower[vs] - q, initial=0.0)), float(np.max(q - props.upper[vs], initial=0.0)))
+        worst = max(worst, float(np.max(props.lower[vs] - q, initial=0.0)),
+                    float(np.max(q - props.upper[vs], initial=0.0)))
     return worst
 
 

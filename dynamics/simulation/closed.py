@@ -196,8 +196,9 @@ def integrate_partitioned_with_stops(em, torque, duration, t_eval, method, rtol,
 
 def closed_chain_result(em, t, q, v, status: str, closure_tol) -> SimulationResult:
     """The result of a closed-chain run from its samples ``q`` (n, nq), ``v`` (n, nv): every sample made
-    consistent by :func:`dynamics.closed.embedding.complete_state` (closed to ``closure_tol``, its
-    closure error reported (loops and joint couplings), ``G v = 0``), energy and the loop-closing joints' columns."""
+    consistent by :func:`dynamics.closed.embedding.complete_state` (closed to ``closure_tol``, the
+    closure error of its loops and joint couplings reported, ``G v = 0``), energy and the loop-closing
+    joints' columns."""
     tree = em.tree_model
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
     states = [complete_state(em, qi, vi, tol=tol) for qi, vi in zip(q, v)]
