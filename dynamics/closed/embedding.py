@@ -105,6 +105,7 @@ from ..tolerances import (CLOSURE_CHECK_FACTOR, CLOSURE_RANK_RTOL, CLOSURE_TOL, 
 from .aggregated import aggregate_tree, aggregated_velocity_terms, aggregated_weights
 from .closure import ChordSet, ChordTerms, ClosureError, chord_set, chord_set_terms, kinematics, relative_motion
 from .coupling import coupling_pairs, coupling_residuals
+from .linear import linear_couplings
 
 logger = logging.getLogger(__name__)
 
@@ -240,7 +241,25 @@ class EmbeddedModel(TreeCoordinates):
         so ``v = X v_ind`` everywhere and ``Xdot = 0``; None otherwise."""
         if self.chords or any(float(a) != 0.0 for c in self.couplings for a in c.coefficients[2:]):
             return None
-        return null_space_basis(self, self._q_ref)
+        return _null_space_basis(self, self._q_ref)
+
+    @cached_property
+    def linear_couplings(self):
+        """The closed-form embedding of linear joint couplings (:class:`dynamics.closed.linear.LinearCouplings`:
+        ``q_d = q0_d + X_di (q_i - q0_i)``, ``v = X v_i``) when :attr:`constant_basis` is not None and the
+        default split is the one generalized coordinate partitioning keeps everywhere (its dependent
+        blocks, the same at every state, above :data:`RCOND_SWITCH` (:func:`partition_at`) and
+        :data:`PARTITION_RCOND_RATIO` of the best (:func:`partition_quality`)); None otherwise."""
+        X = self.constant_basis
+        if X is None:
+            return None
+        G = terms_at(self, self._q_ref).G
+        default = {lp.node: (lp.rows, lp.dep, lp.ind) for lp in self.loops}
+        if (partition_quality(self, self._q_ref, default) < PARTITION_RCOND_RATIO
+                or any(len(lp.dep) and _rcond(G[np.ix_(lp.all_rows[lp.rows], lp.v_idx[lp.dep])]) <= RCOND_SWITCH
+                       for lp in self.loops)):
+            return None
+        return linear_couplings(self, X)
 
     def create_data(self, rcond_switch: float | None = None):
         """Work arrays of the compiled closed-chain kernels (:class:`dynamics.compiled.closed_layout.ClosedData`:
@@ -353,9 +372,13 @@ def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=Non
     terms = constraint_terms(unplaced, kinematics(m, w), q_ref)
     loops = [_embedded_loop(m, chords, cs, terms.G, agg, S, names, set(actuated), set(independent or ()),
                             couplings) for S in sets]
-    em = EmbeddedModel(m, chords, cs, agg, loops, q_ref, couplings)
-    em._q_ref = q_ref.copy() if all(_closed_as_is(terms.e, lp) for lp in loops) else complete_configuration(em, q_ref)
-    return em
+    em = EmbeddedModel(m, chords, cs, agg, loops, q_ref.copy(), couplings)
+    if all(_closed_as_is(terms.e, lp) for lp in loops):
+        return em
+    # closed by Newton's method on the split chosen at q_ref; the model's cached per-reference terms
+    # (constant_basis, linear_couplings) are those of the closed reference
+    splits = {lp.node: partition_at(em, lp, loop_closure(terms, lp, slice(None))[1]) for lp in loops}
+    return EmbeddedModel(m, chords, cs, agg, loops, complete_configuration(em, q_ref, splits=splits), couplings)
 
 
 def _closed_as_is(e_ref, lp: EmbeddedLoop) -> bool:
@@ -639,6 +662,9 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
     ------
     ClosureError -- the loop does not close (no convergence, or redundant constraints
     left violated) or ``G_d`` is singular on the way.
+
+    Linear joint couplings (:attr:`EmbeddedModel.linear_couplings`) close in one exact step,
+    ``q_d = q0_d + X_di (q_i - q0_i)``, unless ``splits`` is given.
     """
     m = em.tree_model
     q = (em.neutral() if q_guess is None else np.asarray(q_guess, float)).copy()
@@ -646,6 +672,8 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
         vals = dict(q_ind) if isinstance(q_ind, dict) else dict(zip(em.independent, np.asarray(q_ind, float)))
         for name, val in vals.items():
             _set_coordinate(em, q, name, val)
+    if splits is None and em.linear_couplings is not None:
+        return em.linear_couplings.complete_configuration(q)
     adaptive = q_ind is None if adaptive is None else adaptive
     for lp in em.loops:
         polish, last, split = 0, np.inf, None
@@ -776,6 +804,8 @@ def complete_velocity(em: EmbeddedModel, q, v_ind) -> np.ndarray:
     v_ind = np.asarray(v_ind, float)
     if v_ind.shape == (em.nv,):
         v_ind = v_ind[em.independent_v]
+    if em.linear_couplings is not None:
+        return null_space_basis(em, q) @ v_ind
     st = embedded_state(em, q)
     v = np.zeros(em.nv)
     v[em.independent_v] = v_ind
@@ -799,11 +829,15 @@ def complete_state(em: EmbeddedModel, q, v, tol: float = CLOSURE_TOL, max_iter: 
 
     Without ``splits`` the split of each loop is the default one while its dependent block's
     reciprocal condition is at least :data:`PARTITION_RCOND_RATIO` of the best block's at q, else the
-    best one (:func:`best_partition`), chosen once at the given q for both q and v.
+    best one (:func:`best_partition`), chosen once at the given q for both q and v.  Linear joint
+    couplings (:attr:`EmbeddedModel.linear_couplings`) keep the default split everywhere and close in
+    one exact step, ``q_d = q0_d + X_di (q_i - q0_i)``, ``v = X v_i``.
 
     Returns (q (nq,) closed to ``tol``, v (nv,) with ``G(q) v = 0``); raises :class:`ClosureError` at a
     singular configuration (the mechanism changes mobility) or where the loop cannot close.
     """
+    if splits is None and em.linear_couplings is not None:
+        return em.linear_couplings.complete_state(q, v)
     splits = _state_splits(em, q) if splits is None else splits
     q = complete_configuration(em, q, tol=tol, max_iter=max_iter, splits=splits)
     m = em.tree_model
@@ -870,7 +904,20 @@ def partition_quality(em: EmbeddedModel, q, splits: dict) -> float:
 
 def null_space_basis(em: EmbeddedModel, q) -> np.ndarray:
     """``X(q)`` (nv, n_independent): tree velocities per unit independent velocity at a closed q
-    (columns in ``em.independent`` order; :func:`complete_velocity` of each unit vector, one state)."""
+    (columns in ``em.independent`` order; :func:`complete_velocity` of each unit vector, one state);
+    the constant one of linear joint couplings (:attr:`EmbeddedModel.linear_couplings`) without a
+    state."""
+    lc = em.linear_couplings
+    if lc is None:
+        return _null_space_basis(em, q)
+    e = lc.closure_error(q)              # no chords: the coupling rows are all the rows
+    for lp in em.loops:
+        check_closed(em, lp, e[lp.all_rows])
+    return lc.X.copy()
+
+
+def _null_space_basis(em: EmbeddedModel, q) -> np.ndarray:
+    """:func:`null_space_basis` from the embedded state at q."""
     st = embedded_state(em, q)
     X = np.zeros((em.nv, em.n_independent))
     X[em.independent_v, np.arange(em.n_independent)] = 1.0

@@ -10,7 +10,8 @@ velocity completion (:mod:`dynamics.compiled.closure_kernels`) with the contract
 :mod:`dynamics.closed.embedding`.
 
 States a kernel declines (a loop not closed, a dependent block near singular, Newton not
-converging, see the kernel modules) and models with joint couplings go to the numpy reference,
+converging, see the kernel modules) and models with joint couplings go to the numpy reference
+(linear couplings without loop-closing joints: the closed form of :mod:`dynamics.closed.linear`),
 which raises :class:`dynamics.closed.closure.ClosureError` or switches dependent coordinates;
 each decline is logged at DEBUG level on this module's logger (what ran instead, and why), or
 raises :class:`dynamics.dispatch.CompiledDeclined` under ``dispatch.backend("compiled")``.  Under
@@ -51,8 +52,8 @@ def forward_dynamics(em, q, v, tau, f_ext=None, data=None):
     on embedded models.
     """
     packed = (em.default_data if data is None else data).packed
-    if packed is None and f_ext is None and em.constant_basis is not None and np.shape(q) == (em.nq,):
-        return _linear_couplings(em, q, v, tau)
+    if packed is None and f_ext is None and em.linear_couplings is not None and np.shape(q) == (em.nq,):
+        return em.linear_couplings.forward_dynamics(q, v, tau)
     if f_ext is None and packed is not None:
         out = np.empty(em.nv)
         try:
@@ -65,21 +66,6 @@ def forward_dynamics(em, q, v, tau, f_ext=None, data=None):
             declined(log, _FD, ck.DECLINED[status], _FD_REFERENCE)
             return embedding.forward_dynamics(em, q, v, tau)
     return _general(em, packed, q, v, tau, f_ext)
-
-
-def _linear_couplings(em, q, v, tau):
-    """Forward dynamics of a tree with linear joint couplings only (``X`` constant,
-    :attr:`EmbeddedModel.constant_basis`): ``a = X (X^T M X)^-1 X^T (tau - h)`` with the compiled
-    tree's mass matrix ``M`` (composite-rigid-body, seed 001 Algorithm 4.2) and bias ``h``
-    (Newton-Euler, ``a = 0``); the constraint's ``Xdot v`` is zero."""
-    from ..dispatch import algorithm
-
-    tree = em.tree_model
-    X = em.constant_basis
-    M = algorithm(tree, "mass_matrix")(tree, q)
-    h = algorithm(tree, "bias_forces")(tree, q, v)
-    a_ind = np.linalg.solve(X.T @ M @ X, X.T @ (np.asarray(tau, dtype=float) - h))
-    return X @ a_ind
 
 
 def complete_configuration(em, q_guess=None, tol: float = CLOSURE_TOL, max_iter: int = NEWTON_MAX_ITER, data=None):

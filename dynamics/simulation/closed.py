@@ -28,8 +28,8 @@ import numpy as np
 from scipy import integrate
 
 from .. import forward_dynamics
-from ..closed.closure import ClosureError, closure_error
-from ..closed.embedding import choose_partition, chord_coordinates, complete_state, partition_quality
+from ..closed.closure import ClosureError
+from ..closed.embedding import choose_partition, chord_coordinates, complete_state, partition_quality, terms_at
 from ..rates import QUATERNION_GAIN, configuration_rate
 from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL
 from .result import SimulationResult, coordinate_columns, energies
@@ -101,13 +101,8 @@ def integrate_partitioned(em, torque, duration, t_eval, method, rtol, atol, prog
     def run(y0):
         Y, t, y, k, segments = np.empty((len(t_eval), y0.size)), 0.0, y0, 0, 0
         while k < len(t_eval):
-            try:
-                splits["current"] = choose_partition(em, y[:em.nq])
-            except ClosureError as exc:
-                raise stopped_at(em, exc, t, y) from exc
+            _choose_split(em, splits, t, y)
             segments += 1
-            logger.debug("t = %.9g s: dependent coordinates %s", t,
-                         [em.coordinate_names[i] for lp in em.loops for i in lp.v_idx[splits["current"][lp.node][1]]])
             while k < len(t_eval) and t_eval[k] <= t:
                 Y[k], k = y, k + 1
             solver = solver_class(rhs, t, y, duration, rtol=rtol, atol=atol)
@@ -118,11 +113,27 @@ def integrate_partitioned(em, torque, duration, t_eval, method, rtol, atol, prog
                 while k < len(t_eval) and t_eval[k] <= solver.t:
                     Y[k], k = close(dense(t_eval[k]), t_eval[k]), k + 1
                 t, y = solver.t, close(solver.y, solver.t)
-                if k < len(t_eval) and partition_quality(em, y[:em.nq], splits["current"]) < PARTITION_RCOND_RATIO:
+                if (k < len(t_eval) and splits["current"] is not None
+                        and partition_quality(em, y[:em.nq], splits["current"]) < PARTITION_RCOND_RATIO):
                     break
         return Y, segments
 
     return close, run
+
+
+def _choose_split(em, splits, t, y) -> None:
+    """``splits["current"]``: the split chosen at the state y (nq + nv,) at time t (s), or None for linear
+    joint couplings, whose default split never degrades (:attr:`EmbeddedModel.linear_couplings`: ``X``
+    is constant; :func:`dynamics.closed.embedding.complete_state` closes them in closed form)."""
+    if em.linear_couplings is not None:
+        splits["current"] = None
+        return
+    try:
+        splits["current"] = choose_partition(em, y[:em.nq])
+    except ClosureError as exc:
+        raise stopped_at(em, exc, t, y) from exc
+    logger.debug("t = %.9g s: dependent coordinates %s", t,
+                 [em.coordinate_names[i] for lp in em.loops for i in lp.v_idx[splits["current"][lp.node][1]]])
 
 
 def integrate_partitioned_with_stops(em, torque, duration, t_eval, method, rtol, atol, progress, tol, limits):
@@ -154,10 +165,7 @@ def integrate_partitioned_with_stops(em, torque, duration, t_eval, method, rtol,
     def run(y0):
         y, t, released, hit, segments, ts, ys = np.array(y0, dtype=float), 0.0, set(), None, 0, [], []
         for _ in range(MAX_SEGMENTS):
-            try:
-                splits["current"] = choose_partition(em, y[:nq])
-            except ClosureError as exc:
-                raise stopped_at(em, exc, t, y) from exc
+            _choose_split(em, splits, t, y)
             segments += 1
             q, v = y[:nq].copy(), y[nq:].copy()
             stops.settle(em, q, v, lambda qq, vv, t=t: a_free(t, qq, vv), released, hit, close_qv)
@@ -167,7 +175,7 @@ def integrate_partitioned_with_stops(em, torque, duration, t_eval, method, rtol,
                 break
             events, meaning = stops.events(em, a_free)
             sol = integrate.solve_ivp(rhs, (t, duration), y, method=method, t_eval=pending, rtol=rtol, atol=atol,
-                                      events=[*events, degraded])
+                                      events=events if splits["current"] is None else [*events, degraded])
             if not sol.success:
                 raise RuntimeError(f"integration failed: {sol.message}")
             ts.extend(np.atleast_1d(sol.t))
@@ -188,15 +196,16 @@ def integrate_partitioned_with_stops(em, torque, duration, t_eval, method, rtol,
 
 def closed_chain_result(em, t, q, v, status: str, closure_tol) -> SimulationResult:
     """The result of a closed-chain run from its samples ``q`` (n, nq), ``v`` (n, nv): every sample made
-    consistent by :func:`dynamics.closed.embedding.complete_state` (closed to ``closure_tol``, its loop
-    closure error reported, ``G v = 0``), energy and the loop-closing joints' columns."""
+    consistent by :func:`dynamics.closed.embedding.complete_state` (closed to ``closure_tol``, the
+    closure error of its loops and joint couplings reported, ``G v = 0``), energy and the loop-closing
+    joints' columns."""
     tree = em.tree_model
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
     states = [complete_state(em, qi, vi, tol=tol) for qi, vi in zip(q, v)]
     qs = np.array([s[0] for s in states]).reshape(len(states), em.nq)
     vs = np.array([s[1] for s in states]).reshape(len(states), em.nv)
     energy, kinetic = energies(tree, qs, vs)
-    closure = np.array([np.max(np.abs(closure_error(tree, em.chords, qi)), initial=0.0) for qi in qs])
+    closure = np.array([np.max(np.abs(terms_at(em, qi).e), initial=0.0) for qi in qs])
     result = SimulationResult(t=np.asarray(t), q=qs, v=vs, energy=energy, columns=coordinate_columns(tree),
                               velocity_columns=coordinate_columns(tree, rate=True), status=status, closure=closure,
                               kinetic=kinetic)
@@ -208,6 +217,8 @@ def chord_columns(em, qs, vs) -> tuple[list[str], np.ndarray]:
     """Coordinates of the loop-closing joints along a trajectory (``name`` or ``name[i]``)."""
     names: list[str] = []
     rows = []
+    if not em.chords:
+        return names, np.zeros((len(qs), 0))
     for q, v in zip(qs, vs):
         coords = chord_coordinates(em, q, v)
         row = []

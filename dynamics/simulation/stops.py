@@ -15,7 +15,8 @@ resolved exactly in time:
 A closed chain (an embedded model: loops and joint couplings, tree velocities ``v = X v_ind``) takes
 the same impulses with the constrained inverse inertia ``X M_r^-1 X^T`` in place of ``M^-1``
 (``M_r = X^T M X`` its mass matrix in independent coordinates, seed 000): a stop on a dependent
-coordinate (a mimic finger) acts through the constraints.
+coordinate (a mimic finger) acts through the constraints.  Linear joint couplings have a constant ``X``
+(:mod:`dynamics.closed.linear`), so ``M_r`` is the tree's mass matrix projected.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from scipy.integrate import solve_ivp
 
 from .. import forward_dynamics, mass_matrix
 from ..closed.embedding import null_space_basis
+from ..closed.linear import reduced_solve
 from ..rates import QUATERNION_GAIN, configuration_rate
 from ..tolerances import STOP_HOLD_FORCE_TOL
 
@@ -42,6 +44,9 @@ def _inverse_inertia_columns(model, q, cols) -> np.ndarray:
     """``M(q)^-1 E`` (nv, len(cols)) for the unit columns ``cols``: the velocity change per unit impulse
     on each of those coordinates; a closed chain's (q closed) is ``X M_r^-1 X[cols]^T``."""
     if model.kind == "embedded":
+        lc = model.linear_couplings
+        if lc is not None:
+            return lc.X @ reduced_solve(lc.mass_matrix(q), lc.XT[:, cols])
         X = null_space_basis(model, q)
         return X @ np.linalg.solve(mass_matrix(model, q), X[cols].T)
     M = mass_matrix(model, q)

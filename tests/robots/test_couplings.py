@@ -221,3 +221,60 @@ def test_mjcf_export_writes_couplings_back_as_mujoco_equalities(tmp_path):
     eq = d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
     np.testing.assert_allclose(d.efc_pos[eq], 0.0, atol=1e-10)     # MuJoCo: our closed q satisfies the export
     np.testing.assert_allclose(dynamics.mass_matrix(exported, q), dynamics.mass_matrix(original, q), atol=1e-12)
+
+
+def pinocchio_trajectory(pm, qp0, vp0, t_eval):
+    """Pinocchio's mimic model integrated by DOP853 (rtol = atol = 1e-12): ``M qdd = -rnea(q, v, 0)`` with M
+    from its rnea (:func:`pin_mass_matrix`); (len(t_eval), nq) positions of its (independent) joints."""
+    from scipy.integrate import solve_ivp
+
+    pd = pm.createData()
+    zero = np.zeros(pm.nv)
+
+    def rhs(t, y):
+        q, v = y[:pm.nq], y[pm.nq:]
+        return np.concatenate([v, np.linalg.solve(pin_mass_matrix(pm, pd, q), -pin.rnea(pm, pd, q, v, zero))])
+
+    sol = solve_ivp(rhs, (0.0, t_eval[-1]), np.concatenate([qp0, vp0]), method="DOP853", t_eval=t_eval,
+                    rtol=1e-12, atol=1e-12)
+    return sol.y[:pm.nq].T
+
+
+def _panda_urdf():
+    import os
+    import sysconfig
+
+    return os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share", "example-robot-data", "robots",
+                        "panda_description", "urdf", "panda.urdf")
+
+
+@pytest.mark.parametrize("robot", ["chain", "panda"])
+def test_simulated_linear_couplings_follow_pinocchios_mimic_model(robot, tmp_path):
+    """The adaptive simulator with linear couplings in closed form (``q_d = q0_d + X (q_i - q0_i)``,
+    ``v = X v_i``: :mod:`dynamics.closed.linear`) against Pinocchio's mimic model integrated on its own:
+    the mimic chain (offsets, three followers, one on another branch) and example-robot-data's panda
+    (its second finger mimics the first), from a moving state, no limits."""
+    from mbcompose.dynamics.simulation import simulate
+
+    if robot == "chain":
+        path = tmp_path / "chain.urdf"
+        path.write_text(MIMIC_CHAIN)
+        path = str(path)
+    else:
+        path = _panda_urdf()
+        if not __import__("os").path.isfile(path):
+            pytest.skip(f"example-robot-data's panda not at {path}")
+    ours = compose(path).model
+    assert ours.linear_couplings is not None
+    pm = pin.buildModelFromUrdf(path, mimic=True)
+    names = [pm.names[i] for i in range(1, pm.njoints) if pm.joints[i].nq]
+    assert sorted(names) == sorted(ours.independent)
+    rng = np.random.default_rng(3)
+    q0 = embedding.complete_configuration(ours, q_ind=dict(zip(ours.independent, rng.uniform(-0.5, 0.5, pm.nq))))
+    v0 = embedding.complete_velocity(ours, q0, rng.normal(size=ours.n_independent))
+    result = simulate(ours, q0, v0, 0.3, samples=7)
+    ref = pinocchio_trajectory(pm, pin_state(pm, ours, q0), np.array([v0[ours.v_slice(n).start] for n in names]),
+                               result.t)
+    np.testing.assert_allclose(np.array([pin_state(pm, ours, q) for q in result.q]), ref, atol=1e-7)
+    assert result.closure.max() < 1e-12                     # the couplings' residuals, exact closure
+    assert np.abs(result.q[-1] - q0).max() > 0.05            # it moved
