@@ -909,7 +909,7 @@ class Assembly:
         return float(sum(b.mass.mass for b in self.bodies))
 
     @cached_property
-    def body_stacks(self) -> "BodyStacks":
+    def body_stacks(self) -> BodyStacks:
         """The bodies' poses and mass properties stacked in rows (:class:`BodyStacks`), built on first
         use and kept: the scale check, the graph stage's twist reference and the composites' masses
         read the same rows."""

@@ -62,11 +62,11 @@ def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint | dic
     builds with the others through :meth:`Joint.many` (the constructor's checks, in one pass)."""
     original = _joint_or_none(assembly, rj.joints[0]) if rj.joints else None
     if original is None:
-        return dict(name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
-                    origin=rj.origin, axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin,
-                    secondary_axis=None, limits=Limits(), actuated=rj.actuated, motor=None, damping=0.0,
-                    armature=_summed_armature(rj, None, assembly, redundant_of), ref=0.0, loop=False,
-                    implicit=False, source=Source())
+        return {"name": rj.name, "type": rj.type, "reference": rj.reference, "secondary": rj.secondary,
+                "origin": rj.origin, "axis": rj.axis, "axis2": rj.axis2, "secondary_origin": rj.secondary_origin,
+                "secondary_axis": None, "limits": Limits(), "actuated": rj.actuated, "motor": None, "damping": 0.0,
+                "armature": _summed_armature(rj, None, assembly, redundant_of), "ref": 0.0, "loop": False,
+                "implicit": False, "source": Source()}
     if _unchanged(rj, original) and not (len(rj.joints) > 1 or rj.name in redundant_of):
         return original
     return {**{f: getattr(original, f) for f in _JOINT_FIELDS},  # limits, damping, ref and source: the original's
