@@ -143,27 +143,44 @@ class SKOModel:
         self.mass = np.array([float(b.mass) for b in bodies])
         self.com = np.array([b.com for b in bodies], dtype=float).reshape(n, 3)
         self.inertia_com = np.array([b.inertia for b in bodies], dtype=float).reshape(n, 3, 3)
-        self.M_body = spatial_inertia(self.mass, self.com, self.inertia_com)
         self.axis, self.axis2 = _unit_axes(bodies)
         self.armature = np.array([a for b, nv in zip(bodies, nvs) for a in _per_freedom(b.armature, nv)], dtype=float)
         self.q_ref = np.array([x for t in types for x in J.JOINTS[t].neutral], dtype=float)
         for k, b in enumerate(bodies):
             if b.ref != 0.0:
                 self._fold_reference(k, b)
-        self._group_joint_types(types)
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._body_index = {name: k for k, name in enumerate(self.body_names)}
         self.forces = (forces or ForceElements()).indexed(self)
         self.actuator_names = self.forces.actuator_names
 
-    def _group_joint_types(self, types) -> None:
-        """``groups``, ``S_group`` and ``H_const`` (see the class docstring), one group per joint type
-        present, in :data:`dynamics.joints.JOINTS` order."""
-        #: constant H(k) of each joint, (1, n_k, 6) (universal: at q2 = 0), read-only views of S_group's
-        self.H_const = [None] * len(types)
-        self.groups = {}
-        #: constant H(k) of each joint-type group: (g, 6) for 1-dof types, (g, n_k, 6) otherwise
-        self.S_group = {}
+    @cached_property
+    def M_body(self) -> np.ndarray:
+        """(n, 6, 6) each body's spatial inertia about its frame's origin (seed 002 Eq. 14), made from
+        ``mass``, ``com`` and ``inertia_com`` on first use (the algorithms' input, not the model's check)."""
+        return spatial_inertia(self.mass, self.com, self.inertia_com)
+
+    @cached_property
+    def groups(self) -> dict:
+        """Joint type -> (node indices (g,), q columns (g, nq), v columns (g, nv)), one group per joint type
+        present, in :data:`dynamics.joints.JOINTS` order (made on first use, with ``S_group`` and ``H_const``)."""
+        return self._joint_groups[0]
+
+    @cached_property
+    def S_group(self) -> dict:
+        """Joint type -> the constant H(k) of its group: (g, 6) for 1-dof types, (g, n_k, 6) otherwise."""
+        return self._joint_groups[1]
+
+    @cached_property
+    def H_const(self) -> list:
+        """The constant H(k) of each joint, (1, n_k, 6) (universal: at q2 = 0), read-only views of ``S_group``'s."""
+        return self._joint_groups[2]
+
+    @cached_property
+    def _joint_groups(self) -> tuple[dict, dict, list]:
+        """(``groups``, ``S_group``, ``H_const``), see their docstrings."""
+        types = self.joint_types
+        H_const, groups, S_group = [None] * len(types), {}, {}
         members: dict[str, list[int]] = {}
         for k, t in enumerate(types):
             members.setdefault(t, []).append(k)
@@ -172,12 +189,13 @@ class SKOModel:
             idx = np.array(ks, dtype=int)
             qc = self.q_offset[idx][:, None] + np.arange(nq)
             vc = self.v_offset[idx][:, None] + np.arange(nv)
-            self.groups[t] = (idx, qc, vc)
+            groups[t] = (idx, qc, vc)
             Hs = J.motion_subspace(t, self.axis[idx], self.axis2[idx] if J.JOINTS[t].has_axis2 else None)
             Hs.setflags(write=False)
             for k, H in zip(ks, Hs[:, None]):
-                self.H_const[k] = H
-            self.S_group[t] = Hs[:, 0, :] if nv == 1 else Hs
+                H_const[k] = H
+            S_group[t] = Hs[:, 0, :] if nv == 1 else Hs
+        return groups, S_group, H_const
 
     def _fold_reference(self, k: int, b: BodySpec) -> None:
         """Fold joint k's ``ref`` into its placement (see the module docstring)."""

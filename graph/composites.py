@@ -39,13 +39,10 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties, Pose, record
+from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties, record
 from mbcompose.parsers.massprops import combine_groups, transform_mass_arrays
 
 from .system_graph import SystemGraph, distances_to_ground, extended_graph, joint_graph  # noqa: F401  (re-exported)
-
-#: the identity rotation every default Pose shares
-_IDENTITY = Pose().rotation
 
 
 @record
@@ -85,16 +82,13 @@ def merged_masses(assembly: Assembly, member_lists: Sequence[Iterable[str]]) -> 
     groups = [[row[n] for n in members] for members in member_lists]
     if not bodies:  # (then no composite either)
         return []
-    poses, props = [b.pose for b in bodies], [b.mass for b in bodies]
-    origins = np.concatenate([p.translation for p in poses]).reshape(-1, 3)  # the cheapest stacking of small arrays
-    com = np.concatenate([p.com for p in props]).reshape(-1, 3)
-    inertia = np.concatenate([p.inertia for p in props]).reshape(-1, 3, 3)
-    if all(p.rotation is _IDENTITY for p in poses):  # R c + t == c + t and R J R^T == J exactly
+    s = assembly.body_stacks
+    origins, com, inertia = s.translation, s.com, s.inertia
+    if s.rotation is None:  # every body unrotated: R c + t == c + t and R J R^T == J exactly
         com = com + origins
     else:
-        com, inertia = transform_mass_arrays(com, inertia, np.concatenate([p.rotation for p in poses]).reshape(-1, 3, 3),
-                                             origins)
-    out = combine_groups(np.array([p.mass for p in props], dtype=float), com, inertia, groups)
+        com, inertia = transform_mass_arrays(com, inertia, s.rotation, origins)
+    out = combine_groups(s.mass, com, inertia, groups)
     for k, mp in enumerate(out):
         if mp.mass == 0.0:
             out[k] = MassProperties(0.0, origins[groups[k]].mean(axis=0), mp.inertia)

@@ -64,10 +64,9 @@ def twist_reference(assembly) -> tuple[np.ndarray, float]:
     """(centre, L): the mean of the joint origins (twists are taken about it; the origin if none) and the
     characteristic length, the largest distance of a joint or body frame origin from their centroid (else 1 m)."""
     n = len(assembly.joints)
-    points = [j.origin for j in assembly.joints] + [b.pose.translation for b in assembly.bodies]
-    if not points:
+    if not n + len(assembly.bodies):
         return np.zeros(3), 1.0
-    pts = np.array(points, dtype=float).reshape(-1, 3)  # the joints' origins, then the bodies'
+    pts = np.concatenate([assembly.joint_origins, assembly.body_stacks.translation])  # the joints' origins, then the bodies'
     # running sums, row after row as ndarray.sum adds along axis 0: [n - 1] the joints', [-1] all;
     # over the count they are the means (ndarray.mean: that sum, then one division)
     sums = pts.cumsum(axis=0)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cache, cached_property
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 import numpy as np
 
@@ -986,3 +986,46 @@ class Assembly:
     @property
     def total_mass(self) -> float:
         return float(sum(b.mass.mass for b in self.bodies))
+
+    @cached_property
+    def body_stacks(self) -> BodyStacks:
+        """The bodies' poses and mass properties stacked in rows (:class:`BodyStacks`), built on first
+        use and kept: the scale check, the graph stage's twist reference and the composites' masses
+        read the same rows."""
+        return body_stacks(self.bodies)
+
+    @cached_property
+    def joint_origins(self) -> np.ndarray:
+        """(m, 3) the joints' ``origin`` rows (assembly frame, m), read-only, in the order of ``joints``."""
+        return frozen(np.concatenate([j.origin for j in self.joints]).reshape(-1, 3) if self.joints else np.zeros((0, 3)))
+
+
+class BodyStacks(NamedTuple):
+    """The values of an assembly's bodies in rows, in the order of ``Assembly.bodies`` (read-only arrays).
+
+    translation : (n, 3) m, each body frame's origin in the assembly frame.
+    rotation : (n, 3, 3) each body frame's orientation in the assembly frame, or None when every body
+        keeps the shared identity rotation of ``Pose()`` (then ``R x == x`` exactly).
+    mass : (n,) kg;  com : (n, 3) m, in the body frame;  inertia : (n, 3, 3) kg m^2, about the centre
+        of mass along the body axes.
+    """
+
+    translation: np.ndarray
+    rotation: np.ndarray | None
+    mass: np.ndarray
+    com: np.ndarray
+    inertia: np.ndarray
+
+
+def body_stacks(bodies) -> BodyStacks:
+    """:class:`BodyStacks` of ``bodies`` (a sequence of :class:`Body`); ``np.concatenate`` of the rows,
+    the cheapest stacking of small arrays."""
+    if not bodies:
+        return BodyStacks(*(frozen(np.zeros(s)) for s in ((0, 3), (0, 3, 3), (0,), (0, 3), (0, 3, 3))))
+    poses, props = [b.pose for b in bodies], [b.mass for b in bodies]
+    turned = not all(p.rotation is _EYE for p in poses)
+    return BodyStacks(frozen(np.concatenate([p.translation for p in poses]).reshape(-1, 3)),
+                      frozen(np.concatenate([p.rotation for p in poses]).reshape(-1, 3, 3)) if turned else None,
+                      frozen(np.array([p.mass for p in props], dtype=float)),
+                      frozen(np.concatenate([p.com for p in props]).reshape(-1, 3)),
+                      frozen(np.concatenate([p.inertia for p in props]).reshape(-1, 3, 3)))

@@ -23,14 +23,11 @@ HEAVIEST, WIDEST = 1e6, 500.0
 
 def extent(assembly) -> float:
     """The largest distance (m) between two of the bodies' origins, centres of mass and joint origins."""
-    bodies = assembly.bodies
-    if len(bodies) + len(assembly.joints) < 2:
+    if len(assembly.bodies) + len(assembly.joints) < 2:
         return 0.0
-    t = np.array([b.pose.translation for b in bodies]).reshape(-1, 3)
-    R = np.array([b.pose.rotation for b in bodies]).reshape(-1, 3, 3)
-    com = np.array([b.mass.com for b in bodies]).reshape(-1, 3)
-    pts = np.concatenate([t, np.einsum("kij,kj->ki", R, com) + t,
-                          np.array([j.origin for j in assembly.joints]).reshape(-1, 3)])
+    s = assembly.body_stacks
+    com = s.com if s.rotation is None else np.einsum("kij,kj->ki", s.rotation, s.com)
+    pts = np.concatenate([s.translation, com + s.translation, assembly.joint_origins])
     return float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
 
 

@@ -8,7 +8,7 @@ joints (Table 3); here they become the rigid bodies and joints of the spanning t
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields
 
 from mbcompose.dynamics.closed.closure import ClosureError
 from mbcompose.parsers.assembly import Assembly, Joint, Limits, Source
@@ -55,24 +55,30 @@ def _unchanged(rj, original: Joint) -> bool:
             and type(original.armature) is float)
 
 
-def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint:
+def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint | dict:
     """The :class:`parsers.assembly.Joint` of a reduced joint, its limits, damping, ``ref`` and source
-    those of its first original joint (that joint itself when the reduction left it as it is, else a
-    copy of it with the reduced joint's fields: ``dataclasses.replace``, which checks them again)."""
+    those of its first original joint: that joint itself when the reduction left it as it is, else the
+    keywords of a new one (the original's fields with the reduced joint's), which :func:`tree_inputs`
+    builds with the others through :meth:`Joint.many` (the constructor's checks, in one pass)."""
     original = _joint_or_none(assembly, rj.joints[0]) if rj.joints else None
     if original is None:
-        return Joint(name=rj.name, type=rj.type, reference=rj.reference, secondary=rj.secondary,
-                     origin=rj.origin, axis=rj.axis, axis2=rj.axis2, secondary_origin=rj.secondary_origin,
-                     secondary_axis=None, limits=Limits(), actuated=rj.actuated, motor=None, damping=0.0,
-                     armature=_summed_armature(rj, None, assembly, redundant_of), ref=0.0, loop=False,
-                     implicit=False, source=Source())
+        return {"name": rj.name, "type": rj.type, "reference": rj.reference, "secondary": rj.secondary,
+                "origin": rj.origin, "axis": rj.axis, "axis2": rj.axis2, "secondary_origin": rj.secondary_origin,
+                "secondary_axis": None, "limits": Limits(), "actuated": rj.actuated, "motor": None, "damping": 0.0,
+                "armature": _summed_armature(rj, None, assembly, redundant_of), "ref": 0.0, "loop": False,
+                "implicit": False, "source": Source()}
     if _unchanged(rj, original) and not (len(rj.joints) > 1 or rj.name in redundant_of):
         return original
-    return replace(original, name=rj.name, type=rj.type, reference=rj.reference,
-                   secondary=rj.secondary, origin=rj.origin, axis=rj.axis, axis2=rj.axis2,
-                   secondary_origin=rj.secondary_origin, secondary_axis=None, actuated=rj.actuated, motor=None,
-                   armature=_summed_armature(rj, original, assembly, redundant_of), loop=bool(original.loop),
-                   implicit=False)  # limits, damping, ref and source: the original's
+    return {**{f: getattr(original, f) for f in _JOINT_FIELDS},  # limits, damping, ref and source: the original's
+            "name": rj.name, "type": rj.type, "reference": rj.reference, "secondary": rj.secondary,
+            "origin": rj.origin, "axis": rj.axis, "axis2": rj.axis2, "secondary_origin": rj.secondary_origin,
+            "secondary_axis": None, "actuated": rj.actuated, "motor": None,
+            "armature": _summed_armature(rj, original, assembly, redundant_of), "loop": bool(original.loop),
+            "implicit": False}
+
+
+#: the fields of a :class:`parsers.assembly.Joint`
+_JOINT_FIELDS = tuple(f.name for f in fields(Joint))
 
 
 def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,
@@ -93,7 +99,12 @@ def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,
         for r in analysis.removed_joints:
             if r.kind == "redundant":
                 redundant_of.setdefault(r.kept, []).append(r.name)
-    return bodies, [_reduced_joint_as_joint(rj, assembly, redundant_of) for rj in reduced]
+    joints = [_reduced_joint_as_joint(rj, assembly, redundant_of) for rj in reduced]
+    rows = [j for j in joints if type(j) is dict]
+    if rows:
+        built = iter(Joint.many(rows))
+        joints = [next(built) if type(j) is dict else j for j in joints]
+    return bodies, joints
 
 
 def subject_location(subjects, assembly: Assembly) -> tuple[str | None, int | None]:

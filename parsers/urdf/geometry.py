@@ -248,7 +248,8 @@ def shape_geometry(shape_el, g, role: str, meshes: MeshFiles, check_meshes: bool
     if s.tag == "mesh":
         uri = required(s, "filename")
         scale = _mesh_scale(s, memo)
-        if uri not in meshes.found:
+        first = uri not in meshes.found  # (a URI met again was checked at its first shape)
+        if first:
             _check_mesh_uri(s, uri, meshes)
         path = meshes.find(uri)
         if path is None:
@@ -257,7 +258,7 @@ def shape_geometry(shape_el, g, role: str, meshes: MeshFiles, check_meshes: bool
             log.warning("%s: %s mesh not found: %r (shape skipped)%s", where(s), role, uri,
                         meshes.where_searched(uri))
             return None
-        problem = mesh_suffix_problem(path)
+        problem = mesh_suffix_problem(path) if first else None
         if problem is not None:
             raise error(s, f"mesh {uri!r}: not a mesh file ({problem})")
         return _shape("mesh", {"scale": scale, "uri": uri}, pose, path, role)

@@ -124,7 +124,7 @@ def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geomet
         root_el = parse_xml(path, data)
         return urdf_from_element(root_el, path, package_dirs=package_dirs, base=base,
                                  inertia_from_geometry_density=inertia_from_geometry_density,
-                                 massless=massless, check_meshes=check_meshes, xacro=b"xacro:" in data)
+                                 massless=massless, check_meshes=check_meshes, xacro=may_hold_xacro(data))
 
 
 @dataclass
@@ -190,6 +190,28 @@ def _check_robot(root_el, xacro: bool) -> str:
 
 #: the first element named ``xacro:...`` (a declared namespace prefix, or an undeclared one kept in the name)
 _XACRO_ELEMENT = etree.XPath("(//*[starts-with(name(), 'xacro:')])[1]")
+
+
+def may_hold_xacro(data: bytes) -> bool:
+    """False when the document ``data`` can hold no element named ``xacro:...``: its bytes have no
+    ``<xacro:`` outside comments (which the parsed tree drops; files made by xacro often quote its
+    macros in comments), so that :data:`_XACRO_ELEMENT`, a walk over every element, is skipped.  A
+    document with a CDATA section (where ``<!--`` is text) is always looked at."""
+    at = data.find(b"<xacro:")
+    if at >= 0 and b"<![CDATA[" in data:
+        return True
+    pos = 0  # outside comments
+    while at >= 0:
+        opened = data.find(b"<!--", pos, at)
+        if opened < 0:
+            return True
+        closed = data.find(b"-->", opened + 4)
+        if closed < 0:
+            return True
+        pos = closed + 3
+        if at < pos:
+            at = data.find(b"<xacro:", pos)
+    return False
 
 
 def _read_links(root_el, link_els) -> dict:
