@@ -44,16 +44,17 @@ from __future__ import annotations
 
 import importlib
 import logging
+import re
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-
-from ..assembly import GROUND, Assembly, Joint, JointForceElement
 from mbcompose.dynamics import topology
 from mbcompose.dynamics.joints import JOINTS, joint_types
 from mbcompose.dynamics.tolerances import GEOMETRY_ATOL, SINGULAR_FLOOR
 
+from ..assembly import GROUND, Assembly, Joint, JointForceElement
 from ..topology import tree_edges
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,51 @@ log = logging.getLogger(__name__)
 
 class ExportError(ValueError):
     """The assembly cannot be written in the requested format (the message says why)."""
+
+
+#: a name ROS tools take for a link, joint or frame (tf frame ids, robot_state_publisher, MoveIt): no '/'
+#: (a namespace separator), ':' or white space, all of which CAD part names have ('Servo:1/Horn <2>');
+#: '.' and '-', common in published URDFs (link_0.0, base_link-base_fixed_joint), are kept
+ROS_NAME = re.compile(r"[^/:\s]+\Z")
+
+
+def ros_safe_names(names) -> dict[str, str]:
+    """Old -> new for each of ``names`` that ROS tools would not take (:data:`ROS_NAME`): each '/', ':'
+    and white space becomes '_', and a name already taken gets ``_2``, ``_3``...; the names that are fine
+    are not in the map."""
+    names = list(dict.fromkeys(names))
+    taken, out = set(names), {}
+    for name in names:
+        if ROS_NAME.match(name):
+            continue
+        base = re.sub(r"[/:\s]", "_", name) or "_"
+        new, k = base, 2
+        while new in taken:
+            new, k = f"{base}_{k}", k + 1
+        taken.add(new)
+        out[name] = new
+    return out
+
+
+def rename_in_tree(root, renames: dict[str, str], named: tuple[str, ...], references: tuple[tuple[str, str], ...]) -> None:
+    """Apply ``renames`` (:func:`ros_safe_names`) in the ElementTree ``root`` of an export: the ``name`` of
+    each element whose tag is in ``named`` (with a comment before it giving the original name) and each
+    reference ``(tag, attribute)`` (``attribute`` "" for the element's text)."""
+    if not renames:
+        return
+    for parent in list(root.iter()):
+        for i, el in reversed(list(enumerate(parent))):
+            if el.tag in named and el.get("name") in renames:
+                original = el.get("name")
+                el.set("name", renames[original])
+                parent.insert(i, ET.Comment(f" original name: {original.replace('--', '- -')} "))
+            for tag, attribute in references:
+                if el.tag != tag:
+                    continue
+                if attribute and el.get(attribute) in renames:
+                    el.set(attribute, renames[el.get(attribute)])
+                elif not attribute and el.text and el.text.strip() in renames:
+                    el.text = renames[el.text.strip()]
 
 
 @dataclass(frozen=True)
@@ -286,4 +332,4 @@ def export(assembly: Assembly, path, **options) -> Path:
 __all__ = ["EXPORTERS", "ExportError", "JointDynamics", "TreeJoint", "export", "joint_dynamics",
            "warn_force_elements", "warn_springdampers", "flip", "writer_for", "loop_description", "on_axis",
            "robust_rpy", "export_tree", "frames_by_body", "rgba_of", "shown_and_colliding", "warn_dropped",
-           "warn_untaken_limits"]
+           "warn_untaken_limits", "ROS_NAME", "ros_safe_names", "rename_in_tree"]

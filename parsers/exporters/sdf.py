@@ -52,8 +52,9 @@ from mbcompose.dynamics.tolerances import GEOMETRY_ATOL
 
 from ..assembly import GROUND, Assembly, JointForceElement
 from ..xml import fmt, write_xml
-from . import (ExportError, JointDynamics, flip, frames_by_body, joint_dynamics, rgba_of, robust_rpy, shown_and_colliding,
-               warn_dropped, warn_force_elements, warn_springdampers, warn_untaken_limits)
+from . import (ExportError, JointDynamics, flip, frames_by_body, joint_dynamics, rename_in_tree, rgba_of, robust_rpy,
+               ros_safe_names, shown_and_colliding, warn_dropped, warn_force_elements, warn_springdampers,
+               warn_untaken_limits)
 from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
@@ -190,6 +191,9 @@ def sdf_element(a: Assembly, *, geometry: bool = True, frames=None,
             raise ExportError(f"joint {j.name!r} of type {j.type!r} has no SDFormat equivalent")
         if j.name not in slides:
             _joint(model, flip(j) if j.secondary == GROUND else j, mimics, screws.get(j.name), dynamics)
+    names = ros_safe_names(el.get("name") for el in model if el.tag in ("link", "joint", "frame"))
+    rename_in_tree(model, names, ("link", "joint", "frame"),
+                   (("parent", ""), ("child", ""), ("frame", "attached_to"), ("pose", "relative_to"), ("mimic", "joint")))
     return sdf
 
 

@@ -55,9 +55,9 @@ from mbcompose.dynamics.tolerances import GEOMETRY_ATOL
 
 from ..assembly import GROUND, Assembly, JointForceElement, Pose
 from ..xml import fmt, write_xml
-from . import (ExportError, export_tree, frames_by_body, loop_description, on_axis, rgba_of, robust_rpy,
-               shown_and_colliding, warn_dropped, warn_untaken_limits, JointDynamics, joint_dynamics,
-               warn_force_elements, warn_springdampers)
+from . import (ExportError, JointDynamics, export_tree, frames_by_body, joint_dynamics, loop_description, on_axis,
+               rename_in_tree, rgba_of, robust_rpy, ros_safe_names, shown_and_colliding, warn_dropped,
+               warn_force_elements, warn_springdampers, warn_untaken_limits)
 from .assets import absolute_reference
 
 log = logging.getLogger(__name__)
@@ -293,7 +293,17 @@ def urdf_element(a: Assembly, *, cut_loops: bool = False, geometry: bool = True,
     _frames(robot, frames_by_body(a, frames), link_pose)
     _mimics(robot, a, {n: -1.0 if parent[n].flipped else 1.0 for n in order}, parent)
     _transmissions(robot, a, parent, order)
+    _ros_safe(robot)
     return robot
+
+
+def _ros_safe(robot) -> None:
+    """Link and joint names ROS tools take (:func:`ros_safe_names`; links and joints are two namespaces),
+    each renamed one with its original in a comment."""
+    links = ros_safe_names(el.get("name") for el in robot.findall("link"))
+    rename_in_tree(robot, links, ("link",), (("parent", "link"), ("child", "link")))
+    joints = ros_safe_names(el.get("name") for el in robot.findall("joint"))
+    rename_in_tree(robot, joints, ("joint",), (("mimic", "joint"),))
 
 
 def _joint_dynamics(a: Assembly) -> dict[str, JointDynamics]:
