@@ -44,13 +44,15 @@ import re
 import sys
 import sysconfig
 import tempfile
-import time
 from pathlib import Path
 
 import mbcompose
 import numpy as np
 from mbcompose.dynamics.simulation import simulate
 from mbcompose.graph.model import joint_properties
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from simulate import best_time  # interleaved, minimum of the thread's CPU time
 
 ERD = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
 PANDA = ERD / "panda_description" / "urdf" / "panda.urdf"
@@ -83,17 +85,6 @@ def excursion(setup, result) -> float:
         worst = max(worst, float(np.max(props.lower[vs] - q, initial=0.0)),
                     float(np.max(q - props.upper[vs], initial=0.0)))
     return worst
-
-
-def best_time(runs: dict, repeats: int) -> dict:
-    """Interleaved timing: every run once per round, minimum over rounds of the thread's CPU time (s)."""
-    best = {name: np.inf for name in runs}
-    for _ in range(repeats):
-        for name, fn in runs.items():
-            t = time.thread_time()
-            fn()
-            best[name] = min(best[name], time.thread_time() - t)
-    return best
 
 
 def main(argv=None) -> int:
