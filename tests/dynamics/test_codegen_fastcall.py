@@ -9,23 +9,14 @@ from __future__ import annotations
 import sysconfig
 from pathlib import Path
 
+import mbcompose
 import numpy as np
 import pytest
-
-import mbcompose
 from mbcompose import dynamics as dyn
 from mbcompose.dynamics import dispatch, embedding
-from mbcompose.dynamics.codegen import CodegenUnavailable, compile_model, compiler, fastcall
-
-from test_codegen import SAMPLES, close
+from mbcompose.dynamics.codegen import compile_model, fastcall
+from test_codegen import HAVE_CC, SAMPLES, close
 from trees import random_model, random_q
-
-try:
-    compiler()
-    import cffi  # noqa: F401
-    HAVE_CC = True
-except (CodegenUnavailable, ImportError):
-    HAVE_CC = False
 
 pytestmark = pytest.mark.skipif(not HAVE_CC, reason="no C compiler or cffi: the codegen backend is unavailable")
 

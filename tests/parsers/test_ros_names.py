@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import mbcompose
 import numpy as np
 import pytest
-
-import mbcompose
 from mbcompose import dynamics
-from mbcompose.parsers.exporters import ROS_NAME, ros_safe_names
+from mbcompose.parsers.exporters import ROS_NAME, export, ros_safe_names
 
 SAMPLE = Path(__file__).parents[2] / "samples" / "double_pendulum" / "double_pendulum.yaml"
 RENAMES = {"link1": "Arm:1/upper", "link2": "Arm:1/lower arm", "shoulder": "Shoulder:1", "elbow": "2 elbow"}
@@ -27,6 +26,17 @@ def _cad_named(tmp_path) -> Path:
     return path
 
 
+def _exported(tmp_path, suffix: str, tags: str):
+    """The composition of the CAD-named pendulum and its export's text, whose ``tags`` names are ROS-safe."""
+    composition = mbcompose.compose(_cad_named(tmp_path))
+    out = tmp_path / f"arm{suffix}"
+    export(composition.assembly, out)
+    text = out.read_text()
+    names = re.findall(rf'<(?:{tags}) name="([^"]+)"', text)
+    assert names and all(ROS_NAME.match(n) for n in names), names
+    return composition, out, text
+
+
 def test_safe_names_are_unique_and_leave_good_names_alone():
     renames = ros_safe_names(["base", "Servo:1/Horn", "Servo_1_Horn", "1st link", "a b", "link_0.0", "a-b"])
     assert renames == {"Servo:1/Horn": "Servo_1_Horn_2", "1st link": "1st_link", "a b": "a_b"}
@@ -35,14 +45,7 @@ def test_safe_names_are_unique_and_leave_good_names_alone():
 
 def test_urdf_export_names_are_ros_safe_and_pinocchio_gives_our_mass_matrix(tmp_path):
     pin = pytest.importorskip("pinocchio")
-    composition = mbcompose.compose(_cad_named(tmp_path))
-    out = tmp_path / "arm.urdf"
-    from mbcompose.parsers.exporters import export
-
-    export(composition.assembly, out)
-    text = out.read_text()
-    names = re.findall(r'<(?:link|joint) name="([^"]+)"', text)
-    assert names and all(ROS_NAME.match(n) for n in names), names
+    composition, out, text = _exported(tmp_path, ".urdf", "link|joint")
     for original in RENAMES.values():
         assert f"original name: {original}" in text
     pm = pin.buildModelFromUrdf(str(out))
@@ -62,14 +65,7 @@ def test_sdf_export_names_are_ros_safe_and_drake_reads_it(tmp_path):
     from pydrake.multibody.parsing import Parser
     from pydrake.multibody.plant import MultibodyPlant
 
-    composition = mbcompose.compose(_cad_named(tmp_path))
-    out = tmp_path / "arm.sdf"
-    from mbcompose.parsers.exporters import export
-
-    export(composition.assembly, out)
-    text = out.read_text()
-    names = re.findall(r'<(?:link|joint|frame) name="([^"]+)"', text)
-    assert names and all(ROS_NAME.match(n) for n in names), names
+    composition, out, text = _exported(tmp_path, ".sdf", "link|joint|frame")
     assert "original name: Arm:1/upper" in text
     plant = MultibodyPlant(0.0)
     Parser(plant).AddModels(str(out))
