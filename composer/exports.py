@@ -53,14 +53,17 @@ def export_writers(assembly: Assembly, names: Iterable[str], directory: Path,
     return writers
 
 
-def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.0) -> bytes:
+def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.0, poses: Iterable[str] = ()) -> bytes:
     """The FMI 2.0 FMU (zip bytes) of a composition's model: C from :func:`dynamics.codegen.generate_c`
     packaged by :func:`dynamics.codegen.fmi.build_fmu`, with the joints the reduction removed and the
     loop-closing joints as extra outputs (as ``mbcompose simulate``'s CSV has their columns) and the
     joint stops of a tree without DC motors (with motors the simulator does not enforce limits either).  cs_step : the co-simulation's internal
-    Runge-Kutta step, s (default :data:`dynamics.codegen.fmi.DEFAULT_CS_STEP`).
+    Runge-Kutta step, s (default :data:`dynamics.codegen.fmi.DEFAULT_CS_STEP`).  poses : names of bodies
+    or parts (:func:`pose_frames`) whose world poses are outputs.  The parameters that would not act as
+    the same value edited in the model file acts are not tunable (:func:`fixed_parameters`).
 
-    Raises :class:`parsers.errors.InputError` when the model cannot be generated or compiled here.
+    Raises :class:`parsers.errors.InputError` when the model cannot be generated or compiled here, or a
+    name of ``poses`` is no body or part of the model.
     """
     from mbcompose.dynamics.codegen import CodegenUnavailable, CodegenUnsupported, generate_c
     from mbcompose.dynamics.codegen.fmi import DEFAULT_CS_STEP, FmuUnavailable, build_fmu, model_identifier
@@ -68,15 +71,83 @@ def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.
     name = composition.assembly.name or "model"
     source_file = composition.assembly.source_file
     stops = _joint_stops(composition)
+    frames = pose_frames(composition, poses)
     try:
-        generated = generate_c(composition.model, prefix=model_identifier(name))
+        generated = generate_c(composition.model, prefix=model_identifier(name), poses=frames)
         extras = (chord_outputs(composition, generated.output_names)
                   + removed_joint_outputs(composition, generated.output_names))
         return build_fmu(generated, name, description=f"mbcompose model of {Path(source_file or name).name}",
                          cs_step=DEFAULT_CS_STEP if cs_step is None else cs_step, extra_outputs=extras,
-                         stop_time=stop_time, stops=stops)
+                         stop_time=stop_time, stops=stops, fixed_parameters=fixed_parameters(composition, generated))
     except (CodegenUnsupported, CodegenUnavailable, FmuUnavailable) as exc:
         raise InputError(f"cannot build an FMU: {exc}", file=source_file) from None
+
+
+def pose_frames(composition, names: Iterable[str]) -> tuple:
+    """:class:`dynamics.codegen.generate.FramePose` of each of ``names`` (duplicates dropped): a body of the
+    model (a composite, named after its first part) or a part lumped into one, its frame as the input
+    file places it (the pose at the reference configuration, assembly frame) carried by the tree body that
+    moves it: the constant offset from that body's frame in the model (at its joint) is taken at the
+    reference configuration (:func:`dynamics.kinematics.body_poses` at ``model.neutral()``).  An unknown
+    name raises :class:`parsers.errors.InputError` with the closest known one."""
+    from mbcompose.dynamics.codegen.generate import FramePose
+    from mbcompose.dynamics.kinematics import body_poses
+    from mbcompose.parsers.errors import did_you_mean
+
+    tree = composition.model.tree_model
+    index = {b: k for k, b in enumerate(tree.body_names)}
+    placed = {b.name: (b.name, b.pose) for b in composition.lumped.bodies if b.name in index}
+    placed.update({f.name: (f.body, f.pose) for f in getattr(composition.lumped, "frames", ())
+                   if f.body in index and f.name not in placed})
+    names = tuple(dict.fromkeys(names))
+    unknown = [n for n in names if n not in placed]
+    if unknown:
+        bodies = [b for b in placed if b in index]
+        parts = [f for f in placed if f not in index]
+        raise InputError(f"no body or part {unknown[0]!r} to give the pose of{did_you_mean(unknown[0], placed)} "
+                         f"(bodies: {', '.join(bodies)}; parts: {', '.join(parts) or 'none'})",
+                         file=composition.assembly.source_file)
+    if not names:
+        return ()
+    R_ref, p_ref = body_poses(tree, np.asarray(composition.model.neutral(), float)[:tree.nq])
+    out = []
+    for name in names:
+        body, pose = placed[name]
+        k = index[body]
+        R_wf, p_wf = np.asarray(pose.rotation, float), np.asarray(pose.translation, float)
+        R_kf, p_kf = R_ref[k].T @ R_wf, R_ref[k].T @ (p_wf - p_ref[k])
+        out.append(FramePose(name, k, tuple(map(tuple, R_kf.tolist())), tuple(p_kf.tolist())))
+    return tuple(out)
+
+
+def fixed_parameters(composition, generated) -> tuple[str, ...]:
+    """The names of ``generated.param_names`` an FMU does not list as tunable (each logged with its reason):
+
+    * the inertia of a body with no freedom between it and the ground (welded to it, as the seeker's
+      housing): it acts on nothing;
+    * the ``gear_ratio`` of a DC motor with a rotor inertia: the model builder also puts
+      ``gear_ratio^2 rotor_inertia`` in the joint's armature, a constant of the generated code, so the
+      parameter alone would not move the model as the same ratio in the model file does.
+    """
+    from mbcompose.dynamics.codegen.tree import INERTIA_FIELDS
+    from mbcompose.parsers.assembly import DCMotor
+
+    tree = composition.model.tree_model
+    free = [False] * tree.n_bodies
+    for k in range(tree.n_bodies):
+        j = int(tree.parent[k])
+        free[k] = bool(tree.tree.nv_node[k]) or (j >= 0 and free[j])
+    welded = [b for b, moves in zip(tree.body_names, free) if not moves]
+    geared = [r.name for r in composition.assembly.forces if isinstance(r, DCMotor) and r.rotor_inertia]
+    names = {*(f"{b}.{f}" for b in welded for f in INERTIA_FIELDS), *(f"{m}.gear_ratio" for m in geared)}
+    fixed = tuple(n for n in generated.param_names if n in names)
+    if welded:
+        log.info("FMU: the inertias of %s are not tunable (welded to the ground, they act on nothing)",
+                 ", ".join(welded))
+    if geared:
+        log.info("FMU: the gear ratios of %s are not tunable (the rotor's reflected inertia gear_ratio^2 "
+                 "rotor_inertia is a constant of the generated code)", ", ".join(geared))
+    return fixed
 
 
 def _joint_stops(composition):

@@ -819,9 +819,12 @@ def docs_cmd(topic: str | None):
                    "warning, instead of refusing.  MJCF closes loops with equality constraints; SDFormat keeps them.")
 @click.option("--fmi-step", type=FiniteFloat(positive=True), default=None,
               help="FMU only: largest internal Runge-Kutta step of co-simulation in seconds [default: 0.001].")
+@click.option("--fmu-output-pose", "fmu_poses", metavar="BODY", multiple=True,
+              help="FMU only (repeatable): outputs BODY.x, BODY.y, BODY.z (world position of the frame's origin, m) "
+                   "and BODY.R[i][j] (its world rotation, row-major) of a body or a part lumped into one.")
 @_base_option
 @_verbosity_options
-def convert(input_file, output, no_lumping, cut_loops, fmi_step, base):
+def convert(input_file, output, no_lumping, cut_loops, fmi_step, fmu_poses, base):
     """Convert INPUT to another format (reader and writer chosen by suffix).
 
     By default the lumped model is written: composites with merged mass
@@ -851,9 +854,12 @@ def convert(input_file, output, no_lumping, cut_loops, fmi_step, base):
     if suffix not in MODEL_SUFFIXES and suffix not in EXPORTERS and suffix != FMU_SUFFIX:
         raise click.BadParameter(f"no writer for suffix {suffix!r} (use .yaml, "
                                  f"{', '.join(sorted([*EXPORTERS, FMU_SUFFIX]))})", param_hint="--output")
+    if fmu_poses and suffix != FMU_SUFFIX:
+        raise click.BadParameter(f"body poses are outputs of an FMU only, not of a {suffix} file",
+                                 param_hint="--fmu-output-pose")
     check_output_folder(out)
     if suffix == FMU_SUFFIX:
-        _convert_to_fmu(input_file, out, fmi_step, base)
+        _convert_to_fmu(input_file, out, fmi_step, base, fmu_poses)
         return
     composition, read = _compose_with_inputs(input_file, lumping=not no_lumping, loops="embed", base=base)
     assembly = composition.lumped
@@ -869,13 +875,14 @@ def convert(input_file, output, no_lumping, cut_loops, fmi_step, base):
     click.echo(f"{output}: {plural(len(assembly.bodies), 'body')}, {plural(len(assembly.joints), 'joint')}")
 
 
-def _convert_to_fmu(input_file: str, out: Path, fmi_step: float | None, base) -> None:
-    """``convert -o X.fmu``: the model composed as ``simulate`` composes it, its FMU written atomically."""
+def _convert_to_fmu(input_file: str, out: Path, fmi_step: float | None, base, poses=()) -> None:
+    """``convert -o X.fmu``: the model composed as ``simulate`` composes it, its FMU (with the world poses
+    of the bodies or parts ``poses`` as outputs) written atomically."""
     from mbcompose.composer.exports import fmu_archive
     from mbcompose.composer.outputs import OutputSet
 
     composition, read = _compose_with_inputs(input_file, base=base)
-    data = fmu_archive(composition, cs_step=fmi_step)
+    data = fmu_archive(composition, cs_step=fmi_step, poses=poses)
     with OutputSet(inputs=read) as staged:
         staged.add(out, lambda p: p.write_bytes(data))
     click.echo(f"{out}: FMI 2.0 FMU (model exchange and co-simulation), {len(data)} bytes")

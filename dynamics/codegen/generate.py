@@ -11,6 +11,7 @@ The source defines (all ``double``, arrays contiguous, row-major; ``p`` the para
     void PREFIX_passive_forces(p, q, v, tau);  void PREFIX_actuator_forces(p, q, v, ctrl, tau)
 
     void PREFIX_motor_forces(p, v, i, volt, tau, di)   (trees with DC motors)
+    void PREFIX_frame_poses(q, out)              (with ``poses``: world poses of frames, 12 each)
 
 ``aba``/``rnea``/``crba`` work on full tree coordinates (``q`` nq, ``v`` nv).  The state ``x`` of a
 tree is ``[q; v]`` (``nx = nq + nv``), followed by the DC motors' currents ``i`` (A) when it has motors;
@@ -27,12 +28,26 @@ from dataclasses import dataclass
 
 from .. import joints as J
 from ..force_elements import DCMotorSpec
-from .emit import Code, fmt
+from .emit import Code, add, const, fmt, matmul, matvec
 from .forces import QUAT_LOG_SOURCE, actuator_source, dc_motors, force_parameters, motor_source, passive_source
 from .tree import CodegenUnsupported, TreeSpec, emit_aba, emit_crba_blocks, emit_rnea, inertia_parameters
 from ..tolerances import SMALL_ANGLE
 
-__all__ = ["GeneratedC", "generate_c", "CodegenUnsupported", "coordinate_columns"]
+__all__ = ["GeneratedC", "FramePose", "generate_c", "CodegenUnsupported", "coordinate_columns", "pose_columns"]
+
+_IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+
+
+@dataclass(frozen=True)
+class FramePose:
+    """A frame whose world pose ``PREFIX_frame_poses`` gives: ``name``, fixed in the tree body of index
+    ``body`` at ``rotation`` (3, 3) and ``translation`` (3,) m in that body's frame (the body's own frame:
+    the identity and zero)."""
+
+    name: str
+    body: int
+    rotation: tuple = _IDENTITY
+    translation: tuple = (0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -42,7 +57,8 @@ class GeneratedC:
     prefix : C identifier prefix; source : the C99 translation unit; header : its declarations;
     nq, nv : tree coordinates; nx, nu, ny : sizes of state, input and output; state_names,
     input_names, output_names, param_names : their names; param_defaults : (np,) values of ``p``;
-    start_state : (nx,) the reference configuration at rest.
+    start_state : (nx,) the reference configuration at rest; pose_names : the 12 values of
+    ``PREFIX_frame_poses`` per requested frame (:func:`pose_columns`), empty without poses.
     """
 
     prefix: str
@@ -61,6 +77,7 @@ class GeneratedC:
     start_state: tuple
     nm: int = 0
     max_step: float = float("inf")
+    pose_names: tuple = ()
 
 
 def coordinate_columns(model, rate: bool = False) -> tuple[str, ...]:
@@ -69,6 +86,36 @@ def coordinate_columns(model, rate: bool = False) -> tuple[str, ...]:
     from ..simulation.result import coordinate_columns as columns
 
     return columns(model, rate)
+
+
+def pose_columns(name: str) -> tuple[str, ...]:
+    """The 12 values of one frame in ``PREFIX_frame_poses``'s output: ``NAME.x``, ``NAME.y``, ``NAME.z`` (world
+    position of its origin, m) then ``NAME.R[i][j]`` (its rotation in the world frame, row-major: column j is
+    the frame's axis j in world coordinates)."""
+    return (f"{name}.x", f"{name}.y", f"{name}.z", *(f"{name}.R[{i}][{j}]" for i in range(3) for j in range(3)))
+
+
+def pose_source(tree, prefix: str, frames) -> str:
+    """``void PREFIX_frame_poses(const double *q, double *out)``: for each of ``frames`` (:class:`FramePose`),
+    12 values of ``out`` (:func:`pose_columns`) at the tree configuration ``q`` (nq): forward kinematics
+    ``R = R(parent) R_rel``, ``p = p(parent) + R(parent) l`` from the root (seed 002 Eq. 4, as
+    :func:`dynamics.kinematics.body_poses`), then the frame's constant pose in its body."""
+    from .closed import _world
+
+    spec = TreeSpec(tree, prefix)
+    code = Code()
+    code.comment("world poses of the bodies carrying the frames (base-to-tips), then of the frames")
+    _, Rw, pw = _world(code, spec, [f.body for f in frames], _vec("q", tree.nq))
+    for i, f in enumerate(frames):
+        Rf = [[const(float(x)) for x in row] for row in f.rotation]
+        pf = [const(float(x)) for x in f.translation]
+        R = matmul(Rw[f.body], Rf)
+        p = [add(pw[f.body][r], x) for r, x in enumerate(matvec(Rw[f.body], pf))]
+        for j, e in enumerate([*p, *(R[r][c] for r in range(3) for c in range(3))]):
+            code.store(f"out[{12 * i + j}]", e)
+    if not frames:
+        code.raw("(void)q; (void)out;")
+    return _function(f"void {prefix}_frame_poses(const double *q, double *out)", code)
 
 
 def parameters(tree) -> tuple[list[str], list[float], int]:
@@ -363,9 +410,11 @@ def _refuse_unwritten_forces(tree, kind: str) -> None:
                                  "and DC motors")
 
 
-def generate_c(model, prefix: str = "model") -> GeneratedC:
+def generate_c(model, prefix: str = "model", poses=()) -> GeneratedC:
     """C99 source of ``model``'s dynamics (a rigid-body tree, ``kind == "tree"``, or an embedded closed
     chain, ``kind == "embedded"``); see the module docstring for what it defines.
+
+    poses : :class:`FramePose` s whose world poses ``PREFIX_frame_poses`` gives (none: no such function).
 
     Raises :class:`CodegenUnsupported` (a ValueError) for what the generator does not write.
     """
@@ -386,6 +435,13 @@ def generate_c(model, prefix: str = "model") -> GeneratedC:
         from .closed import closed_system
 
         system, info, extra = closed_system(model, prefix)
+    poses = tuple(poses)
+    for f in poses:
+        if not 0 <= int(f.body) < tree.n_bodies:
+            raise ValueError(f"frame {f.name!r}: no body of index {f.body} (the tree has {tree.n_bodies})")
+    if poses:
+        system += "\n" + pose_source(tree, prefix, poses)
+        extra += f"void {prefix}_frame_poses(const double *q, double *out);\n"
     g = dict(nq=tree.nq, nv=tree.nv, np=len(defaults), extra=extra, **info)
     g.setdefault("nm", 0)
     title = (f"/* {prefix}.c: dynamics of a {kind} model with {tree.n_bodies} bodies, nq = {tree.nq}, nv = {tree.nv},"
@@ -395,4 +451,4 @@ def generate_c(model, prefix: str = "model") -> GeneratedC:
     return GeneratedC(prefix, source, header_source(prefix, g), tree.nq, tree.nv, info["nx"], info["nu"], info["ny"],
                       tuple(info["state_names"]), tuple(info["input_names"]), tuple(info["output_names"]),
                       tuple(names), tuple(defaults), tuple(info["start_state"]), g["nm"],
-                      info.get("max_step", float("inf")))
+                      info.get("max_step", float("inf")), tuple(n for f in poses for n in pose_columns(f.name)))

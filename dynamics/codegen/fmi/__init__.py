@@ -32,7 +32,8 @@ import zipfile
 from importlib import resources
 from pathlib import Path
 
-from .description import DEFAULT_CS_STEP, ExtraOutput, Stops, guid_of, layout, model_description_xml
+from .description import (DEFAULT_CS_STEP, ExtraOutput, Stops, guid_of, layout, model_description_xml,
+                          tunable_indices)
 
 __all__ = ["build_fmu", "FmuUnavailable", "ExtraOutput", "Stops", "DEFAULT_CS_STEP", "model_identifier",
            "platform_folder", "find_compiler"]
@@ -85,7 +86,7 @@ def find_compiler() -> list[str]:
 
 def build_fmu(generated, model_name: str, description: str = "", cs_step: float = DEFAULT_CS_STEP,
               extra_outputs: tuple[ExtraOutput, ...] = (), stop_time: float = 1.0,
-              stops: Stops | None = None) -> bytes:
+              stops: Stops | None = None, fixed_parameters: tuple[str, ...] = ()) -> bytes:
     """The FMU archive (bytes of a zip) of ``generated`` (a :class:`dynamics.codegen.GeneratedC`).
 
     model_name : the FMU's ``modelName``; its C identifier (:func:`model_identifier`) is the
@@ -93,6 +94,9 @@ def build_fmu(generated, model_name: str, description: str = "", cs_step: float 
     extra_outputs : outputs that are affine functions of the generated outputs (removed joints).
     stop_time : the DefaultExperiment's stop time, s.
     stops : joint stops (trees only: ``x = (q, v)`` of the whole tree and ``PREFIX_crba``), events of the FMU.
+    fixed_parameters : names of ``generated.param_names`` that are not tunable variables (they keep their
+        defaults: a value the generated code also holds elsewhere as a constant, or one that acts on nothing).
+    The frames of ``generated.pose_names`` (``PREFIX_frame_poses``) are outputs after the extra outputs.
     Raises :class:`FmuUnavailable` (no compiler, unsupported platform, compilation failed).
     """
     if not cs_step > 0:
@@ -107,7 +111,8 @@ def build_fmu(generated, model_name: str, description: str = "", cs_step: float 
         raise ValueError("joint stops in an FMU need a tree model (states q and v of the whole tree)")
     ident = model_identifier(model_name)
     folder, suffix = platform_folder()
-    lay = layout(generated, extra_outputs)
+    lay = layout(generated, extra_outputs, fixed_parameters)
+    tunable = tunable_indices(generated, fixed_parameters)
     sources = {f"{generated.prefix}.c": generated.source.encode(), f"{generated.prefix}.h": generated.header.encode(),
                _WRAPPER: _package_file(_WRAPPER), _STOPS: _package_file(_STOPS)}
     sources.update({name: _package_file("include/" + name) for name in _HEADERS})
@@ -117,8 +122,8 @@ def build_fmu(generated, model_name: str, description: str = "", cs_step: float 
     def describe(guid: str) -> bytes:
         return model_description_xml(lay, ident, model_name, description, guid, listed, stop_time, n_events)
 
-    guid = guid_of(describe(""), *sources.values(), repr((cs_step, extra_outputs, stops)).encode())
-    sources["fmu_model.h"] = (_config_header(generated, lay, model_name, guid, cs_step, extra_outputs)
+    guid = guid_of(describe(""), *sources.values(), repr((cs_step, extra_outputs, stops, tunable)).encode())
+    sources["fmu_model.h"] = (_config_header(generated, lay, model_name, guid, cs_step, extra_outputs, tunable)
                               + _stops_header(generated, stops)).encode()
     binary = _compile(sources, listed, ident + suffix)
     files = {"modelDescription.xml": describe(guid), f"binaries/{folder}/{ident}{suffix}": binary}
@@ -149,18 +154,22 @@ def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _config_header(generated, lay, model_name: str, guid: str, cs_step: float, extra_outputs) -> str:
-    """``fmu_model.h``: what the wrapper needs of this model (sizes, GUID, parameter defaults, the
-    co-simulation step, the removed joints' outputs) and the prototypes of the generated functions."""
+def _config_header(generated, lay, model_name: str, guid: str, cs_step: float, extra_outputs, tunable) -> str:
+    """``fmu_model.h``: what the wrapper needs of this model (sizes, GUID, parameter defaults and the
+    tunable ones' indices, the co-simulation step, the removed joints' outputs, the frames' poses) and the
+    prototypes of the generated functions."""
     pre = generated.prefix
     gains = [g for row in lay.extra_gain for g in row]
+    n_pose = len(getattr(generated, "pose_names", ()))
     return "\n".join([
         f"/* fmu_model.h: the model {model_name!r} for fmi2_wrapper.c (written by mbcompose) */",
         "#ifndef FMU_MODEL_H", "#define FMU_MODEL_H",
         f"#define FMU_MODEL_NAME {_c_string(model_name)}",
         f"#define FMU_GUID {_c_string(guid)}",
         f"#define FMU_NX {generated.nx}", f"#define FMU_NU {generated.nu}", f"#define FMU_NY {generated.ny}",
-        f"#define FMU_NE {len(extra_outputs)}", f"#define FMU_NP {len(generated.param_names)}",
+        f"#define FMU_NE {len(extra_outputs)}", f"#define FMU_NO {n_pose}",
+        f"#define FMU_NP {len(tunable)} /* tunable parameters */",
+        f"#define FMU_NP_ALL {len(generated.param_names)} /* entries of p */",
         f"#define FMU_CS_STEP {float(cs_step)!r} /* s: largest internal Runge-Kutta step of co-simulation */",
         f"#define FMU_START_STATE {pre}_start_state", f"#define FMU_DERIVATIVES {pre}_derivatives",
         f"#define FMU_OUTPUTS {pre}_outputs",
@@ -168,7 +177,10 @@ def _config_header(generated, lay, model_name: str, guid: str, cs_step: float, e
         f"int {pre}_derivatives(const double *p, double t, const double *x, const double *u, double *dx);",
         f"int {pre}_outputs(const double *p, const double *x, double *y);",
         *(_workspace_lines(pre) if f"{pre}_derivatives_ws" in generated.header else ()),
+        *((f"#define FMU_FRAME_POSES {pre}_frame_poses", f"void {pre}_frame_poses(const double *q, double *out);")
+          if n_pose else ()),
         f"static const double FMU_PARAM_DEFAULTS[] = {_c_doubles(generated.param_defaults)};",
+        f"static const int FMU_PARAM_INDEX[] = {_c_ints(tunable)}; /* p index of each tunable parameter */",
         f"static const double FMU_EXTRA_OFFSET[] = {_c_doubles(e.offset for e in extra_outputs)};",
         f"static const double FMU_EXTRA_GAIN[] = {_c_doubles(gains)}; /* (NE, NY) row-major */", ""])
 

@@ -10,7 +10,10 @@ Variables, in the order of their value references (the C wrapper ``fmi2_wrapper.
   motors' voltages ``volt:MOTOR``, V), start 0;
 * outputs ``y``: every joint coordinate not already a state (dependent coordinates of closed loops);
 * outputs of removed and loop-closing joints (:class:`ExtraOutput`: affine in the joint coordinates);
-* tunable parameters ``p`` (masses, spring stiffnesses, ... as the generator names them).
+* outputs of the requested frames' world poses (``generated.pose_names``: ``NAME.x .y .z``, m, and
+  ``NAME.R[i][j]``, the rotation row-major; the generated ``PREFIX_frame_poses`` of the joint coordinates);
+* tunable parameters: the entries of ``p`` (masses, spring stiffnesses, ... as the generator names them)
+  except the ``fixed`` ones (:func:`layout`), which keep their defaults.
 
 ModelStructure: outputs depend on the position states only (no direct feed-through of the inputs),
 a position derivative on the states, a velocity or current derivative on the states and the inputs; the initial
@@ -95,10 +98,22 @@ def position_state_count(generated) -> int:
     return generated.nx // 2
 
 
-def layout(generated, extra_outputs=()) -> Layout:
+def tunable_indices(generated, fixed=()) -> tuple[int, ...]:
+    """Indices into ``p`` of the parameters the FMU lists as tunable: every name of
+    ``generated.param_names`` but those in ``fixed`` (each of which must be one of them)."""
+    names = tuple(generated.param_names)
+    unknown = sorted(set(fixed) - set(names))
+    if unknown:
+        raise ValueError(f"fixed parameters {unknown} are not parameters of the generated model")
+    return tuple(i for i, name in enumerate(names) if name not in set(fixed))
+
+
+def layout(generated, extra_outputs=(), fixed=()) -> Layout:
     """The variables of ``generated`` (a :class:`dynamics.codegen.GeneratedC`) with value references
-    as in the C wrapper, and the dependencies of its ModelStructure."""
-    nx, nu, ny, npar = generated.nx, generated.nu, generated.ny, len(generated.param_names)
+    as in the C wrapper, and the dependencies of its ModelStructure; the parameters named in ``fixed``
+    are not variables (:func:`tunable_indices`)."""
+    nx, nu, ny = generated.nx, generated.nu, generated.ny
+    pose_names = tuple(getattr(generated, "pose_names", ()))
     nqx = position_state_count(generated)
     y_index = {name: i for i, name in enumerate(generated.output_names)}
     state_outputs = {name for name in generated.state_names[:nqx] if name in y_index}
@@ -136,9 +151,15 @@ def layout(generated, extra_outputs=()) -> Layout:
         y_var[extra.name] = add(name=extra.name, vr=2 * nx + nu + ny + k, causality="output",
                                 variability="continuous", initial="calculated", start=None,
                                 description=f"joint coordinate ({formula})")
-    for i, (name, value) in enumerate(zip(generated.param_names, generated.param_defaults)):
-        add(name=name, vr=2 * nx + nu + ny + len(extra_outputs) + i, causality="parameter",
-            variability="tunable", initial="exact", start=float(value), description="parameter")
+    first_pose = 2 * nx + nu + ny + len(extra_outputs)
+    for i, name in enumerate(pose_names):
+        what = "world position of the frame's origin, m" if i % 12 < 3 else "world rotation of the frame"
+        y_var[name] = add(name=name, vr=first_pose + i, causality="output", variability="continuous",
+                          initial="calculated", start=None, description=what)
+    for i, j in enumerate(tunable_indices(generated, fixed)):
+        add(name=generated.param_names[j], vr=first_pose + len(pose_names) + i, causality="parameter",
+            variability="tunable", initial="exact", start=float(generated.param_defaults[j]),
+            description="parameter")
     q_deps = tuple(x_idx[:nqx])
     outputs = [(x_idx[i], (x_idx[i],)) for i in range(nx) if variables[x_idx[i] - 1].causality == "output"]
     outputs += [(index, q_deps) for index in y_var.values()]

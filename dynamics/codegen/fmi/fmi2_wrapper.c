@@ -3,7 +3,8 @@
  * The model comes in as C (compiled in this translation unit through fmu_model.h):
  *   FMU_PREFIX_start_state(x)                       reference configuration at rest
  *   FMU_PREFIX_derivatives(p, t, x, u, dx) -> 0     dx/dt of the states x = (q_independent, v_independent)
- *   FMU_PREFIX_outputs(p, x, y) -> 0                every joint coordinate
+ *   FMU_PREFIX_outputs(p, x, y) -> 0                every joint coordinate (y = q of the whole tree)
+ *   FMU_FRAME_POSES(q, pose)                        world poses of the requested frames, 12 each (if any)
  * (closed chains: the _ws variants with a PREFIX_workspace per instance, the closure solve's warm start),
  * and fmu_model.h gives the sizes, the GUID, the parameter defaults, the co-simulation step and the
  * outputs of removed and loop-closing joints (y_extra = offset + gain y).
@@ -14,7 +15,8 @@
  *   [2 NX, +NU)              inputs u (joint forces of the independent coordinates, actuator controls)
  *   [.., +NY)                outputs y (joint coordinates; those equal to a state are declared as the state)
  *   [.., +NE)                outputs of removed joints
- *   [.., +NP)                tunable parameters p
+ *   [.., +NO)                outputs of the frames' world poses (x, y, z, R row-major)
+ *   [.., +NP)                tunable parameters: p[FMU_PARAM_INDEX[i]] (the other FMU_NP_ALL - NP keep defaults)
  * Co-simulation: fmi2DoStep integrates with the classical fixed-step Runge-Kutta method of order 4,
  * FMU_CS_STEP seconds or less (the communication step divided into equal sub-steps), inputs held.
  * Events: the joint stops of a tree (fmi2_stops.c, two indicators per limited coordinate), none otherwise.
@@ -34,7 +36,8 @@
 #define VR_U (VR_DX + FMU_NX)
 #define VR_Y (VR_U + FMU_NU)
 #define VR_E (VR_Y + FMU_NY)
-#define VR_P (VR_E + FMU_NE)
+#define VR_O (VR_E + FMU_NE)
+#define VR_P (VR_O + FMU_NO)
 #define VR_END (VR_P + FMU_NP)
 /* most sub-steps (an event ends one) in one fmi2DoStep beyond the fixed ones */
 #define FMU_MAX_EVENTS_PER_STEP 100000
@@ -47,9 +50,9 @@ typedef enum { MODE_INSTANTIATED, MODE_INIT, MODE_EVENT, MODE_CONTINUOUS, MODE_S
 /* what fmi2GetFMUstate copies */
 typedef struct {
     double time;
-    double x[AT_LEAST_1(FMU_NX)], u[AT_LEAST_1(FMU_NU)], p[AT_LEAST_1(FMU_NP)];
-    double dx[AT_LEAST_1(FMU_NX)], y[AT_LEAST_1(FMU_NY)];
-    int fresh; /* dx and y belong to (time, x, u, p) */
+    double x[AT_LEAST_1(FMU_NX)], u[AT_LEAST_1(FMU_NU)], p[AT_LEAST_1(FMU_NP_ALL)];
+    double dx[AT_LEAST_1(FMU_NX)], y[AT_LEAST_1(FMU_NY)], pose[AT_LEAST_1(FMU_NO)];
+    int fresh; /* dx, y and pose belong to (time, x, u, p) */
     Mode mode;
     /* joint stops: the side a limited row is held on (0 free, -1 lower, +1 upper), its stop force
        (> 0 pushes into the range), and whether reaching each side is an event (not right after leaving it) */
@@ -105,6 +108,9 @@ static int evaluate(Instance *c) {
         log_message(c, fmi2Error, "logStatusError", "the model's outputs failed at t = %.17g s", c->s.time);
         return 1;
     }
+#ifdef FMU_FRAME_POSES
+    FMU_FRAME_POSES(c->s.y, c->s.pose);
+#endif
     if (hold_stops(c) != 0) return 1;
     c->s.fresh = 1;
     return 0;
@@ -120,7 +126,7 @@ static void reset_state(State *s) {
 #ifdef FMU_WORKSPACE
     FMU_WORKSPACE_INIT(&s->ws);
 #endif
-    for (i = 0; i < FMU_NP; i++) s->p[i] = FMU_PARAM_DEFAULTS[i];
+    for (i = 0; i < FMU_NP_ALL; i++) s->p[i] = FMU_PARAM_DEFAULTS[i];
     for (i = 0; i < FMU_NL; i++) s->armed_lo[i] = s->armed_hi[i] = 1;
     s->mode = MODE_INSTANTIATED;
 }
@@ -217,11 +223,12 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
         else if (r < VR_U) value[i] = inst->s.dx[r - VR_DX];
         else if (r < VR_Y) value[i] = inst->s.u[r - VR_U];
         else if (r < VR_E) value[i] = inst->s.y[r - VR_Y];
-        else if (r < VR_P) {
+        else if (r < VR_O) {
             int e = (int)(r - VR_E), j;
             value[i] = FMU_EXTRA_OFFSET[e];
             for (j = 0; j < FMU_NY; j++) value[i] += FMU_EXTRA_GAIN[e * FMU_NY + j] * inst->s.y[j];
-        } else if (r < VR_END) value[i] = inst->s.p[r - VR_P];
+        } else if (r < VR_P) value[i] = inst->s.pose[r - VR_O];
+        else if (r < VR_END) value[i] = inst->s.p[FMU_PARAM_INDEX[r - VR_P]];
         else return fail(inst, "fmi2GetReal: no variable has value reference %s", "(out of range)");
     }
     return fmi2OK;
@@ -235,7 +242,7 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
         fmi2ValueReference r = vr[i];
         if (r < VR_DX && inst->s.mode <= MODE_INIT) inst->s.x[r - VR_X] = value[i];
         else if (r >= VR_U && r < VR_Y) inst->s.u[r - VR_U] = value[i];
-        else if (r >= VR_P && r < VR_END) inst->s.p[r - VR_P] = value[i];
+        else if (r >= VR_P && r < VR_END) inst->s.p[FMU_PARAM_INDEX[r - VR_P]] = value[i];
         else return fail(inst, "fmi2SetReal: %s", "the variable cannot be set (a state after initialization, "
                                                   "a derivative or an output) or does not exist");
     }
