@@ -57,7 +57,8 @@ def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.
     """The FMI 2.0 FMU (zip bytes) of a composition's model: C from :func:`dynamics.codegen.generate_c`
     packaged by :func:`dynamics.codegen.fmi.build_fmu`, with the joints the reduction removed and the
     loop-closing joints as extra outputs (as ``mbcompose simulate``'s CSV has their columns) and the
-    joint stops of a tree without DC motors (with motors the simulator does not enforce limits either).  cs_step : the co-simulation's internal
+    joint stops of a tree without DC motors (with motors the simulator does not enforce limits either) or
+    of a closed chain's independent coordinates.  cs_step : the co-simulation's internal
     Runge-Kutta step, s (default :data:`dynamics.codegen.fmi.DEFAULT_CS_STEP`).  poses : names of bodies
     or parts (:func:`pose_frames`) whose world poses are outputs.  The parameters that would not act as
     the same value edited in the model file acts are not tunable (:func:`fixed_parameters`).
@@ -70,10 +71,10 @@ def fmu_archive(composition, cs_step: float | None = None, stop_time: float = 1.
 
     name = composition.assembly.name or "model"
     source_file = composition.assembly.source_file
-    stops = _joint_stops(composition)
     frames = pose_frames(composition, poses)
     try:
         generated = generate_c(composition.model, prefix=model_identifier(name), poses=frames)
+        stops = _joint_stops(composition, generated)
         extras = (chord_outputs(composition, generated.output_names)
                   + removed_joint_outputs(composition, generated.output_names))
         return build_fmu(generated, name, description=f"mbcompose model of {Path(source_file or name).name}",
@@ -150,27 +151,43 @@ def fixed_parameters(composition, generated) -> tuple[str, ...]:
     return fixed
 
 
-def _joint_stops(composition):
-    """The joint stops (:class:`dynamics.codegen.fmi.Stops`, or None) of a tree model, as ``mbcompose
-    simulate`` applies them (:attr:`Composition.joint_properties`); a closed chain's FMU has none
-    (warned when its joints have limits).  Joint damping is in the generated forces."""
+def _joint_stops(composition, generated):
+    """The joint stops (:class:`dynamics.codegen.fmi.Stops`, or None) of the FMU of ``generated``, as ``mbcompose
+    simulate`` applies them (:attr:`Composition.joint_properties`): a tree's limited coordinates; a closed
+    chain's limited independent coordinates (indices into its states), a limit on a dependent coordinate
+    left out (warned: the FMU's stops act on its states); none with DC motors (as in the simulator, warned).
+    Joint damping is in the generated forces."""
     from mbcompose.dynamics.codegen.fmi import Stops
+    from mbcompose.dynamics.codegen.generate import coordinate_columns
     from mbcompose.dynamics.compiled.simulate_api import limited_coordinates
     from mbcompose.dynamics.forces import motor_names
 
     model, props = composition.model, composition.joint_properties
-    if model.kind != "tree":
-        if props.has_limits:
-            log.warning("the FMU of a closed chain has no joint stops: the joints' limits are left out")
+    if model.kind not in ("tree", "embedded"):
         return None
-    if motor_names(model):
+    if model.kind == "tree" and motor_names(model):
         if props.has_limits:
             log.warning("the FMU of a model with DC motors has no joint stops (nor has `simulate` with motors): "
                         "the joints' limits are left out")
         return None
-    q_index, v_index, lower, upper = limited_coordinates(model, props.lower, props.upper)
-    return Stops(tuple(map(int, q_index)), tuple(map(int, v_index)), tuple(map(float, lower)),
-                 tuple(map(float, upper)))
+    tree = model.tree_model
+    q_index, v_index, lower, upper = limited_coordinates(tree, props.lower, props.upper)
+    if model.kind == "tree":
+        return Stops(tuple(map(int, q_index)), tuple(map(int, v_index)), tuple(map(float, lower)),
+                     tuple(map(float, upper)))
+    nqx = generated.nx // 2
+    states = list(generated.state_names)
+    qn, vn = coordinate_columns(tree), coordinate_columns(tree, rate=True)
+    rows, left_out = [], []
+    for qi, vi, lo, hi in zip(q_index, v_index, lower, upper):
+        if qn[qi] in states[:nqx] and f"v:{vn[vi]}" in states[nqx:]:
+            rows.append((states.index(qn[qi]), states.index(f"v:{vn[vi]}") - nqx, float(lo), float(hi)))
+        else:
+            left_out.append(qn[qi])
+    if left_out:
+        log.warning("the FMU of a closed chain stops its independent coordinates only: the limits of %s (dependent "
+                    "coordinates) are left out", ", ".join(left_out))
+    return Stops(*(tuple(c) for c in zip(*rows))) if rows else None
 
 
 def removed_joint_outputs(composition, columns) -> tuple:

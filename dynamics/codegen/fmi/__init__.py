@@ -33,7 +33,7 @@ from importlib import resources
 from pathlib import Path
 
 from .description import (DEFAULT_CS_STEP, ExtraOutput, Stops, guid_of, layout, model_description_xml,
-                          tunable_indices)
+                          position_state_count, tunable_indices)
 
 __all__ = ["build_fmu", "FmuUnavailable", "ExtraOutput", "Stops", "DEFAULT_CS_STEP", "model_identifier",
            "platform_folder", "find_compiler"]
@@ -93,7 +93,9 @@ def build_fmu(generated, model_name: str, description: str = "", cs_step: float 
         ``modelIdentifier``.  cs_step : largest internal step of co-simulation, s (> 0).
     extra_outputs : outputs that are affine functions of the generated outputs (removed joints).
     stop_time : the DefaultExperiment's stop time, s.
-    stops : joint stops (trees only: ``x = (q, v)`` of the whole tree and ``PREFIX_crba``), events of the FMU.
+    stops : joint stops, events of the FMU: of the coordinates of a tree (``x = (q, v)`` and ``PREFIX_crba``)
+        or of the independent coordinates of an embedded closed chain (indices into its ``x``; the inertia
+        ``X^T M X`` from ``PREFIX_close``, ``PREFIX_complete_velocity`` and ``PREFIX_crba``); not with DC motors.
     fixed_parameters : names of ``generated.param_names`` that are not tunable variables (they keep their
         defaults: a value the generated code also holds elsewhere as a constant, or one that acts on nothing).
     The frames of ``generated.pose_names`` (``PREFIX_frame_poses``) are outputs after the extra outputs.
@@ -107,8 +109,8 @@ def build_fmu(generated, model_name: str, description: str = "", cs_step: float 
                  "electrical time constant L/R (the Runge-Kutta step's stability)", max_step, cs_step)
         cs_step = max_step
     stops = stops if stops is not None and len(stops) else None
-    if stops and generated.nx != generated.nq + generated.nv:
-        raise ValueError("joint stops in an FMU need a tree model (states q and v of the whole tree)")
+    if stops and getattr(generated, "nm", 0):
+        raise ValueError("joint stops in an FMU need states q and v only (no DC motor currents)")
     ident = model_identifier(model_name)
     folder, suffix = platform_folder()
     lay = layout(generated, extra_outputs, fixed_parameters)
@@ -176,13 +178,18 @@ def _config_header(generated, lay, model_name: str, guid: str, cs_step: float, e
         f"void {pre}_start_state(double *x);",
         f"int {pre}_derivatives(const double *p, double t, const double *x, const double *u, double *dx);",
         f"int {pre}_outputs(const double *p, const double *x, double *y);",
-        *(_workspace_lines(pre) if f"{pre}_derivatives_ws" in generated.header else ()),
+        *(_workspace_lines(pre) if _is_closed(generated) else ()),
         *((f"#define FMU_FRAME_POSES {pre}_frame_poses", f"void {pre}_frame_poses(const double *q, double *out);")
           if n_pose else ()),
         f"static const double FMU_PARAM_DEFAULTS[] = {_c_doubles(generated.param_defaults)};",
         f"static const int FMU_PARAM_INDEX[] = {_c_ints(tunable)}; /* p index of each tunable parameter */",
         f"static const double FMU_EXTRA_OFFSET[] = {_c_doubles(e.offset for e in extra_outputs)};",
         f"static const double FMU_EXTRA_GAIN[] = {_c_doubles(gains)}; /* (NE, NY) row-major */", ""])
+
+
+def _is_closed(generated) -> bool:
+    """Whether ``generated`` is an embedded closed chain (its header declares the workspace functions)."""
+    return f"{generated.prefix}_derivatives_ws" in generated.header
 
 
 def _workspace_lines(pre: str) -> tuple[str, ...]:
@@ -193,12 +200,18 @@ def _workspace_lines(pre: str) -> tuple[str, ...]:
 
 
 def _stops_header(generated, stops: Stops | None) -> str:
-    """The rest of ``fmu_model.h``: tree sizes and joint stops (``FMU_NL`` rows)."""
-    lines = [f"#define FMU_NQ {generated.nq}", f"#define FMU_NV {generated.nv}",
+    """The rest of ``fmu_model.h``: the numbers of position and velocity states and joint stops (``FMU_NL``
+    rows); a closed chain's (:func:`_is_closed`) with the functions of its inertia in independent coordinates."""
+    pre, nqx = generated.prefix, position_state_count(generated)
+    lines = [f"#define FMU_NQ {nqx}", f"#define FMU_NV {generated.nx - nqx - getattr(generated, 'nm', 0)}",
              f"#define FMU_NL {len(stops) if stops else 0}"]
+    if stops and _is_closed(generated):
+        lines += ["#define FMU_CLOSED_STOPS 1", f"#define FMU_NQ_TREE {generated.nq}",
+                  f"#define FMU_NV_TREE {generated.nv}", f"#define FMU_CLOSE {pre}_close",
+                  f"#define FMU_COMPLETE_VELOCITY {pre}_complete_velocity"]
     if stops:
-        lines += [f"#define FMU_CRBA {generated.prefix}_crba",
-                  f"void {generated.prefix}_crba(const double *p, const double *q, double *M);",
+        lines += [f"#define FMU_CRBA {pre}_crba",
+                  f"void {pre}_crba(const double *p, const double *q, double *M);",
                   f"static const int FMU_LIMIT_Q[] = {_c_ints(stops.q_index)};",
                   f"static const int FMU_LIMIT_V[] = {_c_ints(stops.v_index)};",
                   f"static const double FMU_LOWER[] = {_c_doubles(stops.lower)};",

@@ -45,8 +45,9 @@ class ExtraOutput:
 
 @dataclass(frozen=True)
 class Stops:
-    """Joint stops of a tree FMU (the limited coordinates of
-    :func:`dynamics.compiled.simulate_api.limited_coordinates`): q_index, v_index (L,) int; lower,
+    """Joint stops of an FMU (the limited coordinates of
+    :func:`dynamics.compiled.simulate_api.limited_coordinates`): q_index, v_index (L,) int, indices into the
+    position and the velocity states (a tree's q and v; a closed chain's independent coordinates); lower,
     upper (L,) rad or m, -inf / +inf where a side is open."""
 
     q_index: tuple[int, ...]

@@ -1,4 +1,5 @@
-/* fmi2_stops.c: joint stops (position limits) of a rigid-body tree for fmi2_wrapper.c (included by it).
+/* fmi2_stops.c: joint stops (position limits) of a rigid-body tree or of the independent coordinates of
+ * an embedded closed chain, for fmi2_wrapper.c (included by it).
  *
  * The same model as mbcompose's adaptive simulator (dynamics/simulation/stops.py): hard, perfectly
  * inelastic stops.
@@ -12,8 +13,12 @@
  *    a = a0 + M^-1 E lambda with E^T a = 0 (a0 the free acceleration), until lambda reaches zero
  *    (the indicator of a held row), when it is released.
  *  - A row that has just left a stop is not an event again until it is FMU_STOP_MARGIN inside its range.
- * M is the generated CRBA (FMU_CRBA), factorised by Cholesky; the small k x k systems by Gaussian
- * elimination with partial pivoting.  Needs x = (q, v) of the whole tree (FMU_NQ, FMU_NV).
+ * M is the generated CRBA (FMU_CRBA) of a tree, factorised by Cholesky; the small k x k systems by Gaussian
+ * elimination with partial pivoting.  Needs x = (q, v) with FMU_NQ positions and FMU_NV velocities: the
+ * whole tree's, or (FMU_CLOSED_STOPS) a closed chain's independent ones, whose M is then the mass matrix
+ * in independent coordinates M_r = X^T M X (X = the columns of FMU_COMPLETE_VELOCITY at the configuration
+ * FMU_CLOSE completes, M the tree's CRBA there): as mbcompose's simulator for a stop on an independent
+ * coordinate (dynamics/simulation/stops.py, X M_r^-1 X^T, whose independent rows are M_r^-1).
  */
 
 #define FMU_STOP_MARGIN 1e-9    /* rad or m: how far inside its range a row that left a stop is re-armed */
@@ -76,12 +81,42 @@ static int solve_small(double *A, int k, double *b) {
     return 0;
 }
 
+/* M (FMU_NV x FMU_NV) of the velocity states at the instance's x: the tree's CRBA, or a closed chain's
+   X^T M X; 0 = ok */
+static int stop_mass(Instance *c, double *M) {
+#ifdef FMU_CLOSED_STOPS
+    double q[FMU_NQ_TREE], Mt[FMU_NV_TREE * FMU_NV_TREE], X[FMU_NV_TREE * FMU_NV], e[FMU_NV], col[FMU_NV_TREE];
+    int i, j, a, b;
+    if (FMU_CLOSE(&c->s.ws, c->s.x, q) != 0) {
+        log_message(c, fmi2Error, "logStatusError", "joint stops: the loops do not close at t = %.17g s", c->s.time);
+        return 1;
+    }
+    for (j = 0; j < FMU_NV; j++) {
+        memset(e, 0, sizeof e);
+        e[j] = 1.0;
+        if (FMU_COMPLETE_VELOCITY(q, e, col) != 0) return 1;
+        for (i = 0; i < FMU_NV_TREE; i++) X[i * FMU_NV + j] = col[i];
+    }
+    FMU_CRBA(c->s.p, q, Mt);
+    for (a = 0; a < FMU_NV; a++)
+        for (b = 0; b < FMU_NV; b++) {
+            double s = 0.0;
+            for (i = 0; i < FMU_NV_TREE; i++)
+                for (j = 0; j < FMU_NV_TREE; j++) s += X[i * FMU_NV + a] * Mt[i * FMU_NV_TREE + j] * X[j * FMU_NV + b];
+            M[a * FMU_NV + b] = s;
+        }
+#else
+    FMU_CRBA(c->s.p, c->s.x, M);
+#endif
+    return 0;
+}
+
 /* y (k) = (E_H^T M^-1 E_H)^-1 r and out (nv) = M^-1 E_H y for the limited rows `rows` (k of them) at q;
    0 = ok */
 static int stop_correction(Instance *c, const int *rows, int k, const double *r, double *y, double *out) {
     double L[FMU_NV * FMU_NV], W[FMU_NV * FMU_NL], WHH[FMU_NL * FMU_NL], col[FMU_NV];
     int i, j;
-    FMU_CRBA(c->s.p, c->s.x, L);
+    if (stop_mass(c, L) != 0) return 1;
     if (cholesky(L, FMU_NV) != 0) {
         log_message(c, fmi2Error, "logStatusError", "the mass matrix is not positive definite at t = %.17g s",
                     c->s.time);

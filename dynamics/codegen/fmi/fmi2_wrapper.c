@@ -19,7 +19,8 @@
  *   [.., +NP)                tunable parameters: p[FMU_PARAM_INDEX[i]] (the other FMU_NP_ALL - NP keep defaults)
  * Co-simulation: fmi2DoStep integrates with the classical fixed-step Runge-Kutta method of order 4,
  * FMU_CS_STEP seconds or less (the communication step divided into equal sub-steps), inputs held.
- * Events: the joint stops of a tree (fmi2_stops.c, two indicators per limited coordinate), none otherwise.
+ * Events: the joint stops (fmi2_stops.c, two indicators per limited coordinate) of a tree or of a closed
+ * chain's independent coordinates, none otherwise.
  * No global mutable state: everything lives in the instance.
  */
 #include <math.h>
