@@ -23,6 +23,7 @@ Example::
       directory: out/seeker            # relative to this file
       model: true                      # native model file (YAML assembly, lumped)
       exports: [urdf, mjcf, sdf]
+      collision: mesh                  # the exports' collision shapes: mesh (as read) | hull | none
       report: true                     # HTML + Markdown
       graphs: [extended, reduced, sko, sparsity]
       simulation:
@@ -52,6 +53,7 @@ from mbcompose.dynamics.tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, GRAPH_RA
 from mbcompose.graph.model import LOOP_POLICIES, REDUNDANT_POLICIES
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
+from mbcompose.parsers.exporters.collision import COLLISION_MODES, DEFAULT_COLLISION
 from mbcompose.parsers.limits import InputLimits
 from mbcompose.parsers.step.mating import PLANAR_CONTACT_POLICIES
 from mbcompose.parsers.yaml.document import Node, load_yaml
@@ -122,6 +124,8 @@ class OutputConfig:
     directory: Path
     model: bool = True
     exports: tuple[str, ...] = ()
+    #: the exports' collision geometry: "mesh" (as read), "hull" (one convex hull per part) or "none"
+    collision: str = DEFAULT_COLLISION
     report: bool = True
     graphs: tuple[str, ...] = ("extended", "reduced", "sparsity")
     simulation: SimulationConfig | None = None
@@ -334,13 +338,15 @@ def _mating(node: Node | None) -> dict[str, object]:
 def _outputs(node: Node | None, base_dir: Path, stem: str) -> OutputConfig:
     if node is None:
         return OutputConfig(directory=base_dir / "out" / stem)
-    node.check_keys(("directory", "model", "exports", "report", "graphs", "simulation"))
+    node.check_keys(("directory", "model", "exports", "collision", "report", "graphs", "simulation"))
     get = node.get
     directory = (base_dir / (get("directory").string() if get("directory") is not None else f"out/{stem}")).resolve()
     return OutputConfig(
         directory=directory,
         model=get("model").boolean() if get("model") is not None else True,
         exports=_choices(get("exports"), EXPORT_FORMATS) if get("exports") is not None else (),
+        collision=_choice(get("collision"), COLLISION_MODES) if get("collision") is not None
+        else DEFAULT_COLLISION,
         report=get("report").boolean() if get("report") is not None else True,
         graphs=_choices(get("graphs"), GRAPH_STAGES) if get("graphs") is not None
         else ("extended", "reduced", "sparsity"),

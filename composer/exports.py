@@ -1,7 +1,8 @@
 """Writing a model and its exports: the native model file (YAML) and URDF, MJCF or SDFormat beside it,
 with the meshes copied (or converted to STL) into ``assets/`` and referenced relatively
 (:mod:`parsers.exporters.assets`), so that the output folder can be moved.  ``mbcompose convert`` and the
-pipeline's ``outputs.exports`` both write through :func:`export_writers`; ``convert -o X.fmu`` writes
+pipeline's ``outputs.exports`` both write through :func:`export_writers` (collision geometry as read, one
+convex hull per part or none: :mod:`parsers.exporters.collision`); ``convert -o X.fmu`` writes
 the FMI 2.0 FMU of :func:`fmu_archive` (generated C, see docs/fmu.md).
 """
 
@@ -15,8 +16,9 @@ import numpy as np
 
 from mbcompose.parsers.assembly import Assembly
 from mbcompose.parsers.errors import InputError
-from mbcompose.parsers.exporters import writer_for
+from mbcompose.parsers.exporters import ExportError, writer_for
 from mbcompose.parsers.exporters.assets import plan_mesh_assets, relocated
+from mbcompose.parsers.exporters.collision import COLLISION_MODES, DEFAULT_COLLISION, simplify_collision
 from mbcompose.parsers.yaml import write_yaml
 
 log = logging.getLogger(__name__)
@@ -30,25 +32,38 @@ FMU_SUFFIX = ".fmu"
 
 
 def export_writers(assembly: Assembly, names: Iterable[str], directory: Path,
-                   options: Mapping[str, dict] | None = None) -> dict[str, Callable[[Path], None]]:
+                   options: Mapping[str, dict] | None = None,
+                   collision: str = DEFAULT_COLLISION) -> dict[str, Callable[[Path], None]]:
     """``write(path)`` of each file of ``names`` (in ``directory``; the suffix chooses the writer: ``.yaml``
     the native model file, else :func:`parsers.exporters.writer_for`) and of the meshes they share, keyed by
     name in ``directory``.
 
     options : suffix -> keyword arguments of that exporter (``{".urdf": {"cut_loops": True}}``).
+    collision : the collision geometry of the URDF, MJCF and SDFormat exports (one of
+        :data:`parsers.exporters.collision.COLLISION_MODES`: ``mesh`` as read, ``hull`` one convex hull per
+        part written to ``assets/STEM_hull.stl``, ``none``); the native model file keeps the shapes as read.
     A writer raises :class:`parsers.exporters.ExportError` when the format cannot hold the model.
     """
+    if collision not in COLLISION_MODES:
+        raise ExportError(f"collision geometry {collision!r} is not one of {', '.join(COLLISION_MODES)}")
     options = options or {}
-    assets = plan_mesh_assets(assembly)
+    names = list(names)
+    model_files = [n for n in names if Path(n).suffix.lower() in MODEL_SUFFIXES]
+    exports = len(model_files) < len(names)
+    if not exports and collision != DEFAULT_COLLISION:
+        log.warning("collision geometry %r applies to URDF, MJCF and SDFormat exports; the native model file keeps "
+                    "the shapes as read", collision)
+    exported = simplify_collision(assembly, collision) if exports else assembly
+    assets = plan_mesh_assets(*([assembly] if model_files else []), *([exported] if exports else []))
     writers: dict[str, Callable[[Path], None]] = {}
     for name in names:
         suffix = Path(name).suffix.lower()
-        if suffix in MODEL_SUFFIXES:
+        if name in model_files:
             text = write_yaml(relocated(assembly, assets, directory), directory)
             writers[name] = lambda p, t=text: p.write_text(t, encoding="utf-8")
         else:
             writer, extra = writer_for(suffix), options.get(suffix, {})
-            writers[name] = lambda p, w=writer, o=extra: w(assembly, p, mesh_reference=assets.reference, **o)
+            writers[name] = lambda p, w=writer, o=extra: w(exported, p, mesh_reference=assets.reference, **o)
     writers.update(assets.writers())
     return writers
 

@@ -80,13 +80,16 @@ class _Stages:
 
 # ---------------------------------------------------------------- stages
 
-def exports_stage(composition: Composition, formats, directory: Path, stem: str) -> dict[str, Callable]:
-    """Writers of the model file, of each export and of their meshes, keyed by file name
-    (:func:`composer.exports.export_writers`); the runner calls each on a staged temporary file."""
+def exports_stage(composition: Composition, formats, directory: Path, stem: str,
+                  collision: str = "mesh") -> dict[str, Callable]:
+    """Writers of the model file, of each export (with the ``collision`` geometry, ``outputs.collision``)
+    and of their meshes, keyed by file name (:func:`composer.exports.export_writers`); the runner calls each
+    on a staged temporary file."""
     from mbcompose.parsers.exporters import ExportError
 
     formats_of = {f"{stem}{EXPORT_SUFFIXES[f]}": f for f in formats}
-    writers = export_writers(composition.lumped, [f"{stem}.model.yaml", *formats_of], directory)
+    writers = export_writers(composition.lumped, [f"{stem}.model.yaml", *formats_of], directory,
+                             collision=collision)
     source = composition.assembly.source_file
 
     def located(write, fmt):
@@ -178,7 +181,7 @@ def _run_stages(result: RunResult, input_path: Path, config: PipelineConfig, pro
         hook("model")
         if outs.model or outs.exports:
             files = stages.run("exports", exports_stage, composition,
-                               outs.exports, directory, stem)
+                               outs.exports, directory, stem, outs.collision)
             for name, write in files.items():
                 if name.endswith(".model.yaml") and not outs.model:
                     continue

@@ -817,6 +817,10 @@ def docs_cmd(topic: str | None):
 @click.option("--cut-loops", is_flag=True,
               help="URDF only (URDF describes trees): leave out loop-closing joints, listed in a comment and a "
                    "warning, instead of refusing.  MJCF closes loops with equality constraints; SDFormat keeps them.")
+@click.option("--collision", type=click.Choice(["mesh", "hull", "none"]), default="mesh", show_default=True,
+              help="Collision geometry of a URDF, MJCF or SDFormat export: 'mesh' the shapes as read; 'hull' one "
+                   "convex hull per part's mesh (assets/STEM_hull.stl; primitives stay primitives, visual meshes "
+                   "stay); 'none' no collision shapes (visual ones kept).  Mass properties are unchanged.")
 @click.option("--fmi-step", type=FiniteFloat(positive=True), default=None,
               help="FMU only: largest internal Runge-Kutta step of co-simulation in seconds [default: 0.001].")
 @click.option("--fmu-output-pose", "fmu_poses", metavar="BODY", multiple=True,
@@ -824,7 +828,7 @@ def docs_cmd(topic: str | None):
                    "and BODY.R[i][j] (its world rotation, row-major) of a body or a part lumped into one.")
 @_base_option
 @_verbosity_options
-def convert(input_file, output, no_lumping, cut_loops, fmi_step, fmu_poses, base):
+def convert(input_file, output, no_lumping, cut_loops, collision, fmi_step, fmu_poses, base):
     """Convert INPUT to another format (reader and writer chosen by suffix).
 
     By default the lumped model is written: composites with merged mass
@@ -863,7 +867,7 @@ def convert(input_file, output, no_lumping, cut_loops, fmi_step, fmu_poses, base
         return
     composition, read = _compose_with_inputs(input_file, lumping=not no_lumping, loops="embed", base=base)
     assembly = composition.lumped
-    writers = export_writers(assembly, [out.name], out.parent, {".urdf": {"cut_loops": cut_loops}})
+    writers = export_writers(assembly, [out.name], out.parent, {".urdf": {"cut_loops": cut_loops}}, collision)
     with OutputSet(inputs=read, create_dirs=True) as staged:     # the folder exists; assets/ may be created
         try:
             staged.add(out, writers.pop(out.name))

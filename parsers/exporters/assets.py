@@ -10,7 +10,9 @@ output folder loads in MuJoCo and Pinocchio anywhere.
 STL and OBJ files (which URDF, SDFormat and MuJoCo readers all accept) are
 copied byte for byte; other formats (DAE, PLY, OFF, GLB ...) are converted to
 binary STL through trimesh, as loaded by the readers of this package (their
-unit scale applied; a ``scale`` attribute in the export stays as it was).
+unit scale applied; a ``scale`` attribute in the export stays as it was).  The convex
+hull of a mesh (a shape of :func:`parsers.exporters.collision.simplify_collision`'s
+``hull`` mode) is computed when written, as binary STL ``assets/STEM_hull.stl``.
 """
 
 from __future__ import annotations
@@ -35,9 +37,12 @@ class MeshAssets:
 
     names : resolved source path -> reference written in the export
         (``assets/<name>``, forward slashes, relative to the export's folder).
+    hulls : resolved (virtual) hull path -> the mesh file it is the convex hull of
+        (:func:`parsers.exporters.collision.hull_file`); written as that mesh's hull.
     """
 
     names: dict = field(default_factory=dict)
+    hulls: dict = field(default_factory=dict)
 
     def reference(self, file) -> str:
         """The reference to write for mesh ``file`` (KeyError if it was not planned)."""
@@ -45,7 +50,14 @@ class MeshAssets:
 
     def writers(self) -> dict[str, Callable[[Path], None]]:
         """Relative file name -> ``write(path)`` that copies or converts the source mesh there."""
-        return {rel: (lambda p, s=src: _write_mesh(Path(s), p)) for src, rel in self.names.items()}
+        return {rel: (lambda p, s=src: _write_hull(Path(self.hulls[s]), p)) if src in self.hulls
+                else (lambda p, s=src: _write_mesh(Path(s), p)) for src, rel in self.names.items()}
+
+
+def _write_hull(source: Path, target: Path) -> None:
+    from .collision import convex_hull_mesh
+
+    target.write_bytes(convex_hull_mesh(source).export(file_type="stl"))
 
 
 def _write_mesh(source: Path, target: Path) -> None:
@@ -65,25 +77,32 @@ def _unique_name(stem: str, suffix: str, taken: set) -> str:
     return name
 
 
-def plan_mesh_assets(assembly, folder: str = "assets") -> MeshAssets:
-    """Give every mesh file of ``assembly``'s bodies a name in ``folder`` (in body order).
+def plan_mesh_assets(*assemblies, folder: str = "assets") -> MeshAssets:
+    """Give every mesh file of the ``assemblies``' bodies a name in ``folder`` (in body order).
 
     Two different files with the same name get ``_1``, ``_2`` ... suffixes; a file
-    used by several shapes is written once.  Non-portable formats get ``.stl``.
+    used by several shapes (or by several of the assemblies: the model file's and an
+    export's with simplified collision geometry) is written once.  Non-portable formats
+    get ``.stl``; a hull shape (its ``params`` name its source mesh under
+    :data:`parsers.exporters.collision.HULL_OF`) is planned as the STL of that hull.
     """
+    from .collision import HULL_OF
+
     names: dict[str, str] = {}
+    hulls: dict[str, str] = {}
     taken: set = set()
-    for body in assembly.bodies:
-        for g in body.geometry:
-            if g.kind != "mesh" or g.file is None:
-                continue
-            src = str(Path(g.file).resolve())
-            if src in names:
-                continue
-            p = Path(src)
-            suffix = p.suffix.lower() if p.suffix.lower() in PORTABLE_MESHES else ".stl"
-            names[src] = f"{folder}/{_unique_name(p.stem, suffix, taken)}"
-    return MeshAssets(names)
+    for g in (g for a in assemblies for body in a.bodies for g in body.geometry):
+        if g.kind != "mesh" or g.file is None:
+            continue
+        src = str(Path(g.file).resolve())
+        if src in names:
+            continue
+        p = Path(src)
+        if HULL_OF in g.params:
+            hulls[src] = str(g.params[HULL_OF])
+        suffix = p.suffix.lower() if p.suffix.lower() in PORTABLE_MESHES and src not in hulls else ".stl"
+        names[src] = f"{folder}/{_unique_name(p.stem, suffix, taken)}"
+    return MeshAssets(names, hulls)
 
 
 def relocated(assembly, assets: MeshAssets, directory):
