@@ -55,17 +55,21 @@ def hull_file(mesh_file) -> str:
 
 def convex_hull_mesh(mesh_file):
     """The convex hull (``trimesh.Trimesh``) of the mesh in ``mesh_file`` as the readers load it
-    (:func:`parsers.massprops.load_mesh`, unscaled: the file's own units); ExportError when its
-    vertices span no volume (a flat or degenerate mesh has no hull to collide with)."""
+    (:func:`parsers.massprops.load_mesh`, unscaled: the file's own units); InputError naming the file, as
+    for a mesh that cannot be read, when its vertices span no volume (a flat or degenerate mesh has no hull
+    to collide with)."""
+    from ..errors import InputError
     from ..massprops import load_mesh
 
     mesh = load_mesh(mesh_file)
     try:
         hull = mesh.convex_hull
     except Exception as exc:  # qhull raises its own error types for flat and degenerate input
-        raise ExportError(f"no convex hull of mesh {mesh_file}: {type(exc).__name__}: {exc}") from None
+        raise InputError(f"no convex hull of mesh {Path(mesh_file).name} ({type(exc).__name__}: {exc}); use "
+                         "--collision mesh or none", file=str(mesh_file)) from None
     if len(hull.faces) < 4 or not hull.is_volume:
-        raise ExportError(f"no convex hull of mesh {mesh_file}: its vertices span no volume")
+        raise InputError(f"no convex hull of mesh {Path(mesh_file).name}: its vertices span no volume; use "
+                         "--collision mesh or none", file=str(mesh_file))
     return hull
 
 

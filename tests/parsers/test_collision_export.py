@@ -282,3 +282,17 @@ def test_pipeline_collision_option_hulls_the_exports_and_keeps_the_model_file(tm
     config.write_text(config.read_text().replace("collision: hull", "collision: hul"))
     with pytest.raises(InputError, match="did you mean 'hull'"):
         load_pipeline(config)
+
+
+def test_a_flat_mesh_has_no_hull_and_says_which_file(tmp_path):
+    from mbcompose.parsers.errors import InputError
+    from mbcompose.parsers.exporters.collision import convex_hull_mesh
+
+    flat = tmp_path / "plate.stl"
+    trimesh.Trimesh(vertices=[[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], faces=[[0, 1, 2], [1, 3, 2]]).export(flat)
+    with pytest.raises(InputError, match="plate.stl.*span no volume") as info:
+        convex_hull_mesh(flat)
+    assert info.value.file == str(flat)
+    box = tmp_path / "box.stl"
+    trimesh.creation.box(extents=(0.1, 0.2, 0.3)).export(box)
+    assert np.isclose(convex_hull_mesh(box).volume, 0.1 * 0.2 * 0.3, rtol=INERTIA_ROUNDING_RTOL)
