@@ -42,7 +42,7 @@ from importlib import metadata
 from pathlib import Path
 
 __all__ = ["CACHE_DIR", "CONSTANTS", "MODULES", "READY", "LOCK", "source_hash", "cache_directory", "cache_is_cold",
-           "cache_is_ready", "compile_in_background", "compiling", "warm_up"]
+           "install_folder", "cache_is_ready", "compile_in_background", "compiling", "warm_up"]
 
 log = logging.getLogger(__name__)
 
@@ -92,14 +92,15 @@ CACHE_DIR = cache_directory()
 
 def cache_is_cold(cache: Path | None = None, module: str = "entry_kernels") -> bool:
     """True when the next call of a kernel of ``module`` compiles it: numba's cache for these kernels
-    (``cache``, default :data:`CACHE_DIR`) holds nothing of ``module`` yet (``entry_kernels``: the tree
+    (``cache``, default :data:`CACHE_DIR`) holds nothing of ``module`` for this install yet (``entry_kernels``: the tree
     kernels; ``closed_kernels``: the closed chains'), or cannot be written (then every process
     compiles).  The first use after an install or an edit of a kernel module compiles: about a
     minute of CPU (see the README).  Imports no numba."""
     cache = CACHE_DIR if cache is None else Path(cache)
     if not writable(cache):
         return True
-    return not cache.is_dir() or next(cache.rglob(f"{module}.*.nbi"), None) is None
+    folder = install_folder(cache)
+    return not folder.is_dir() or next(folder.glob(f"{module}.*.nbi"), None) is None
 
 
 def writable(folder: Path) -> bool:
@@ -115,8 +116,21 @@ def writable(folder: Path) -> bool:
 #: simulator and the closed chains' forward dynamics (compiled for its one signature on import); the
 #: closed chains' loop closure and fixed-step loop (``closure_kernels``) compile on their first call
 MODULES = ("entry_kernels", "simulate_kernels", "closed_kernels")
-#: file of the cache folder written (atomically, last) when :func:`warm_up` has compiled every module
-READY = "ready"
+#: the folder of this install's kernel modules, as numba's cache locator spells it (absolute, not resolved)
+_SOURCE_FOLDER = os.path.dirname(os.path.abspath(__file__))
+#: file of the cache folder written (atomically, last) when :func:`warm_up` has compiled every module of
+#: this install: numba keeps each install's machine code apart (:func:`install_folder`), so the marker is
+#: per install too (a second venv or clone of the same version finds no marker and compiles in the
+#: background with its notice instead of in the foreground without one)
+READY = "ready-" + hashlib.sha1(_SOURCE_FOLDER.encode()).hexdigest()[:12]
+
+
+def install_folder(cache: Path | None = None) -> Path:
+    """numba's folder for this install's kernels inside ``cache`` (default :data:`CACHE_DIR`): numba's
+    cache locator names it ``<source folder name>_<SHA-1 of the source folder's absolute path>``
+    (``numba.core.caching._CacheLocator.get_suitable_cache_subpath``)."""
+    cache = CACHE_DIR if cache is None else Path(cache)
+    return cache / f"{os.path.basename(_SOURCE_FOLDER)}_{hashlib.sha1(_SOURCE_FOLDER.encode()).hexdigest()}"
 #: lock file of the cache folder while a background compilation runs (its content: the owner's pid)
 LOCK = "compile.lock"
 #: a lock older than this (s) is stale whatever its pid says (a compilation takes minutes, not an hour)

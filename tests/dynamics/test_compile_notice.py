@@ -75,10 +75,15 @@ def test_a_fresh_process_with_the_same_sources_finds_the_cache_warm_even_with_nu
 def test_cache_is_cold_until_the_cache_holds_the_module(tmp_path):
     cache = tmp_path / "hash"
     assert compiled.cache_is_cold(cache)               # not there yet, its parent writable
-    (cache / "compiled_0123").mkdir(parents=True)      # numba's folder per source directory
-    (cache / "compiled_0123" / "tree_kernels.crba-140.py311.nbi").write_bytes(b"")
+    other = cache / "compiled_0123"                    # another install's folder (numba's: one per source directory)
+    other.mkdir(parents=True)
+    (other / "entry_kernels.rnea-46.py311.nbi").write_bytes(b"")
+    assert compiled.cache_is_cold(cache)               # another install's kernels do not count
+    ours = compiled.install_folder(cache)
+    ours.mkdir()
+    (ours / "tree_kernels.crba-140.py311.nbi").write_bytes(b"")
     assert compiled.cache_is_cold(cache)               # other modules' files do not count
-    (cache / "compiled_0123" / "entry_kernels.rnea-46.py311.nbi").write_bytes(b"")
+    (ours / "entry_kernels.rnea-46.py311.nbi").write_bytes(b"")
     assert not compiled.cache_is_cold(cache)
     assert compiled.cache_is_cold(cache, module="closed_kernels")
     if os.geteuid() != 0:                              # root writes anywhere
