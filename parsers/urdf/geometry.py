@@ -156,6 +156,10 @@ class MeshFiles:
     directory (symbolic links resolved, only when a look-up needs it) that is;
     package_dirs : folders holding packages and ``(NAME, FOLDER)`` pairs (:func:`split_package_dirs`);
     found : URI -> normalised path string or None.
+
+    Whether a file exists is read from one listing of its folder per document (``os.scandir``: one
+    system call for every file of a folder, where ``os.path.isfile`` costs one per file, each walking
+    the whole path): :meth:`is_file`.
     """
 
     def __init__(self, base_dir=None, package_dirs=(), *, document: str | None = None):
@@ -166,6 +170,19 @@ class MeshFiles:
         self._roots_key = (given, self.package_dirs, tuple(sorted(self.named_packages.items())),
                            os.environ.get("ROS_PACKAGE_PATH", ""))
         self.found: dict[str, str | None] = {}
+        self._listed: dict[str, frozenset | None] = {}
+
+    def is_file(self, path: str) -> bool:
+        """``os.path.isfile(path)`` (an absolute path; symbolic links followed) from the listing of its
+        folder, made on the first question about that folder (a folder that does not exist holds no file;
+        one that cannot be listed is asked ``os.path.isfile``)."""
+        folder, sep, name = path.rpartition("/")
+        if not sep or os.sep != "/":
+            return os.path.isfile(path)
+        files = self._listed.get(folder, _UNKNOWN)
+        if files is _UNKNOWN:
+            files = self._listed[folder] = _regular_files(folder)
+        return os.path.isfile(path) if files is None else name in files
 
     @property
     def base(self) -> str:
@@ -204,18 +221,30 @@ class MeshFiles:
             hit = _ROOT_CACHE.get(key)
             if hit is not None:
                 f = hit + "/" + rel if _clean(rel) else os.path.normpath(os.path.join(hit, rel))
-                if os.path.isfile(f):
+                if self.is_file(f):
                     return f
             for root in _package_roots(pkg, self, self.ros_package_path):
                 f = os.path.join(root, rel)
-                if os.path.isfile(f):
+                if self.is_file(f):
                     _ROOT_CACHE[key] = os.path.normpath(root)
                     return os.path.normpath(f)
             return None
         if uri.startswith("file://"):
             uri = uri[len("file://"):]
         f = os.path.normpath(os.path.join(self.base, uri))
-        return f if os.path.isfile(f) else None
+        return f if self.is_file(f) else None
+
+
+def _regular_files(folder: str) -> frozenset | None:
+    """The names of the regular files in ``folder`` (symbolic links to one included); empty when the
+    folder does not exist or is not a folder; None when it cannot be listed (no permission)."""
+    try:
+        with os.scandir(folder) as entries:
+            return frozenset(e.name for e in entries if e.is_file())
+    except (FileNotFoundError, NotADirectoryError):
+        return frozenset()
+    except OSError:
+        return None
 
 
 def shape_geometry(shape_el, g, role: str, meshes: MeshFiles, check_meshes: bool, pose: Pose,
@@ -290,6 +319,8 @@ def _check_mesh_uri(s, uri: str, meshes: MeshFiles) -> None:
             raise error(s, f"mesh URI {uri!r} climbs out of its package")
         return
     f = os.path.join(meshes.base, uri[len("file://"):] if uri.startswith("file://") else uri)
+    if meshes.is_file(os.path.normpath(f)):
+        return
     if os.path.exists(f) and not os.path.isfile(f):
         raise error(s, f"mesh {uri!r} is not a regular file")
 
