@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import xml.etree.ElementTree as ET
 from functools import lru_cache
 from itertools import chain
@@ -51,6 +52,18 @@ XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
 #: comments, processing instructions or whitespace-only text in the tree; no table of ids
 _PARSER_OPTIONS = dict(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False,
                        remove_comments=True, remove_pis=True, remove_blank_text=True, collect_ids=False)
+
+#: this thread's parser of :data:`_PARSER_OPTIONS` (made once: an lxml parser may parse many documents,
+#: one at a time, in the thread that made it; making one costs as much as parsing a small file)
+_THREAD = threading.local()
+
+
+def _parser() -> etree.XMLParser:
+    parser = getattr(_THREAD, "parser", None)
+    if parser is None:
+        parser = _THREAD.parser = etree.XMLParser(**_PARSER_OPTIONS)
+    return parser
+
 
 #: the deepest nesting libxml2 reads without ``huge_tree``
 PARSER_MAX_DEPTH = 256
@@ -78,7 +91,7 @@ def _parsed(data: bytes, name: str | None) -> Element:
     documents: it is cleared first, so that the errors are this document's.)"""
     etree.clear_error_log()
     try:
-        return etree.fromstring(data, etree.XMLParser(**_PARSER_OPTIONS), base_url=name)
+        return etree.fromstring(data, _parser(), base_url=name)
     except etree.XMLSyntaxError as exc:
         # (libxml2 logs every error it raises; the exception's own words if it did not)
         errors = list(exc.error_log) or [_Entry(str(exc), exc.lineno)]

@@ -156,6 +156,10 @@ class MeshFiles:
     directory (symbolic links resolved, only when a look-up needs it) that is;
     package_dirs : folders holding packages and ``(NAME, FOLDER)`` pairs (:func:`split_package_dirs`);
     found : URI -> normalised path string or None.
+
+    Whether a file exists is read from one listing of its folder per document (``os.scandir``: one
+    system call for every file of a folder, where ``os.path.isfile`` costs one per file, each walking
+    the whole path): :meth:`is_file`.
     """
 
     def __init__(self, base_dir=None, package_dirs=(), *, document: str | None = None):
@@ -166,6 +170,27 @@ class MeshFiles:
         self._roots_key = (given, self.package_dirs, tuple(sorted(self.named_packages.items())),
                            os.environ.get("ROS_PACKAGE_PATH", ""))
         self.found: dict[str, str | None] = {}
+        self._listed: dict[str, dict | None] = {}
+
+    def is_file(self, path: str) -> bool:
+        """``os.path.isfile(path)`` (an absolute path; symbolic links followed) from the listing of its
+        folder, made on the first question about that folder (a folder that does not exist holds no file;
+        one that cannot be listed is asked ``os.path.isfile``)."""
+        folder, sep, name = path.rpartition("/")
+        if not sep or os.sep != "/":
+            return os.path.isfile(path)
+        entries = self._listed.get(folder, _UNKNOWN)
+        if entries is _UNKNOWN:
+            entries = self._listed[folder] = _folder_entries(folder)
+        if entries is None:
+            return os.path.isfile(path)
+        entry = entries.get(name)
+        if entry is None:
+            return False
+        try:
+            return entry.is_file()
+        except OSError:
+            return os.path.isfile(path)
 
     @property
     def base(self) -> str:
@@ -204,18 +229,31 @@ class MeshFiles:
             hit = _ROOT_CACHE.get(key)
             if hit is not None:
                 f = hit + "/" + rel if _clean(rel) else os.path.normpath(os.path.join(hit, rel))
-                if os.path.isfile(f):
+                if self.is_file(f):
                     return f
             for root in _package_roots(pkg, self, self.ros_package_path):
                 f = os.path.join(root, rel)
-                if os.path.isfile(f):
+                if self.is_file(f):
                     _ROOT_CACHE[key] = os.path.normpath(root)
                     return os.path.normpath(f)
             return None
         if uri.startswith("file://"):
             uri = uri[len("file://"):]
         f = os.path.normpath(os.path.join(self.base, uri))
-        return f if os.path.isfile(f) else None
+        return f if self.is_file(f) else None
+
+
+def _folder_entries(folder: str) -> dict | None:
+    """Name -> ``os.DirEntry`` of what ``folder`` holds (one system call; whether an entry is a
+    regular file is asked only of the entries looked up, so a big folder costs no ``stat`` per
+    entry); empty when the folder does not exist or is not a folder; None when it cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            return {e.name: e for e in entries}
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+    except OSError:
+        return None
 
 
 def shape_geometry(shape_el, g, role: str, meshes: MeshFiles, check_meshes: bool, pose: Pose,
@@ -229,44 +267,50 @@ def shape_geometry(shape_el, g, role: str, meshes: MeshFiles, check_meshes: bool
     if g is None or len(g) == 0:
         raise error(shape_el, f"<{role}> needs a <geometry> with one shape")
     s = g[0]
-    if s.tag == "box":
+    tag = s.tag  # (lxml makes a new string at every .tag: read once; meshes, the common shape, first)
+    if tag == "mesh":
+        return _mesh_geometry(s, role, meshes, check_meshes, pose, memo)
+    if tag == "box":
         size = attr_floats(s, "size", 3)
         if size is None:
             raise error(s, "<box> needs attribute 'size'")
         return _shape("box", {"size": size}, pose, None, role)
-    if s.tag in ("cylinder", "capsule"):
+    if tag in ("cylinder", "capsule"):
         r = attr_float(s, "radius")
         ln = attr_float(s, "length")
         if r is None or ln is None:
-            raise error(s, f"<{s.tag}> needs attributes 'radius' and 'length'")
-        return _shape(s.tag, {"radius": r, "length": ln}, pose, None, role)
-    if s.tag == "sphere":
+            raise error(s, f"<{tag}> needs attributes 'radius' and 'length'")
+        return _shape(tag, {"radius": r, "length": ln}, pose, None, role)
+    if tag == "sphere":
         r = attr_float(s, "radius")
         if r is None:
             raise error(s, "<sphere> needs attribute 'radius'")
         return _shape("sphere", {"radius": r}, pose, None, role)
-    if s.tag == "mesh":
-        uri = required(s, "filename")
-        scale = _mesh_scale(s, memo)
-        first = uri not in meshes.found  # (a URI met again was checked at its first shape)
-        if first:
-            _check_mesh_uri(s, uri, meshes)
-        path = meshes.find(uri)
-        if path is None:
-            if check_meshes and role == "collision":
-                raise error(s, f"mesh file not found: {uri!r}{meshes.where_searched(uri)}")
-            log.warning("%s: %s mesh not found: %r (shape skipped)%s", where(s), role, uri,
-                        meshes.where_searched(uri))
-            return None
-        problem = mesh_suffix_problem(path) if first else None
-        if problem is not None:
-            raise error(s, f"mesh {uri!r}: not a mesh file ({problem})")
-        return _shape("mesh", {"scale": scale, "uri": uri}, pose, path, role)
-    if s.tag in MASSLESS_SHAPES:
+    if tag in MASSLESS_SHAPES:
         log.warning("%s: <%s> %s geometry skipped (it has no volume; Pinocchio ignores it too)",
-                    where(s), s.tag, role)
+                    where(s), tag, role)
         return None
-    raise error(s, f"unknown geometry <{s.tag}> (expected box, cylinder, sphere, capsule, mesh, plane or cdf)")
+    raise error(s, f"unknown geometry <{tag}> (expected box, cylinder, sphere, capsule, mesh, plane or cdf)")
+
+
+def _mesh_geometry(s, role: str, meshes: MeshFiles, check_meshes: bool, pose: Pose, memo: dict | None):
+    """The shape of a ``<mesh>`` element ``s`` (see :func:`shape_geometry`); None when it is skipped."""
+    uri = required(s, "filename")
+    scale = _mesh_scale(s, memo)
+    first = uri not in meshes.found  # (a URI met again was checked at its first shape)
+    if first:
+        _check_mesh_uri(s, uri, meshes)
+    path = meshes.find(uri)
+    if path is None:
+        if check_meshes and role == "collision":
+            raise error(s, f"mesh file not found: {uri!r}{meshes.where_searched(uri)}")
+        log.warning("%s: %s mesh not found: %r (shape skipped)%s", where(s), role, uri,
+                    meshes.where_searched(uri))
+        return None
+    problem = mesh_suffix_problem(path) if first else None
+    if problem is not None:
+        raise error(s, f"mesh {uri!r}: not a mesh file ({problem})")
+    return _shape("mesh", {"scale": scale, "uri": uri}, pose, path, role)
 
 
 def _shape(kind: str, params: dict, pose: Pose, file: str | None, role: str) -> Geometry:
@@ -290,6 +334,8 @@ def _check_mesh_uri(s, uri: str, meshes: MeshFiles) -> None:
             raise error(s, f"mesh URI {uri!r} climbs out of its package")
         return
     f = os.path.join(meshes.base, uri[len("file://"):] if uri.startswith("file://") else uri)
+    if meshes.is_file(os.path.normpath(f)):
+        return
     if os.path.exists(f) and not os.path.isfile(f):
         raise error(s, f"mesh {uri!r} is not a regular file")
 

@@ -10,7 +10,7 @@ import pytest
 from mbcompose import parsers
 from mbcompose.parsers import GROUND, InputError
 from mbcompose.parsers.urdf.reader import read_urdf
-from mbcompose.parsers.urdf.geometry import resolve_uri
+from mbcompose.parsers.urdf.geometry import MeshFiles, resolve_uri
 
 DATA = Path(__file__).parent / "data"
 
@@ -82,6 +82,24 @@ def test_package_uri_resolves_through_package_dirs_and_parent_folders(tmp_path):
     g = [g for g in a.body("fore").geometry if g.kind == "mesh"][0]
     assert Path(g.file) == mesh.resolve() and g.role == "collision"
     np.testing.assert_array_equal(g.params["scale"], [2, 1, 1])
+
+
+
+def test_mesh_files_answer_as_os_path_isfile_does(tmp_path):
+    """MeshFiles.is_file lists each folder once; its answers are os.path.isfile's (the reference)."""
+    import os
+
+    (tmp_path / "a.stl").write_bytes(b"solid x")
+    (tmp_path / "sub").mkdir()
+    os.symlink(tmp_path / "a.stl", tmp_path / "link.stl")
+    os.symlink(tmp_path / "gone.stl", tmp_path / "broken.stl")
+    os.mkfifo(tmp_path / "fifo.stl")
+    meshes = MeshFiles(tmp_path)
+    names = ["a.stl", "link.stl", "broken.stl", "fifo.stl", "sub", "gone.stl", "sub/x.stl", "nofolder/x.stl",
+             "a.stl/x.stl"]
+    for name in names:
+        path = str(tmp_path / name)
+        assert meshes.is_file(path) == os.path.isfile(path), name
 
 
 def test_missing_collision_mesh_is_skipped_when_the_inertial_is_given(tmp_path, caplog):
