@@ -9,8 +9,8 @@ module finds them and applies the rules of how machines are built (docs/assembly
    is a journal (a bearing), not a press fit (:func:`_journals`).
 2. **Rigid groups** (:class:`.groups.RigidGroups`), each union with its evidence: the declared
    ``rigid`` groups; the two sides of every declared joint (``between``), then kept apart; the rings
-   of every rolling bearing (:func:`.rules.bearing_units`; rolling elements with the outer ring),
-   kept apart; the case and output sides of every servo (:func:`.rules.servo_units`), kept apart, and a part riding on a
+   of every rolling bearing (:func:`.rules.bearing_units` by name, :func:`.rules.bearing_by_geometry`
+   by its balls and raceways; rolling elements with the outer ring), kept apart; the case and output sides of every servo (:func:`.rules.servo_units`), kept apart, and a part riding on a
    horn-less servo's output face (:func:`_horn_faces`); what every fastener touches
    (:func:`.rules.fastener_by_name`, :func:`.rules.fastener_by_geometry`); then, until nothing
    changes, every two groups whose pooled contacts leave no freedom (press fits, planar contacts
@@ -243,13 +243,13 @@ def _bearing_groups(rg: RigidGroups, units: list[rules.BearingUnit]) -> list[rul
     for u in units:
         if frozenset((rg.find(u.outer[0]), rg.find(u.inner[0]))) in apart:
             continue                      # a declared joint already says how these move
-        where = "/".join(u.node)
+        where = u.label + (f" ({u.evidence})" if u.evidence else "")
         ok = all(rg.join(u.outer[0], p, f"the outer ring of bearing {where}") for p in u.outer[1:])
         ok &= all(rg.join(u.outer[0], p, f"a rolling element of bearing {where}: it rides with the outer ring "
                                          "(lumped; a rigid model has no rolling)") for p in u.rolling)
         ok &= all(rg.join(u.inner[0], p, f"the inner ring of bearing {where}") for p in u.inner[1:])
         if not ok or rg.find(u.outer[0]) == rg.find(u.inner[0]):
-            log.info("bearing %s: its rings are already one rigid group; no bearing joint", where)
+            log.info("bearing %s: its rings are already one rigid group; no bearing joint", u.label)
             continue
         rg.keep_apart(u.outer[0], u.inner[0])
         kept.append(u)
@@ -257,26 +257,31 @@ def _bearing_groups(rg: RigidGroups, units: list[rules.BearingUnit]) -> list[rul
 
 
 def _bearing_link(u: rules.BearingUnit, surfaces: dict, boxes: dict, tol: MatingTolerances) -> _Link | None:
-    """The revolute joint of a rolling bearing about the common axis of its rings' cylinders, or None.
+    """The revolute joint of a rolling bearing about the common axis of its rings, or None.
 
-    The axis is the widest cylinder of the outer ring that a cylinder of the inner ring shares
+    A bearing found by geometry turns about the axis of its ball circle, origin at its centre.  Else
+    the axis is the widest cylinder of the outer ring that a cylinder of the inner ring shares
     (parallel within ``angle_tol``, coincident within ``contact_tol``); the origin is the rings'
     centre projected on it.
     """
+    confidence = _confidence("revolute")
+    if u.axis is not None:
+        note = (f"confidence {confidence:.2f}: {u.evidence}: the inner ring turns in the outer ring about "
+                "that axis")
+        return _Link(u.outer[0], u.inner[0], "revolute", canonical_axis(u.axis), u.centre, note, confidence)
     outer = [f for p in u.outer for f in surfaces.get(p, []) if f.kind == "cylinder"]
     inner = [f for p in u.inner for f in surfaces.get(p, []) if f.kind == "cylinder"]
     shared = [o for o in outer if any(np.linalg.norm(np.cross(o.direction, i.direction)) <= tol.angle_tol
                                       and np.linalg.norm(np.cross(i.point - o.point, o.direction)) <= tol.contact_tol
                                       for i in inner)]
     if not shared:
-        log.warning("bearing %s: its rings share no cylinder axis; its joint is left to the contacts", "/".join(u.node))
+        log.warning("bearing %s: its rings share no cylinder axis; its joint is left to the contacts", u.label)
         return None
     widest = max(shared, key=lambda f: f.radius)
     axis = canonical_axis(widest.direction)
     centre = np.mean([0.5 * (boxes[p][0] + boxes[p][1]) for p in (u.outer[0], u.inner[0])], axis=0)
     origin = widest.point + np.dot(centre - widest.point, axis) * axis
-    confidence = _confidence("revolute")
-    note = (f"confidence {confidence:.2f}: rolling bearing {'/'.join(u.node)}: the inner ring turns in the outer "
+    note = (f"confidence {confidence:.2f}: rolling bearing {u.label}: the inner ring turns in the outer "
             f"ring about their common axis (cylinders of radius {widest.radius:.6g} mm and coaxial ones)")
     return _Link(u.outer[0], u.inner[0], "revolute", axis, origin, note, confidence, _unit_name(u.node))
 
@@ -603,7 +608,10 @@ def infer_joints(file: str, names: list[str], surfaces: dict[str, list[Surface]]
     rg = RigidGroups(names)
     _declare_groups(file, rg, names, rigid, list(between), list(declared))
     named = [(n, tuple(paths.get(n, ()))) for n in names]
-    bearings = [(u, _bearing_link(u, surfaces, boxes, tol)) for u in _bearing_groups(rg, rules.bearing_units(named))]
+    by_name = rules.bearing_units(named)
+    by_geometry = rules.bearing_by_geometry(surfaces, tol, frozenset(p for u in by_name for p in (
+        *u.outer, *u.inner, *u.rolling)))
+    bearings = [(u, _bearing_link(u, surfaces, boxes, tol)) for u in _bearing_groups(rg, by_name + by_geometry)]
     units = _servo_groups(rg, rules.servo_units(named))
     _horn_faces(rg, units, contacts, tol)
     _fasteners(rg, names, paths, contacts, tol)

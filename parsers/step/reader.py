@@ -452,7 +452,7 @@ def _surfaces(part: str, faces) -> list[Surface]:
         triangles = verts[tris] if s["kind"] == "plane" and len(tris) else np.zeros((0, 3, 3))
         box = np.array([verts.min(axis=0), verts.max(axis=0)]) if len(verts) else None
         out.append(Surface(part, k, s["kind"], s["point"], s["direction"], s["radius"], s["convex"],
-                           tuple(s["extent"]), triangles, box))
+                           tuple(s["extent"]), triangles, box, s.get("minor", 0.0)))
     return out
 
 

@@ -126,3 +126,23 @@ def test_pipeline_mating_options_reach_the_step_reader(tmp_path):
     (tmp_path / "q.yaml").write_text("input: loose.step\noptions:\n  mating: {max_clearence: 1.5}\n")
     with pytest.raises(InputError, match="max_clearence"):
         load_pipeline(tmp_path / "q.yaml")
+
+
+def test_a_ball_bearing_without_names_turns_about_its_ball_circle(tmp_path):
+    """The rolling-bearing rule by geometry: rings and balls named 'a', 'b', 'p_k'; reference: the
+    bearing built about the local z axis, centre at the local origin, placed by S.WORLD."""
+    path = S.write_mechanism(tmp_path / "bearing.step", S.ball_bearing(), nest=("b",))
+    a = read_assembly(path, mesh_dir=tmp_path / "meshes")
+    moving = [j for j in a.joints if not j.implicit and j.type != "fixed"]
+    assert [(j.type, j.reference, j.secondary) for j in moving] == [("revolute", "a", "b")]
+    assert abs(abs(float(moving[0].axis @ (R_WORLD @ [0, 0, 1]))) - 1.0) < 1e-9
+    np.testing.assert_allclose(moving[0].origin, S.WORLD[:3, 3] * 1e-3, atol=1e-9)
+    assert "rolling bearing by geometry: 7 balls of radius 2.5 mm" in moving[0].source.note
+    welded = {j.secondary for j in a.joints if j.type == "fixed" and not j.implicit}
+    assert welded == {f"p_{k}" for k in range(7)}            # the balls ride with the outer ring
+
+
+def test_balls_off_one_circle_make_no_bearing(tmp_path):
+    path = S.write_mechanism(tmp_path / "bearing.step", S.ball_bearing(off_circle=0.2))
+    with pytest.raises(InputError, match="touches no other part"):
+        read_assembly(path, mesh_dir=tmp_path / "meshes")
