@@ -321,6 +321,100 @@ def _horn_faces(rg: RigidGroups, units: list[rules.ServoUnit], contacts: dict, t
                     break
 
 
+def _end_cap(surfs: list[Surface], face: Surface, tol: MatingTolerances) -> Surface | None:
+    """The widest convex cylinder of a part of which the planar ``face`` is an end cap (normal along its
+    axis and facing away from it, every vertex within its radius of the axis, no farther than its radius
+    from its nearer end), or None."""
+    if face.kind != "plane" or not len(face.triangles):
+        return None
+    verts = face.triangles.reshape(-1, 3)
+    caps = []
+    for c in surfs:
+        if c.kind != "cylinder" or not c.convex or np.linalg.norm(np.cross(c.direction, face.direction)) > tol.angle_tol:
+            continue
+        off = verts - c.point
+        along = off @ c.direction
+        if np.linalg.norm(off - along[:, None] * c.direction, axis=1).max() > c.radius + tol.contact_tol:
+            continue
+        h, (lo, hi) = float(np.mean(along)), sorted(c.extent)
+        outward = (h - 0.5 * (lo + hi)) * float(face.direction @ c.direction) > 0
+        if outward and min(abs(h - lo), abs(h - hi)) <= c.radius:
+            caps.append(c)
+    return max(caps, key=lambda c: c.radius) if caps else None
+
+
+def _output_contacts(servo: str, found: list[Contact], surfs: list[Surface], tol: MatingTolerances):
+    """(axis (3,), point (3,) mm, radius mm) of a one-part servo's output when another part touches it
+    there only, else None.
+
+    The axis is that of the part's fits with the servo, else of the widest convex cylinder of the servo
+    one of its planar contacts is an end cap of (the horn's face, or the idler boss').  Every contact must
+    be on it: fits coaxial with it, planar contacts normal to it, their centre within the radius of the
+    servo's widest convex cylinder on it (the horn) of the axis.
+    """
+    by_face = {f.face: f for f in surfs}
+    fits = [c for c in found if c.kind in ("press fit", "bearing")]
+    if fits:
+        axis, point = fits[0].axis, fits[0].point
+    else:
+        caps = [_end_cap(surfs, by_face[c.faces[0] if c.part_a == servo else c.faces[1]], tol) for c in found
+                if c.kind == "planar" and (c.faces[0] if c.part_a == servo else c.faces[1]) in by_face]
+        caps = [c for c in caps if c is not None]
+        if not caps:
+            return None
+        widest = max(caps, key=lambda c: c.radius)
+        axis, point = widest.direction, widest.point
+    radius = _widest_coaxial(surfs, axis, point, tol) or max(max(c.radii) for c in fits)
+    for c in found:
+        off = c.point - point
+        radial = np.linalg.norm(off - np.dot(off, axis) * axis)
+        if np.linalg.norm(np.cross(c.axis, axis)) > tol.angle_tol or c.kind == "ball" or (
+                radial > (tol.contact_tol if c.kind != "planar" else radius)):
+            return None
+    return canonical_axis(axis), point, radius
+
+
+def _widest_coaxial(surfs: list[Surface], axis: np.ndarray, point: np.ndarray, tol: MatingTolerances) -> float:
+    """The radius (mm) of a part's widest convex cylinder on the line (axis, point), 0 without one."""
+    return max([c.radius for c in surfs if c.kind == "cylinder" and c.convex
+                and np.linalg.norm(np.cross(c.direction, axis)) <= tol.angle_tol
+                and np.linalg.norm(np.cross(c.point - point, axis)) <= tol.contact_tol], default=0.0)
+
+
+def _leaf_servo_links(rg: RigidGroups, servos, surfaces: dict, contacts: dict, tol: MatingTolerances) -> list:
+    """(servo part, link) of each one-part servo (:func:`.rules.leaf_servos`): the parts that touch it
+    only on its output (:func:`_output_contacts`) ride on the horn, about the axis of its widest convex
+    cylinder among theirs; they are joined and kept apart from the servo, which is its case (step 2)."""
+    out = []
+    for servo, model, encoder in servos:
+        riders: dict[str, tuple] = {}
+        for (a, b), found in contacts.items():
+            if servo in (a, b):
+                other = b if a == servo else a
+                axis = _output_contacts(servo, found, surfaces[servo], tol)
+                if axis is not None and rg.find(other) != rg.find(servo):
+                    riders[other] = axis
+        if not riders:
+            log.info("one-part servo %s: nothing rides on its output; its joint is left to the contacts", servo)
+            continue
+        horn = max(riders.values(), key=lambda r: _widest_coaxial(surfaces[servo], r[0], r[1], tol))
+        on_horn = [p for p, r in riders.items() if np.linalg.norm(np.cross(r[0], horn[0])) <= tol.angle_tol
+                   and np.linalg.norm(np.cross(r[1] - horn[1], horn[0])) <= tol.contact_tol]
+        radius = _widest_coaxial(surfaces[servo], horn[0], horn[1], tol)
+        evidence = (f"servo {model} ({servo}, one part: case and horn) turns about its output axis, the "
+                    f"axis of its convex cylinder of radius {radius:.6g} mm that {', '.join(on_horn)} touch only on")
+        if not all(rg.join(on_horn[0], p, f"rides on the output of servo {servo}") for p in on_horn[1:]) \
+                or rg.find(on_horn[0]) == rg.find(servo):
+            log.info("one-part servo %s: its case and output are already one rigid group; no servo joint", servo)
+            continue
+        rg.keep_apart(servo, on_horn[0])
+        what = f"; {encoder}" if encoder else ""
+        note = f"confidence {SERVO_CONFIDENCE[0]:.2f}: {evidence}{what}"
+        out.append((servo, _Link(servo, on_horn[0], "revolute", horn[0], horn[1], note, SERVO_CONFIDENCE[0],
+                                 servo, encoder is None)))
+    return out
+
+
 #: a part is a pin or bushing of a fit when its size across the fit's axis is at most this many radii
 PIN_SIZE_RADII = 6.0
 JOURNAL = ("a zero-clearance fit between two parts neither of which is a pin or bushing (each is wider "
@@ -591,18 +685,28 @@ def _check_lonely(file: str, rg: RigidGroups, links: list[_Link], declared: list
 
 def infer_joints(file: str, names: list[str], surfaces: dict[str, list[Surface]], boxes: dict[str, np.ndarray],
                  tol: MatingTolerances, planar_contacts: str, grounds: list[str], declared: list[Joint],
-                 progress=lambda items, what: items, *, between=(), rigid=(), paths=None) -> Inference:
+                 progress=lambda items, what: items, *, between=(), rigid=(), paths=None,
+                 connectors=frozenset(), products=None) -> Inference:
     """Rigid groups and the joints between them (see the module docstring).
 
     declared : joints of the YAML joint syntax by part name (kept as given; their pair is not inferred).
     between : :class:`Declared` joints; rigid : ``(part names, evidence)`` groups; paths : part name ->
-    its instance path (for the name rules).
+    its instance path (for the name rules).  connectors : parts kept for mating only (surface models):
+    their planar contacts may have a gap up to ``max_clearance``; one that touches nothing is dropped
+    (``group_of`` leaves it out).  products : part name -> its product's name (for the name rules).
     """
     contacts: dict[tuple[str, str], list[Contact]] = {}
+    gap = replace(tol, planar_gap=tol.max_clearance)
     for i, j in progress(candidate_pairs(names, boxes, tol.max_clearance + tol.contact_tol), "contacts"):
-        found = pair_contacts(surfaces[names[i]], surfaces[names[j]], tol)
+        pair_tol = gap if names[i] in connectors or names[j] in connectors else tol
+        found = pair_contacts(surfaces[names[i]], surfaces[names[j]], pair_tol)
         if found:
             contacts[(names[i], names[j])] = found
+    touched = {p for pair in contacts for p in pair}
+    lonely = [n for n in names if n in connectors and n not in touched and n not in grounds]
+    if lonely:
+        log.info("%s: connector(s) touching no part dropped: %s", file, ", ".join(lonely))
+        names = [n for n in names if n not in lonely]
     journals = frozenset(_journals(contacts, boxes))
     paths = paths or {}
     rg = RigidGroups(names)
@@ -613,10 +717,13 @@ def infer_joints(file: str, names: list[str], surfaces: dict[str, list[Surface]]
         *u.outer, *u.inner, *u.rolling)))
     bearings = [(u, _bearing_link(u, surfaces, boxes, tol)) for u in _bearing_groups(rg, by_name + by_geometry)]
     units = _servo_groups(rg, rules.servo_units(named))
+    in_units = {p for u in units for p in (*u.case, *u.output)}
+    leaf = [s for s in rules.leaf_servos(named, products) if s[0] not in in_units]
+    bearings += _leaf_servo_links(rg, leaf, surfaces, contacts, tol)
     _horn_faces(rg, units, contacts, tol)
     _fasteners(rg, names, paths, contacts, tol)
     _weld_fixed(rg, lambda g: _pooled(g, contacts), tol, planar_contacts,
-                frozenset(p for u in units for p in u.case))
+                frozenset(p for u in units for p in u.case) | {s[0] for s in leaf})
     links = _links(file, rg, contacts, list(between), units, tol, planar_contacts, journals, bearings)
     _check_lonely(file, rg, links, list(declared), grounds)
     welds = _welds(file, rg, contacts, boxes)

@@ -40,11 +40,15 @@ class MatingTolerances:
     contact_tol : distance under which faces touch and radii are equal (press fit).
     angle_tol : angle under which axes and normals are parallel, rad.
     max_clearance : largest radial clearance of a bearing or ball joint.
+    planar_gap : largest distance between the faces of a planar contact (None: ``contact_tol``); the
+        reader widens it to ``max_clearance`` for the faces of a connector (a vendor's surface model,
+        drawn at its nominal size, in a pocket printed with clearance).
     """
 
     contact_tol: float = 0.01
     angle_tol: float = 1e-3
     max_clearance: float = 0.5
+    planar_gap: float | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,7 +265,7 @@ def _planar_contact(a: Surface, b: Surface, tol: MatingTolerances) -> Contact | 
     if len(a.triangles) == 0 or len(b.triangles) == 0:
         return None
     centroid_b = b.triangles.reshape(-1, 3).mean(axis=0)
-    if abs(np.dot(centroid_b - a.point, n)) > tol.contact_tol:
+    if abs(np.dot(centroid_b - a.point, n)) > (tol.contact_tol if tol.planar_gap is None else tol.planar_gap):
         return None
     basis = _plane_basis(n)
     area, c2 = overlap_area(a.triangles, b.triangles, basis)

@@ -30,6 +30,13 @@ confidence, to the rigid groups and joints it produces (docs/assembly-format.md,
   is actuated unless the node's name is a variant used as a hand-moved encoder (``XL330-M077``,
   :data:`ENCODER_WORDS`); a wrapper's ``passive:`` marks other servos so.
 
+* **servo as one part** (:func:`leaf_servos`; the joint itself is found from the contacts in
+  :mod:`.inference`): a leaf part whose own name is a servo model (vendors' STEP models of Robotis
+  servos are one surface model, case and horn together).
+* **connector by name** (:func:`connector_by_name`): a leaf without a closed solid whose name is a
+  servo model or a servo horn or idler (:data:`HORN_MODELS`, or ``horn``/``idler``) is kept for
+  mating (massless) rather than skipped: vendors ship those as surface models.
+
 Names are matched case-insensitively; ``path`` is the part's instance path from the top assembly.
 """
 
@@ -68,6 +75,11 @@ ENCODER_WORDS = re.compile(r"(^|[^a-z0-9])m[-_ ]?077([^0-9]|$)", re.IGNORECASE)
 OUTPUT_WORDS = re.compile(r"(horn|idle|output)", re.IGNORECASE)
 #: a horn of its own among a servo's output parts
 HORN_WORD = re.compile(r"horn", re.IGNORECASE)
+
+#: servo horns and idler horns by part number (ROBOTIS: HN11-I101, HN12-I101, HN07-N101, FPX330-H101)
+#: and by name
+HORN_MODELS = re.compile(r"((^|[^a-z0-9])(hn\d{2}[-_ ]?[ihn]\d{3}|fpx330[-_ ]?[hi]\d{3})([^0-9]|$)|horn|idler)",
+                         re.IGNORECASE)
 
 #: largest shank radius (mm) of the fastener-by-geometry rule (an M12 bolt)
 SHANK_RADIUS_MAX = 6.0
@@ -296,3 +308,32 @@ def bearing_by_geometry(surfaces: dict[str, list[Surface]], tol: MatingTolerance
                                      np.asarray(fa.direction, dtype=float), circle[0]))
             used |= {a, b, *held}
     return units
+
+
+#: parts named after a servo that are not one (its spacers, brackets, frames, horns, cables)
+ACCESSORY_WORDS = re.compile(r"(spacer|bracket|frame|mount|plate|cable|horn|idle)", re.IGNORECASE)
+
+
+def connector_by_name(name: str, product: str = "") -> str | None:
+    """Evidence that a leaf without a closed solid is a servo, horn or idler model (kept for mating), or None."""
+    for element in (name, product):
+        m = SERVO_WORDS.search(element or "") or HORN_MODELS.search(element or "")
+        if m:
+            return f"a servo or horn model ({m.group(0).strip(' _-,')!r} in {element!r})"
+    return None
+
+
+def leaf_servos(parts: list[tuple[str, tuple[str, ...]]], products=None) -> list[tuple[str, str, str | None]]:
+    """``(part, model, encoder evidence or None)`` of the parts whose own name (the last element of
+    their instance path, or the part name) or product name (``products``: part -> product name) is a
+    servo model and no accessory (:data:`ACCESSORY_WORDS`): one part, case and horn together."""
+    out = []
+    for name, path in parts:
+        own = " ".join(((path[-1] if path else name), (products or {}).get(name) or ""))
+        m = SERVO_WORDS.search(own) or SERVO_WORDS.search(name)
+        if m and not ACCESSORY_WORDS.search(own):
+            e = ENCODER_WORDS.search(own)
+            encoder = (f"an encoder ({e.group(0).strip(' _-')!r} in {own!r}: the low-reduction servo a hand "
+                       "moves; not actuated)") if e else None
+            out.append((name, m.group(0).strip(" _-,"), encoder))
+    return out

@@ -158,3 +158,31 @@ def ball_bearing(n_balls=7, pitch=14.0, ball=2.5, off_circle=0.0):
         shape = sphere(ball - shift / 2, ((pitch + shift / 2) * np.cos(t), (pitch + shift / 2) * np.sin(t), 0))
         parts.append((f"p_{k}", product(f"p_{k}", shape), np.eye(4)))
     return parts
+
+
+def surface_servo_arm(gap=0.2):
+    """A one-part servo drawn as a surface model (no solid: the faces of its 20 x 30 x 20 case without the
+    bottom one, and of its horn, a cylinder r 6 about z through (0, 5) from z 10 to 12), a bracket 'base'
+    beside the case (a planar face ``gap`` mm from its +x face) and an 'arm' plate resting on the horn's
+    face only.  Mechanism: the arm turns about the horn axis relative to base and servo case, dof 1."""
+    from OCP.BRep import BRep_Builder
+    from OCP.TopAbs import TopAbs_FACE
+    from OCP.TopExp import TopExp_Explorer
+    from OCP.TopoDS import TopoDS_Compound
+    faces = TopoDS_Compound()
+    builder = BRep_Builder()
+    builder.MakeCompound(faces)
+    for shape, skip_z in ((box((-10, -15, -10), (10, 15, 10)), -10.0), (cylinder(6, (0, 5, 10), (0, 5, 12)), 10.0)):
+        explorer = TopExp_Explorer(shape, TopAbs_FACE)
+        while explorer.More():
+            face = explorer.Current()
+            explorer.Next()
+            from OCP.BRepGProp import BRepGProp
+            from OCP.GProp import GProp_GProps
+            props = GProp_GProps()
+            BRepGProp.SurfaceProperties_s(face, props)
+            if abs(props.CentreOfMass().Z() - skip_z) > 1e-9:
+                builder.Add(faces, face)
+    return [("base", product("base", box((10 + gap, -15, -10), (15, 15, 10))), np.eye(4)),
+            ("servo", product("XL330_servo", faces), np.eye(4)),
+            ("arm", product("arm", box((-8, -1, 12), (8, 30, 14))), np.eye(4))]

@@ -146,3 +146,30 @@ def test_balls_off_one_circle_make_no_bearing(tmp_path):
     path = S.write_mechanism(tmp_path / "bearing.step", S.ball_bearing(off_circle=0.2))
     with pytest.raises(InputError, match="touches no other part"):
         read_assembly(path, mesh_dir=tmp_path / "meshes")
+
+
+def test_a_surface_model_servo_is_a_massless_connector_whose_horn_carries_the_arm(tmp_path, caplog):
+    """Reference: the mechanism as built (cad_shapes.surface_servo_arm): one revolute about the horn axis
+    (local z through (0, 5, 0)) between the case side (base and servo) and the arm; masses are the
+    solids' analytic volumes (boxes) times their density, the servo's surfaces add none."""
+    path = S.write_mechanism(tmp_path / "servo.step", S.surface_servo_arm())
+    with caplog.at_level("WARNING"):
+        a = read_assembly(path, mesh_dir=tmp_path / "meshes")
+    assert "kept for mating only: massless" in caplog.text
+    moving = [j for j in a.joints if not j.implicit and j.type != "fixed"]
+    assert [(j.type, j.reference, j.secondary, j.actuated) for j in moving] == [("revolute", "servo", "arm", True)]
+    assert abs(abs(float(moving[0].axis @ (R_WORLD @ [0, 0, 1]))) - 1.0) < 1e-9
+    off = moving[0].origin - (S.WORLD[:3, :3] @ [0, 5, 0] + S.WORLD[:3, 3]) * 1e-3
+    assert np.linalg.norm(off - (off @ moving[0].axis) * moving[0].axis) < 1e-9
+    mass = {b.name: b.mass.mass for b in a.bodies}
+    assert mass["servo"] == 0.0
+    assert mass["base"] == pytest.approx(1000.0 * 4.8 * 30 * 20 * 1e-9, rel=1e-9)
+    assert mass["arm"] == pytest.approx(1000.0 * 16 * 31 * 2 * 1e-9, rel=1e-9)
+    welded = [(j.reference, j.secondary) for j in a.joints if j.type == "fixed" and not j.implicit]
+    assert welded == [("base", "servo")]
+
+
+def test_without_the_gap_rule_a_solid_bracket_off_by_more_than_max_clearance_touches_nothing(tmp_path):
+    path = S.write_mechanism(tmp_path / "servo.step", S.surface_servo_arm(gap=0.8))
+    with pytest.raises(InputError, match="touches no other part"):
+        read_assembly(path, mesh_dir=tmp_path / "meshes")
