@@ -160,11 +160,12 @@ def ball_bearing(n_balls=7, pitch=14.0, ball=2.5, off_circle=0.0):
     return parts
 
 
-def surface_servo_arm(gap=0.2):
+def surface_servo_arm(gap=0.2, name="XL330_servo"):
     """A one-part servo drawn as a surface model (no solid: the faces of its 20 x 30 x 20 case without the
     bottom one, and of its horn, a cylinder r 6 about z through (0, 5) from z 10 to 12), a bracket 'base'
     beside the case (a planar face ``gap`` mm from its +x face) and an 'arm' plate resting on the horn's
-    face only.  Mechanism: the arm turns about the horn axis relative to base and servo case, dof 1."""
+    face only.  Mechanism: the arm turns about the horn axis relative to base and servo case, dof 1.
+    ``name``: the servo's product name."""
     from OCP.BRep import BRep_Builder
     from OCP.TopAbs import TopAbs_FACE
     from OCP.TopExp import TopExp_Explorer
@@ -184,5 +185,5 @@ def surface_servo_arm(gap=0.2):
             if abs(props.CentreOfMass().Z() - skip_z) > 1e-9:
                 builder.Add(faces, face)
     return [("base", product("base", box((10 + gap, -15, -10), (15, 15, 10))), np.eye(4)),
-            ("servo", product("XL330_servo", faces), np.eye(4)),
+            ("servo", product(name, faces), np.eye(4)),
             ("arm", product("arm", box((-8, -1, 12), (8, 30, 14))), np.eye(4))]

@@ -169,7 +169,9 @@ def test_a_surface_model_servo_is_a_massless_connector_whose_horn_carries_the_ar
     assert welded == [("base", "servo")]
 
 
-def test_without_the_gap_rule_a_solid_bracket_off_by_more_than_max_clearance_touches_nothing(tmp_path):
-    path = S.write_mechanism(tmp_path / "servo.step", S.surface_servo_arm(gap=0.8))
-    with pytest.raises(InputError, match="touches no other part"):
+def test_a_surface_model_no_rule_names_is_still_skipped(tmp_path, caplog):
+    """The same file with the servo's product named 'cover': skipped (one warning), so the arm touches nothing."""
+    path = S.write_mechanism(tmp_path / "cover.step", S.surface_servo_arm(name="cover"))
+    with caplog.at_level("WARNING"), pytest.raises(InputError, match="part arm touches no other part"):
         read_assembly(path, mesh_dir=tmp_path / "meshes")
+    assert "1 parts without a closed solid" in caplog.text
