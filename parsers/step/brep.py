@@ -568,7 +568,12 @@ def face_surface(face) -> dict | None:
     of the face along the axis from ``point``).
     """
     from OCP.BRepAdaptor import BRepAdaptor_Surface
-    from OCP.GeomAbs import GeomAbs_Cylinder, GeomAbs_Plane, GeomAbs_Sphere, GeomAbs_Torus
+    from OCP.GeomAbs import (
+        GeomAbs_Cylinder,
+        GeomAbs_Plane,
+        GeomAbs_Sphere,
+        GeomAbs_Torus,
+    )
     s = BRepAdaptor_Surface(face, True)
     kind = s.GetType()
     u = 0.5 * (s.FirstUParameter() + s.LastUParameter())

@@ -273,13 +273,15 @@ def _ball_circle(centres: np.ndarray, groove: Surface, tol: MatingTolerances):
     return groove.point + float(h.mean()) * groove.direction, float(rho.mean())
 
 
-def bearing_by_geometry(surfaces: dict[str, list[Surface]], tol: MatingTolerances = MatingTolerances(),
+def bearing_by_geometry(surfaces: dict[str, list[Surface]], tol: MatingTolerances | None = None,
                         taken=frozenset()) -> list[BearingUnit]:
     """Rolling bearings from the parts' analytic faces alone (mm, assembly frame), see the module docstring.
 
-    surfaces : part name -> its faces, in file order.  taken : parts already in a bearing (by name).
+    surfaces : part name -> its faces, in file order.  tol : default :class:`MatingTolerances`.
+    taken : parts already in a bearing (by name).
     Each unit has its evidence, the axis (3,) of the ball circle (the rings' common axis) and its centre (3,) mm.
     """
+    tol = tol or MatingTolerances()
     balls = {p: b for p, b in _balls(surfaces, tol).items() if p not in taken}
     grooves = [(part, f, frozenset(b for b, (c, r) in balls.items() if _in_groove(f, c, r, tol)))
                for part, surfs in surfaces.items() if part not in taken and part not in balls
