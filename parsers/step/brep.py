@@ -557,16 +557,23 @@ def _outward_normal(face, u: float, v: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def face_surface(face) -> dict | None:
-    """The analytic surface of ``face`` if it is a plane, cylinder or sphere, else None.
+    """The analytic surface of ``face`` if it is a plane, cylinder, sphere or torus, else None.
 
     Returns a dict (mm, assembly frame): ``kind``; ``point`` (plane: a point of
-    the face; cylinder: a point of the axis; sphere: the centre); ``direction``
-    (plane: outward normal; cylinder: unit axis); ``radius``; ``convex`` (the
-    material is on the axis' side: a shaft or a ball; False for a bore or socket);
-    ``extent`` (cylinder: (lo, hi) of the face along the axis from ``point``).
+    the face; cylinder: a point of the axis; sphere, torus: the centre); ``direction``
+    (plane: outward normal; cylinder, torus: unit axis); ``radius`` (torus: the major
+    radius, of the circle of its tube's centres); ``minor`` (torus: the tube's radius, else 0);
+    ``convex`` (the material is on the axis' side, or inside a torus' tube: a shaft, a
+    ball; False for a bore, a socket, a raceway groove); ``extent`` (cylinder: (lo, hi)
+    of the face along the axis from ``point``).
     """
     from OCP.BRepAdaptor import BRepAdaptor_Surface
-    from OCP.GeomAbs import GeomAbs_Cylinder, GeomAbs_Plane, GeomAbs_Sphere
+    from OCP.GeomAbs import (
+        GeomAbs_Cylinder,
+        GeomAbs_Plane,
+        GeomAbs_Sphere,
+        GeomAbs_Torus,
+    )
     s = BRepAdaptor_Surface(face, True)
     kind = s.GetType()
     u = 0.5 * (s.FirstUParameter() + s.LastUParameter())
@@ -587,4 +594,12 @@ def face_surface(face) -> dict | None:
         centre = np.array(sph.Location().Coord())
         return {"kind": "sphere", "point": centre, "direction": np.array([0.0, 0.0, 1.0]), "radius": sph.Radius(),
                 "convex": bool(np.dot(p - centre, n) > 0.0), "extent": (0.0, 0.0)}
+    if kind == GeomAbs_Torus:
+        tor = s.Torus()
+        ax = tor.Axis()
+        centre, axis = np.array(ax.Location().Coord()), np.array(ax.Direction().Coord())
+        radial = (p - centre) - np.dot(p - centre, axis) * axis
+        tube = centre + tor.MajorRadius() * radial / np.linalg.norm(radial)
+        return {"kind": "torus", "point": centre, "direction": axis, "radius": tor.MajorRadius(),
+                "minor": tor.MinorRadius(), "convex": bool(np.dot(p - tube, n) > 0.0), "extent": (0.0, 0.0)}
     return None

@@ -9,8 +9,8 @@ module finds them and applies the rules of how machines are built (docs/assembly
    is a journal (a bearing), not a press fit (:func:`_journals`).
 2. **Rigid groups** (:class:`.groups.RigidGroups`), each union with its evidence: the declared
    ``rigid`` groups; the two sides of every declared joint (``between``), then kept apart; the rings
-   of every rolling bearing (:func:`.rules.bearing_units`; rolling elements with the outer ring),
-   kept apart; the case and output sides of every servo (:func:`.rules.servo_units`), kept apart, and a part riding on a
+   of every rolling bearing (:func:`.rules.bearing_units` by name, :func:`.rules.bearing_by_geometry`
+   by its balls and raceways; rolling elements with the outer ring), kept apart; the case and output sides of every servo (:func:`.rules.servo_units`), kept apart, and a part riding on a
    horn-less servo's output face (:func:`_horn_faces`); what every fastener touches
    (:func:`.rules.fastener_by_name`, :func:`.rules.fastener_by_geometry`); then, until nothing
    changes, every two groups whose pooled contacts leave no freedom (press fits, planar contacts
@@ -243,13 +243,13 @@ def _bearing_groups(rg: RigidGroups, units: list[rules.BearingUnit]) -> list[rul
     for u in units:
         if frozenset((rg.find(u.outer[0]), rg.find(u.inner[0]))) in apart:
             continue                      # a declared joint already says how these move
-        where = "/".join(u.node)
+        where = u.label + (f" ({u.evidence})" if u.evidence else "")
         ok = all(rg.join(u.outer[0], p, f"the outer ring of bearing {where}") for p in u.outer[1:])
         ok &= all(rg.join(u.outer[0], p, f"a rolling element of bearing {where}: it rides with the outer ring "
                                          "(lumped; a rigid model has no rolling)") for p in u.rolling)
         ok &= all(rg.join(u.inner[0], p, f"the inner ring of bearing {where}") for p in u.inner[1:])
         if not ok or rg.find(u.outer[0]) == rg.find(u.inner[0]):
-            log.info("bearing %s: its rings are already one rigid group; no bearing joint", where)
+            log.info("bearing %s: its rings are already one rigid group; no bearing joint", u.label)
             continue
         rg.keep_apart(u.outer[0], u.inner[0])
         kept.append(u)
@@ -257,26 +257,31 @@ def _bearing_groups(rg: RigidGroups, units: list[rules.BearingUnit]) -> list[rul
 
 
 def _bearing_link(u: rules.BearingUnit, surfaces: dict, boxes: dict, tol: MatingTolerances) -> _Link | None:
-    """The revolute joint of a rolling bearing about the common axis of its rings' cylinders, or None.
+    """The revolute joint of a rolling bearing about the common axis of its rings, or None.
 
-    The axis is the widest cylinder of the outer ring that a cylinder of the inner ring shares
+    A bearing found by geometry turns about the axis of its ball circle, origin at its centre.  Else
+    the axis is the widest cylinder of the outer ring that a cylinder of the inner ring shares
     (parallel within ``angle_tol``, coincident within ``contact_tol``); the origin is the rings'
     centre projected on it.
     """
+    confidence = _confidence("revolute")
+    if u.axis is not None:
+        note = (f"confidence {confidence:.2f}: {u.evidence}: the inner ring turns in the outer ring about "
+                "that axis")
+        return _Link(u.outer[0], u.inner[0], "revolute", canonical_axis(u.axis), u.centre, note, confidence)
     outer = [f for p in u.outer for f in surfaces.get(p, []) if f.kind == "cylinder"]
     inner = [f for p in u.inner for f in surfaces.get(p, []) if f.kind == "cylinder"]
     shared = [o for o in outer if any(np.linalg.norm(np.cross(o.direction, i.direction)) <= tol.angle_tol
                                       and np.linalg.norm(np.cross(i.point - o.point, o.direction)) <= tol.contact_tol
                                       for i in inner)]
     if not shared:
-        log.warning("bearing %s: its rings share no cylinder axis; its joint is left to the contacts", "/".join(u.node))
+        log.warning("bearing %s: its rings share no cylinder axis; its joint is left to the contacts", u.label)
         return None
     widest = max(shared, key=lambda f: f.radius)
     axis = canonical_axis(widest.direction)
     centre = np.mean([0.5 * (boxes[p][0] + boxes[p][1]) for p in (u.outer[0], u.inner[0])], axis=0)
     origin = widest.point + np.dot(centre - widest.point, axis) * axis
-    confidence = _confidence("revolute")
-    note = (f"confidence {confidence:.2f}: rolling bearing {'/'.join(u.node)}: the inner ring turns in the outer "
+    note = (f"confidence {confidence:.2f}: rolling bearing {u.label}: the inner ring turns in the outer "
             f"ring about their common axis (cylinders of radius {widest.radius:.6g} mm and coaxial ones)")
     return _Link(u.outer[0], u.inner[0], "revolute", axis, origin, note, confidence, _unit_name(u.node))
 
@@ -314,6 +319,100 @@ def _horn_faces(rg: RigidGroups, units: list[rules.ServoUnit], contacts: dict, t
                     rg.join(u.output[0], other, f"a face centred on the output axis of servo {u.model} "
                                                 f"({u.node[-1]}): it rides on the horn")
                     break
+
+
+def _end_cap(surfs: list[Surface], face: Surface, tol: MatingTolerances) -> Surface | None:
+    """The widest convex cylinder of a part of which the planar ``face`` is an end cap (normal along its
+    axis and facing away from it, every vertex within its radius of the axis, no farther than its radius
+    from its nearer end), or None."""
+    if face.kind != "plane" or not len(face.triangles):
+        return None
+    verts = face.triangles.reshape(-1, 3)
+    caps = []
+    for c in surfs:
+        if c.kind != "cylinder" or not c.convex or np.linalg.norm(np.cross(c.direction, face.direction)) > tol.angle_tol:
+            continue
+        off = verts - c.point
+        along = off @ c.direction
+        if np.linalg.norm(off - along[:, None] * c.direction, axis=1).max() > c.radius + tol.contact_tol:
+            continue
+        h, (lo, hi) = float(np.mean(along)), sorted(c.extent)
+        outward = (h - 0.5 * (lo + hi)) * float(face.direction @ c.direction) > 0
+        if outward and min(abs(h - lo), abs(h - hi)) <= c.radius:
+            caps.append(c)
+    return max(caps, key=lambda c: c.radius) if caps else None
+
+
+def _output_contacts(servo: str, found: list[Contact], surfs: list[Surface], tol: MatingTolerances):
+    """(axis (3,), point (3,) mm, radius mm) of a one-part servo's output when another part touches it
+    there only, else None.
+
+    The axis is that of the part's fits with the servo, else of the widest convex cylinder of the servo
+    one of its planar contacts is an end cap of (the horn's face, or the idler boss').  Every contact must
+    be on it: fits coaxial with it, planar contacts normal to it, their centre within the radius of the
+    servo's widest convex cylinder on it (the horn) of the axis.
+    """
+    by_face = {f.face: f for f in surfs}
+    fits = [c for c in found if c.kind in ("press fit", "bearing")]
+    if fits:
+        axis, point = fits[0].axis, fits[0].point
+    else:
+        caps = [_end_cap(surfs, by_face[c.faces[0] if c.part_a == servo else c.faces[1]], tol) for c in found
+                if c.kind == "planar" and (c.faces[0] if c.part_a == servo else c.faces[1]) in by_face]
+        caps = [c for c in caps if c is not None]
+        if not caps:
+            return None
+        widest = max(caps, key=lambda c: c.radius)
+        axis, point = widest.direction, widest.point
+    radius = _widest_coaxial(surfs, axis, point, tol) or max(max(c.radii) for c in fits)
+    for c in found:
+        off = c.point - point
+        radial = np.linalg.norm(off - np.dot(off, axis) * axis)
+        if np.linalg.norm(np.cross(c.axis, axis)) > tol.angle_tol or c.kind == "ball" or (
+                radial > (tol.contact_tol if c.kind != "planar" else radius)):
+            return None
+    return canonical_axis(axis), point, radius
+
+
+def _widest_coaxial(surfs: list[Surface], axis: np.ndarray, point: np.ndarray, tol: MatingTolerances) -> float:
+    """The radius (mm) of a part's widest convex cylinder on the line (axis, point), 0 without one."""
+    return max([c.radius for c in surfs if c.kind == "cylinder" and c.convex
+                and np.linalg.norm(np.cross(c.direction, axis)) <= tol.angle_tol
+                and np.linalg.norm(np.cross(c.point - point, axis)) <= tol.contact_tol], default=0.0)
+
+
+def _leaf_servo_links(rg: RigidGroups, servos, surfaces: dict, contacts: dict, tol: MatingTolerances) -> list:
+    """(servo part, link) of each one-part servo (:func:`.rules.leaf_servos`): the parts that touch it
+    only on its output (:func:`_output_contacts`) ride on the horn, about the axis of its widest convex
+    cylinder among theirs; they are joined and kept apart from the servo, which is its case (step 2)."""
+    out = []
+    for servo, model, encoder in servos:
+        riders: dict[str, tuple] = {}
+        for (a, b), found in contacts.items():
+            if servo in (a, b):
+                other = b if a == servo else a
+                axis = _output_contacts(servo, found, surfaces[servo], tol)
+                if axis is not None and rg.find(other) != rg.find(servo):
+                    riders[other] = axis
+        if not riders:
+            log.info("one-part servo %s: nothing rides on its output; its joint is left to the contacts", servo)
+            continue
+        horn = max(riders.values(), key=lambda r: _widest_coaxial(surfaces[servo], r[0], r[1], tol))
+        on_horn = [p for p, r in riders.items() if np.linalg.norm(np.cross(r[0], horn[0])) <= tol.angle_tol
+                   and np.linalg.norm(np.cross(r[1] - horn[1], horn[0])) <= tol.contact_tol]
+        radius = _widest_coaxial(surfaces[servo], horn[0], horn[1], tol)
+        evidence = (f"servo {model} ({servo}, one part: case and horn) turns about its output axis, the "
+                    f"axis of its convex cylinder of radius {radius:.6g} mm that {', '.join(on_horn)} touch only on")
+        if not all(rg.join(on_horn[0], p, f"rides on the output of servo {servo}") for p in on_horn[1:]) \
+                or rg.find(on_horn[0]) == rg.find(servo):
+            log.info("one-part servo %s: its case and output are already one rigid group; no servo joint", servo)
+            continue
+        rg.keep_apart(servo, on_horn[0])
+        what = f"; {encoder}" if encoder else ""
+        note = f"confidence {SERVO_CONFIDENCE[0]:.2f}: {evidence}{what}"
+        out.append((servo, _Link(servo, on_horn[0], "revolute", horn[0], horn[1], note, SERVO_CONFIDENCE[0],
+                                 servo, encoder is None)))
+    return out
 
 
 #: a part is a pin or bushing of a fit when its size across the fit's axis is at most this many radii
@@ -586,29 +685,45 @@ def _check_lonely(file: str, rg: RigidGroups, links: list[_Link], declared: list
 
 def infer_joints(file: str, names: list[str], surfaces: dict[str, list[Surface]], boxes: dict[str, np.ndarray],
                  tol: MatingTolerances, planar_contacts: str, grounds: list[str], declared: list[Joint],
-                 progress=lambda items, what: items, *, between=(), rigid=(), paths=None) -> Inference:
+                 progress=lambda items, what: items, *, between=(), rigid=(), paths=None,
+                 connectors=frozenset(), products=None) -> Inference:
     """Rigid groups and the joints between them (see the module docstring).
 
     declared : joints of the YAML joint syntax by part name (kept as given; their pair is not inferred).
     between : :class:`Declared` joints; rigid : ``(part names, evidence)`` groups; paths : part name ->
-    its instance path (for the name rules).
+    its instance path (for the name rules).  connectors : parts kept for mating only (surface models):
+    their planar contacts may have a gap up to ``max_clearance``; one that touches nothing is dropped
+    (``group_of`` leaves it out).  products : part name -> its product's name (for the name rules).
     """
     contacts: dict[tuple[str, str], list[Contact]] = {}
+    gap = replace(tol, planar_gap=tol.max_clearance)
     for i, j in progress(candidate_pairs(names, boxes, tol.max_clearance + tol.contact_tol), "contacts"):
-        found = pair_contacts(surfaces[names[i]], surfaces[names[j]], tol)
+        pair_tol = gap if names[i] in connectors or names[j] in connectors else tol
+        found = pair_contacts(surfaces[names[i]], surfaces[names[j]], pair_tol)
         if found:
             contacts[(names[i], names[j])] = found
+    touched = {p for pair in contacts for p in pair}
+    lonely = [n for n in names if n in connectors and n not in touched and n not in grounds]
+    if lonely:
+        log.info("%s: connector(s) touching no part dropped: %s", file, ", ".join(lonely))
+        names = [n for n in names if n not in lonely]
     journals = frozenset(_journals(contacts, boxes))
     paths = paths or {}
     rg = RigidGroups(names)
     _declare_groups(file, rg, names, rigid, list(between), list(declared))
     named = [(n, tuple(paths.get(n, ()))) for n in names]
-    bearings = [(u, _bearing_link(u, surfaces, boxes, tol)) for u in _bearing_groups(rg, rules.bearing_units(named))]
+    by_name = rules.bearing_units(named)
+    by_geometry = rules.bearing_by_geometry(surfaces, tol, frozenset(p for u in by_name for p in (
+        *u.outer, *u.inner, *u.rolling)))
+    bearings = [(u, _bearing_link(u, surfaces, boxes, tol)) for u in _bearing_groups(rg, by_name + by_geometry)]
     units = _servo_groups(rg, rules.servo_units(named))
+    in_units = {p for u in units for p in (*u.case, *u.output)}
+    leaf = [s for s in rules.leaf_servos(named, products) if s[0] not in in_units]
+    bearings += _leaf_servo_links(rg, leaf, surfaces, contacts, tol)
     _horn_faces(rg, units, contacts, tol)
     _fasteners(rg, names, paths, contacts, tol)
     _weld_fixed(rg, lambda g: _pooled(g, contacts), tol, planar_contacts,
-                frozenset(p for u in units for p in u.case))
+                frozenset(p for u in units for p in u.case) | {s[0] for s in leaf})
     links = _links(file, rg, contacts, list(between), units, tol, planar_contacts, journals, bearings)
     _check_lonely(file, rg, links, list(declared), grounds)
     welds = _welds(file, rg, contacts, boxes)

@@ -40,11 +40,15 @@ class MatingTolerances:
     contact_tol : distance under which faces touch and radii are equal (press fit).
     angle_tol : angle under which axes and normals are parallel, rad.
     max_clearance : largest radial clearance of a bearing or ball joint.
+    planar_gap : largest distance between the faces of a planar contact (None: ``contact_tol``); the
+        reader widens it to ``max_clearance`` for the faces of a connector (a vendor's surface model,
+        drawn at its nominal size, in a pocket printed with clearance).
     """
 
     contact_tol: float = 0.01
     angle_tol: float = 1e-3
     max_clearance: float = 0.5
+    planar_gap: float | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,14 +56,16 @@ class Surface:
     """A plane, cylinder or sphere face of a part (assembly frame).
 
     part, face : part name and face index in the part.
-    kind : 'plane', 'cylinder' or 'sphere'.
-    point : (3,) plane: a point of the face; cylinder: a point of the axis; sphere: centre.
-    direction : (3,) plane: outward unit normal; cylinder: unit axis.
-    radius : cylinder or sphere radius.
-    convex : True for a shaft or ball (material inside), False for a bore or socket.
+    kind : 'plane', 'cylinder', 'sphere' or 'torus' (tori make no contact here; the rolling-bearing
+        rule reads them as raceways).
+    point : (3,) plane: a point of the face; cylinder: a point of the axis; sphere, torus: centre.
+    direction : (3,) plane: outward unit normal; cylinder, torus: unit axis.
+    radius : cylinder or sphere radius; a torus' major radius.
+    convex : True for a shaft or ball (material inside), False for a bore, socket or raceway groove.
     extent : (lo, hi) of a cylinder along its axis, measured from ``point``.
     triangles : (n, 3, 3) the face's triangles (planes only; for the overlap test).
     box : (2, 3) lower and upper corners of the face's bounding box (None: unbounded).
+    minor : a torus' minor radius (of its tube), else 0.
     """
 
     part: str
@@ -72,6 +78,7 @@ class Surface:
     extent: tuple[float, float] = (0.0, 0.0)
     triangles: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))
     box: np.ndarray | None = None
+    minor: float = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -258,7 +265,7 @@ def _planar_contact(a: Surface, b: Surface, tol: MatingTolerances) -> Contact | 
     if len(a.triangles) == 0 or len(b.triangles) == 0:
         return None
     centroid_b = b.triangles.reshape(-1, 3).mean(axis=0)
-    if abs(np.dot(centroid_b - a.point, n)) > tol.contact_tol:
+    if abs(np.dot(centroid_b - a.point, n)) > (tol.contact_tol if tol.planar_gap is None else tol.planar_gap):
         return None
     basis = _plane_basis(n)
     area, c2 = overlap_area(a.triangles, b.triangles, basis)
@@ -278,7 +285,7 @@ def _triangles_area(tris: np.ndarray) -> float:
 
 def face_contact(a: Surface, b: Surface, tol: MatingTolerances) -> Contact | None:
     """The contact between faces ``a`` and ``b`` of two parts under the rules, or None."""
-    if a.kind != b.kind:
+    if a.kind != b.kind or a.kind not in ("plane", "cylinder", "sphere"):
         return None
     if a.kind == "plane":
         return _planar_contact(a, b, tol)
@@ -319,7 +326,7 @@ def _may_touch(surfs_a: list[Surface], surfs_b: list[Surface], tol: MatingTolera
     ca = np.array([bool(s.convex) for s in surfs_a])
     cb = np.array([bool(s.convex) for s in surfs_b])
     facing = np.linalg.norm(da[:, None, :] + db[None, :, :], axis=2) <= tol.angle_tol
-    same = ka[:, None] == kb[None, :]
+    same = (ka[:, None] == kb[None, :]) & (ka < 3)[:, None]
     plane = (ka == 0)[:, None]
     return same & np.where(plane, facing, ca[:, None] != cb[None, :])
 

@@ -11,7 +11,11 @@ and mating relations give the bodies and joints; this reader is that first step.
   :data:`~parsers.assembly.GROUND`, a name no part can have).  Placed by the composed placements;
   body frame = the instance's placement.  A leaf without a closed solid is healed
   when sewing its faces closes it, else skipped (one warning for all of them);
-  a file with no closed solid at all is an error.
+  a file with no closed solid at all is an error.  A leaf without a closed solid that
+  the servo rules name (:func:`.rules.connector_by_name`: a servo, horn or idler
+  vendor model, often shipped as a surface model) is kept as a *connector*: a
+  massless body (its shape is shown, adds no mass; one warning per product) whose
+  faces take part in the mating rules only.
 * Mass properties: BRepGProp volume properties of the exact B-rep times the
   density, which comes from ``densities`` (part name or glob pattern -> kg/m^3),
   else ``density``, else the file's material (in the density unit the file
@@ -59,7 +63,7 @@ from ..assembly import (
     Source,
 )
 from ..errors import InputError, did_you_mean
-from . import brep
+from . import brep, rules
 from .inference import RIGID_NOTE, infer_joints
 from .mating import PLANAR_CONTACT_POLICIES, MatingTolerances, Surface
 
@@ -84,6 +88,7 @@ class Part:
     leaf: brep.LeafPart
     density: float = 0.0
     density_from: str = ""
+    connector: str | None = None      # why a leaf without a closed solid is kept for mating only (massless)
 
 
 def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3,
@@ -118,7 +123,7 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
         rigid groups ``(part names, evidence)`` and :class:`.inference.Declared` joints.
     """
     path = Path(path)
-    parts, unit = _read_parts(path, density, densities, names)
+    parts, unit = _read_parts(path, density, densities, names, connectors=True)
     if ignore is not None:
         dropped = set(ignore([(p.name, p.leaf.path) for p in parts]))
         parts = [p for p in parts if p.name not in dropped]
@@ -141,7 +146,10 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
     declared = joints([p.name for p in parts]) if callable(joints) else list(joints)
     result = infer_joints(str(path), [p.name for p in parts], surfaces, boxes, tol, planar_contacts,
                           grounds, declared, _progress, between=between, rigid=rigid,
-                          paths={p.name: p.leaf.path for p in parts})
+                          paths={p.name: p.leaf.path for p in parts},
+                          connectors=frozenset(p.name for p in parts if p.connector),
+                          products={p.name: p.leaf.product for p in parts})
+    bodies = [b for b in bodies if b.name in result.group_of]
     named = _named(path, list(result.joints), joint_names or {}, result.group_of)
     all_joints = _ground_joints(path, grounds, base, parts) + _with_actuation(path, _passive(path, named, passive), actuated)
     return Assembly(name=name or path.stem, bodies=tuple(bodies), joints=tuple(all_joints),
@@ -159,11 +167,15 @@ def read_parts(path, *, density: float | None = None, densities=None, names=None
     return _read_parts(Path(path), density, densities, names)[0]
 
 
-def _read_parts(path: Path, density, densities, names) -> tuple[list[Part], float]:
-    """(parts with names and densities, the file's length unit in metres)."""
+def _read_parts(path: Path, density, densities, names, connectors: bool = False) -> tuple[list[Part], float]:
+    """(parts with names and densities, the file's length unit in metres); with ``connectors``, the
+    leaves without a closed solid that :func:`.rules.connector_by_name` names follow the solids."""
     doc, unit, density_units = brep.read_document(path)
-    parts = _parts(path, _solid_leaves(path, brep.leaf_parts(doc, density_units)), names or {})
-    _assign_densities(path, parts, density, densities or {})
+    solids, kept = _solid_leaves(path, brep.leaf_parts(doc, density_units), connectors)
+    parts = _parts(path, solids + [leaf for leaf, _ in kept], names or {})
+    for part, (_, why) in zip(parts[len(solids):], kept):
+        part.connector = why
+    _assign_densities(path, [p for p in parts if p.connector is None], density, densities or {})
     return parts, unit
 
 
@@ -176,13 +188,15 @@ def part_mass(path, part: Part, properties=None) -> tuple[MassProperties, Pose, 
     InputError for a solid whose volume is not positive.
     """
     shape = part.leaf.shape
+    placement = part.leaf.placement
+    if part.connector is not None:
+        return MassProperties.zero(), Pose(placement[:3, :3], placement[:3, 3] * 1e-3), 0.0
     problem = brep.solid_problem(shape)
     if problem:
         raise InputError(f"part {part.name}: {problem}", file=str(path))
     volume, com, inertia = properties if properties is not None else brep.volume_properties(shape)
     if not volume > 0.0:
         raise InputError(f"part {part.name}: the solid's volume is not positive ({volume:g})", file=str(path))
-    placement = part.leaf.placement
     pose = Pose(placement[:3, :3], placement[:3, 3] * 1e-3)
     r = pose.rotation
     mass = part.density * volume * MM3_TO_M3
@@ -223,25 +237,32 @@ def _cache_dir(path: Path) -> Path:
 SKIPPED_SHOWN = 5
 
 
-def _solid_leaves(path, leaves: list[brep.LeafPart]) -> list[brep.LeafPart]:
-    """The leaves with a closed solid (healed by sewing where that closes them); one warning for the rest.
+def _solid_leaves(path, leaves: list[brep.LeafPart], connectors: bool = False):
+    """(the leaves with a closed solid, healed by sewing where that closes them; the connectors).
 
+    With ``connectors``, a leaf without a closed solid that :func:`.rules.connector_by_name` names is
+    kept as a connector, ``(leaf, evidence)``, with one warning per product; one warning for the rest.
     A file whose leaves all lack a closed solid is an error.
     """
-    kept, skipped = [], []
+    kept, skipped, kept_shells = [], [], []
     for leaf in leaves:
         solid, problem = brep.closed_solid(leaf.shape)
         if solid is None:
-            skipped.append((leaf, problem))
+            why = rules.connector_by_name(leaf.name, leaf.product) if connectors and _has_faces(leaf.shape) else None
+            if why:
+                kept_shells.append((leaf, f"{problem}; {why}"))
+            else:
+                skipped.append((leaf, problem))
             continue
         if problem:
             log.info("%s: part %s: %s", path, "/".join(leaf.path), problem)
             leaf.shape = solid
         kept.append(leaf)
-    if skipped and not kept:
-        more = f" (and {len(skipped) - 1} more parts without one)" if len(skipped) > 1 else ""
-        raise InputError(f"no part has a closed solid: part {skipped[0][0].name}: {skipped[0][1]}{more}",
-                         file=str(path))
+    if (skipped or kept_shells) and not kept:
+        first = (skipped or kept_shells)[0]
+        more = f" (and {len(skipped) + len(kept_shells) - 1} more parts without one)" if len(
+            skipped) + len(kept_shells) > 1 else ""
+        raise InputError(f"no part has a closed solid: part {first[0].name}: {first[1]}{more}", file=str(path))
     if skipped:
         shown = ", ".join("/".join(leaf.path) for leaf, _ in skipped[:SKIPPED_SHOWN])
         more = f" and {len(skipped) - SKIPPED_SHOWN} more" if len(skipped) > SKIPPED_SHOWN else ""
@@ -249,7 +270,20 @@ def _solid_leaves(path, leaves: list[brep.LeafPart]) -> list[brep.LeafPart]:
                     "close) were skipped: %s%s; run with --verbose to list them all", path, len(skipped), shown, more)
         for leaf, problem in skipped:
             log.info("%s: skipped part %s: %s", path, "/".join(leaf.path), problem)
-    return kept
+    by_product: dict[str, list] = {}
+    for leaf, why in kept_shells:
+        by_product.setdefault(leaf.product or leaf.name, []).append((leaf, why))
+    for product, shells in by_product.items():
+        log.warning("%s: %d instance(s) of %s without a closed solid (%s) kept for mating only: massless, they "
+                    "add no mass (give it to the part each is fixed to with 'parts:' if it matters)",
+                    path, len(shells), product, shells[0][1])
+    return kept, kept_shells
+
+
+def _has_faces(shape) -> bool:
+    from OCP.TopAbs import TopAbs_FACE
+    from OCP.TopExp import TopExp_Explorer
+    return TopExp_Explorer(shape, TopAbs_FACE).More()
 
 
 def _parts(path, leaves, renames) -> list[Part]:
@@ -418,9 +452,12 @@ def _part_body(path, part: Part, placed: _Placed, mesh_dir: Path) -> tuple[Body,
     surfaces = _surfaces(part.name, faces)
     stl = _mesh_file(mesh_dir / f"{_file_stem(part.name)}.stl", part, placed, faces, pose)
     note = f"B-rep volume {volume * MM3_TO_M3:.9g} m^3 at density {part.density:g} kg/m^3 from {part.density_from}"
+    if part.connector is not None:
+        note = f"massless: {part.connector}; kept for mating only"
     src = Source(file=str(path), note=f"part {part.name}: {note}")
+    role = "inertial" if part.connector is None else "visual"
     body = Body(name=part.name, pose=pose, mass=mp,
-                geometry=(Geometry("mesh", _mesh_params(part.leaf.color), Pose(), str(stl), "inertial"),),
+                geometry=(Geometry("mesh", _mesh_params(part.leaf.color), Pose(), str(stl), role),),
                 sources={"pose": Source(str(path), note=f"part {part.name}: placement in the assembly tree"),
                          "mass": src, "com": src, "inertia": src})
     verts = np.vstack([v for _, v, _ in faces if len(v)]) if any(len(v) for _, v, _ in faces) else np.zeros((1, 3))
@@ -452,7 +489,7 @@ def _surfaces(part: str, faces) -> list[Surface]:
         triangles = verts[tris] if s["kind"] == "plane" and len(tris) else np.zeros((0, 3, 3))
         box = np.array([verts.min(axis=0), verts.max(axis=0)]) if len(verts) else None
         out.append(Surface(part, k, s["kind"], s["point"], s["direction"], s["radius"], s["convex"],
-                           tuple(s["extent"]), triangles, box))
+                           tuple(s["extent"]), triangles, box, s.get("minor", 0.0)))
     return out
 
 

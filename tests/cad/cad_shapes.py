@@ -132,3 +132,58 @@ def wheels_on_a_plate(n: int):
         parts.append((f"pin_{k}", pin, rigid(translation=(x, y, 0))))
         parts.append((f"wheel_{k}", wheel, rigid(translation=(x, y, 0))))
     return parts
+
+
+def torus(major, minor, centre=(0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0)):
+    """Solid torus (mm): tube of radius ``minor`` about the circle of radius ``major`` about ``axis``."""
+    from OCP.BRepPrimAPI import BRepPrimAPI_MakeTorus
+    from OCP.gp import gp_Ax2, gp_Dir, gp_Pnt
+    return BRepPrimAPI_MakeTorus(gp_Ax2(gp_Pnt(*map(float, centre)), gp_Dir(*map(float, axis))),
+                                 float(major), float(minor)).Shape()
+
+
+def ball_bearing(n_balls=7, pitch=14.0, ball=2.5, off_circle=0.0):
+    """A deep-groove ball bearing about z with no telling names: rings 'a' (outer, r 16..19) and 'b'
+    (inner, r 9..12), 5 mm wide, each with a raceway groove (a torus of minor radius ``ball`` about
+    the pitch circle) and ``n_balls`` balls 'p_k' of radius ``ball`` on that circle (the first one
+    moved radially by ``off_circle`` mm and shrunk by as much, so that it still touches the outer race)."""
+    groove = torus(pitch, ball)
+    outer = product("a", cut(cylinder(19, (0, 0, -2.5), (0, 0, 2.5)), cylinder(16, (0, 0, -3), (0, 0, 3)), groove))
+    inner = product("b", cut(cut(cylinder(12, (0, 0, -2.5), (0, 0, 2.5)), cylinder(9, (0, 0, -3), (0, 0, 3))),
+                             groove))
+    parts = [("a", outer, np.eye(4)), ("b", inner, np.eye(4))]
+    for k in range(n_balls):
+        t = 2 * np.pi * k / n_balls
+        shift = off_circle if k == 0 else 0.0
+        shape = sphere(ball - shift / 2, ((pitch + shift / 2) * np.cos(t), (pitch + shift / 2) * np.sin(t), 0))
+        parts.append((f"p_{k}", product(f"p_{k}", shape), np.eye(4)))
+    return parts
+
+
+def surface_servo_arm(gap=0.2, name="XL330_servo"):
+    """A one-part servo drawn as a surface model (no solid: the faces of its 20 x 30 x 20 case without the
+    bottom one, and of its horn, a cylinder r 6 about z through (0, 5) from z 10 to 12), a bracket 'base'
+    beside the case (a planar face ``gap`` mm from its +x face) and an 'arm' plate resting on the horn's
+    face only.  Mechanism: the arm turns about the horn axis relative to base and servo case, dof 1.
+    ``name``: the servo's product name."""
+    from OCP.BRep import BRep_Builder
+    from OCP.TopAbs import TopAbs_FACE
+    from OCP.TopExp import TopExp_Explorer
+    from OCP.TopoDS import TopoDS_Compound
+    faces = TopoDS_Compound()
+    builder = BRep_Builder()
+    builder.MakeCompound(faces)
+    for shape, skip_z in ((box((-10, -15, -10), (10, 15, 10)), -10.0), (cylinder(6, (0, 5, 10), (0, 5, 12)), 10.0)):
+        explorer = TopExp_Explorer(shape, TopAbs_FACE)
+        while explorer.More():
+            face = explorer.Current()
+            explorer.Next()
+            from OCP.BRepGProp import BRepGProp
+            from OCP.GProp import GProp_GProps
+            props = GProp_GProps()
+            BRepGProp.SurfaceProperties_s(face, props)
+            if abs(props.CentreOfMass().Z() - skip_z) > 1e-9:
+                builder.Add(faces, face)
+    return [("base", product("base", box((10 + gap, -15, -10), (15, 15, 10))), np.eye(4)),
+            ("servo", product(name, faces), np.eye(4)),
+            ("arm", product("arm", box((-8, -1, 12), (8, 30, 14))), np.eye(4))]

@@ -126,3 +126,52 @@ def test_pipeline_mating_options_reach_the_step_reader(tmp_path):
     (tmp_path / "q.yaml").write_text("input: loose.step\noptions:\n  mating: {max_clearence: 1.5}\n")
     with pytest.raises(InputError, match="max_clearence"):
         load_pipeline(tmp_path / "q.yaml")
+
+
+def test_a_ball_bearing_without_names_turns_about_its_ball_circle(tmp_path):
+    """The rolling-bearing rule by geometry: rings and balls named 'a', 'b', 'p_k'; reference: the
+    bearing built about the local z axis, centre at the local origin, placed by S.WORLD."""
+    path = S.write_mechanism(tmp_path / "bearing.step", S.ball_bearing(), nest=("b",))
+    a = read_assembly(path, mesh_dir=tmp_path / "meshes")
+    moving = [j for j in a.joints if not j.implicit and j.type != "fixed"]
+    assert [(j.type, j.reference, j.secondary) for j in moving] == [("revolute", "a", "b")]
+    assert abs(abs(float(moving[0].axis @ (R_WORLD @ [0, 0, 1]))) - 1.0) < 1e-9
+    np.testing.assert_allclose(moving[0].origin, S.WORLD[:3, 3] * 1e-3, atol=1e-9)
+    assert "rolling bearing by geometry: 7 balls of radius 2.5 mm" in moving[0].source.note
+    welded = {j.secondary for j in a.joints if j.type == "fixed" and not j.implicit}
+    assert welded == {f"p_{k}" for k in range(7)}            # the balls ride with the outer ring
+
+
+def test_balls_off_one_circle_make_no_bearing(tmp_path):
+    path = S.write_mechanism(tmp_path / "bearing.step", S.ball_bearing(off_circle=0.2))
+    with pytest.raises(InputError, match="touches no other part"):
+        read_assembly(path, mesh_dir=tmp_path / "meshes")
+
+
+def test_a_surface_model_servo_is_a_massless_connector_whose_horn_carries_the_arm(tmp_path, caplog):
+    """Reference: the mechanism as built (cad_shapes.surface_servo_arm): one revolute about the horn axis
+    (local z through (0, 5, 0)) between the case side (base and servo) and the arm; masses are the
+    solids' analytic volumes (boxes) times their density, the servo's surfaces add none."""
+    path = S.write_mechanism(tmp_path / "servo.step", S.surface_servo_arm())
+    with caplog.at_level("WARNING"):
+        a = read_assembly(path, mesh_dir=tmp_path / "meshes")
+    assert "kept for mating only: massless" in caplog.text
+    moving = [j for j in a.joints if not j.implicit and j.type != "fixed"]
+    assert [(j.type, j.reference, j.secondary, j.actuated) for j in moving] == [("revolute", "servo", "arm", True)]
+    assert abs(abs(float(moving[0].axis @ (R_WORLD @ [0, 0, 1]))) - 1.0) < 1e-9
+    off = moving[0].origin - (S.WORLD[:3, :3] @ [0, 5, 0] + S.WORLD[:3, 3]) * 1e-3
+    assert np.linalg.norm(off - (off @ moving[0].axis) * moving[0].axis) < 1e-9
+    mass = {b.name: b.mass.mass for b in a.bodies}
+    assert mass["servo"] == 0.0
+    assert mass["base"] == pytest.approx(1000.0 * 4.8 * 30 * 20 * 1e-9, rel=1e-9)
+    assert mass["arm"] == pytest.approx(1000.0 * 16 * 31 * 2 * 1e-9, rel=1e-9)
+    welded = [(j.reference, j.secondary) for j in a.joints if j.type == "fixed" and not j.implicit]
+    assert welded == [("base", "servo")]
+
+
+def test_a_surface_model_no_rule_names_is_still_skipped(tmp_path, caplog):
+    """The same file with the servo's product named 'cover': skipped (one warning), so the arm touches nothing."""
+    path = S.write_mechanism(tmp_path / "cover.step", S.surface_servo_arm(name="cover"))
+    with caplog.at_level("WARNING"), pytest.raises(InputError, match="part arm touches no other part"):
+        read_assembly(path, mesh_dir=tmp_path / "meshes")
+    assert "1 parts without a closed solid" in caplog.text

@@ -197,6 +197,19 @@ def test_a_servo_named_as_the_encoder_variant_is_an_encoder():
     assert "M077" in units[0].encoder and "not actuated" in units[0].encoder
 
 
+def test_one_part_servos_and_connectors_by_name():
+    """A leaf named (or whose product is named) as a servo model is a one-part servo, its accessories
+    and the parts of a servo sub-assembly are not; surface models of servos and ROBOTIS horns are
+    connectors, a Fusion screw cover is not."""
+    parts = [("s1", ("arm", "Robotis_DYNAMIXEL_XL330_M077_T")), ("sp", ("arm", "Robotis_DYNAMIXEL_XL430_Spacer")),
+             ("case", ("arm", "XL,XC-330 v1:6", "DC15_A01_CASE_M_DUMMY:1")), ("shoulder", ("arm", "shoulder"))]
+    out = rules.leaf_servos(parts, {"shoulder": "XL430-W250-T"})
+    assert [(p, e is not None) for p, _, e in out] == [("s1", True), ("shoulder", False)]
+    assert rules.connector_by_name("Robotis_FPX330_H101") and rules.connector_by_name("NAUO3", "Robotis_HN11_I101")
+    assert rules.connector_by_name("x", "Robotis_DYNAMIXEL_XL330_M288_T")
+    assert rules.connector_by_name("DX124_SCREW-COVER:1", "DX124_SCREW-COVER") is None
+
+
 def _planar(n, point=(0, 0, 0)):
     return Contact("planar", "a", "b", (0, 0), (0.0, 0.0), 0.0, np.asarray(point, float), np.asarray(n, float), 1.0)
 
