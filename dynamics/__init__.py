@@ -93,7 +93,7 @@ from .dispatch import algorithm
 from .energy import kinetic_energy, potential_energy
 from .fixman import fixman_gradient, fixman_potential
 from .force_elements import ActuatorSpec, ForceElements, JointSpring
-from .forces import activation_names, actuator_activation_rates, actuator_forces, passive_forces
+from .forces import activation_names, actuator_activation_rates, actuator_forces, friction_forces, passive_forces
 from .innovations import InnovationsFactors, innovations_factors
 from .jacobians import frame_acceleration, pick_off
 from .kinematics import (body_poses, body_velocities, center_of_mass, difference, integrate, normalize,
@@ -237,5 +237,5 @@ __all__ = [
     "newton_euler", "mass_matrix_sko", "forward_dynamics_sko", "articulated_body",
     "crf", "crm", "phi_transform", "spatial_inertia",
     "passive_forces", "actuator_forces", "ForceElements", "JointSpring", "ActuatorSpec",
-    "actuator_activation_rates", "activation_names",
+    "actuator_activation_rates", "activation_names", "friction_forces",
 ]

@@ -71,7 +71,7 @@ from .spatial import quat_log, quat_to_matrix_batch
 __all__ = ["JointSpring", "ActuatorSpec", "ForceElements", "passive_forces", "spring_forces", "damper_forces",
            "actuator_forces", "actuator_forces_are_constant", "has_springs", "element_forces", "has_elements",
            "motor_names", "motor_rates", "tendon_kinematics", "tendon_forces", "activation_names",
-           "actuator_activation_rates", "MJ_MINVAL"]
+           "actuator_activation_rates", "MJ_MINVAL", "friction_forces"]
 
 #: MuJoCo's ``mjMINVAL``: the least time constant of a filter (``max(mjMINVAL, dynprm[0])``), s
 MJ_MINVAL = 1e-15
@@ -220,9 +220,28 @@ def has_elements(model) -> bool:
                 or any(t.stiffness or t.damping for t in L.get("tendons", ())))
 
 
+def friction_forces(model, q, v) -> np.ndarray:
+    """The regularised Coulomb joint friction ``-friction tanh(v / friction_velocity)`` of the model's
+    :class:`dynamics.force_elements.JointForce` elements (the native format's ``joint_friction``, URDF
+    ``<dynamics friction>``, MJCF ``frictionloss``), ``(nv,)`` or ``(B, nv)``: the part of
+    :func:`passive_forces` that MuJoCo holds as a constraint of its solver (``frictionloss`` enters its
+    ``qfrc_constraint``, not ``qfrc_passive``), so that ``passive_forces - friction_forces`` is MuJoCo's
+    ``qfrc_spring + qfrc_damper``.  ``q`` (nq,) or (B, nq) is taken for the shape only."""
+    L = _layout(model)
+    qb, s1 = as_batch(q, model.nq, "q")
+    vb, s2 = as_batch(v, model.nv, "v")
+    qb, vb = broadcast(qb, vb)
+    tau = np.zeros((qb.shape[0], model.nv))
+    if len(L.get("jf_v", ())):
+        f = -L["jf_f"] * np.tanh(vb[:, L["jf_v"]] / L["jf_vf"])
+        np.add.at(tau, (slice(None), L["jf_v"]), f)
+    return out(tau, s1 and s2)
+
+
 def passive_forces(model, q, v) -> np.ndarray:
     """Joint spring plus damper forces at (q, v): MuJoCo's ``qfrc_spring + qfrc_damper``, plus the
-    native format's force elements (:func:`element_forces`).
+    native format's force elements and the joints' Coulomb friction (:func:`element_forces`;
+    :func:`friction_forces` is the friction's part, which MuJoCo does not count as passive).
 
     Parameters
     ----------

@@ -22,8 +22,10 @@ What the simulator models (docs/pipeline-format.md says the same):
 * the native format's force elements (``forces:``: joint spring-dampers with regularised Coulomb
   friction, spring-dampers between body points, constant point loads, :func:`dynamics.forces.element_forces`)
   by the adaptive integrator and the closed-chain fixed-step one, as springs are;
-* Coulomb friction is otherwise not modelled (MJCF ``frictionloss``: one warning; URDF ``friction`` and
-  SDF ``friction``: ignored).
+* joint Coulomb friction read from files (URDF ``<dynamics friction>``, MJCF ``frictionloss`` of hinges
+  and slides) is a ``joint_friction`` element too, regularised as ``-friction tanh(v / 0.01)`` (rad/s or
+  m/s; MuJoCo holds ``frictionloss`` as a constraint of its solver instead: the two agree away from
+  ``|v| <~ 0.01``); SDF ``friction`` is not read.
 
 Armature (rotor inertia) is part of the dynamics model itself, not of this module.
 """

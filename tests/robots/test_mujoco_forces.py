@@ -94,7 +94,8 @@ def check_forces(path, n=3, rtol=1e-9):
         qpos, T, _ = to_mujoco(m, ours, q, v, B)
         d.qpos[:], d.qvel[:], d.ctrl[:] = qpos, T @ v, ctrl_mj
         mujoco.mj_forward(m, d)
-        _relative_close(dynamics.passive_forces(model, q, v), T.T @ (d.qfrc_spring + d.qfrc_damper), rtol)
+        passive = dynamics.passive_forces(model, q, v) - dynamics.friction_forces(model, q, v)  # MuJoCo: a constraint
+        _relative_close(passive, T.T @ (d.qfrc_spring + d.qfrc_damper), rtol)
         ours_act = dynamics.actuator_forces(model, q, v, ctrl_mj[kept])
         skipped = np.setdiff1d(np.arange(m.nu), kept)
         moment = _moments(m, d)
