@@ -251,8 +251,11 @@ def check_steps(duration: float, samples: int, dt: float | None, file=None, line
 def write_simulation(result: SimulationResult, path, fmt: str = "csv") -> None:
     """Write a trajectory: CSV (``time``, one column per coordinate of the model,
     then the derived joints' columns, the ``v:`` velocity columns, the DC motors' currents ``i:MOTOR``
-    (A) and ``energy``) or NPZ (arrays ``time``, ``q``, ``v``, ``energy``, ``columns``,
-    ``extra_columns``, ``extra_q``, ``current_columns``, ``currents``)."""
+    (A), the actuators' activations ``act:ACTUATOR`` and ``energy``) or NPZ (arrays ``time``, ``q``, ``v``,
+    ``energy``, ``columns``, ``extra_columns``, ``extra_q``, ``current_columns``, ``currents``,
+    ``activation_columns``, ``activations``)."""
+    none = np.zeros((len(result.t), 0))
+    acts = result.activations if result.activations is not None else none
     if fmt == "npz":
         with open(path, "wb") as fh:
             np.savez(fh, time=result.t, q=result.q, v=result.v, energy=result.energy,
@@ -260,13 +263,14 @@ def write_simulation(result: SimulationResult, path, fmt: str = "csv") -> None:
                      extra_columns=np.array(result.extra_columns),
                      extra_q=result.extra_q if result.extra_q is not None else np.zeros((len(result.t), 0)),
                      current_columns=np.array(result.current_columns),
-                     currents=result.currents if result.currents is not None else np.zeros((len(result.t), 0)))
+                     currents=result.currents if result.currents is not None else np.zeros((len(result.t), 0)),
+                     activation_columns=np.array(result.activation_columns), activations=acts)
         return
     extra = result.extra_q if result.extra_q is not None else np.zeros((len(result.t), 0))
     currents = result.currents if result.currents is not None else np.zeros((len(result.t), 0))
     header = ["time", *result.columns, *result.extra_columns, *(f"v:{c}" for c in result.velocity_columns),
-              *result.current_columns, "energy"]
-    data = np.column_stack([result.t, result.q, extra, result.v, currents, result.energy])
+              *result.current_columns, *result.activation_columns, "energy"]
+    data = np.column_stack([result.t, result.q, extra, result.v, currents, acts, result.energy])
     with open(path, "w", encoding="utf-8", newline="") as fh:
         fh.write(",".join(header) + "\n")
         np.savetxt(fh, data, delimiter=",", fmt="%.17g")

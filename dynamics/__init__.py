@@ -33,7 +33,7 @@ Data:       ``model.create_data()`` (Pinocchio's ``Data``): ``data=`` of the tre
 Dynamics:   ``mass_matrix``, ``inverse_dynamics(model, q, v, a, f_ext=None, data=None)``,
             ``forward_dynamics(model, q, v, tau, f_ext=None, data=None)``, ``bias_forces``, ``gravity_forces``,
             ``composite_inertia``, ``articulated_body_quantities``
-Forces:     ``passive_forces(model, q, v)`` (joint springs and dampers), ``actuator_forces(model, q, v, ctrl)``
+Forces:     ``passive_forces(model, q, v)`` (joint springs and dampers), ``actuator_forces(model, q, v, ctrl, act)``
             (``ctrl`` in ``model.actuator_names`` order), MuJoCo's semantics (:mod:`dynamics.forces`)
 Factors:    ``innovations_factors``, ``mass_matrix_inverse``, ``mass_matrix_det``,
             ``mass_matrix_logdet``
@@ -93,7 +93,7 @@ from .dispatch import algorithm
 from .energy import kinetic_energy, potential_energy
 from .fixman import fixman_gradient, fixman_potential
 from .force_elements import ActuatorSpec, ForceElements, JointSpring
-from .forces import actuator_forces, passive_forces
+from .forces import activation_names, actuator_activation_rates, actuator_forces, friction_forces, passive_forces
 from .innovations import InnovationsFactors, innovations_factors
 from .jacobians import frame_acceleration, pick_off
 from .kinematics import (body_poses, body_velocities, center_of_mass, difference, integrate, normalize,
@@ -237,4 +237,5 @@ __all__ = [
     "newton_euler", "mass_matrix_sko", "forward_dynamics_sko", "articulated_body",
     "crf", "crm", "phi_transform", "spatial_inertia",
     "passive_forces", "actuator_forces", "ForceElements", "JointSpring", "ActuatorSpec",
+    "actuator_activation_rates", "activation_names", "friction_forces",
 ]

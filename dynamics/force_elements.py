@@ -15,6 +15,9 @@ from .joints import JOINTS
 __all__ = ["JointSpring", "ActuatorSpec", "JointForce", "PointSpring", "PointLoad", "DCMotorSpec", "TendonSpec",
            "ForceElements"]
 
+#: MuJoCo's activation dynamics that :class:`ActuatorSpec` takes, by code (the index)
+DYN_TYPES = ("none", "integrator", "filter", "filterexact")
+
 #: (nq, nv) of the joints whose configuration is a unit quaternion ``[w, x, y, z]`` (nq 4, nv 3) or
 #: ``[p; quaternion]`` (nq 7, nv 6): their springs pull towards the identity (module docstring of
 #: :mod:`dynamics.forces`)
@@ -44,6 +47,12 @@ class ActuatorSpec:
 
     gain, bias : (3,) affine coefficients (constant, per unit length, per unit velocity).
     ctrlrange, forcerange : (lower, upper); (-inf, inf) when not limited.
+    dyntype : MuJoCo's activation dynamics, one of :data:`DYN_TYPES`: ``none`` (the force's input is
+        ``ctrl``) or an activation ``act`` (a state; the force's input) with ``act_dot = ctrl``
+        (``integrator``) or ``(ctrl - act) / timeconst`` (``filter``, ``filterexact``).
+    timeconst : s, the filters' time constant (MuJoCo's ``dynprm[0]``, at least ``MJ_MINVAL``).
+    actrange : (lower, upper) the activation is held in; (-inf, inf) when not limited.
+    actearly : MuJoCo's ``actearly`` (kept for the exports; :mod:`dynamics.forces` says what it means here).
     """
 
     name: str
@@ -54,6 +63,19 @@ class ActuatorSpec:
     ctrlrange: tuple = (-np.inf, np.inf)
     forcerange: tuple = (-np.inf, np.inf)
     tendon: str | None = None
+    dyntype: str = "none"
+    timeconst: float = 1.0
+    actrange: tuple = (-np.inf, np.inf)
+    actearly: bool = False
+
+    def __post_init__(self):
+        if self.dyntype not in DYN_TYPES:
+            raise ValueError(f"actuator {self.name!r}: dyntype must be one of {DYN_TYPES}, got {self.dyntype!r}")
+
+    @property
+    def stateful(self) -> bool:
+        """True when the actuator has an activation state."""
+        return self.dyntype != "none"
 
 
 @dataclass(frozen=True)
@@ -165,6 +187,11 @@ class ForceElements:
         return tuple(a.name for a in self.actuators)
 
     @property
+    def activation_names(self) -> tuple[str, ...]:
+        """The actuators with an activation state, in the order of the activations (MuJoCo's ``act``)."""
+        return tuple(a.name for a in self.actuators if a.stateful)
+
+    @property
     def motor_names(self) -> tuple[str, ...]:
         return tuple(e.name for e in self.elements if isinstance(e, DCMotorSpec))
 
@@ -220,7 +247,11 @@ def _actuator_layout(actuators, model, tendons) -> dict:
     return {"act_q": np.array(qa, dtype=int), "act_v": np.array(va, dtype=int), "act_t": np.array(ta, dtype=int),
             "gear": rows("gear", 1)[:, 0],
             "gain": rows("gain", 3), "bias": rows("bias", 3), "ctrlrange": rows("ctrlrange", 2),
-            "forcerange": rows("forcerange", 2)}
+            "forcerange": rows("forcerange", 2),
+            "act_states": np.array([i for i, a in enumerate(actuators) if a.stateful], dtype=int),
+            "act_dyn": np.array([DYN_TYPES.index(a.dyntype) for a in actuators if a.stateful], dtype=int),
+            "act_tau": np.array([a.timeconst for a in actuators if a.stateful], dtype=float),
+            "actrange": np.array([a.actrange for a in actuators if a.stateful], dtype=float).reshape(-1, 2)}
 
 
 def _one_coordinate(model, joint: str, what: str) -> int:

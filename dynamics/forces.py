@@ -20,6 +20,18 @@ MuJoCo's semantics (XML reference, ``joint`` and ``actuator``; ``mj_passive``, `
   ``bias = b0 + b1 length + b2 velocity`` (MuJoCo's affine gain and bias; a fixed gain or no
   bias are the same with zero coefficients), ``ctrl`` clamped to ``ctrlrange`` and ``force`` to
   ``forcerange``; the joint receives ``gear force``;
+* an actuator with activation dynamics (MuJoCo's ``dyntype`` ``integrator``, ``filter``,
+  ``filterexact``; ``mj_fwdActuation``): its activation ``act`` is a state and takes the place of
+  ``ctrl`` in ``force = gain act + bias``; its rate (MuJoCo's ``act_dot``, from the clamped ``ctrl``)
+  is ``ctrl`` (integrator) or ``(ctrl - act) / max(timeconst, MJ_MINVAL)`` (both filters:
+  ``filterexact`` differs from ``filter`` only in how MuJoCo's discrete step integrates it, exactly
+  over a step instead of by Euler; in continuous time they are one ODE).  ``actrange`` (MuJoCo's
+  ``actlimited``, which clamps ``act`` after each step) holds the activation in its range: the
+  simulation sets a rate that would leave the range to zero at the bound
+  (:func:`dynamics.simulation.activations.bounded_rates`, the limit of MuJoCo's clamp as its step goes
+  to zero).  ``actearly`` (the force of MuJoCo's step takes the activation at the end of the step)
+  has no continuous-time counterpart: its limit as the step goes to zero is ``act``, which is what
+  is used;
 * the native format's elements (:class:`dynamics.force_elements.JointForce`, ``PointSpring``,
   ``PointLoad``): parallel to a one-coordinate joint ``-stiffness (q - rest) - damping v
   - friction tanh(v / friction_velocity)`` (Coulomb friction regularised by ``tanh``: smooth, its
@@ -41,8 +53,9 @@ MuJoCo's semantics (XML reference, ``joint`` and ``actuator``; ``mj_passive``, `
   receives ``eta N K_t i`` (:func:`motor_rates`); its rotor inertia is part of the model's armature.
 
 Shapes: ``q`` (nq,) or (B, nq), ``v`` (nv,) or (B, nv), ``ctrl`` (na,) or (B, na) in
-``model.actuator_names`` order; results (nv,) or (B, nv), N m or N per velocity coordinate of the
-model (joint coordinates of :mod:`dynamics.joints`).
+``model.actuator_names`` order, ``act`` (nact,) or (B, nact) in :func:`activation_names` order; results
+(nv,) or (B, nv), N m or N per velocity coordinate of the model (joint coordinates of
+:mod:`dynamics.joints`).
 """
 
 from __future__ import annotations
@@ -50,14 +63,18 @@ from __future__ import annotations
 import numpy as np
 
 from .batch import as_batch, broadcast, out
-from .force_elements import ActuatorSpec, ForceElements, JointSpring
+from .force_elements import DYN_TYPES, ActuatorSpec, ForceElements, JointSpring
 from .jacobians import jacobian
 from .kinematics import body_poses
 from .spatial import quat_log, quat_to_matrix_batch
 
 __all__ = ["JointSpring", "ActuatorSpec", "ForceElements", "passive_forces", "spring_forces", "damper_forces",
            "actuator_forces", "actuator_forces_are_constant", "has_springs", "element_forces", "has_elements",
-           "motor_names", "motor_rates", "tendon_kinematics", "tendon_forces"]
+           "motor_names", "motor_rates", "tendon_kinematics", "tendon_forces", "activation_names",
+           "actuator_activation_rates", "MJ_MINVAL", "friction_forces"]
+
+#: MuJoCo's ``mjMINVAL``: the least time constant of a filter (``max(mjMINVAL, dynprm[0])``), s
+MJ_MINVAL = 1e-15
 
 
 def _layout(model) -> dict:
@@ -203,9 +220,28 @@ def has_elements(model) -> bool:
                 or any(t.stiffness or t.damping for t in L.get("tendons", ())))
 
 
+def friction_forces(model, q, v) -> np.ndarray:
+    """The regularised Coulomb joint friction ``-friction tanh(v / friction_velocity)`` of the model's
+    :class:`dynamics.force_elements.JointForce` elements (the native format's ``joint_friction``, URDF
+    ``<dynamics friction>``, MJCF ``frictionloss``), ``(nv,)`` or ``(B, nv)``: the part of
+    :func:`passive_forces` that MuJoCo holds as a constraint of its solver (``frictionloss`` enters its
+    ``qfrc_constraint``, not ``qfrc_passive``), so that ``passive_forces - friction_forces`` is MuJoCo's
+    ``qfrc_spring + qfrc_damper``.  ``q`` (nq,) or (B, nq) is taken for the shape only."""
+    L = _layout(model)
+    qb, s1 = as_batch(q, model.nq, "q")
+    vb, s2 = as_batch(v, model.nv, "v")
+    qb, vb = broadcast(qb, vb)
+    tau = np.zeros((qb.shape[0], model.nv))
+    if len(L.get("jf_v", ())):
+        f = -L["jf_f"] * np.tanh(vb[:, L["jf_v"]] / L["jf_vf"])
+        np.add.at(tau, (slice(None), L["jf_v"]), f)
+    return out(tau, s1 and s2)
+
+
 def passive_forces(model, q, v) -> np.ndarray:
     """Joint spring plus damper forces at (q, v): MuJoCo's ``qfrc_spring + qfrc_damper``, plus the
-    native format's force elements (:func:`element_forces`).
+    native format's force elements and the joints' Coulomb friction (:func:`element_forces`;
+    :func:`friction_forces` is the friction's part, which MuJoCo does not count as passive).
 
     Parameters
     ----------
@@ -230,28 +266,51 @@ def passive_forces(model, q, v) -> np.ndarray:
     return out(tau, s1 and s2)
 
 
-def actuator_forces(model, q, v, ctrl) -> np.ndarray:
-    """Generalized actuator forces: MuJoCo's ``qfrc_actuator`` for joint transmissions.
+def activation_names(model) -> tuple[str, ...]:
+    """The actuators of the model's tree with an activation state, in the order of ``act`` (MuJoCo's)."""
+    return model.tree_model.forces.activation_names
+
+
+def _activations(L, act, batch: int | None) -> tuple[np.ndarray, bool]:
+    """``act`` as (B, nact) (zeros when None, MuJoCo's initial activations) and whether it was one."""
+    n = len(L["act_states"])
+    if act is None:
+        return np.zeros((batch or 1, n)), True
+    return as_batch(act, n, "act")
+
+
+def actuator_forces(model, q, v, ctrl, act=None) -> np.ndarray:
+    """Generalized actuator forces: MuJoCo's ``qfrc_actuator`` for joint and tendon transmissions.
 
     Parameters
     ----------
     model : a dynamics model of any kind; its actuators are ``model.actuator_names``.
     q : (nq,) or (B, nq); v : (nv,) or (B, nv); ctrl : (na,) or (B, na) controls in
         ``model.actuator_names`` order (clamped to each ``ctrlrange``).
+    act : (nact,) or (B, nact) activations of the actuators with activation dynamics, in
+        :func:`activation_names` order (MuJoCo's ``act``); zero when None.
 
     Returns
     -------
-    (nv,) or (B, nv): ``gear * clamp(gain ctrl + bias, forcerange)`` on each actuated
-    coordinate, summed where several actuators drive one joint, N m or N.
+    (nv,) or (B, nv): ``gear * clamp(gain u + bias, forcerange)`` on each actuated
+    coordinate (``u`` the clamped ``ctrl``, or ``act`` for an actuator with activation dynamics),
+    summed where several actuators drive one joint, N m or N.
+
+    Examples
+    --------
+    A ``<general dyntype="filter" dynprm="0.1" gainprm="1000" biasprm="0 -1000" biastype="affine">``
+    on a hinge at q = 0.2 rad with act = 0.5 gives ``1000 * 0.5 - 1000 * 0.2 = 300`` N m, whatever ctrl.
     """
     L = _layout(model)
     qb, s1 = as_batch(q, model.nq, "q")
     vb, s2 = as_batch(v, model.nv, "v")
     cb, s3 = as_batch(ctrl, len(L["act_q"]), "ctrl")
-    qb, vb, cb = broadcast(qb, vb, cb)
+    ab, s4 = _activations(L, act, None)
+    qb, vb, cb, ab = broadcast(qb, vb, cb, ab)
+    single = s1 and s2 and s3 and s4
     tau = np.zeros((qb.shape[0], model.nv))
     if not len(L["act_q"]):
-        return out(tau, s1 and s2 and s3)
+        return out(tau, single)
     gear, on_joint = L["gear"], L["act_t"] < 0
     length, velocity = np.zeros(cb.shape), np.zeros(cb.shape)
     length[:, on_joint], velocity[:, on_joint] = qb[:, L["act_q"][on_joint]], vb[:, L["act_v"][on_joint]]
@@ -262,14 +321,45 @@ def actuator_forces(model, q, v, ctrl) -> np.ndarray:
             moments[t] = tendon_kinematics(model, L["tendons"][t], qb, vb)
         length[:, i], velocity[:, i] = moments[t][0], moments[t][1]
     length, velocity = gear * length, gear * velocity
-    c = np.clip(cb, L["ctrlrange"][:, 0], L["ctrlrange"][:, 1])
+    u = np.clip(cb, L["ctrlrange"][:, 0], L["ctrlrange"][:, 1])
+    u[:, L["act_states"]] = ab
     g, b = L["gain"], L["bias"]
-    force = (g[:, 0] + g[:, 1] * length + g[:, 2] * velocity) * c + b[:, 0] + b[:, 1] * length + b[:, 2] * velocity
+    force = (g[:, 0] + g[:, 1] * length + g[:, 2] * velocity) * u + b[:, 0] + b[:, 1] * length + b[:, 2] * velocity
     force = np.clip(force, L["forcerange"][:, 0], L["forcerange"][:, 1])
     np.add.at(tau, (slice(None), L["act_v"][on_joint]), (gear * force)[:, on_joint])
     for i in np.flatnonzero(~on_joint):
         tau += (gear[i] * force[:, i])[:, None] * moments[int(L["act_t"][i])][2]
-    return out(tau, s1 and s2 and s3)
+    return out(tau, single)
+
+
+def actuator_activation_rates(model, ctrl, act) -> np.ndarray:
+    """The activations' rates, MuJoCo's ``act_dot`` (``mj_fwdActuation``; module docstring).
+
+    Parameters
+    ----------
+    model : a dynamics model of any kind.
+    ctrl : (na,) or (B, na) controls in ``model.actuator_names`` order (clamped to each ``ctrlrange``).
+    act : (nact,) or (B, nact) activations in :func:`activation_names` order.
+
+    Returns
+    -------
+    (nact,) or (B, nact), per second: ``ctrl`` for an ``integrator``, ``(ctrl - act) / timeconst`` for a
+    ``filter`` or ``filterexact`` (``timeconst`` at least :data:`MJ_MINVAL`).  ``actrange`` is not applied
+    here (MuJoCo's ``act_dot`` ignores it; the simulation holds the activation in it).
+
+    Examples
+    --------
+    A filter of time constant 0.1 s at ctrl = 1, act = 0.5 has ``act_dot = 5`` per second.
+    """
+    L = _layout(model)
+    cb, s1 = as_batch(ctrl, len(L["act_q"]), "ctrl")
+    ab, s2 = _activations(L, act, None)
+    cb, ab = broadcast(cb, ab)
+    states = L["act_states"]
+    u = np.clip(cb, L["ctrlrange"][:, 0], L["ctrlrange"][:, 1])[:, states]
+    integrator = L["act_dyn"] == DYN_TYPES.index("integrator")
+    rate = np.where(integrator, u, (u - ab) / np.maximum(L["act_tau"], MJ_MINVAL))
+    return out(rate, s1 and s2)
 
 
 def actuator_forces_are_constant(model) -> bool:

@@ -38,7 +38,7 @@ import numpy as np
 
 from .closed.embedding import complete_configuration, complete_velocity
 from .dispatch import algorithm
-from .forces import actuator_forces, motor_names, motor_rates, passive_forces
+from .forces import activation_names, actuator_forces, motor_names, motor_rates, passive_forces
 from .kinematics import integrate
 from .tolerances import SIMULATION_CLOSURE_TOL
 
@@ -236,6 +236,9 @@ def linearize(model, q, v=None, ctrl=None, tau=None, voltage=None, currents=None
     """
     if model.kind not in ("tree", "embedded"):
         raise TypeError(f"{model.kind} models are not linearized (kinds: tree, embedded)")
+    if activation_names(model):
+        raise ValueError("actuators with activation dynamics are not linearized yet (their activations are "
+                         f"states it does not carry): {', '.join(activation_names(model))}")
     v = np.zeros(model.nv) if v is None else np.asarray(v, dtype=float)
     q = np.asarray(q, dtype=float)
     if model.kind == "embedded":

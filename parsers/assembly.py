@@ -661,6 +661,8 @@ class SpringDamper:
 #: the gain and bias types of an :class:`Actuator` (MuJoCo's ``gaintype``/``biastype`` that we model)
 ACTUATOR_GAIN_TYPES = ("fixed", "affine")
 ACTUATOR_BIAS_TYPES = ("none", "affine")
+#: the activation dynamics of an :class:`Actuator` (MuJoCo's ``dyntype`` that we model)
+ACTUATOR_DYN_TYPES = ("none", "integrator", "filter", "filterexact")
 
 
 def _checked_range(value, what: str) -> tuple[float, float] | None:
@@ -689,10 +691,16 @@ class Actuator:
     joint : the joint it drives (one coordinate: revolute, continuous, prismatic); "" on a tendon.
     tendon : None, or the :class:`Tendon` it pulls along (MJCF ``tendon=``): ``length`` and ``velocity``
         are then ``gear L`` and ``gear L_dot`` and the joints receive ``gear J_L^T force``.
-    kind : the element it was read from (``motor``, ``position``, ``velocity``, ``general``).
+    kind : the element it was read from (``motor``, ``position``, ``velocity``, ``general`` ...).
     gear : transmission ratio, joint force per unit of actuator force.
     gain_type, bias_type : see above; gain, bias : (3,) their parameters.
     ctrlrange, forcerange : (lower, upper) or None (not limited).
+    dyn_type : MuJoCo's activation dynamics: ``none`` (the force takes ``ctrl``), or an activation
+        ``act`` (a state) that the force takes in place of ``ctrl``, with ``act_dot = ctrl``
+        (``integrator``) or ``(ctrl - act) / timeconst`` (``filter``, ``filterexact``).
+    timeconst : s, of the filters (MuJoCo's ``dynprm[0]``).
+    actrange : (lower, upper) or None: the range ``act`` is held in (MuJoCo's ``actlimited``).
+    actearly : MuJoCo's ``actearly`` (the force of its discrete step takes the next step's activation).
     """
 
     name: str
@@ -707,10 +715,20 @@ class Actuator:
     forcerange: tuple | None = None
     source: Source = field(default_factory=Source)
     tendon: str | None = None
+    dyn_type: str = "none"
+    timeconst: float = 1.0
+    actrange: tuple | None = None
+    actearly: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or not isinstance(self.joint, str):
             raise ValueError(f"Actuator.name and joint must be names, got {self.name!r}, {self.joint!r}")
+        if self.dyn_type not in ACTUATOR_DYN_TYPES:
+            raise ValueError(f"actuator {self.name!r}: dyn type must be one of {ACTUATOR_DYN_TYPES}, "
+                             f"got {self.dyn_type!r}")
+        _set(self, "timeconst", _checked_float(self.timeconst, "Actuator.timeconst"))
+        _set(self, "actrange", _checked_range(self.actrange, f"actuator {self.name!r}: actrange"))
+        _set(self, "actearly", bool(self.actearly))
         if self.gain_type not in ACTUATOR_GAIN_TYPES or self.bias_type not in ACTUATOR_BIAS_TYPES:
             raise ValueError(f"actuator {self.name!r}: gain type must be one of {ACTUATOR_GAIN_TYPES} and bias type "
                              f"one of {ACTUATOR_BIAS_TYPES}, got {self.gain_type!r}, {self.bias_type!r}")

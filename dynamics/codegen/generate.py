@@ -404,6 +404,10 @@ def _refuse_unwritten_forces(tree, kind: str) -> None:
     if kind != "tree" and len(elements) > len(extra):
         raise CodegenUnsupported("DC motors on a closed chain are not generated (the generated reduced equations "
                                  "carry no currents); the simulator integrates them on trees only as well")
+    stateful = [a.name for a in tree.forces.actuators if a.dyntype != "none"]
+    if stateful:
+        raise CodegenUnsupported(f"actuators with activation dynamics are not generated yet (their activation is a "
+                                 f"state the generated code does not carry): {', '.join(stateful)}")
     if extra:
         raise CodegenUnsupported(f"the model has force elements the code generator does not write yet "
                                  f"({', '.join(sorted(set(extra)))}); it writes joint springs, dampers, actuators "

@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from ..tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, SIMULATION_CLOSURE_TOL
-from ..forces import motor_names
+from ..forces import activation_names, motor_names
 from .adaptive import ADAPTIVE_METHOD, simulate_closed_chain, simulate_tree
 from .motors import simulate_tree_with_motors
 from .fixed_step import (DEFAULT_DT, FIXED_STEP, MAX_STEPS, simulate_closed_chain_fixed_step, simulate_tree_fixed_step,
@@ -34,7 +34,8 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
              method: str = "adaptive", rtol: float = ADAPTIVE_RTOL, atol: float = ADAPTIVE_ATOL,
              progress: Callable[[float], None] | None = None,
              closure_tol: float = SIMULATION_CLOSURE_TOL, dt: float | None = None,
-             joints: JointProperties | None = None, ctrl=None, voltage=None, currents=None) -> SimulationResult:
+             joints: JointProperties | None = None, ctrl=None, voltage=None, currents=None,
+             activations=None) -> SimulationResult:
     """Integrate a model from (q0 (nq,), v0 (nv,)) for ``duration`` seconds, ``samples`` samples.
 
     torque : f(t, q, v) -> (nv,) joint forces (the fixed-step tree simulator takes a
@@ -49,6 +50,10 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
         f(t) -> (nmotors,); zero when None.  currents : their initial currents (nmotors,) A, zero when None.
         A tree with DC motors integrates ``[q, v, i]`` adaptively (:mod:`.motors`; the fixed-step
         integrators and closed chains with motors are refused).
+    activations : the initial activations (``dynamics.forces.activation_names`` order) of the actuators with
+        activation dynamics, zero when None.  A tree with such actuators integrates ``[q, v, i, act]``
+        adaptively, ``ctrl`` driving the activations (:mod:`.motors`, :mod:`.activations`; the fixed-step
+        integrators and closed chains with activations are refused).
     progress : called with the fraction of simulated time done.
     closure_tol : Newton tolerance of the loop closure (closed chains).
     """
@@ -57,14 +62,16 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
         raise TypeError(f"{model.kind} models are not simulated (kinds: {', '.join(SIMULATORS)})")
     adaptive, fixed_step = SIMULATORS[model.kind]
     joints = joints or JointProperties.none(model.tree_model.nv)
-    torque = with_force_elements(torque, model, ctrl)
-    if motor_names(model):
+    stateful = bool(activation_names(model))
+    torque = with_force_elements(torque, model, ctrl, actuators=not stateful)
+    if motor_names(model) or stateful:
+        what = "DC motors" if motor_names(model) else "actuators with activation dynamics"
         if model.kind != "tree" or method in FIXED_STEP:
-            raise ConstantForcesOnly(f"DC motors are integrated with the adaptive integrator on trees, not "
+            raise ConstantForcesOnly(f"{what} are integrated with the adaptive integrator on trees, not "
                                      f"{'the ' + method + ' one' if method in FIXED_STEP else 'on closed chains'}")
         method = ADAPTIVE_METHOD if method == "adaptive" else method
         return simulate_tree_with_motors(model, q0, v0, duration, samples, torque, method, rtol, atol, joints,
-                                         voltage, currents, progress)
+                                         voltage, currents, progress, ctrl, activations)
     if method in FIXED_STEP:
         if model.kind == "tree" and callable(torque) and not callable(torque_given):
             raise ConstantForcesOnly(f"the {method} simulator of trees takes constant joint forces; the joint "

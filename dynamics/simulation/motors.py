@@ -1,11 +1,13 @@
-"""Trees driven by DC motors: the adaptive integration of ``y = [q, v, i]``, the motors' currents ``i``
-integrated with the mechanics (seed 004 section 5: the state of the electrical components joins the
-mechanical one).
+"""Trees driven by DC motors or by actuators with activation dynamics: the adaptive integration of
+``y = [q, v, i, act]``, the motors' currents ``i`` and the actuators' activations ``act`` integrated with
+the mechanics (seed 004 section 5: the state of the electrical components joins the mechanical one).
 
 ``q_dot`` from :func:`dynamics.rates.configuration_rate`, ``v_dot`` from the forward dynamics with the
-joint forces, damping and the motors' torques, ``i_dot`` from the motors' electrical equations
-(:func:`dynamics.forces.motor_rates`); scipy's ``solve_ivp`` (DOP853 by default).  Joint limits are not
-stops here: a trajectory that leaves a joint's range is reported (a warning naming the joints).
+joint forces, damping, the motors' torques and the actuators' forces at ``act``, ``i_dot`` from the
+motors' electrical equations (:func:`dynamics.forces.motor_rates`), ``act_dot`` from the activation
+dynamics held in the activation ranges (:func:`.activations.bounded_rates`); scipy's ``solve_ivp``
+(DOP853 by default).  Joint limits are not stops here: a trajectory that leaves a joint's range is
+reported (a warning naming the joints).
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..dispatch import algorithm
-from ..forces import motor_names, motor_rates
+from ..forces import activation_names, actuator_forces, motor_names, motor_rates
 from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
+from .activations import bounded_rates, initial_activations
 from .passive import JointProperties, damped
 from .result import SimulationResult, coordinate_columns, energies
 
@@ -44,42 +47,72 @@ def _warn_limits(model, q, joints: JointProperties) -> None:
                     ", ".join(dict.fromkeys(left)))
 
 
+def _state_forces(model, voltage, ctrl):
+    """f(t, q, v, i, act) -> (motor and actuator forces (nv,), di (nmotors,), act_dot (nact,)): the
+    terminal equations of the model's DC motors at ``voltage`` and of its actuators at the constant
+    controls ``ctrl`` (na,) (all of them, with the activations where they have one)."""
+    tree = model.tree_model
+    nm, na, nact = len(motor_names(model)), len(tree.actuator_names), len(activation_names(model))
+    volts = voltage_function(voltage, nm)
+    ctrl = np.zeros(na) if ctrl is None else np.asarray(ctrl, dtype=float).reshape(na)
+    zero = np.zeros(model.nv)
+
+    def terms(t, q, v, i, act):
+        tau, di = motor_rates(model, v, i, volts(t)) if nm else (zero, np.zeros(0))
+        if nact:
+            act = initial_activations(model, act)
+            tau = tau + actuator_forces(tree, q, v, ctrl, act)
+            return tau, di, bounded_rates(model, ctrl, act)
+        return tau, di, np.zeros(0)
+
+    return terms
+
+
 def simulate_tree_with_motors(model, q0, v0, duration: float, samples: int, torque, method: str, rtol: float,
                               atol: float, joints: JointProperties, voltage=None, currents=None,
-                              progress=None) -> SimulationResult:
-    """Integrate a tree with DC motors from (q0 (nq,), v0 (nv,), currents (nmotors,) A, zero when None).
+                              progress=None, ctrl=None, act0=None) -> SimulationResult:
+    """Integrate a tree with DC motors or actuator activations from (q0 (nq,), v0 (nv,), currents
+    (nmotors,) A, activations act0 (nact,); zero when None).
 
-    torque : f(t, q, v) -> (nv,) or an (nv,) array or None (the other joint forces);
-    voltage : the motors' voltages (:func:`voltage_function`), in :func:`dynamics.forces.motor_names` order.
-    Returns the trajectory with the currents in ``currents`` (T, nmotors), A.
+    torque : f(t, q, v) -> (nv,) or an (nv,) array or None (the other joint forces; without the actuators
+        when the model has activations: they are added here, at the activations);
+    voltage : the motors' voltages (:func:`voltage_function`), in :func:`dynamics.forces.motor_names` order;
+    ctrl : (na,) constant controls (``model.actuator_names`` order) of the activations' dynamics.
+    Returns the trajectory with the currents in ``currents`` (T, nmotors), A, and the activations in
+    ``activations`` (T, nact).
     """
     nq, nv, nm = model.nq, model.nv, len(motor_names(model))
+    names = activation_names(model)
     forces = damped(torque, joints.damping, nv)
-    volts = voltage_function(voltage, nm)
+    terms = _state_forces(model, voltage, ctrl)
     forward = algorithm(model, "forward_dynamics")
     zero = np.zeros(nv)
 
     def rhs(t, y):
-        q, v, i = y[:nq], y[nq:nq + nv], y[nq + nv:]
-        tau_m, di = motor_rates(model, v, i, volts(t))
-        tau = tau_m + (zero if forces is None else forces(t, q, v))
+        q, v, i, act = y[:nq], y[nq:nq + nv], y[nq + nv:nq + nv + nm], y[nq + nv + nm:]
+        tau_s, di, da = terms(t, q, v, i, act)
+        tau = tau_s + (zero if forces is None else forces(t, q, v))
         if progress is not None:
             progress(min(t / duration, 1.0))
         a = forward(model, q, v, tau, f_ext=None, data=None)
-        return np.concatenate([configuration_rate(model, q, v, stabilise=QUATERNION_GAIN), a, di])
+        return np.concatenate([configuration_rate(model, q, v, stabilise=QUATERNION_GAIN), a, di, da])
 
     i0 = np.zeros(nm) if currents is None else np.asarray(currents, dtype=float).reshape(nm)
     t_eval = np.linspace(0.0, duration, samples)
-    sol = solve_ivp(rhs, (0.0, duration), np.concatenate([q0, v0, i0]), method=method, t_eval=t_eval,
-                    rtol=rtol, atol=atol)
+    sol = solve_ivp(rhs, (0.0, duration), np.concatenate([q0, v0, i0, initial_activations(model, act0)]),
+                    method=method, t_eval=t_eval, rtol=rtol, atol=atol)
     if not sol.success:
         raise RuntimeError(f"the integrator stopped: {sol.message}")
     q = normalize(model, sol.y[:nq].T)
     v = sol.y[nq:nq + nv].T
     _warn_limits(model, q, joints)
     energy, kinetic = energies(model, q, v)
+    parts = [f"{nm} DC motors"] if nm else []
+    parts += [f"{len(names)} actuator activations"] if names else []
+    acts = np.stack([initial_activations(model, a) for a in sol.y[nq + nv + nm:].T]) if names else None
     return SimulationResult(t=sol.t, q=q, v=v, energy=energy, columns=coordinate_columns(model),
                             velocity_columns=coordinate_columns(model, rate=True),
-                            status=f"{method}, rtol {rtol:g}, atol {atol:g}, {nm} DC motors", kinetic=kinetic,
-                            dissipative=True, currents=sol.y[nq + nv:].T,
-                            current_columns=tuple(f"i:{m}" for m in motor_names(model)))
+                            status=f"{method}, rtol {rtol:g}, atol {atol:g}, {', '.join(parts)}", kinetic=kinetic,
+                            dissipative=True, currents=sol.y[nq + nv:nq + nv + nm].T,
+                            current_columns=tuple(f"i:{m}" for m in motor_names(model)),
+                            activations=acts, activation_columns=tuple(f"act:{a}" for a in names))

@@ -22,8 +22,10 @@ What the simulator models (docs/pipeline-format.md says the same):
 * the native format's force elements (``forces:``: joint spring-dampers with regularised Coulomb
   friction, spring-dampers between body points, constant point loads, :func:`dynamics.forces.element_forces`)
   by the adaptive integrator and the closed-chain fixed-step one, as springs are;
-* Coulomb friction is otherwise not modelled (MJCF ``frictionloss``: one warning; URDF ``friction`` and
-  SDF ``friction``: ignored).
+* joint Coulomb friction read from files (URDF ``<dynamics friction>``, MJCF ``frictionloss`` of hinges
+  and slides) is a ``joint_friction`` element too, regularised as ``-friction tanh(v / 0.01)`` (rad/s or
+  m/s; MuJoCo holds ``frictionloss`` as a constraint of its solver instead: the two agree away from
+  ``|v| <~ 0.01``); SDF ``friction`` is not read.
 
 Armature (rotor inertia) is part of the dynamics model itself, not of this module.
 """
@@ -79,17 +81,18 @@ class ConstantForcesOnly(ValueError):
     """A fixed-step tree simulation asked of a model whose springs or servos depend on the state."""
 
 
-def with_force_elements(torque, model, ctrl=None):
+def with_force_elements(torque, model, ctrl=None, actuators: bool = True):
     """``torque`` (None, an (nv,) array or f(t, q, v)) plus the model's joint springs and its actuators
     at the constant controls ``ctrl`` ((na,) in ``model.actuator_names`` order; zero when None, as in
     MuJoCo, where a position servo holds its joint at 0): a constant (nv,) array when none of these
     forces depends on the state, else f(t, q, v).  Joint damping is not included: it enters through
-    :class:`JointProperties` (every integrator applies it).  Seed 004 Fig. 1: each element is a
+    :class:`JointProperties` (every integrator applies it).  ``actuators`` False leaves the actuators out
+    (a model with activation states: :mod:`.motors` adds them at the activations).  Seed 004 Fig. 1: each element is a
     two-terminal edge parallel to its joint; its through variable is added to the joint's force.
     """
     tree = model.tree_model
-    na = len(tree.actuator_names)
-    ctrl = np.zeros(na) if ctrl is None else np.asarray(ctrl, dtype=float).reshape(na)
+    na = len(tree.actuator_names) if actuators else 0
+    ctrl = np.zeros(na) if ctrl is None or not na else np.asarray(ctrl, dtype=float).reshape(na)
     state_forces = has_springs(tree) or has_elements(tree)
     if not na and not state_forces:
         return torque
@@ -100,7 +103,7 @@ def with_force_elements(torque, model, ctrl=None):
         return lambda t, q, v: torque(t, q, v) + constant
 
     def elements(q, v):
-        f = spring_forces(tree, q) + actuator_forces(tree, q, v, ctrl)
+        f = spring_forces(tree, q) + (actuator_forces(tree, q, v, ctrl) if na else 0.0)
         return f + element_forces(tree, q, v) if has_elements(tree) else f
 
     if torque is None:

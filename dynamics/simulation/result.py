@@ -26,6 +26,8 @@ class SimulationResult:
         others, and their coordinates (T, k); see :func:`derived_joint_columns`.
     currents : (T, nmotors) the DC motors' currents, A, named ``current_columns`` (``i:MOTOR``); None
         without motors.
+    activations : (T, nact) the activations of the actuators with activation dynamics, named
+        ``activation_columns`` (``act:ACTUATOR``); None without them.
     """
 
     t: np.ndarray
@@ -43,6 +45,8 @@ class SimulationResult:
     dissipative: bool = False
     currents: np.ndarray | None = None
     current_columns: tuple[str, ...] = ()
+    activations: np.ndarray | None = None
+    activation_columns: tuple[str, ...] = ()
 
     def with_extra(self, columns, values) -> "SimulationResult":
         """A copy with the joints ``columns`` (their coordinates ``values`` (T, len(columns))) appended to

@@ -26,12 +26,14 @@ log = logging.getLogger(__name__)
 
 def actuator_spec(a: Actuator) -> ActuatorSpec:
     """The dynamics record of an :class:`parsers.assembly.Actuator` (fixed gain and no bias as affine
-    coefficients that are zero beyond the constant; no range as an infinite one)."""
+    coefficients that are zero beyond the constant; no range as an infinite one; the activation
+    dynamics as they are)."""
     gain = a.gain if a.gain_type == "affine" else (a.gain[0], 0.0, 0.0)
     bias = a.bias if a.bias_type == "affine" else (0.0, 0.0, 0.0)
     unbounded = (-np.inf, np.inf)
     return ActuatorSpec(a.name, a.joint, a.gear, tuple(gain), tuple(bias), a.ctrlrange or unbounded,
-                        a.forcerange or unbounded, a.tendon)
+                        a.forcerange or unbounded, a.tendon, a.dyn_type, a.timeconst, a.actrange or unbounded,
+                        a.actearly)
 
 
 def needs_inertia(tree_joints: Sequence[Joint]) -> bool:

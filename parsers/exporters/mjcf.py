@@ -261,9 +261,17 @@ def _sites(elements, frame, frames) -> None:
 
 
 def _actuator_element(act, x) -> None:
-    """Actuator record ``x`` as the MJCF element whose defaults give back its gain and bias."""
+    """Actuator record ``x`` as the MJCF element whose defaults give back its gain and bias (a ``general``
+    with its ``dyntype``, ``dynprm``, ``actrange`` and ``actearly`` when it has activation dynamics)."""
     kp, kv = x.gain[0], -x.bias[2]
-    if x.kind == "motor" and x.gain_type == "fixed" and x.gain == (1.0, 0.0, 0.0) and x.bias_type == "none":
+    if x.dyn_type != "none":
+        el = ET.SubElement(act, "general", dyntype=x.dyn_type, dynprm=fmt(x.timeconst), gaintype=x.gain_type,
+                           gainprm=fmt(x.gain), biastype=x.bias_type, biasprm=fmt(x.bias))
+        if x.actrange is not None and all(np.isfinite(x.actrange)):
+            el.set("actlimited", "true"), el.set("actrange", fmt(x.actrange))
+        if x.actearly:
+            el.set("actearly", "true")
+    elif x.kind == "motor" and x.gain_type == "fixed" and x.gain == (1.0, 0.0, 0.0) and x.bias_type == "none":
         el = ET.SubElement(act, "motor")
     elif x.kind == "position" and x.gain_type == "fixed" and x.gain[1:] == (0.0, 0.0) and \
             x.bias_type == "affine" and x.bias[:2] == (0.0, -kp) and kv >= 0:

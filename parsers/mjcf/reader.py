@@ -83,7 +83,7 @@ import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
 
-from ..assembly import GROUND, Assembly, Body, Geometry, Joint, Limits, MassProperties, Pose, Source
+from ..assembly import GROUND, Assembly, Body, Geometry, Joint, JointForceElement, Limits, MassProperties, Pose, Source
 from ..errors import FOREIGN_TEXT, InputError, did_you_mean, quoting_only_inside
 from ..massprops import combine, transform_mass_properties
 from ..xml import XML_BASE, error, file_of, mark_file, parse_floats, parse_xml, where
@@ -385,7 +385,7 @@ class _Reader:
             order.append(i)
             stack.extend(reversed(self.bodies[i]["children"]))
         assert sorted(order) == sorted(live)
-        bodies, joints = [], []
+        bodies, joints, frictions = [], [], []
         jnames = {}
         taken = {self.bodies[i]["name"] for i in live}
         floating = self.floating_roots(live)
@@ -437,9 +437,13 @@ class _Reader:
                     origin = pose.translation
                 limits = self.limits(jel, a, jt)
                 damping, stiffness, springref, springdamper = joint_spring(jel, a, jt, self.comp)
-                if float(parse_floats(a.get("frictionloss", "0"), jel, "joint@frictionloss", 1)[0]):
-                    log.warning("%s: joint %r: frictionloss (dry friction; MuJoCo: a constraint) is not modelled "
-                                "(ignored)", where(jel), name)
+                friction = float(parse_floats(a.get("frictionloss", "0"), jel, "joint@frictionloss", 1)[0])
+                if friction and jt in ("hinge", "slide"):
+                    frictions.append(JointForceElement(f"{name}_friction", name, friction=friction,
+                                                       source=Source(self.file, jel.sourceline, "frictionloss")))
+                elif friction:
+                    log.warning("%s: joint %r: frictionloss of a %s joint (dry friction on several freedoms) is not "
+                                "modelled (ignored)", where(jel), name, jt)
                 armature, ref = (float(parse_floats(a.get(key, "0"), jel, f"joint@{key}", 1)[0])
                                  for key in ("armature", "ref"))
                 if jt == "hinge":
@@ -478,7 +482,7 @@ class _Reader:
         tendons, actuators = self.forces(root, joints)
         model = root.get("model", Path(self.file).stem)
         return Assembly(model, tuple(bodies), tuple(joints), gravity=gravity, couplings=tuple(couplings),
-                        source_file=self.file, forces=tendons, actuators=actuators)
+                        source_file=self.file, forces=tendons + tuple(frictions), actuators=actuators)
 
     def forces(self, root, joints) -> tuple[tuple, tuple]:
         """(the tendons read as force elements, the actuators on joints and on those tendons)."""

@@ -66,7 +66,7 @@ import numpy as np
 from lxml import etree
 
 from .. import limits
-from ..assembly import GROUND, Assembly, Body, Joint, MassProperties, Pose, Source
+from ..assembly import GROUND, Assembly, Body, Joint, JointForceElement, MassProperties, Pose, Source
 from ..errors import InputError, did_you_mean
 from ..gc_pause import paused_gc
 from ..massprops import shapes_mass_properties
@@ -412,8 +412,10 @@ def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, fi
     return bodies
 
 
-def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[Joint]:
-    out = []
+def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> tuple[list[Joint], list]:
+    """(the joints, the :class:`~parsers.assembly.JointForceElement` of each one-coordinate joint's
+    ``<dynamics friction>``: its Coulomb friction, regularised as the element says)."""
+    out, frictions = [], []
     ground_of = (lambda n: GROUND if (root_is_ground and n == t.root) else body_name[n])
     if not root_is_ground:
         jn = "root_joint"
@@ -432,7 +434,11 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[
         parts = t.parts[jname]
         d_el = parts.get("dynamics")
         damping = attr_float(d_el, "damping", 0.0) if d_el is not None else 0.0
-        if d_el is not None and attr_float(d_el, "friction", 0.0):
+        friction = attr_float(d_el, "friction", 0.0) if d_el is not None else 0.0
+        if friction and jtype in ("revolute", "continuous", "prismatic"):
+            frictions.append(JointForceElement(f"{jname}_friction", jname, friction=friction,
+                                                source=Source(file, d_el.sourceline, "<dynamics friction>")))
+        elif friction and jtype != "fixed":
             frictional.append(jname)
         motor = actuators.get(jname)
         rows.append({**_URDF_JOINT, "name": jname, "type": jtype, "reference": ground_of(parent),
@@ -440,9 +446,9 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> list[
                      "limits": joint_limits(parts.get("limit"), jname, jtype), "actuated": motor is not None,
                      "motor": motor, "damping": damping, "source": Source(file, j_el.sourceline)})
     if frictional:
-        log.warning("%s: <dynamics friction> (Coulomb friction) is not modelled, ignored on joints: %s", file,
-                    ", ".join(frictional))
-    return out + Joint.many(rows)
+        log.warning("%s: <dynamics friction> of joints of several freedoms is not modelled, ignored on joints: %s",
+                    file, ", ".join(frictional))
+    return out + Joint.many(rows), frictions
 
 
 #: the fields of a Joint that a URDF joint leaves at these values
@@ -472,9 +478,9 @@ def urdf_from_element(root_el, path, *, package_dirs=(), base="fixed", inertia_f
     if massless == "check":
         _check_massless(t, mass_props, file)
     bodies = _bodies(t, mass_props, geoms, computed, body_name, root_is_ground, file)
-    joints = _joints(t, body_name, root_is_ground, base, transmissions(t.transmissions, t.joints), file)
+    joints, frictions = _joints(t, body_name, root_is_ground, base, transmissions(t.transmissions, t.joints), file)
     return Assembly(robot_name, tuple(bodies), tuple(joints), couplings=tuple(mimic_couplings(t, file)),
-                    source_file=file)
+                    source_file=file, forces=tuple(frictions))
 
 
 def _cycle_from(jname, ends_of, parent_of):

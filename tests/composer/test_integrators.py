@@ -154,13 +154,14 @@ def test_pipeline_integrator_and_dt_are_validated_at_their_lines(tmp_path):
     assert err.value.line == 7
 
 
-def test_mjcf_joint_frictionloss_is_reported_as_not_modelled(tmp_path, caplog):
+def test_mjcf_joint_frictionloss_is_a_regularised_joint_friction(tmp_path, caplog):
     path, _ = pendulum(tmp_path)
     path.write_text(path.read_text().replace('damping="0.0"', 'damping="0" frictionloss="0.1"'))
     with caplog.at_level("WARNING"):
-        composer.compose(path)
-    messages = [r.getMessage() for r in caplog.records if "friction" in r.getMessage()]
-    assert len(messages) == 1 and "not modelled" in messages[0]
+        composition = composer.compose(path)
+    assert not [r for r in caplog.records if "friction" in r.getMessage()]
+    (element,) = composition.assembly.forces
+    assert (element.friction, element.friction_velocity, element.source.note) == (0.1, 0.01, "frictionloss")
 
 
 REVERSED_PENDULUM = """format: mbcompose-assembly/1

@@ -59,7 +59,7 @@ def test_the_same_error_inside_the_folder_is_quoted(folders):
 
 def test_a_warning_about_an_included_file_outside_the_folder_says_where_not_what(folders, caplog):
     model, outside = folders
-    included = (f'<mujoco>\n<worldbody><body name="b" pos="0 0 1"><joint name="{SECRET}" frictionloss="1"/>'
+    included = (f'<mujoco>\n<worldbody><body name="b" pos="0 0 1"><joint name="{SECRET}" type="ball" frictionloss="1"/>'
                 '<geom size="0.1"/></body></worldbody>\n</mujoco>\n')
     (outside / "secret.xml").write_text(included)
     (model / "m.xml").write_text(MODEL.format("../secret.xml"))

@@ -1,6 +1,7 @@
 """SDFormat joint springs and dampers (``<axis><dynamics>`` ``spring_stiffness``, ``spring_reference``,
 ``damping``) give the generalized forces Drake's force elements give (its own SDFormat parser) and
-the analytic ``-k (q - q_ref) - d v``; URDF ``<dynamics friction>`` warns once, naming the joints."""
+the analytic ``-k (q - q_ref) - d v``; URDF ``<dynamics friction>`` is a regularised Coulomb friction
+``-friction tanh(v / 0.01)``, in ``passive_forces`` and ``friction_forces``."""
 
 import logging
 from pathlib import Path
@@ -50,11 +51,14 @@ def test_sdf_joint_springs_match_drake():
                                    atol=1e-12)
 
 
-def test_urdf_friction_warns_once_naming_the_joints(tmp_path, caplog):
+def test_urdf_friction_is_a_regularised_coulomb_friction(tmp_path, caplog):
     path = tmp_path / "r.urdf"
     path.write_text(URDF)
     with caplog.at_level(logging.WARNING):
         model = compose(path).model
-    messages = [r.getMessage() for r in caplog.records if "friction" in r.getMessage()]
-    assert len(messages) == 1 and "j1, j2" in messages[0]
-    np.testing.assert_allclose(dynamics.passive_forces(model, model.neutral(), np.ones(2)), [-0.3, -0.1])
+    assert not [r for r in caplog.records if "friction" in r.getMessage()]
+    v = np.array([0.004, -1.0])
+    friction = [-0.2 * np.tanh(0.4), 0.4 * np.tanh(100.0)]
+    np.testing.assert_allclose(dynamics.friction_forces(model, model.neutral(), v), friction, rtol=1e-15)
+    np.testing.assert_allclose(dynamics.passive_forces(model, model.neutral(), v),
+                               [-0.3 * 0.004 + friction[0], 0.1 + friction[1]], rtol=1e-15)

@@ -15,7 +15,8 @@ references.
 * SDFormat export of joint springs read by Drake (its own parser: ``RevoluteSpring`` and joint damping,
   ``CalcForceElementsContribution``) against our passive forces;
 * URDF export keeps damping and friction: Pinocchio reads them back (``model.damping``,
-  ``model.friction``), our reader gives the same damping forces; the stiffness URDF cannot hold warns.
+  ``model.friction``), our reader gives the same damping and friction forces; the stiffness URDF cannot
+  hold warns.
 """
 
 import logging
@@ -83,7 +84,7 @@ def check_mjcf_export_forces(source: Path, out: Path, n: int = 3) -> None:
         act0 -= _to_ours(m0, ours, q, v, B0, _moments(m0, d0)[skipped].T @ d0.actuator_force[skipped])
         passive1, act1 = _mujoco_forces(m1, d1, ours, q, v, ctrl1, B1)
         _relative_close(passive1, passive0)
-        _relative_close(dynamics.passive_forces(model, q, v), passive1)
+        _relative_close(dynamics.passive_forces(model, q, v) - dynamics.friction_forces(model, q, v), passive1)
         if len(kept):
             _relative_close(act1, act0)
             _relative_close(dynamics.actuator_forces(model, q, v, ctrl0[kept]), act1)
@@ -219,9 +220,10 @@ def test_urdf_export_keeps_damping_and_friction_and_names_the_springs_it_cannot_
     for name in damping:
         k = pm.joints[pm.getJointId(name)].idx_v
         assert pm.damping[k] == damping[name] and pm.friction[k] == friction[name]
-    back = compose(out).model                 # our URDF reader: the damping (friction warned, not modelled)
-    v = np.arange(1.0, back.nv + 1)
+    back = compose(out).model                 # our URDF reader: the damping and the friction (tanh, 0.01 rad/s)
+    v = np.arange(1.0, back.nv + 1) / 200
     expected = np.zeros(back.nv)
     for name, c in damping.items():
-        expected[back.v_slice(name)] = -c * v[back.v_slice(name)]
+        w = v[back.v_slice(name)]
+        expected[back.v_slice(name)] = -c * w - friction[name] * np.tanh(w / 0.01)
     np.testing.assert_allclose(dynamics.passive_forces(back, back.neutral(), v), expected, rtol=1e-15)

@@ -7,7 +7,7 @@ dampers and actuators included; the springs and dampers of spatial tendons that 
 supported and warned, are zeroed in MuJoCo's model; skipped actuators' forces are taken out of MuJoCo's
 ``qfrc_actuator``); a hinge with
 ``stiffness 10``, ``springref 0.5`` (degrees) and ``damping 2`` at 1 rad/s gets MuJoCo's -1.913 N m;
-shortcut actuators (``position`` with ``kp``/``kv``, ``velocity``) and ``general`` with affine gain and
+shortcut actuators (``position`` with ``kp``/``kv``, ``velocity``, ``damper``) and ``general`` with affine gain and
 bias, ranges and default classes on a hand-written model; what is not modelled warns, naming it.
 """
 
@@ -94,7 +94,8 @@ def check_forces(path, n=3, rtol=1e-9):
         qpos, T, _ = to_mujoco(m, ours, q, v, B)
         d.qpos[:], d.qvel[:], d.ctrl[:] = qpos, T @ v, ctrl_mj
         mujoco.mj_forward(m, d)
-        _relative_close(dynamics.passive_forces(model, q, v), T.T @ (d.qfrc_spring + d.qfrc_damper), rtol)
+        passive = dynamics.passive_forces(model, q, v) - dynamics.friction_forces(model, q, v)  # MuJoCo: a constraint
+        _relative_close(passive, T.T @ (d.qfrc_spring + d.qfrc_damper), rtol)
         ours_act = dynamics.actuator_forces(model, q, v, ctrl_mj[kept])
         skipped = np.setdiff1d(np.arange(m.nu), kept)
         moment = _moments(m, d)
@@ -144,8 +145,8 @@ def test_servos_defaults_ranges_and_springs_match_mujoco(tmp_path, caplog):
     path.write_text(SERVOS)
     with caplog.at_level(logging.WARNING):
         m, ours = check_forces(path, n=6)
-    assert ours.actuator_names == ("p1", "position_j2", "v1", "g1", "m1", "g2")
-    assert "on_ball" in caplog.text and "<damper>" in caplog.text
+    assert ours.actuator_names == ("p1", "position_j2", "v1", "g1", "m1", "g2", "d")
+    assert "on_ball" in caplog.text and "damper" not in caplog.text
 
 
 def test_batches_match_single_states(tmp_path):

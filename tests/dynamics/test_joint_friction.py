@@ -1,0 +1,88 @@
+"""Joint Coulomb friction read from files (URDF ``<dynamics friction>``, MJCF joint ``frictionloss``): a
+``joint_friction`` element regularised as ``-friction tanh(v / 0.01)`` (issue 26).
+
+A block sliding on a horizontal prismatic joint, ``m v' = -f tanh(v / v_f)``, has the closed form
+``sinh(v / v_f) = sinh(v0 / v_f) exp(-f t / (m v_f))`` (``d/dt sinh(v / v_f) = cosh(v / v_f) v' / v_f``);
+its position is the integral of that velocity (scipy's quadrature of the closed form, independent of our
+dynamics).  The URDF export writes the friction back (``<dynamics friction>``) and reading it gives the
+same forces; ``passive_forces - friction_forces`` stays MuJoCo's ``qfrc_spring + qfrc_damper``.
+"""
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+
+from mbcompose import compose, dynamics
+from mbcompose.dynamics.simulation import simulate
+from mbcompose.parsers.exporters.urdf import write_urdf
+
+MASS, FRICTION, V_F, V0 = 2.0, 0.3, 0.01, 0.05
+
+URDF = f"""<robot name="block">
+  <link name="base"/>
+  <link name="block"><inertial><mass value="{MASS}"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/>
+  </inertial></link>
+  <joint name="slide" type="prismatic"><parent link="base"/><child link="block"/><axis xyz="1 0 0"/>
+    <limit lower="-10" upper="10" effort="1" velocity="1"/><dynamics friction="{FRICTION}"/></joint>
+</robot>"""
+
+MJCF = f"""<mujoco>
+  <worldbody>
+    <body name="block">
+      <joint name="slide" type="slide" axis="1 0 0" frictionloss="{FRICTION}"/>
+      <geom type="box" size="0.1 0.1 0.1" mass="{MASS}"/>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def velocity(t):
+    return V_F * np.arcsinh(np.sinh(V0 / V_F) * np.exp(-FRICTION * t / (MASS * V_F)))
+
+
+@pytest.mark.parametrize("name, text", [("block.urdf", URDF), ("block.xml", MJCF)])
+def test_block_sliding_with_file_friction_follows_the_closed_form(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    model = compose(path).model
+    r = simulate(model, np.zeros(1), np.full(1, V0), 1.0, samples=21, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(r.v[:, 0], velocity(r.t), rtol=0, atol=1e-10)
+    x = [quad(velocity, 0.0, t, epsabs=1e-14, epsrel=1e-13)[0] for t in r.t]
+    np.testing.assert_allclose(r.q[:, 0], x, rtol=0, atol=1e-10)
+    v = np.array([0.003])
+    np.testing.assert_allclose(dynamics.friction_forces(model, model.neutral(), v), -FRICTION * np.tanh(0.3),
+                               rtol=1e-15)
+    np.testing.assert_allclose(dynamics.passive_forces(model, model.neutral(), v), -FRICTION * np.tanh(0.3),
+                               rtol=1e-15)
+
+
+def test_urdf_round_trip_keeps_the_friction(tmp_path):
+    path = tmp_path / "block.urdf"
+    path.write_text(URDF)
+    composition = compose(path)
+    (element,) = composition.assembly.forces
+    assert (element.name, element.joint, element.friction) == ("slide_friction", "slide", FRICTION)
+    assert element.source.file == str(path) and element.source.line == 6
+    write_urdf(composition.assembly, tmp_path / "back.urdf")
+    assert f'friction="{FRICTION:g}"' in (tmp_path / "back.urdf").read_text()
+    back = compose(tmp_path / "back.urdf")
+    assert [(e.joint, e.friction, e.friction_velocity) for e in back.assembly.forces] == [("slide", FRICTION, V_F)]
+    v = np.linspace(-0.05, 0.05, 7)[:, None]
+    q = np.zeros((7, 1))
+    np.testing.assert_array_equal(dynamics.passive_forces(back.model, q, v),
+                                  dynamics.passive_forces(composition.model, q, v))
+
+
+def test_mjcf_friction_is_left_out_of_mujocos_passive_forces(tmp_path):
+    mujoco = pytest.importorskip("mujoco")
+    path = tmp_path / "block.xml"
+    path.write_text(MJCF.replace('frictionloss=', 'damping="0.7" frictionloss='))
+    model = compose(path).model
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    d.qvel[:] = 0.02
+    mujoco.mj_forward(m, d)
+    q, v = model.neutral(), np.full(1, 0.02)
+    np.testing.assert_allclose(dynamics.passive_forces(model, q, v) - dynamics.friction_forces(model, q, v),
+                               d.qfrc_spring + d.qfrc_damper, rtol=1e-15)
+    assert m.dof_frictionloss[0] == FRICTION
