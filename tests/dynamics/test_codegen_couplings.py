@@ -266,3 +266,39 @@ def test_the_fmu_of_a_coupled_model_validates_and_moves_as_mbcompose_simulate(tm
         worst = {c: float(np.abs(r[c] - ref[c]).max()) for c in columns}
         assert max(worst.values()) < FMU_AGREEMENT, (fmi_type, worst)
         assert max(np.abs(ref[c] - ref[c][0]).max() for c in em.dependent) > 100 * FMU_AGREEMENT   # they move
+
+
+SMALL_POLYNOMIAL = """<mujoco><compiler angle="radian"/>
+  <worldbody>
+    <body name="a" pos="0 0 1"><joint name="j1" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03"/>
+      <body name="b" pos="0.4 0 0" euler="0.3 0 0"><joint name="j2" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.4 0.1 0" size="0.03"/>
+        <body name="c" pos="0.4 0 0"><joint name="j3" axis="1 0 0"/><geom type="box" size="0.05 0.04 0.03" pos="0.05 0 0"/></body>
+      </body>
+    </body>
+  </worldbody>
+  <equality><joint joint1="j2" joint2="j1" polycoef="0.1 -0.7 0.5 0.2 0"/></equality>
+</mujoco>"""
+
+
+@pytest.mark.parametrize("text", [SMALL_POLYNOMIAL, SMALL_POLYNOMIAL.replace("0.1 -0.7 0.5 0.2 0", "0.1 -0.7 0 0 0")],
+                         ids=["cubic", "linear"])
+def test_symbolic_closed_forms_of_a_coupled_chain_equal_the_numpy_reference(tmp_path, text):
+    """``--symbolic`` takes the couplings' rows ``s_f - p(s_l)`` into its closure (lambdified here)."""
+    import sympy as sp
+
+    from mbcompose.dynamics.codegen.symbolic import symbolic_model
+
+    path = tmp_path / "small.xml"
+    path.write_text(text)
+    em = mbcompose.compose(str(path)).model
+    sm = symbolic_model(em)
+    fa = sp.lambdify([list(sm.q), list(sm.v), list(sm.tau), list(sm.p)], sm.qdd, "numpy", cse=True)
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        q, v = random_state(em, rng)
+        tau = np.zeros(em.nv)
+        tau[em.independent_v] = rng.normal(size=em.n_independent)
+        with dispatch.backend("numpy"):
+            ref = dyn.forward_dynamics(em, q, v, tau)
+        assert close(np.ravel(fa(list(q), list(v), list(tau), list(sm.p_defaults))), ref)
