@@ -127,7 +127,7 @@ def _nonzeros(X) -> list[list[tuple[int, float]]]:
 def _reduction(cols, nv: int) -> Code:
     """``r = X^T w`` and ``Mr = X^T M X`` (upper triangle, mirrored) unrolled over the nonzeros ``cols`` of X."""
     code = Code()
-    code.comment("r = X^T (T - h - ...) and M_r = X^T M X over the constant nonzeros of X")
+    code.comment("r = X^T w (w = tau - h) and M_r = X^T M X over the constant nonzeros of X")
     for a, col in enumerate(cols):
         code.store(f"r[{a}]", add(*(mul(x, f"w[{i}]") for i, x in col)))
     n = len(cols)
