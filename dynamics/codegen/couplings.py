@@ -226,6 +226,29 @@ int {P}_outputs(const double *p, const double *x, double *y)
   return 0;
 }}
 
+/* the closed chains' interface (dynamics/codegen/closed.py), so that an FMU treats both alike: the
+   closed form needs no warm start, the workspace is empty */
+void {P}_workspace_init({P}_workspace *ws) {{ (void)ws; }}
+
+int {P}_close({P}_workspace *ws, const double *q_ind, double *q)
+{{
+  (void)ws;
+  {P}_complete_configuration(q_ind, q);
+  return 0;
+}}
+
+int {P}_derivatives_ws({P}_workspace *ws, const double *p, double t, const double *x, const double *u, double *dx)
+{{
+  (void)ws;
+  return {P}_derivatives(p, t, x, u, dx);
+}}
+
+int {P}_outputs_ws({P}_workspace *ws, const double *p, const double *x, double *y)
+{{
+  (void)ws;
+  return {P}_outputs(p, x, y);
+}}
+
 void {P}_start_state(double *x)
 {{
   /* the reference configuration (closed) at rest */
@@ -252,7 +275,8 @@ def linear_system(em, prefix: str):
     nv, ni, nqi = t.nv, len(ind_v), len(ind_q)
     q_ref = np.asarray(em.neutral(), float)
     cols = _nonzeros(X)
-    src = [CHOLESKY_SOURCE.format(P=prefix, floor=fmt(SINGULAR_FLOOR)),
+    typedef = f"typedef struct {{ double unused; }} {prefix}_workspace;\n"
+    src = [typedef, CHOLESKY_SOURCE.format(P=prefix, floor=fmt(SINGULAR_FLOOR)),
            LINEAR_DRIVER.format(P=prefix, NI=max(ni, 1), NQI=max(nqi, 1), NQ=max(t.nq, 1), NV=max(nv, 1),
                                 nv=nv, ni=ni, nqi=nqi, nx=nqi + ni, ind_v=_ints(ind_v), ind_q=_ints(ind_q),
                                 q_ref=", ".join(fmt(float(x)) for x in q_ref) or "0.0",
@@ -265,7 +289,12 @@ def linear_system(em, prefix: str):
     info = dict(state_names=(*(qn[i] for i in ind_q), *(f"v:{vn[j]}" for j in ind_v)),
                 input_names=(*(f"tau:{vn[j]}" for j in ind_v), *t.actuator_names), output_names=qn,
                 nx=nqi + ni, nu=ni + len(t.actuator_names), ny=t.nq, start_state=tuple(x0))
-    extra = (f"void {prefix}_complete_configuration(const double *q_ind, double *q);\n"
+    extra = (typedef + f"void {prefix}_workspace_init({prefix}_workspace *ws);\n"
+             f"int {prefix}_close({prefix}_workspace *ws, const double *q_ind, double *q);\n"
+             f"int {prefix}_derivatives_ws({prefix}_workspace *ws, const double *p, double t, const double *x, "
+             "const double *u, double *dx);\n"
+             f"int {prefix}_outputs_ws({prefix}_workspace *ws, const double *p, const double *x, double *y);\n"
+             f"void {prefix}_complete_configuration(const double *q_ind, double *q);\n"
              f"int {prefix}_complete_velocity(const double *q, const double *v_ind, double *v);\n"
              f"int {prefix}_embedded_fd(const double *p, const double *q, const double *v, const double *tau, "
              "double *qdd);\n")
