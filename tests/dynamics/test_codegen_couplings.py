@@ -167,7 +167,7 @@ def test_linear_couplings_are_generated_in_closed_form_and_agree_with_the_numpy_
     em = _compose(tmp_path, name)
     assert em.kind == "embedded" and em.couplings and em.linear_couplings is not None
     cm = check_against_numpy(em)
-    assert "_cholesky_solve" in cm.gen.source and "_solve(int n" not in cm.gen.source    # no Newton solve
+    assert "_cholesky_solve" in cm.gen.source and f"{cm.gen.prefix}_solve(int n" not in cm.gen.source   # no Newton solve
     assert set(em.dependent) <= set(cm.gen.output_names)                             # followers are outputs
 
 
