@@ -80,7 +80,7 @@ def _generator_digest() -> str:
 
 def model_key(model, prefix: str, cc: str) -> str:
     """Hash of what the generated library depends on: the model's constants (tree arrays, force
-    elements and DC motors, the closed chain's chords and partition), the generator's source and the
+    elements and DC motors, the closed chain's chords, couplings and partition), the generator's source and the
     compiler."""
     h = hashlib.sha256()
     tree = model.tree_model
@@ -95,6 +95,8 @@ def model_key(model, prefix: str, cc: str) -> str:
             h.update(repr((c.name, c.type, c.body_a, c.body_b)).encode())
             for a in (c.R_a, c.p_a, c.R_b, c.p_b, c.axis, c.axis2 if c.axis2 is not None else np.zeros(3)):
                 h.update(np.asarray(a, float).tobytes())
+        h.update(repr([(c.name, c.follower, c.leader, tuple(map(float, c.coefficients)))
+                       for c in model.couplings]).encode())
         for lp in model.loops:
             h.update(repr((lp.v_idx.tolist(), lp.dep.tolist(), lp.rows.tolist(), lp.all_rows.tolist())).encode())
     h.update(_generator_digest().encode())

@@ -15,9 +15,11 @@ with column pivoting of the closure Jacobian at the reference configuration, see
   constraint embedding, formed densely: the loops here are small).
 
 The closure rows and their rates follow :mod:`dynamics.closed.closure` (position rows ``n . p_ab``,
-orientation rows ``n . R_ab u``, ``gamma`` from the bias accelerations).  Dense solves use Gaussian
-elimination with partial pivoting written in the C.  Where the fixed partition does not apply the
-generator refuses (:class:`CodegenUnsupported`): joint couplings, a dependent coordinate of a joint with
+orientation rows ``n . R_ab u``, ``gamma`` from the bias accelerations); the rows of joint couplings
+(polynomial ones, or couplings beside loop-closing joints) come from :mod:`dynamics.codegen.couplings`,
+which also writes linear couplings without chords in closed form (:func:`generate.generate_c` picks it).
+Dense solves use Gaussian elimination with partial pivoting written in the C.  Where the fixed partition
+does not apply the generator refuses (:class:`CodegenUnsupported`): a dependent coordinate of a joint with
 more than one coordinate; at run time a singular ``G_d`` (a configuration where the reference split
 degenerates) or a failed Newton solve makes the functions return a nonzero code.
 """
@@ -29,6 +31,7 @@ import numpy as np
 from .. import topology
 from ..tolerances import NEWTON_MAX_ITER, SIMULATION_CLOSURE_TOL, SINGULAR_FLOOR
 from .emit import Code, add, const, cross, dot, fmt, matmul, matTvec, matvec, mul, sub, transpose
+from .couplings import emit_coupling_bias, emit_coupling_rows
 from .generate import coordinate_columns
 from .tree import CodegenUnsupported, TreeSpec, _joint_motion, _joint_pose, motion_cross, motion_to_child
 
@@ -38,9 +41,6 @@ __all__ = ["closed_system", "partition"]
 def partition(em):
     """(dep_v, dep_q, ind_v, ind_q, kept rows of the chord set) of the default split; refuses what
     the generated closure cannot do."""
-    if em.couplings:
-        raise CodegenUnsupported("joint couplings (mimic joints, equality constraints) are not generated; "
-                                 "the codegen backend takes loops closed by chord joints only")
     t = em.tree_model
     body_of = np.repeat(np.arange(t.n_bodies), t.tree.nv_node)
     dep_v, dep_q, rows = [], [], []
@@ -114,6 +114,9 @@ def emit_closure(code: Code, spec: TreeSpec, em, rows, columns, q, e_out: str, G
     nv = spec.model.nv
     code.comment("closure rows e = n . p_ab (position) or n . R_ab u (orientation), G = de/dq (dynamics/closed/closure.py)")
     for i, r in enumerate(rows):
+        if r >= cs.n_rows:
+            emit_coupling_rows(code, em.couplings[r - cs.n_rows], i, q, nv, e_out, G_out)
+            continue
         kind, c, n, u = _row_kind(cs, r)
         if c not in frames:
             frames[c] = _frames(code, cs, c, Rw, pw, spec.n)
@@ -162,6 +165,9 @@ def emit_closure_bias(code: Code, spec: TreeSpec, em, rows, q, v, g_out: str):
     code.comment("gamma rows (dynamics/closed/closure.py, acceleration level)")
     done = {}
     for i, r in enumerate(rows):
+        if r >= cs.n_rows:
+            emit_coupling_bias(code, em.couplings[r - cs.n_rows], i, q, v, g_out)
+            continue
         kind, c, n, u = _row_kind(cs, r)
         if c not in done:
             done[c] = _chord_bias(code, cs, c, Rw, pw, mot, spec.n)

@@ -18,7 +18,9 @@ tree is ``[q; v]`` (``nx = nq + nv``), followed by the DC motors' currents ``i``
 its inputs ``u`` are the joint forces ``tau`` (nv), the actuator controls, then the motors' voltages (V);
 ``derivatives`` returns ``dx = [q_dot; theta_ddot; di/dt]`` with the springs, dampers, actuators and
 motors added to ``tau``; ``outputs`` gives every joint coordinate (``y = q``).  Closed chains
-(:mod:`dynamics.codegen.closed`) have the independent coordinates as state (DC motors refused there).
+(:mod:`dynamics.codegen.closed`) and joint couplings (:mod:`dynamics.codegen.couplings`: linear ones in
+closed form) have the independent coordinates as state and every joint coordinate as output (DC motors
+refused there).
 Return value 0 = ok.
 """
 
@@ -435,6 +437,10 @@ def generate_c(model, prefix: str = "model", poses=()) -> GeneratedC:
     if kind == "tree":
         system, info = tree_system(tree, prefix, defaults, base)
         extra = ""
+    elif model.linear_couplings is not None:
+        from .couplings import linear_system
+
+        system, info, extra = linear_system(model, prefix)
     else:
         from .closed import closed_system
 

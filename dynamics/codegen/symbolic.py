@@ -20,7 +20,8 @@ partition (:func:`dynamics.codegen.closed.partition`: the model's default split,
 configuration) and take the *full* tree state as input: the dependent coordinates have no closed form
 in general, so ``q`` (nq) must be closed and ``v`` (nv) consistent (``G v = 0``), as for the numpy
 reference.  With the kept closure rows ``e(q)`` (:mod:`dynamics.closed.closure`: ``n . R_a^T (x_b -
-x_a)`` and ``n . R_a^T R_b u``), ``G = de/dq``, ``gamma = Gdot v`` and ``X = [I; -G_d^-1 G_i]``
+x_a)`` and ``n . R_a^T R_b u``; a joint coupling's ``s_f - p(s_l)``, :mod:`dynamics.closed.coupling`),
+``G = de/dq``, ``gamma = Gdot v`` and ``X = [I; -G_d^-1 G_i]``
 (rows in tree order, seed 000 sections 5-6):
 
 * ``M_r(q) = X^T M X`` (n_i, n_i) and ``h_r(q, v) = X^T (h + M c)`` (n_i,), ``c = [0; -G_d^-1 gamma]``;
@@ -275,16 +276,27 @@ def _world_poses(tree, parts):
     return Rw, pw
 
 
-def closure_rows(em, parts, rows) -> sp.Matrix:
+def _coupling_row(coupling, q) -> sp.Expr:
+    """``s_f - p(s_l)`` of a joint coupling (:mod:`dynamics.closed.coupling`), ``s = sum c q``."""
+    side = lambda terms: sp.Add(*(_num(c) * q[iq] for iq, _, c in terms))
+    x = side(coupling.leader)
+    return side(coupling.follower) - sp.Add(*(_num(a) * x ** k for k, a in enumerate(coupling.coefficients)))
+
+
+def closure_rows(em, parts, rows, q=()) -> sp.Matrix:
     """The kept closure rows ``e(q)`` (:mod:`dynamics.closed.closure`): ``n . R_a^T (x_b - x_a)`` for
     position rows, ``n . R_a^T R_b u`` for orientation rows, ``R_a = R_w(a) R_a,chord`` and ``x_a =
-    p_w(a) + R_w(a) p_a,chord`` (likewise b)."""
+    p_w(a) + R_w(a) p_a,chord`` (likewise b); a joint coupling's row is ``s_f - p(s_l)`` of the
+    coordinates ``q``."""
     from .closed import _row_kind
 
     cs, n = em.chord_set, em.tree_model.n_bodies
     Rw, pw = _world_poses(em.tree_model, parts)
     out = []
     for r in rows:
+        if r >= cs.n_rows:
+            out.append(_coupling_row(em.couplings[r - cs.n_rows], q))
+            continue
         kind, c, nrm, u = _row_kind(cs, r)
         a, b = (int(x) if int(x) < n else -1 for x in (cs.body_a[c], cs.body_b[c]))
         Ra, Rb = Rw[a] * _num(cs.R_a[c]), Rw[b] * _num(cs.R_b[c])
@@ -307,7 +319,7 @@ def _embedded_forms(em, q, v, tau, p):
     dep_v, _, ind_v, _, rows = partition(em)
     parts = _tree_parts(tree, q, p)
     M, h = _tree_forms(tree, q, v, p)
-    e = closure_rows(em, parts, rows)
+    e = closure_rows(em, parts, rows, q)
     qv = sp.Matrix(q)
     G = e.jacobian(qv)
     gamma = (G * sp.Matrix(v)).jacobian(qv) * sp.Matrix(v)
