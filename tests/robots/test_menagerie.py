@@ -386,10 +386,10 @@ def lagrange_reference(em, accelerations, q0, v0, t_eval, damping, forces, tol=1
     return sol.y[:tm.nq].T
 
 
-def simulation_errors(path, duration=2.0, seed=11):
+def simulation_errors(path, duration=2.0, seed=11, tol=1e-10):
     """(largest closure error of our run, largest joint-space distance to the Lagrange reference (rad or
     m), closure error of the reference at the end): 2 s from a random closed state with random
-    velocities, the file's joint damping and springs, no limits."""
+    velocities, the file's joint damping and springs, no limits; ``tol`` our integrator's rtol and atol."""
     from mbcompose.dynamics.kinematics import difference
     from mbcompose.dynamics.simulation import JointProperties, simulate
     from mbcompose.dynamics.simulation.passive import with_force_elements
@@ -404,7 +404,7 @@ def simulation_errors(path, duration=2.0, seed=11):
     q0, v0 = state
     d = comp.joint_properties.damping.copy()
     joints = JointProperties(d, np.full(em.nv, -np.inf), np.full(em.nv, np.inf))
-    res = simulate(em, q0, v0, duration, samples=101, rtol=1e-10, atol=1e-10, joints=joints)
+    res = simulate(em, q0, v0, duration, samples=101, rtol=tol, atol=tol, joints=joints)
     elements = with_force_elements(None, em, None)
     constant = np.zeros(em.nv) if elements is None or callable(elements) else np.asarray(elements, dtype=float)
     forces = elements if callable(elements) else (lambda t, q, v: constant)
@@ -458,12 +458,16 @@ def simulated_path(robot, tmp_path) -> str:
 #: the closed-chain models simulated 2 s (issue 25 must-show 1); toddlerbot with its neck loop opened (the whole
 #: robot's rank: CLOSED_FAILURES), so its nine gear couplings
 SIMULATED = ("cassie", "iit_softfoot", "fivebar_connect", "toddlerbot_2xc_open_neck")
+#: our integrator's tolerance where 1e-10 does not reach 1e-6 rad over 2 s: the five-bar passes its dead centre
+#: (five partition segments) and its free fall amplifies the integration error (1.06e-6 rad at 1e-10, 3.2e-9 at 1e-12)
+TOLERANCE = {"fivebar_connect": 1e-12}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("robot", SIMULATED)
 def test_closed_chain_robot_simulates_2_s_holding_its_loops_and_following_mujocos_constrained_model(robot, tmp_path):
-    closure, gap, ref_closure = simulation_errors(simulated_path(robot, tmp_path), duration=2.0)
+    closure, gap, ref_closure = simulation_errors(simulated_path(robot, tmp_path), duration=2.0,
+                                                  tol=TOLERANCE.get(robot, 1e-10))
     assert closure < 1e-9 and ref_closure < 1e-9, (closure, ref_closure)
     assert gap < 1e-6, gap
 
