@@ -228,11 +228,11 @@ class EmbeddedModel(TreeCoordinates):
     @cached_property
     def closed_flat(self):
         """The packed loop data of the compiled closed-chain kernels
-        (:class:`dynamics.compiled.closed_layout.ClosedFlat`), made on first use (numpy only) and kept
-        with the model; None for a model with joint couplings, which only the numpy reference evaluates."""
+        (:class:`dynamics.compiled.closed_layout.ClosedFlat`, joint couplings included), made on first use
+        (numpy only) and kept with the model."""
         from ..compiled.closed_layout import ClosedFlat
 
-        return None if self.couplings else ClosedFlat(self)
+        return ClosedFlat(self)
 
     @cached_property
     def constant_basis(self) -> np.ndarray | None:
@@ -261,14 +261,16 @@ class EmbeddedModel(TreeCoordinates):
             return None
         return linear_couplings(self, X)
 
-    def create_data(self, rcond_switch: float | None = None):
+    def create_data(self, rcond_switch: float | None = None, splits: dict | None = None):
         """Work arrays of the compiled closed-chain kernels (:class:`dynamics.compiled.closed_layout.ClosedData`:
         the tree's ``Data`` and the loops' scratch), Pinocchio's ``Data``: pass it as ``data=`` to reuse
         one set per caller; one call at a time.  ``rcond_switch``: a stricter decline threshold of the
-        kernels called with them (the fixed-step loop's), None for the model's.  Imports no numba."""
+        kernels called with them (the fixed-step loop's), None for the model's; ``splits``: the split of
+        the loops they use (dict loop node -> (rows, dep, ind), as :func:`partition_at` returns it; a
+        simulator's current one), None for the default one.  Imports no numba."""
         from ..compiled.closed_layout import ClosedData
 
-        return ClosedData(self, rcond_switch)
+        return ClosedData(self, rcond_switch, splits)
 
     @cached_property
     def default_data(self):
@@ -880,19 +882,20 @@ def choose_partition(em: EmbeddedModel, q) -> dict:
     return out
 
 
-def partition_quality(em: EmbeddedModel, q, splits: dict) -> float:
+def partition_quality(em: EmbeddedModel, q, splits: dict, jacobians: dict | None = None) -> float:
     """min over loops of ``rcond(split) / rcond(best split)`` at q (nq,): how far the ``splits`` (dict loop
     node -> (rows, dep, ind); loops without an entry are skipped) have degraded against the best ones
     there (1 when they are the best; 0 where a split's rows lose rank).  A simulator re-partitions below
-    :data:`dynamics.tolerances.PARTITION_RCOND_RATIO`."""
-    m = em.tree_model
-    terms = terms_at(em, q)
+    :data:`dynamics.tolerances.PARTITION_RCOND_RATIO`.  ``jacobians``: dict loop node -> the loop's closure
+    Jacobian at q over every row (as ``loop_closure(terms, lp, slice(None))[1]``; a simulator's, from the
+    compiled kernels), computed here when None."""
+    terms = terms_at(em, q) if jacobians is None else None
     worst = 1.0
     for lp in em.loops:
         rows, dep, _ = splits.get(lp.node, (None, (), None))
         if len(dep) == 0:
             continue
-        G = loop_closure(terms, lp, slice(None))[1]
+        G = loop_closure(terms, lp, slice(None))[1] if jacobians is None else jacobians[lp.node]
         try:
             Gr = G[rows_at(em, lp, G)]
         except ClosureError:

@@ -5,14 +5,15 @@ The packed loop data of a :class:`dynamics.embedding.EmbeddedModel` is ``em.clos
 ``em.create_data()`` (default ``em.default_data``).  :func:`forward_dynamics` is the ``embedded``
 row of :data:`dynamics.dispatch.ALGORITHMS` with the contract of
 :func:`dynamics.closed.embedding.forward_dynamics` (the numpy reference).
-:func:`complete_configuration` and :func:`complete_velocity` are the compiled loop closure and
-velocity completion (:mod:`dynamics.compiled.closure_kernels`) with the contract of
-:mod:`dynamics.closed.embedding`.
+:func:`complete_configuration`, :func:`complete_velocity` and :func:`complete_state` (a given split
+of the loops, the adaptive simulator's right-hand side) are the compiled loop closure and velocity
+completion (:mod:`dynamics.compiled.closure_kernels`) with the contract of
+:mod:`dynamics.closed.embedding`; joint couplings are constraint rows of the kernels as of the
+reference (linear couplings without loop-closing joints keep the closed form of
+:mod:`dynamics.closed.linear` in the forward dynamics).
 
 States a kernel declines (a loop not closed, a dependent block near singular, Newton not
-converging, see the kernel modules) and models with joint couplings go to the numpy reference
-(linear couplings without loop-closing joints: the closed form of :mod:`dynamics.closed.linear`),
-which raises :class:`dynamics.closed.closure.ClosureError` or switches dependent coordinates;
+converging, see the kernel modules) go to the numpy reference, which raises :class:`dynamics.closed.closure.ClosureError` or switches dependent coordinates;
 each decline is logged at DEBUG level on this module's logger (what ran instead, and why), or
 raises :class:`dynamics.dispatch.CompiledDeclined` under ``dispatch.backend("compiled")``.  Under
 ``dispatch.backend("numpy")`` the closure functions run the reference directly.  Importing this
@@ -33,13 +34,12 @@ from ..tolerances import CLOSURE_TOL, NEWTON_MAX_ITER, NEWTON_MAX_STEP
 from . import closed_kernels as ck
 from . import closure_kernels as cu
 
-__all__ = ["forward_dynamics", "complete_configuration", "complete_velocity"]
+__all__ = ["forward_dynamics", "complete_configuration", "complete_velocity", "complete_state", "loop_jacobians"]
 
 log = logging.getLogger(__name__)
 
 _FD = "closed-chain forward dynamics"
 _FD_REFERENCE = "the numpy embedding (embedding.forward_dynamics)"
-_COUPLINGS = "the model has joint couplings"
 
 
 def forward_dynamics(em, q, v, tau, f_ext=None, data=None):
@@ -47,14 +47,15 @@ def forward_dynamics(em, q, v, tau, f_ext=None, data=None):
 
     q (nq,) | (B, nq) closed configurations; v (nv,) | (B, nv) with ``G v = 0``; tau (nv,) | (B, nv)
     generalized forces at the tree joints; data: an ``em.create_data()`` (default
-    ``em.default_data``).  Same results as :func:`dynamics.closed.embedding.forward_dynamics`
-    (null-space projection, see :mod:`dynamics.compiled.closed_kernels`); ``f_ext`` is not supported
-    on embedded models.
+    ``em.default_data``; with ``splits``, the kernels use that split of the loops).  Same results as
+    :func:`dynamics.closed.embedding.forward_dynamics` (null-space projection, see
+    :mod:`dynamics.compiled.closed_kernels`); ``f_ext`` is not supported on embedded models.  Linear
+    joint couplings without loop-closing joints take their closed form (:mod:`dynamics.closed.linear`).
     """
-    packed = (em.default_data if data is None else data).packed
-    if packed is None and f_ext is None and em.linear_couplings is not None and np.shape(q) == (em.nq,):
+    if f_ext is None and em.linear_couplings is not None and np.shape(q) == (em.nq,):
         return em.linear_couplings.forward_dynamics(q, v, tau)
-    if f_ext is None and packed is not None:
+    packed = (em.default_data if data is None else data).packed
+    if f_ext is None:
         out = np.empty(em.nv)
         try:
             status = ck.embedded_forward_dynamics(*packed, q, v, tau, out)
@@ -75,11 +76,9 @@ def complete_configuration(em, q_guess=None, tol: float = CLOSURE_TOL, max_iter:
     :class:`dynamics.closed.closure.ClosureError`) where the kernel declines."""
     q = np.array(em.neutral() if q_guess is None else q_guess, dtype=np.float64)
     if current_backend() != "numpy":
-        packed = (em.default_data if data is None else data).packed
-        why = _COUPLINGS if packed is None else None
-        if why is None and q.shape != (em.nq,):
-            why = f"q has shape {q.shape}, not ({em.nq},)"
+        why = None if q.shape == (em.nq,) else f"q has shape {q.shape}, not ({em.nq},)"
         if why is None:
+            packed = (em.default_data if data is None else data).packed
             status = cu.close_configuration(*packed, q, float(tol), int(max_iter), NEWTON_MAX_STEP)
             if status == cu.OK:
                 return q
@@ -98,8 +97,8 @@ def complete_velocity(em, q, v_ind, data=None):
         if v_i.shape == (em.nv,):
             v_i = v_i[em.independent_v]
         qa = np.ascontiguousarray(q, dtype=np.float64)
-        why = _COUPLINGS if packed is None else None
-        if why is None and (v_i.shape != (em.n_independent,) or qa.shape != (em.nq,)):
+        why = None
+        if v_i.shape != (em.n_independent,) or qa.shape != (em.nq,):
             why = f"q, v_ind have shapes {qa.shape}, {v_i.shape}, not ({em.nq},), ({em.n_independent},)"
         if why is None:
             v = np.empty(em.nv)
@@ -109,6 +108,50 @@ def complete_velocity(em, q, v_ind, data=None):
             why = cu.DECLINED[status]
         declined(log, "velocity completion", why, "the numpy completion (embedding.complete_velocity)")
     return embedding.complete_velocity(em, q, v_ind)
+
+
+def complete_state(em, q, v, tol: float = CLOSURE_TOL, max_iter: int = NEWTON_MAX_ITER, splits=None, data=None):
+    """(q (nq,) closed to ``tol``, v (nv,) with ``G(q) v = 0``) from a full state q (nq,), v (nv,) with the
+    split ``splits`` (dict loop node -> (rows, dep, ind)) held: the loops closed by Newton's method on the
+    split's dependent coordinates from q (its independent ones kept), then ``v = X v_i`` from v's
+    independent entries, compiled (:func:`closure_kernels.close_configuration`, ``velocity_completion``);
+    as :func:`dynamics.closed.embedding.complete_state` with ``splits``, which runs (and raises
+    :class:`dynamics.closed.closure.ClosureError`) where a kernel declines.  ``data``: a
+    ``em.create_data(splits=splits)`` (made here when None: pass one to reuse it)."""
+    if current_backend() != "numpy":
+        data = em.create_data(splits=splits) if data is None else data
+        qc = np.array(q, dtype=np.float64)
+        v_i = np.ascontiguousarray(np.asarray(v, dtype=np.float64)[data.independent])
+        why = None
+        if qc.shape != (em.nq,) or np.shape(v) != (em.nv,):
+            why = f"q, v have shapes {qc.shape}, {np.shape(v)}, not ({em.nq},), ({em.nv},)"
+        if why is None:
+            out = np.empty(em.nv)
+            status = cu.state_completion(*data.packed, qc, v_i, out, float(tol), int(max_iter), NEWTON_MAX_STEP)
+            if status == cu.OK:
+                return qc, out
+            why = cu.DECLINED[status]
+        declined(log, "state completion", why, "the numpy completion (embedding.complete_state)")
+    return embedding.complete_state(em, q, v, tol=tol, max_iter=max_iter, splits=splits)
+
+
+def loop_jacobians(em, q, data=None) -> dict:
+    """The closure Jacobian of every constraint row of each loop at q (nq,), compiled
+    (:func:`closure_kernels.closure_rows`): dict loop node -> (n_rows of the loop, n_S) ``G`` over the
+    loop's rows ``lp.all_rows`` and coordinates ``lp.v_idx`` (as :func:`dynamics.closed.embedding.loop_closure`
+    with every row); from the numpy closure terms where the kernel declines."""
+    cf = em.closed_flat
+    n_rows = cf.dims["n_rows"]
+    if current_backend() != "numpy":
+        packed = (em.default_data if data is None else data).packed
+        e, G = np.empty(n_rows), np.empty((n_rows, em.nv))
+        status = cu.closure_rows(*packed, np.ascontiguousarray(q, dtype=np.float64), e, G)
+        if status == cu.OK:
+            start = cf.fields.loop_row_start
+            return {lp.node: G[start[k]:start[k + 1]][:, lp.v_idx] for k, lp in enumerate(em.loops)}
+        declined(log, "closure rows", cu.DECLINED[status], "the numpy closure terms (embedding.terms_at)")
+    terms = embedding.terms_at(em, q)
+    return {lp.node: embedding.loop_closure(terms, lp, slice(None))[1] for lp in em.loops}
 
 
 def _one(em, packed, q, v, tau):
@@ -125,9 +168,6 @@ def _general(em, packed, q, v, tau, f_ext):
     if f_ext is not None:
         raise TypeError("external forces are not supported on embedded models yet")
     q, v, tau = (np.array(x, dtype=np.float64, order="C", ndmin=1) for x in (q, v, tau))
-    if packed is None:
-        declined(log, _FD, _COUPLINGS, _FD_REFERENCE)
-        return _reference(em, q, v, tau)
     for x, width, name in ((q, em.nq, "q"), (v, em.nv, "v"), (tau, em.nv, "tau")):
         if x.ndim not in (1, 2) or x.shape[-1] != width:
             raise ValueError(f"{name} must have shape ({width},) or (B, {width}), got {x.shape}")
@@ -136,11 +176,3 @@ def _general(em, packed, q, v, tau, f_ext):
     B = max(x.shape[0] for x in (q, v, tau) if x.ndim == 2)
     q, v, tau = (np.array(np.broadcast_to(x, (B, x.shape[-1])), order="C") for x in (q, v, tau))
     return np.stack([_one(em, packed, q[b], v[b], tau[b]) for b in range(B)])
-
-
-def _reference(em, q, v, tau):
-    if q.ndim == v.ndim == tau.ndim == 1:
-        return embedding.forward_dynamics(em, q, v, tau)
-    B = max(x.shape[0] for x in (q, v, tau) if x.ndim == 2)
-    rows = [np.broadcast_to(x, (B, x.shape[-1])) for x in (q, v, tau)]
-    return np.stack([embedding.forward_dynamics(em, *r) for r in zip(*rows)])

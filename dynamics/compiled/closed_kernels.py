@@ -242,7 +242,7 @@ def forward_dynamics_at(P, q, v, tau, theta_ddot):
     ek.mass_matrix_and_bias(ints, floats, work, q, v, s.zero, s.no_forces, s.M, s.C)
     world_kinematics(P, False)
     world_columns(P)
-    chord_rows(P, 0, L.row_kind.shape[0])
+    chord_rows(P, q, v, 0, L.row_kind.shape[0], s.G, s.gamma, False)
     for i in range(s.e.shape[0]):
         if abs(s.e[i]) > L.closure_check_tol:
             return NOT_CLOSED

@@ -31,8 +31,8 @@ CLOSED_INTS = Layout("ClosedInts", [
     ("n_kept", (), "number of kept constraint rows (= dependent coordinates)"),
     ("float_size", (), "size of cflt"),
     ("work_size", (), "size of the work array of a ClosedData"),
-    ("row_kind", ("n_rows",), "0 position row, 1 orientation row"),
-    ("row_chord", ("n_rows",), "chord of the row"),
+    ("row_kind", ("n_rows",), "0 position row, 1 orientation row, 2 joint coupling row"),
+    ("row_chord", ("n_rows",), "chord of the row (the coupling of a coupling row)"),
     ("row_kept", ("n_rows",), "kept index of the row, -1 for a redundant row"),
     ("chord_body_a", ("n_chords",), "body a of the chord (-1: ground)"),
     ("chord_body_b", ("n_chords",), "body b of the chord (-1: ground)"),
@@ -41,6 +41,11 @@ CLOSED_INTS = Layout("ClosedInts", [
     ("loop_kept_start", ("n_loops1",), "first kept row of each loop (n_loops + 1)"),
     ("loop_of_independent", ("n_i",), "loop of each independent coordinate (-1: in none)"),
     ("loop_row_start", ("n_loops1",), "first constraint row of each loop (n_loops + 1)"),
+    ("coupling_term_start", ("n_couplings1",), "first term of each joint coupling (n_couplings + 1)"),
+    ("coupling_term_q", ("n_terms",), "q index of the coordinate of a coupling term"),
+    ("coupling_term_v", ("n_terms",), "v index of the coordinate of a coupling term"),
+    ("coupling_term_leader", ("n_terms",), "1 a term of the leader's side s_l, 0 of the follower's s_f"),
+    ("coupling_poly_start", ("n_couplings1",), "first polynomial coefficient of each coupling (n_couplings + 1)"),
 ])
 
 CLOSED_FLOATS = Layout("ClosedFloats", [
@@ -53,6 +58,8 @@ CLOSED_FLOATS = Layout("ClosedFloats", [
     ("chord_signs", ("n_chords", "nv"), "+1 a velocity column moves b only, -1 a only, 0 both or neither"),
     ("closure_check_tol", (), "largest closure error of a state the forward dynamics takes, m or rad"),
     ("rcond_switch", (), "the dependent block is declined above a condition estimate 1 / rcond_switch"),
+    ("coupling_term_coef", ("n_terms",), "coefficient c of a coupling term (s = sum c q on its side)"),
+    ("coupling_poly", ("n_poly",), "coefficients of each coupling's polynomial s_f = p(s_l), constant first"),
 ], first_row=CLOSED_INTS.end)
 
 CLOSED_WORK = Layout("ClosedWork", [
@@ -83,6 +90,9 @@ CLOSED_WORK = Layout("ClosedWork", [
     ("frame_R_b", (3, 3), "ground-frame orientation of J_b"),
     ("at_rest", ("n", 6), "zeros: twists and accelerations of a resting tree (closure at q alone)"),
     ("dv", ("nv",), "Newton step on the dependent coordinates"),
+    ("loop_newton", ("n_loops1", 3), "per loop: polishing steps taken, last closure error, 1.0 once closed"),
+    ("G_all", ("n_rows", "nv"), "closure Jacobian of every constraint row (closure_rows)"),
+    ("gamma_all", ("n_rows",), "Gdot v of every row (zero: closure_rows is at rest)"),
     ("q_closed", ("nq",), "a stage's configuration, loops closed"),
     ("v_full", ("nv",), "a stage's velocities, completed"),
     ("forces", ("nv",), "a stage's joint forces tau - damping v"),
@@ -111,7 +121,9 @@ def closed_dims(em) -> dict:
     r_max = max((len(lp.rows) for lp in em.loops), default=0)
     return {"n": em.tree_model.n_bodies, "nq": em.nq, "nv": em.nv, "n_rows": n_rows, "n_chords": len(em.chords),
             "n_i": em.n_independent, "n_k": n_k, "n_loops1": len(em.loops) + 1, "r_max": r_max,
-            "ny": em.nq + em.n_independent}
+            "ny": em.nq + em.n_independent, "n_couplings1": len(em.couplings) + 1,
+            "n_terms": sum(len(c.follower) + len(c.leader) for c in em.couplings),
+            "n_poly": sum(len(c.coefficients) for c in em.couplings)}
 
 
 def _describe(dims):
@@ -123,7 +135,7 @@ def _describe(dims):
 
 
 class ClosedFlat:
-    """Packed loop data of an embedded model without joint couplings (``cint``, ``cflt``: module
+    """Packed loop data of an embedded model, joint couplings included (``cint``, ``cflt``: module
     tables), built once per model (``EmbeddedModel.closed_flat``); ``nv``: the tree's velocity count;
     ``fields``: the :data:`LoopFields` of both (numpy views)."""
 
@@ -138,12 +150,12 @@ class ClosedFlat:
         i, f = CLOSED_INTS.views(self.cint, table), CLOSED_FLOATS.views(self.cflt, table)
         i.n_independent[()], i.n_kept[()] = self.dims["n_i"], self.dims["n_k"]
         i.float_size[()], i.work_size[()] = float_size, self.work_size
-        self._rows(em, i, f)
+        self._rows(em, i, f, {lp.node: (lp.rows, lp.dep) for lp in em.loops})
+        self._couplings(em, i, f)
         for c, ch in enumerate(em.chords):
             i.chord_body_a[c], i.chord_body_b[c] = ch.body_a, ch.body_b
             f.chord_R_a[c], f.chord_p_a[c], f.chord_R_b[c], f.chord_p_b[c] = ch.R_a, ch.p_a, ch.R_b, ch.p_b
             f.chord_signs[c] = em.chord_set.signs[c]
-        i.independent[:] = em.independent_v
         f.closure_check_tol[()], f.rcond_switch[()] = CLOSURE_CHECK_FACTOR * CLOSURE_TOL, RCOND_SWITCH
         self.fields = LoopFields(*i, *f)
 
@@ -156,9 +168,46 @@ class ClosedFlat:
         f.rcond_switch[()] = max(float(f.rcond_switch[()]), float(rcond_switch))
         return cflt
 
+    def ints_with_split(self, em, splits) -> np.ndarray:
+        """A copy of ``cint`` for another split of the loops into dependent and independent coordinates
+        (generalized coordinate partitioning, :func:`dynamics.closed.embedding.partition_at`): ``splits``
+        a dict loop node -> ``(rows, dep, ...)`` (kept rows, indices into ``lp.all_rows``; dependent
+        coordinates, positions in ``lp.v_idx``), as many of each as the default split has (the rank of
+        the loop's closure).  The kernels then run on that split: ``independent`` (sorted), ``dependent``,
+        ``row_kept`` and ``loop_of_independent`` are those of ``splits``; the model's own tables are not
+        changed."""
+        cint = self.cint.copy()
+        i = CLOSED_INTS.views(cint, self._table)
+        f = CLOSED_FLOATS.views(self.cflt.copy(), self._table)
+        for lp in em.loops:
+            rows, dep = splits[lp.node][0], splits[lp.node][1]
+            if len(rows) != len(lp.rows) or len(dep) != len(lp.dep):
+                raise ValueError(f"loop {lp.name}: a split of {len(rows)} rows and {len(dep)} dependent "
+                                 f"coordinates, not {len(lp.rows)} (the closure rank)")
+        self._rows(em, i, f, splits)
+        return cint
+
     @staticmethod
-    def _rows(em, i, f):
-        """The constraint rows loop by loop: kind, chord, kept index, axes; the loops' row ranges."""
+    def _couplings(em, i, f):
+        """The joint couplings (:class:`dynamics.closed.coupling.JointCoupling`): their terms, follower's
+        side then leader's, and their polynomials."""
+        t = p = 0
+        for k, c in enumerate(em.couplings):
+            i.coupling_term_start[k], i.coupling_poly_start[k] = t, p
+            for leader, side in ((0, c.follower), (1, c.leader)):
+                for iq, iv, coef in side:
+                    i.coupling_term_q[t], i.coupling_term_v[t], i.coupling_term_leader[t] = iq, iv, leader
+                    f.coupling_term_coef[t] = coef
+                    t += 1
+            f.coupling_poly[p:p + len(c.coefficients)] = c.coefficients
+            p += len(c.coefficients)
+        i.coupling_term_start[len(em.couplings)], i.coupling_poly_start[len(em.couplings)] = t, p
+
+    @staticmethod
+    def _rows(em, i, f, splits):
+        """The constraint rows loop by loop: kind, chord, kept index, axes; the loops' row ranges; the
+        dependent and independent coordinates; ``splits`` a dict loop node -> (kept rows, dependent
+        positions, ...) (see :meth:`ints_with_split`)."""
         cs = em.chord_set
         p_pos = {int(r): k for k, r in enumerate(cs.p_rows)}
         r_pos = {int(r): k for k, r in enumerate(cs.r_rows)}
@@ -167,9 +216,12 @@ class ClosedFlat:
         for li, lp in enumerate(em.loops):
             loop_of_v[lp.v_idx] = li
             i.loop_kept_start[li], i.loop_row_start[li] = kept, row
-            kept_of = {int(r): kept + k for k, r in enumerate(lp.rows)}
+            rows, dep_pos = splits[lp.node][0], splits[lp.node][1]
+            kept_of = {int(r): kept + k for k, r in enumerate(rows)}
             for pos, global_row in enumerate(int(r) for r in lp.all_rows):
-                if global_row in p_pos:
+                if global_row >= cs.n_rows:
+                    i.row_kind[row], i.row_chord[row] = 2, global_row - cs.n_rows
+                elif global_row in p_pos:
                     k = p_pos[global_row]
                     i.row_kind[row], i.row_chord[row], f.row_n[row] = 0, cs.p_chord[k], cs.N_p[k]
                 else:
@@ -178,11 +230,13 @@ class ClosedFlat:
                     f.row_n[row], f.row_u[row] = cs.N_r[k], cs.U_r[k]
                 i.row_kept[row] = kept_of.get(pos, -1)
                 row += 1
-            dep.extend(int(v) for v in lp.v_idx[lp.dep])
-            kept += len(lp.rows)
+            dep.extend(int(v) for v in lp.v_idx[np.asarray(dep_pos, dtype=int)])
+            kept += len(rows)
         i.loop_kept_start[len(em.loops)], i.loop_row_start[len(em.loops)] = kept, row
         i.dependent[:] = dep
-        i.loop_of_independent[:] = loop_of_v[em.independent_v]
+        independent = np.setdiff1d(np.arange(em.nv), np.asarray(dep, dtype=int))
+        i.independent[:] = independent
+        i.loop_of_independent[:] = loop_of_v[independent]
 
 
 class ClosedData:
@@ -191,18 +245,20 @@ class ClosedData:
     :data:`CLOSED_WORK` (``fields``: its named views).  Made by ``em.create_data()``; one call at a time.
 
     ``packed``: the kernels' first arguments ``(ints, floats, work, cint, cflt, cwork)``, the model's
-    packed arrays and these (None for a model with joint couplings: no compiled path).  ``rcond_switch``:
+    packed arrays and these.  ``rcond_switch``:
     a stricter decline threshold for the kernels called with these arrays
-    (:meth:`ClosedFlat.floats_with_rcond_switch`), None for the model's."""
+    (:meth:`ClosedFlat.floats_with_rcond_switch`), None for the model's.  ``splits``: the kernels called
+    with these arrays use that split of the loops (:meth:`ClosedFlat.ints_with_split`; a simulator's
+    current partition), None for the model's default one."""
 
-    def __init__(self, em, rcond_switch: float | None = None):
+    def __init__(self, em, rcond_switch: float | None = None, splits: dict | None = None):
         self.tree = Data(em.tree_model.n_bodies)
         table, _, _, work_size = _describe(closed_dims(em))
         self.work = np.zeros(work_size)
         self.fields = CLOSED_WORK.views(self.work, table)
         cf, flat = em.closed_flat, em.tree_model.flat_model
-        if cf is None:
-            self.packed = None
-            return
         cflt = cf.cflt if rcond_switch is None else cf.floats_with_rcond_switch(rcond_switch)
-        self.packed = (flat.ints, flat.floats, self.tree.work, cf.cint, cflt, self.work)
+        cint = cf.cint if splits is None else cf.ints_with_split(em, splits)
+        self.packed = (flat.ints, flat.floats, self.tree.work, cint, cflt, self.work)
+        #: the v indices of the independent coordinates these arrays' kernels take (sorted)
+        self.independent = em.independent_v if splits is None else CLOSED_INTS.views(cint, cf._table).independent.copy()

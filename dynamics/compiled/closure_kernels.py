@@ -66,8 +66,9 @@ def closure_at(P, q, i0, i1):
     for k in range(m.parent.shape[0]):
         joint_pose(m, w, k, q)
     world_kinematics(P, True)
+    s = scratch_fields(cint, cwork)
     world_columns(P)
-    chord_rows(P, i0, i1)
+    chord_rows(P, q, s.zero, i0, i1, s.G, s.gamma, False)
 
 
 @inline
@@ -86,11 +87,10 @@ def largest(e, i0, i1):
 @inline
 def newton_step(L, s, r0, r1, i0, i1, max_step):
     """``dv[dependent] = -G_d^-1 e_kept`` of the loop with kept rows ``r0:r1`` and constraint rows
-    ``i0:i1`` (``dv`` (nv,) zero elsewhere); returns a status."""
+    ``i0:i1`` (the loop's entries of ``dv`` (nv,), zero before); returns a status."""
     if not ck.invert_dependent_block(L, s, r0, r1 - r0):
         return ILL_CONDITIONED
     dv, dep = s.dv, L.dependent
-    dv[:] = 0.0
     for i in range(i0, i1):
         k = L.row_kept[i]
         if k >= 0:
@@ -105,24 +105,34 @@ def newton_step(L, s, r0, r1, i0, i1, max_step):
 @kernel(refcount=False, error_model="numpy")
 def close_loops(P, q, tol, max_iter, max_step):
     """Close every loop by Newton's method on its dependent coordinates, q (nq,) in place; returns a
-    status.  Loop by loop and with the stopping rule of
-    :func:`dynamics.closed.embedding.complete_configuration`."""
+    status.  Each loop with the stopping rule of :func:`dynamics.closed.embedding.complete_configuration`;
+    the loops iterate together (one evaluation of every row per iteration): a loop's closure depends on
+    the coordinates of its own compound node alone (seed 000 Lemma 6.3, :mod:`dynamics.closed.embedding`),
+    so its iterates are those of the loop-by-loop reference.  On ``OK`` the scratch holds the closure
+    terms of every row at the returned q (:func:`complete_velocity_at` may follow)."""
     ints, floats, work, cint, cflt, cwork = P
     m, L, s = model_fields(ints, floats), loop_fields(cint, cflt), scratch_fields(cint, cwork)
-    lk, lr = L.loop_kept_start, L.loop_row_start
-    for l in range(lk.shape[0] - 1):
-        r0, r1, i0, i1 = lk[l], lk[l + 1], lr[l], lr[l + 1]
-        polish, last = 0, np.inf
-        for it in range(max_iter + 1):
-            closure_at(P, q, i0, i1)
+    lk, lr, state = L.loop_kept_start, L.loop_row_start, s.loop_newton
+    n_loops = lk.shape[0] - 1
+    for l in range(n_loops):
+        state[l, 0], state[l, 1], state[l, 2] = 0.0, np.inf, 0.0
+    for it in range(max_iter + 1):
+        closure_at(P, q, 0, lr[n_loops])
+        s.dv[:] = 0.0
+        moving = False
+        for l in range(n_loops):
+            if state[l, 2] == 1.0:
+                continue
+            r0, r1, i0, i1 = lk[l], lk[l + 1], lr[l], lr[l + 1]
             err = largest(s.e, i0, i1)
             if err < 0.0:
                 return DIVERGED
             if err <= tol:
-                if polish == 2 or err == 0.0 or err > 0.5 * last or r1 == r0:
-                    break
-                polish += 1
-            last = err
+                if state[l, 0] == 2.0 or err == 0.0 or err > 0.5 * state[l, 1] or r1 == r0:
+                    state[l, 2] = 1.0
+                    continue
+                state[l, 0] += 1.0
+            state[l, 1] = err
             if it == max_iter:
                 return NOT_CONVERGED
             if r1 == r0:
@@ -130,7 +140,10 @@ def close_loops(P, q, tol, max_iter, max_step):
             status = newton_step(L, s, r0, r1, i0, i1, max_step)
             if status != OK:
                 return status
-            sim.integrate(m.kind, m.q_offset, m.v_offset, q, s.dv, 1.0, q)
+            moving = True
+        if not moving:
+            return OK
+        sim.integrate(m.kind, m.q_offset, m.v_offset, q, s.dv, 1.0, q)
     return OK
 
 
@@ -158,6 +171,25 @@ def velocity_of(P, q, v_i, v):
     ints, floats, work, cint, cflt, cwork = P
     closure_at(P, q, 0, loop_fields(cint, cflt).row_kind.shape[0])
     return complete_velocity_at(P, v_i, v)
+
+
+@kernel(refcount=False, error_model="numpy")
+def closure_rows(ints, floats, work, cint, cflt, cwork, q, e, G_all):
+    """Closure error ``e`` (n_rows,) and Jacobian ``G_all`` (n_rows, nv) of every constraint row at q (nq,),
+    loop after loop (rows ``loop_row_start[l]:loop_row_start[l + 1]`` are those of loop l in the order of
+    its ``all_rows``); returns a status.  For the choice of a split at a state (the reference's
+    :func:`dynamics.closed.embedding.partition_quality` takes them)."""
+    P = (ints, floats, work, cint, cflt, cwork)
+    L, s = loop_fields(cint, cflt), scratch_fields(cint, cwork)
+    n = L.row_kind.shape[0]
+    model_nq, model_nv, float_size, work_size = ek.sizes(ints)
+    if not packed_fit(P, q.shape[0]) or e.shape[0] != n or G_all.shape[0] != n or G_all.shape[1] != model_nv:
+        return BAD_SHAPE
+    closure_at(P, q, 0, 0)
+    chord_rows(P, q, s.zero, 0, n, G_all, s.gamma_all, True)
+    for i in range(n):
+        e[i] = s.e[i]
+    return OK
 
 
 @inline
@@ -189,6 +221,20 @@ def velocity_completion(ints, floats, work, cint, cflt, cwork, q, v_i, v):
 
 
 @kernel(refcount=False, error_model="numpy")
+def state_completion(ints, floats, work, cint, cflt, cwork, q, v_i, v, tol, max_iter, max_step):
+    """:func:`close_loops` (q (nq,) in place) then ``v = X v_i`` (nv,) at the closed q from the closure terms
+    Newton's method left (v_i (n_independent,)); returns a status."""
+    P = (ints, floats, work, cint, cflt, cwork)
+    model_nq, model_nv, float_size, work_size = ek.sizes(ints)
+    if not packed_fit(P, q.shape[0]) or v.shape[0] != model_nv or v_i.shape[0] != loop_fields(cint, cflt).n_independent:
+        return BAD_SHAPE
+    status = close_loops(P, q, tol, max_iter, max_step)
+    if status != OK:
+        return status
+    return complete_velocity_at(P, v_i, v)
+
+
+@kernel(refcount=False, error_model="numpy")
 def state_rate(P, ys, tau, damping, tol, max_iter, max_step, rate):
     """``rate = [q_dot, a_i]`` (nq + n_i,) at the stage state ``ys = [q, v_i]``: q closed (into
     ``q_closed``), v completed (``v_full``), forces ``tau - damping v``, the embedded forward dynamics
@@ -200,10 +246,8 @@ def state_rate(P, ys, tau, damping, tol, max_iter, max_step, rate):
     for i in range(nq):
         qc[i] = ys[i]
     status = close_loops(P, qc, tol, max_iter, max_step)
-    if status == OK and L.loop_row_start.shape[0] == 2:       # one loop: its closure terms are those at qc
+    if status == OK:                               # the closure terms in the scratch are those at qc
         status = complete_velocity_at(P, ys[nq:], v)
-    elif status == OK:
-        status = velocity_of(P, qc, ys[nq:], v)
     if status != OK:
         return status
     for i in range(nv):

@@ -7,7 +7,8 @@ The formulas of :mod:`dynamics.closed.closure` (the numpy reference) over the pa
   Newton-Euler pass of the tree with zero joint accelerations (or at rest);
 * :func:`world_columns` -- each velocity column's axis and the origin of the body it moves;
 * :func:`chord_rows` -- the closure error ``e`` of a chord's constraint rows, and the Jacobian
-  ``G = de/dq`` and ``gamma = Gdot v`` of its kept rows, into the scratch.
+  ``G = de/dq`` and ``gamma = Gdot v`` of its kept rows, into the scratch; a joint coupling's row
+  (:func:`coupling_row`) from the coordinates themselves (:mod:`dynamics.closed.coupling`).
 
 Three-vectors are tuples of floats (registers); the small helpers are inlined.
 """
@@ -145,20 +146,59 @@ def point_motion(body, x, s):
     return w, add(row(s.world_v, body), wr), wd, add(add(row(s.world_ad, body), cross(wd, r)), cross(w, wr))
 
 
+@inline
+def coupling_row(L, s, q, v, i, k, G, gamma):
+    """Row i of a joint coupling ``s_f = p(s_l)`` (``s = sum c q`` over each side's terms,
+    :func:`dynamics.closed.coupling.coupling_residuals`): ``e = s_f - p(s_l)``; row k of ``G`` (none when
+    k < 0), ``+c`` at the follower's columns and ``-p'(s_l) c`` at the leader's, and of ``gamma``,
+    ``-p''(s_l) (sum c v_l)^2``."""
+    k_c = L.row_chord[i]
+    t0, t1 = L.coupling_term_start[k_c], L.coupling_term_start[k_c + 1]
+    x = f = vl = 0.0
+    for t in range(t0, t1):
+        if L.coupling_term_leader[t] == 1:
+            x += L.coupling_term_coef[t] * q[L.coupling_term_q[t]]
+            vl += L.coupling_term_coef[t] * v[L.coupling_term_v[t]]
+        else:
+            f += L.coupling_term_coef[t] * q[L.coupling_term_q[t]]
+    p = dp = h = 0.0
+    for j in range(L.coupling_poly_start[k_c + 1] - 1, L.coupling_poly_start[k_c] - 1, -1):
+        h = h * x + dp
+        dp = dp * x + p
+        p = p * x + L.coupling_poly[j]
+    s.e[i] = f - p
+    if k < 0:
+        return
+    for j in range(G.shape[1]):
+        G[k, j] = 0.0
+    for t in range(t0, t1):
+        if L.coupling_term_leader[t] == 1:
+            G[k, L.coupling_term_v[t]] -= dp * L.coupling_term_coef[t]
+        else:
+            G[k, L.coupling_term_v[t]] += L.coupling_term_coef[t]
+    gamma[k] = -2.0 * h * vl * vl
+
+
 @kernel(refcount=False, error_model="numpy")
-def chord_rows(P, i0, i1):
+def chord_rows(P, q, v, i0, i1, G, gamma, every):
     """Closure error ``e`` of the constraint rows ``i0:i1`` (whole chords: a loop's rows), and the
-    Jacobian ``G`` and ``gamma = Gdot v`` of their kept rows, from the world kinematics in the
-    scratch (:mod:`dynamics.closed.closure` module docstring for the formulas)."""
+    Jacobian ``G = de/dq`` and ``gamma = Gdot v`` of their kept rows (row ``row_kept[i]`` of ``G``
+    (n_kept, nv) and ``gamma``), or of every row (``every``: row i of ``G`` (n_rows, nv)), from the world
+    kinematics in the scratch (:mod:`dynamics.closed.closure` module docstring for the formulas); joint
+    coupling rows from q (nq,) and v (nv,) (:func:`coupling_row`)."""
     ints, floats, work, cint, cflt, cwork = P
     L, s = loop_fields(cint, cflt), scratch_fields(cint, cwork)
-    e, G, gamma, Ra, Rb = s.e, s.G, s.gamma, s.frame_R_a, s.frame_R_b
+    e, Ra, Rb = s.e, s.frame_R_a, s.frame_R_b
     nv = G.shape[1]
     z = (0.0, 0.0, 0.0)
     xb, d, pdd, wa, wb, wda, wdb, ub, K = z, z, z, z, z, z, z, z, z
     for i in range(i0, i1):
+        k = i if every else L.row_kept[i]
+        if L.row_kind[i] == 2:
+            coupling_row(L, s, q, v, i, k, G, gamma)
+            continue
         c = L.row_chord[i]
-        if i == i0 or c != L.row_chord[i - 1]:
+        if i == i0 or c != L.row_chord[i - 1] or L.row_kind[i - 1] == 2:
             xa = chord_frame(L.chord_body_a[c], L.chord_R_a, L.chord_p_a, c, s, Ra)
             xb = chord_frame(L.chord_body_b[c], L.chord_R_b, L.chord_p_b, c, s, Rb)
             d = sub(xb, xa)
@@ -178,7 +218,6 @@ def chord_rows(P, i0, i1):
             RU = mul_T(Ra, ub)
             e[i] = dot(nr, RU)
             K = cross(RU, nr)
-        k = L.row_kept[i]
         if k < 0:
             continue
         for j in range(nv):

@@ -99,11 +99,16 @@ def loop_fields(cint, cflt):
         dependent=array1(cint, cint, CI.dependent), loop_kept_start=array1(cint, cint, CI.loop_kept_start),
         loop_of_independent=array1(cint, cint, CI.loop_of_independent),
         loop_row_start=array1(cint, cint, CI.loop_row_start),
+        coupling_term_start=array1(cint, cint, CI.coupling_term_start),
+        coupling_term_q=array1(cint, cint, CI.coupling_term_q), coupling_term_v=array1(cint, cint, CI.coupling_term_v),
+        coupling_term_leader=array1(cint, cint, CI.coupling_term_leader),
+        coupling_poly_start=array1(cint, cint, CI.coupling_poly_start),
         row_n=array2(cflt, cint, CF.row_n), row_u=array2(cflt, cint, CF.row_u),
         chord_R_a=array3(cflt, cint, CF.chord_R_a), chord_p_a=array2(cflt, cint, CF.chord_p_a),
         chord_R_b=array3(cflt, cint, CF.chord_R_b), chord_p_b=array2(cflt, cint, CF.chord_p_b),
         chord_signs=array2(cflt, cint, CF.chord_signs),
-        closure_check_tol=scalar(cflt, cint, CF.closure_check_tol), rcond_switch=scalar(cflt, cint, CF.rcond_switch))
+        closure_check_tol=scalar(cflt, cint, CF.closure_check_tol), rcond_switch=scalar(cflt, cint, CF.rcond_switch),
+        coupling_term_coef=array1(cflt, cint, CF.coupling_term_coef), coupling_poly=array1(cflt, cint, CF.coupling_poly))
 
 
 @inline
@@ -122,6 +127,8 @@ def scratch_fields(cint, cwork):
         column_v=array2(cwork, cint, CW.column_v), column_p=array2(cwork, cint, CW.column_p),
         frame_R_a=array2(cwork, cint, CW.frame_R_a), frame_R_b=array2(cwork, cint, CW.frame_R_b),
         at_rest=array2(cwork, cint, CW.at_rest), dv=array1(cwork, cint, CW.dv),
+        loop_newton=array2(cwork, cint, CW.loop_newton), G_all=array2(cwork, cint, CW.G_all),
+        gamma_all=array1(cwork, cint, CW.gamma_all),
         q_closed=array1(cwork, cint, CW.q_closed), v_full=array1(cwork, cint, CW.v_full),
         forces=array1(cwork, cint, CW.forces), a_full=array1(cwork, cint, CW.a_full),
         y_next=array1(cwork, cint, CW.y_next), y_stage=array1(cwork, cint, CW.y_stage), K=array2(cwork, cint, CW.K))
