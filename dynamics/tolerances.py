@@ -80,13 +80,13 @@ INERTIA_RTOL = 1e-9
 #: redundant constraint.
 CLOSURE_RANK_RTOL = 1e-9
 
-#: closure error (m and rad) that a constraint row dropped as *nearly* dependent may keep: a loop
-#: whose closure Jacobian has singular values between :data:`CLOSURE_RANK_RTOL` and
-#: :data:`GRAPH_RANK_RTOL` of the largest at the reference is ranked at the latter (the input
-#: geometry's, as the graph stage ranks it), so the rows of the file's rounded geometry (a
-#: parallelogram whose sides agree to 6-7 digits) that would lock it are dropped; what they measure is
-#: the file's rounding, not an error of ours, and may stay that open while the kept rows close to
-#: :data:`CLOSURE_TOL`.  The bound of :data:`ATTACHMENT_GAP_RTOL` for a 1 m mechanism.
+#: closure error (m and rad) that a constraint row dropped as dependent may keep while the kept rows
+#: close to :data:`CLOSURE_TOL`: a loop's rows are ranked at :data:`GRAPH_RANK_RTOL` (the input
+#: geometry's, as the graph stage ranks them), so rows that a file's rounded geometry makes only nearly
+#: dependent (a parallelogram whose sides agree to 6-7 digits, toddlerbot's neck; or rows exactly
+#: dependent at the reference that the rounding separates away from it) are dropped instead of locking
+#: the loop; what they measure is the file's rounding, not an error of ours.  The bound of
+#: :data:`ATTACHMENT_GAP_RTOL` for a 1 m mechanism.
 ROUNDED_CLOSURE_TOL = 1e-6
 
 #: a dependent block ``G_d`` of a loop's closure Jacobian whose reciprocal condition number

@@ -145,6 +145,10 @@ class EmbeddedLoop:
     actuated : positions in ``v_idx`` of actuated coordinates (kept independent where possible when the
         split is re-chosen at a state, :func:`partition_at`);  forced : positions never dependent in the
         default split
+    slack : closure error (m, rad) the constraint rows dropped as dependent may keep while the kept ones
+        close (:data:`ROUNDED_CLOSURE_TOL` when the loop has dropped rows, else 0): exactly dependent rows
+        stay closed with the kept ones, nearly dependent rows of a file's rounded geometry (toddlerbot's
+        neck) keep the rounding, which is not an error of ours
     ``ind``, ``dep`` and ``rows`` are the *default* split, chosen at the reference configuration; the
     functions that take ``adaptive`` re-choose it per state (:func:`partition_at`).
     """
@@ -343,8 +347,8 @@ def _embedded_loop(m, chords, cs, G_ref, agg, S, names, actuated, forced, coupli
                  [coord[i][1] for i in dep])
     act = tuple(i for i, (jn, cn) in enumerate(coord) if jn in actuated)
     fix = tuple(i for i, (jn, cn) in enumerate(coord) if jn in forced or cn in forced)
-    slack = ROUNDED_CLOSURE_TOL if r_exact > r else 0.0
-    if slack:
+    slack = ROUNDED_CLOSURE_TOL if r < len(all_rows) else 0.0
+    if r_exact > r:
         logger.info("loop %s: %d constraint row(s) nearly dependent (rank %d at %g, %d at %g): dropped, the "
                     "file's rounded geometry may leave them open by up to %g", name, r_exact - r, r,
                     GRAPH_RANK_RTOL, r_exact, CLOSURE_RANK_RTOL, slack)
