@@ -23,7 +23,7 @@ constraints of nearly singular loops).
 
 from __future__ import annotations
 
-__all__ = ["SINGULAR_FLOOR", "GRAPH_RANK_RTOL", "ATTACHMENT_GAP_RTOL", "INERTIA_RTOL", "CLOSURE_RANK_RTOL",
+__all__ = ["SINGULAR_FLOOR", "GRAPH_RANK_RTOL", "ATTACHMENT_GAP_RTOL", "INERTIA_RTOL", "CLOSURE_RANK_RTOL", "ROUNDED_CLOSURE_TOL",
            "RCOND_MIN", "RCOND_SWITCH", "PARTITION_RCOND_RATIO", "CLOSURE_TOL", "SIMULATION_CLOSURE_TOL", "CLOSURE_CHECK_FACTOR",
            "NEWTON_MAX_ITER", "NEWTON_MAX_STEP", "SMALL_ANGLE", "OPERATOR_TOL", "DISPLAY_ZERO_RTOL",
            "ADAPTIVE_RTOL", "ADAPTIVE_ATOL", "STEP_GRID_RTOL", "GIMBAL_LOCK_ATOL", "PARALLEL_SINE",
@@ -79,6 +79,15 @@ INERTIA_RTOL = 1e-9
 #: embedding, Lagrange multipliers): a singular value below 1e-9 of the largest is a
 #: redundant constraint.
 CLOSURE_RANK_RTOL = 1e-9
+
+#: closure error (m and rad) that a constraint row dropped as dependent may keep while the kept rows
+#: close to :data:`CLOSURE_TOL`: a loop's rows are ranked at :data:`GRAPH_RANK_RTOL` (the input
+#: geometry's, as the graph stage ranks them), so rows that a file's rounded geometry makes only nearly
+#: dependent (a parallelogram whose sides agree to 6-7 digits, toddlerbot's neck; or rows exactly
+#: dependent at the reference that the rounding separates away from it) are dropped instead of locking
+#: the loop; what they measure is the file's rounding, not an error of ours.  The bound of
+#: :data:`ATTACHMENT_GAP_RTOL` for a 1 m mechanism.
+ROUNDED_CLOSURE_TOL = 1e-6
 
 #: a dependent block ``G_d`` of a loop's closure Jacobian whose reciprocal condition number
 #: (smallest / largest singular value) falls below this is singular.

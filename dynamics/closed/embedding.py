@@ -100,8 +100,9 @@ from ..rnea import inverse_dynamics as tree_inverse_dynamics
 from ..rnea import newton_euler
 from ..sko import SKOTree, SKOWeights
 from ..spatial import matrix_to_quat
-from ..tolerances import (CLOSURE_CHECK_FACTOR, CLOSURE_RANK_RTOL, CLOSURE_TOL, NEWTON_MAX_ITER, NEWTON_MAX_STEP,
-                          PARTITION_RCOND_RATIO, RCOND_MIN, RCOND_SWITCH, SINGULAR_FLOOR)
+from ..tolerances import (CLOSURE_CHECK_FACTOR, CLOSURE_RANK_RTOL, CLOSURE_TOL, GRAPH_RANK_RTOL, NEWTON_MAX_ITER,
+                          NEWTON_MAX_STEP, PARTITION_RCOND_RATIO, RCOND_MIN, RCOND_SWITCH, ROUNDED_CLOSURE_TOL,
+                          SINGULAR_FLOOR)
 from .aggregated import aggregate_tree, aggregated_velocity_terms, aggregated_weights
 from .closure import ChordSet, ChordTerms, ClosureError, chord_set, chord_set_terms, kinematics, relative_motion
 from .coupling import coupling_pairs, coupling_residuals
@@ -144,6 +145,10 @@ class EmbeddedLoop:
     actuated : positions in ``v_idx`` of actuated coordinates (kept independent where possible when the
         split is re-chosen at a state, :func:`partition_at`);  forced : positions never dependent in the
         default split
+    slack : closure error (m, rad) the constraint rows dropped as dependent may keep while the kept ones
+        close (:data:`ROUNDED_CLOSURE_TOL` when the loop has dropped rows, else 0): exactly dependent rows
+        stay closed with the kept ones, nearly dependent rows of a file's rounded geometry (toddlerbot's
+        neck) keep the rounding, which is not an error of ours
     ``ind``, ``dep`` and ``rows`` are the *default* split, chosen at the reference configuration; the
     functions that take ``adaptive`` re-choose it per state (:func:`partition_at`).
     """
@@ -161,6 +166,7 @@ class EmbeddedLoop:
     couplings: tuple = ()
     actuated: tuple = ()
     forced: tuple = ()
+    slack: float = 0.0
 
     def error(self, message, model, dep=None) -> ClosureError:
         dep = self.dep if dep is None else dep
@@ -283,13 +289,16 @@ class EmbeddedModel(TreeCoordinates):
                 f"nv={self.nv}, independent={self.n_independent})")
 
 
-def _independent_rows(G) -> tuple[int, np.ndarray]:
-    """(r, rows): the numerical rank of G (relative :data:`CLOSURE_RANK_RTOL`) and r independent rows of it,
-    increasing (QR with column pivoting of ``G^T``)."""
+def _independent_rows(G, rtol: float = GRAPH_RANK_RTOL) -> tuple[int, np.ndarray, int]:
+    """(r, rows, r_exact): the numerical rank of G at relative tolerance ``rtol`` (default the input
+    geometry's, :data:`GRAPH_RANK_RTOL`), r independent rows of it, increasing (QR with column pivoting
+    of ``G^T``), and its rank at :data:`CLOSURE_RANK_RTOL` (above ``r`` when rows of the file's rounded
+    geometry are nearly, not exactly, dependent)."""
     sv = np.linalg.svd(G, compute_uv=False) if G.size else np.zeros(0)
-    r = int(np.sum(sv > CLOSURE_RANK_RTOL * max(sv[0], SINGULAR_FLOOR))) if len(sv) else 0
+    r = int(np.sum(sv > rtol * max(sv[0], SINGULAR_FLOOR))) if len(sv) else 0
+    r_exact = int(np.sum(sv > CLOSURE_RANK_RTOL * max(sv[0], SINGULAR_FLOOR))) if len(sv) else 0
     rows = np.sort(sla.qr(G.T, mode="economic", pivoting=True)[2][:r]) if r else np.zeros(0, dtype=int)
-    return r, rows
+    return r, rows, r_exact
 
 
 def _dependent_columns(Gr, coord, r, actuated, forced) -> list:
@@ -326,7 +335,7 @@ def _embedded_loop(m, chords, cs, G_ref, agg, S, names, actuated, forced, coupli
     all_rows = np.concatenate([np.arange(cs.row_offset[i], cs.row_offset[i + 1]) for i in cidx]
                               + [np.array([cs.n_rows + i for i in kidx], dtype=int)]).astype(int)
     G = G_ref[np.ix_(all_rows, v_idx)]
-    r, rows = _independent_rows(G)
+    r, rows, r_exact = _independent_rows(G)
     coord = [names[i] for i in v_idx]
     dep = _dependent_columns(G[rows], coord, r, actuated, forced)
     name = "+".join([chords[i].name for i in cidx] + [couplings[i].name for i in kidx])
@@ -340,7 +349,12 @@ def _embedded_loop(m, chords, cs, G_ref, agg, S, names, actuated, forced, coupli
                  [coord[i][1] for i in dep])
     act = tuple(i for i, (jn, cn) in enumerate(coord) if jn in actuated)
     fix = tuple(i for i, (jn, cn) in enumerate(coord) if jn in forced or cn in forced)
-    return EmbeddedLoop(node, bodies, cidx, v_idx, ind, dep, rows, name, joints, all_rows, kidx, act, fix)
+    slack = ROUNDED_CLOSURE_TOL if r < len(all_rows) else 0.0
+    if r_exact > r:
+        logger.info("loop %s: %d constraint row(s) nearly dependent (rank %d at %g, %d at %g): dropped, the "
+                    "file's rounded geometry may leave them open by up to %g", name, r_exact - r, r,
+                    GRAPH_RANK_RTOL, r_exact, CLOSURE_RANK_RTOL, slack)
+    return EmbeddedLoop(node, bodies, cidx, v_idx, ind, dep, rows, name, joints, all_rows, kidx, act, fix, slack)
 
 
 def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=None, couplings=()) -> EmbeddedModel:
@@ -622,10 +636,34 @@ def armature_bias(em, wa: SKOWeights, X: dict, c: dict) -> np.ndarray | None:
     return t
 
 
-def check_closed(em, lp, e):
-    if np.max(np.abs(e), initial=0.0) > CLOSURE_CHECK_FACTOR * CLOSURE_TOL:
-        raise lp.error(f"the loop is not closed at this configuration (closure error "
-                       f"{np.max(np.abs(e)):.3g}); call complete_configuration first", em)
+def closing_error(lp, e, rows=None) -> float:
+    """The closure error of loop ``lp`` that must vanish, from ``e`` (every row of the loop): the largest
+    over every row, or only over the kept ``rows`` (indices into ``lp.all_rows``, default the default
+    split's) of a loop whose nearly dependent rows are dropped (``lp.slack``: :data:`ROUNDED_CLOSURE_TOL`)."""
+    e = np.abs(e)
+    return float(np.max(e[lp.rows if rows is None else rows] if lp.slack else e, initial=0.0))
+
+
+def dropped_error(lp, e, rows=None) -> float:
+    """The largest closure error of the rows of ``lp`` dropped at this split (``e``: every row of the loop;
+    ``rows``: the kept ones, default the default split's): what the file's rounding leaves open in a loop
+    with nearly dependent rows (``lp.slack``), 0 for a loop whose dropped rows are exactly dependent."""
+    if not lp.slack:
+        return 0.0
+    out = np.ones(len(e), dtype=bool)
+    out[lp.rows if rows is None else rows] = False
+    return float(np.max(np.abs(np.asarray(e)[out]), initial=0.0))
+
+
+def check_closed(em, lp, e, rows=None):
+    """Raise :class:`ClosureError` unless the loop is closed at a state: its closure error ``e`` (every row)
+    at most ``CLOSURE_CHECK_FACTOR * CLOSURE_TOL`` (kept rows ``rows`` of a loop with nearly dependent rows
+    dropped; those may stay open by ``lp.slack``)."""
+    err, gap = closing_error(lp, e, rows), dropped_error(lp, e, rows)
+    if err > CLOSURE_CHECK_FACTOR * CLOSURE_TOL or gap > lp.slack:
+        raise lp.error(f"the loop is not closed at this configuration (closure error {err:.3g}"
+                       + (f", nearly dependent rows {gap:.3g}" if lp.slack else "")
+                       + "); call complete_configuration first", em)
 
 
 # ==================== positions and velocities: closing loops, projections, chord coordinates
@@ -686,11 +724,12 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
                          else (lp.rows, lp.dep, lp.ind))
             rows, dep, _ = split
             G = G_all[rows]
-            err = np.max(np.abs(e), initial=0.0)
+            err = closing_error(lp, e, rows)
             if err <= tol:
                 # converged; Newton steps while they still reduce the error (quadratic
                 # convergence takes it to rounding level, so G's null space is exact)
                 if polish == 2 or err == 0.0 or err > 0.5 * last or len(lp.dep) == 0:
+                    _check_dropped(em, lp, e, rows)
                     break
                 polish += 1
             last = err
@@ -709,6 +748,18 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
     return q
 
 
+def _check_dropped(em, lp, e, rows):
+    """Raise :class:`ClosureError` when the rows of a loop with nearly dependent rows dropped (``lp.slack``)
+    stay open beyond the file's rounding once its kept ``rows`` are closed."""
+    gap = dropped_error(lp, e, rows)
+    if gap > lp.slack:
+        raise lp.error(f"the kept constraint rows close but the nearly dependent ones stay open by {gap:.3g} "
+                       f"(more than the rounding of the file's geometry, {lp.slack:.3g}): the loop cannot close "
+                       "here", em)
+    if gap:
+        logger.debug("loop %s: nearly dependent rows open by %.3g (the file's rounding)", lp.name, gap)
+
+
 def project_velocity(em: EmbeddedModel, q, v) -> np.ndarray:
     """Orthogonal projection of joint velocities v (nv,) onto the constraint tangent space
     ``{v : G(q) v = 0}`` at a closed q: ``v - G^T (G G^T)^-1 G v`` loop by loop (kept rows).
@@ -720,7 +771,7 @@ def project_velocity(em: EmbeddedModel, q, v) -> np.ndarray:
     st = embedded_state(em, q, adaptive=True)
     v = np.array(v, dtype=float)
     for lp in em.loops:
-        check_closed(em, lp, st.closure[lp.node][0])
+        check_closed(em, lp, st.closure[lp.node][0], st.split[lp.node][2])
         G = st.closure[lp.node][1]
         if G.shape[0] == 0:
             continue
@@ -747,12 +798,11 @@ def project_configuration(em: EmbeddedModel, q, tol: float = CLOSURE_TOL,
             e, G_all = _closure_at(em, q, lp)
             rows = rows_at(em, lp, G_all)
             G = G_all[rows]
-            err = np.max(np.abs(e), initial=0.0)
-            if err <= tol and (err == 0.0 or err > 0.5 * last or G.shape[0] == 0):
+            err = closing_error(lp, e, rows)
+            if err <= tol and (err == 0.0 or err > 0.5 * last or G.shape[0] == 0 or it == max_iter):
+                _check_dropped(em, lp, e, rows)
                 break
             if it == max_iter:
-                if err <= tol:
-                    break
                 raise lp.error(f"Gauss-Newton did not close the loop in {max_iter} iterations "
                                f"(closure error {err:.3g}): the loop cannot close here", em)
             if G.shape[0] == 0:
@@ -812,7 +862,7 @@ def complete_velocity(em: EmbeddedModel, q, v_ind) -> np.ndarray:
     v = np.zeros(em.nv)
     v[em.independent_v] = v_ind
     for lp in em.loops:
-        check_closed(em, lp, st.closure[lp.node][0])
+        check_closed(em, lp, st.closure[lp.node][0], st.split[lp.node][2])
         vi = v[lp.v_idx[lp.ind]]
         v[lp.v_idx] = st.X[lp.node] @ vi
     return v
@@ -925,7 +975,7 @@ def _null_space_basis(em: EmbeddedModel, q) -> np.ndarray:
     X = np.zeros((em.nv, em.n_independent))
     X[em.independent_v, np.arange(em.n_independent)] = 1.0
     for lp in em.loops:
-        check_closed(em, lp, st.closure[lp.node][0])
+        check_closed(em, lp, st.closure[lp.node][0], st.split[lp.node][2])
         X[lp.v_idx] = st.X[lp.node] @ X[lp.v_idx[lp.ind]]
     return X
 
@@ -1024,7 +1074,7 @@ def _expand(em, st, th_e):
 
 def _check_state(em, st):
     for lp in em.loops:
-        check_closed(em, lp, st.closure[lp.node][0])
+        check_closed(em, lp, st.closure[lp.node][0], st.split[lp.node][2])
 
 
 def forward_dynamics(em: EmbeddedModel, q, v, tau) -> np.ndarray:

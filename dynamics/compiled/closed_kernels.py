@@ -244,7 +244,7 @@ def forward_dynamics_at(P, q, v, tau, theta_ddot):
     world_columns(P)
     chord_rows(P, q, v, 0, L.row_kind.shape[0], s.G, s.gamma, False)
     for i in range(s.e.shape[0]):
-        if abs(s.e[i]) > L.closure_check_tol:
+        if abs(s.e[i]) > max(L.closure_check_tol, L.row_slack[i]):
             return NOT_CLOSED
     if not dependent_maps(P):
         return ILL_CONDITIONED

@@ -56,6 +56,8 @@ CLOSED_FLOATS = Layout("ClosedFloats", [
     ("chord_R_b", ("n_chords", 3, 3), "orientation of J_b in body b"),
     ("chord_p_b", ("n_chords", 3), "origin of J_b in body b, m"),
     ("chord_signs", ("n_chords", "nv"), "+1 a velocity column moves b only, -1 a only, 0 both or neither"),
+    ("row_slack", ("n_rows",), "closure error the row may keep, m or rad: 0 for a row that closes, the loop's slack "
+                               "(ROUNDED_CLOSURE_TOL) for a nearly dependent row dropped from a rounded loop"),
     ("closure_check_tol", (), "largest closure error of a state the forward dynamics takes, m or rad"),
     ("rcond_switch", (), "the dependent block is declined above a condition estimate 1 / rcond_switch"),
     ("coupling_term_coef", ("n_terms",), "coefficient c of a coupling term (s = sum c q on its side)"),
@@ -229,6 +231,7 @@ class ClosedFlat:
                     i.row_kind[row], i.row_chord[row] = 1, cs.r_chord[k]
                     f.row_n[row], f.row_u[row] = cs.N_r[k], cs.U_r[k]
                 i.row_kept[row] = kept_of.get(pos, -1)
+                f.row_slack[row] = lp.slack if i.row_kept[row] < 0 else 0.0
                 row += 1
             dep.extend(int(v) for v in lp.v_idx[np.asarray(dep_pos, dtype=int)])
             kept += len(rows)

@@ -26,8 +26,9 @@ so no dynamics pass).  The small helpers are inlined (``inline="always"``: 8% of
 which is mostly call overhead of kernels on 3 bodies).  Nothing here allocates: every scratch
 array is a field of the closed chain's ``ClosedData``.
 
-Statuses: ``OK``; ``NOT_CLOSED`` (a loop without dependent coordinates is open, or a state
-handed to the velocity completion is not closed), ``ILL_CONDITIONED`` (a dependent block's
+Statuses: ``OK``; ``NOT_CLOSED`` (a loop without dependent coordinates is open, a state
+handed to the velocity completion is not closed, or a nearly dependent row dropped from a rounded
+loop stays open beyond its slack ``row_slack`` once the kept rows close), ``ILL_CONDITIONED`` (a dependent block's
 condition estimate exceeds ``1 / RCOND_SWITCH``: the reference may switch the dependent set
 or raise), ``NOT_DEFINITE`` (reduced mass matrix), ``NOT_CONVERGED`` (``max_iter`` Newton
 iterations), ``DIVERGED`` (a Newton step above ``max_step`` or not finite).  On any of them the
@@ -72,16 +73,27 @@ def closure_at(P, q, i0, i1):
 
 
 @inline
-def largest(e, i0, i1):
-    """``max |e[i0:i1]|``, or -1.0 when an entry is not finite."""
+def largest(e, slack, i0, i1):
+    """``max |e[i]|`` over the rows ``i0:i1`` that must close (``slack[i] == 0``: all but the nearly
+    dependent rows dropped from a rounded loop, ``L.row_slack``), or -1.0 when an entry is not finite."""
     err = 0.0
     for i in range(i0, i1):
         a = abs(e[i])
         if not a <= 1e300:
             return -1.0
-        if a > err:
+        if a > err and slack[i] == 0.0:
             err = a
     return err
+
+
+@inline
+def beyond_slack(e, slack, i0, i1):
+    """True when a row of ``i0:i1`` with a slack (a nearly dependent row dropped from a rounded loop) is
+    open by more than it: the file's rounding does not explain it."""
+    for i in range(i0, i1):
+        if slack[i] > 0.0 and abs(e[i]) > slack[i]:
+            return True
+    return False
 
 
 @inline
@@ -124,11 +136,13 @@ def close_loops(P, q, tol, max_iter, max_step):
             if state[l, 2] == 1.0:
                 continue
             r0, r1, i0, i1 = lk[l], lk[l + 1], lr[l], lr[l + 1]
-            err = largest(s.e, i0, i1)
+            err = largest(s.e, L.row_slack, i0, i1)
             if err < 0.0:
                 return DIVERGED
             if err <= tol:
                 if state[l, 0] == 2.0 or err == 0.0 or err > 0.5 * state[l, 1] or r1 == r0:
+                    if beyond_slack(s.e, L.row_slack, i0, i1):
+                        return NOT_CLOSED
                     state[l, 2] = 1.0
                     continue
                 state[l, 0] += 1.0
@@ -153,8 +167,8 @@ def complete_velocity_at(P, v_i, v):
     closed q); returns a status (``NOT_CLOSED`` beyond the closure check tolerance)."""
     ints, floats, work, cint, cflt, cwork = P
     L, s = loop_fields(cint, cflt), scratch_fields(cint, cwork)
-    err = largest(s.e, 0, s.e.shape[0])
-    if err > L.closure_check_tol or err < 0.0:
+    err = largest(s.e, L.row_slack, 0, s.e.shape[0])
+    if err > L.closure_check_tol or err < 0.0 or beyond_slack(s.e, L.row_slack, 0, s.e.shape[0]):
         return NOT_CLOSED
     if not ck.dependent_maps(P):
         return ILL_CONDITIONED

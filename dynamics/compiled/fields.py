@@ -106,7 +106,7 @@ def loop_fields(cint, cflt):
         row_n=array2(cflt, cint, CF.row_n), row_u=array2(cflt, cint, CF.row_u),
         chord_R_a=array3(cflt, cint, CF.chord_R_a), chord_p_a=array2(cflt, cint, CF.chord_p_a),
         chord_R_b=array3(cflt, cint, CF.chord_R_b), chord_p_b=array2(cflt, cint, CF.chord_p_b),
-        chord_signs=array2(cflt, cint, CF.chord_signs),
+        chord_signs=array2(cflt, cint, CF.chord_signs), row_slack=array1(cflt, cint, CF.row_slack),
         closure_check_tol=scalar(cflt, cint, CF.closure_check_tol), rcond_switch=scalar(cflt, cint, CF.rcond_switch),
         coupling_term_coef=array1(cflt, cint, CF.coupling_term_coef), coupling_poly=array1(cflt, cint, CF.coupling_poly))
 

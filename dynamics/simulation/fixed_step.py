@@ -7,7 +7,8 @@ first use while the kernels compile elsewhere, ``dispatch.backend("numpy")``) it
 the full state ``[q, v]`` of the constraint-embedded model and make it consistent (loops closed by
 Newton's method, dependent velocities from the independent ones, the split re-chosen at each state,
 :mod:`.closed`) after every step and at every stage, so the closure error stays at the Newton
-tolerance.
+tolerance; joint limits are inelastic stops through the constraints (:mod:`.stops`), met at the end
+of the step that crosses them (:func:`closed_chain_stops`).
 That loop runs compiled as well (:func:`dynamics.compiled.simulate_api.closed_chain_stepper`,
 the whole trajectory in one kernel call) where it applies; :func:`closed_chain_step` is its
 numpy reference and takes the steps the kernel declines, with the forward dynamics of
@@ -21,9 +22,11 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import replace
 
 import numpy as np
 
+from .. import forward_dynamics
 from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
 from ..aba import forward_dynamics as numpy_forward_dynamics
@@ -34,6 +37,7 @@ from ..closed.embedding import loop_closure, terms_at
 from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
 from .closed import closed_chain_result, closed_chain_rhs
 from .passive import JointProperties, damped
+from .stops import StopSet, constrained_acceleration
 from .result import SimulationResult, coordinate_columns, energies
 
 logger = logging.getLogger(__name__)
@@ -247,6 +251,40 @@ def stepper_rcond_switch(em) -> float:
     return PARTITION_RCOND_RATIO * worst
 
 
+def closed_chain_stops(em, torque, limits, tol):
+    """``(stops, rhs, close, settle)`` of a fixed-step closed chain with joint stops (:mod:`.stops`):
+    ``rhs(t, y)`` and ``close(y, t)`` of :func:`.closed.closed_chain_rhs` with the held coordinates' stop
+    forces in the accelerations, and ``settle(y, t)``, the consistent state after a step (coordinates
+    past a stop put on it and the loops closed again, the inelastic impulse ``X M_r^-1 X^T`` through the
+    constraints that stops their outward velocities, the held set chosen by the sign of the stop forces).
+
+    A stop is met at the end of the step that crosses it (no event inside the step, as the compiled tree
+    kernel's stops): the impact's time and position are accurate to the step.  ``torque`` f(t, q, v) or
+    None (damping included); ``limits`` as :func:`dynamics.compiled.simulate_api.limited_coordinates`.
+    """
+    nq, zero = em.nq, np.zeros(em.nv)
+    stops = StopSet(*limits)
+
+    def adjust(q, v, a):
+        return constrained_acceleration(em, q, a, stops.held_columns()) if stops.held else a
+
+    rhs, close = closed_chain_rhs(em, torque, 1.0, None, tol, adjust=adjust)
+
+    def settle(y, t):
+        def a_free(q, v):
+            return forward_dynamics(em, q, v, zero if torque is None else torque(t, q, v))
+
+        def close_qv(q, v):
+            yc = close(np.concatenate([q, v]), t)
+            return yc[:nq], yc[nq:]
+
+        q, v = y[:nq].copy(), y[nq:].copy()
+        stops.settle(em, q, v, a_free, close=close_qv)
+        return np.concatenate([q, v])
+
+    return stops, rhs, close, settle
+
+
 def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
                                      progress=None, closure_tol=None):
     """Fixed-step simulation of a constraint-embedded closed chain; returns a SimulationResult.
@@ -256,18 +294,17 @@ def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, meth
     its kernels decline (a default dependent block near singular ...), and every step of the other
     chains (joint couplings, joints with ``q_dot != v``, forces f(t, q, v)), run
     :func:`closed_chain_step` on the full state with the split chosen at each state (the stepper logs
-    each decline at DEBUG level).
+    each decline at DEBUG level).  Joint limits are inelastic stops through the constraints
+    (:func:`closed_chain_stops`), met at the end of a step: with limits the compiled loop takes one step
+    per call and the stops are settled after it; while a stop holds its coordinate (stop forces in the
+    accelerations) the numpy steps run.
     """
-    from ..compiled.simulate_api import closed_chain_stepper   # numba is imported on first use
+    from ..compiled.simulate_api import closed_chain_stepper, limited_coordinates   # numba on first use
 
     tree = em.tree_model
-    if joints.has_limits:
-        limited = [n for n in tree.joint_names if np.isfinite(joints.lower[tree.v_slice(n)]).any()
-                   or np.isfinite(joints.upper[tree.v_slice(n)]).any()]
-        logger.warning("joint limits are not enforced by the fixed-step closed-chain simulator (joints: %s); the "
-                       "adaptive integrator enforces them", ", ".join(limited))
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
-    rhs, close = closed_chain_rhs(em, damped(torque, joints.damping, tree.nv), duration, None, tol)
+    limits = limited_coordinates(tree, joints.lower, joints.upper)
+    stops, rhs, close, settle = closed_chain_stops(em, damped(torque, joints.damping, tree.nv), limits, tol)
 
     def rate(q, v):
         return configuration_rate(tree, q, close(np.concatenate([q, v]))[em.nq:], stabilise=QUATERNION_GAIN)
@@ -276,23 +313,37 @@ def simulate_closed_chain_fixed_step(em, q0, v0, duration, samples, torque, meth
     forces = torque if callable(torque) else constant_torque(torque, tree.nv)   # the stepper declines f(t, q, v)
     compiled = closed_chain_stepper(em, dt_used, FIXED_STEP[method], forces, joints.damping, tol,
                                     stepper_rcond_switch(em))
+    limited = len(limits[0]) > 0
     y = close(np.concatenate([np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)]))
+    y = settle(y, 0.0) if limited else y
     Y = np.empty((samples, y.size))
     Y[0] = y
     s = 0
     while s < steps:
-        if compiled is not None:
-            y, s = _compiled_segment(em, compiled, y, s, steps, stride, Y)
-            if progress is not None:
-                progress(s / steps)
-            if s == steps:
-                break
+        if compiled is not None and not stops.held:
+            # free motion compiled: to the end, or one step at a time when stops may be met
+            target = s + 1 if limited else steps
+            y, reached = _compiled_segment(em, compiled, y, s, target, stride, Y)
+            if reached > s:
+                s = reached
+                if limited:
+                    y = settle(y, s * dt_used)
+                    if s % stride == 0:
+                        Y[s // stride] = y
+                if progress is not None:
+                    progress(s / steps)
+            if reached == target:
+                continue
         y = closed_chain_step(rhs, close, em.nq, method, s * dt_used, y, dt_used, rate)
         y[:em.nq] = normalize(tree, y[:em.nq])
         s += 1
+        y = settle(y, s * dt_used) if limited else y
         if s % stride == 0:
             Y[s // stride] = y
             if progress is not None:
                 progress(s / steps)
-    return closed_chain_result(em, np.linspace(0.0, duration, samples), Y[:, :em.nq], Y[:, em.nq:],
-                               f"{method}, {steps} steps of {dt_used:.6g} s", tol)
+    status = f"{method}, {steps} steps of {dt_used:.6g} s"
+    if stops.contacts:
+        status += f", {stops.contacts} joint limit contacts"
+    result = closed_chain_result(em, np.linspace(0.0, duration, samples), Y[:, :em.nq], Y[:, em.nq:], status, tol)
+    return replace(result, limit_contacts=stops.contacts, dissipative=bool(stops.contacts))

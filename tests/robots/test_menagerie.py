@@ -17,7 +17,8 @@ References, all independent of our dynamics:
   ``h_e = X^T (M a_0 + b)`` with ``a_0`` the accelerations the constraints force at ``a_i = 0``
   (``A_d a_0d = -(J Tdot v + Jdot qdot)``): the Lagrange equations ``M a + b = tau + A^T lambda``
   projected on the null space of ``A``.  The states are closed by us and checked closed by MuJoCo
-  (``efc_pos`` of the equality rows below 1e-9).
+  (``efc_pos`` of the equality rows below 1e-9, a connect's measured from the file's own gap at qpos0:
+  toddlerbot's neck sites are 3e-8 m apart there, :func:`connect_rows`).
 * **Simulation**: MuJoCo's tree (``mj_fullM``, ``qfrc_bias``) with its equality constraints held exactly
   by Lagrange multipliers (``[M A^T; A 0] [a; lambda] = [tau - b; -gamma]``, redundant rows dropped by
   rank; no Baumgarte term), integrated by scipy's DOP853 at 1e-12 over the full ``[q, v]``, 2 s from a
@@ -47,13 +48,7 @@ CLOSED = {
     "panda": ("franka_emika_panda", "panda.xml"),
 }
 #: closed-chain robots we compose wrongly, with what goes wrong (issue 25)
-CLOSED_FAILURES = {
-    "toddlerbot_2xc": "the neck's two rods form a parallelogram whose file geometry is rounded (closure error 3e-8 m "
-                      "at qpos0; the 4th singular value of the loop's closure Jacobian is 6.7e-7 of the largest): the "
-                      "graph stage counts its rank at GRAPH_RANK_RTOL (mobility 1, dof 38 = MuJoCo's), the embedding "
-                      "at CLOSURE_RANK_RTOL (rank 4, the neck locked, 37 independent coordinates) and its dependent "
-                      "block is singular (rcond 3.6e-9), so no state away from the reference closes",
-}
+CLOSED_FAILURES = {}
 #: tree robots (and the spanning trees of the closed ones): id -> (Menagerie folder, file)
 TREES = {
     "ur5e": ("universal_robots_ur5e", "ur5e.xml"),
@@ -164,16 +159,54 @@ def _point_and_body(m, d, eq, side):
     return d.xpos[obj] + d.xmat[obj].reshape(3, 3) @ anchor, obj
 
 
+def connect_rows(m, d, eq) -> tuple[np.ndarray, np.ndarray]:
+    """(J (3, nv), Jdot qvel (3,)) of a connect equality from MuJoCo's own point Jacobians (``mj_jac``,
+    ``mj_jacDot``), both sides taken at side 0's point: MuJoCo's anchor form of a connect (body1, body2 and
+    an anchor at which the two coincide at qpos0), which is what our reader makes of every connect.  It is
+    MuJoCo's ``efc_J`` row where the file's two points coincide (every robot here but toddlerbot); two
+    sites that differ by the file's rounding (toddlerbot's neck: 3e-8 m) give ``efc_J`` rows at two points
+    3e-8 m apart, which no configuration closes and whose rank at 1e-9 locks the neck."""
+    point, b1 = _point_and_body(m, d, eq, 0)
+    b2 = _point_and_body(m, d, eq, 1)[1]
+    J, Jd = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+    for body, sign in ((b1, 1.0), (b2, -1.0)):
+        jac, jdot = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+        mujoco.mj_jac(m, d, jac, None, point, body)
+        mujoco.mj_jacDot(m, d, jdot, None, point, body)
+        J += sign * jac
+        Jd += sign * jdot
+    return J, Jd @ d.qvel
+
+
+def connect_offsets(m) -> dict:
+    """connect equality -> (its ``efc_pos`` (3,) at qpos0, body 2's world orientation there (3, 3)): the
+    file's own gap between the two points (zero unless they are rounded apart, toddlerbot's neck)."""
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    rows, ids = _equality_rows(m, d)
+    return {int(eq): (d.efc_pos[rows[ids == eq]].copy(), d.xmat[_point_and_body(m, d, eq, 1)[1]].reshape(3, 3).copy())
+            for eq in dict.fromkeys(ids.tolist()) if m.eq_type[eq] == mujoco.mjtEq.mjEQ_CONNECT}
+
+
+def closure_in_mujoco(m, d, offsets) -> float:
+    """Largest closure error of MuJoCo's equalities at its current state, a connect's measured from the
+    file's gap at qpos0 carried by body 2 (``efc_pos - R_2 R_2(qpos0)^T efc_pos(qpos0)``: what stays
+    of a closed loop of our model, whose second point is the first's at qpos0)."""
+    rows, ids = _equality_rows(m, d)
+    worst = 0.0
+    for eq in dict.fromkeys(ids.tolist()):
+        pos = d.efc_pos[rows[ids == eq]]
+        if eq in offsets:
+            pos0, R0 = offsets[eq]
+            pos = pos - d.xmat[_point_and_body(m, d, eq, 1)[1]].reshape(3, 3) @ R0.T @ pos0
+        worst = max(worst, np.abs(pos).max(initial=0.0))
+    return worst
+
+
 def equality_velocity_product(m, d, eq) -> np.ndarray:
     """``Jdot qvel`` of one equality constraint at MuJoCo's current state (``mj_forward`` done)."""
     if m.eq_type[eq] == mujoco.mjtEq.mjEQ_CONNECT:
-        out = np.zeros(3)
-        for side, sign in ((0, 1.0), (1, -1.0)):
-            point, body = _point_and_body(m, d, eq, side)
-            jdot = np.zeros((3, m.nv))
-            mujoco.mj_jacDot(m, d, jdot, None, point, body)
-            out += sign * jdot @ d.qvel
-        return out
+        return connect_rows(m, d, eq)[1]
     if m.eq_type[eq] == mujoco.mjtEq.mjEQ_JOINT:
         j2 = m.eq_obj2id[eq]
         if j2 < 0:
@@ -185,23 +218,24 @@ def equality_velocity_product(m, d, eq) -> np.ndarray:
     raise NotImplementedError(f"equality type {m.eq_type[eq]} of equality {eq} has no reference here")
 
 
-def mujoco_constrained(m, d, em, q, v, B):
-    """MuJoCo's equality constraints at our closed state: (closure error, A, gamma, M, bias) in our
-    coordinates, ``A a + gamma = 0`` the acceleration constraints."""
+def mujoco_constrained(m, d, em, q, v, B, offsets):
+    """MuJoCo's equality constraints at our closed state: (closure error (:func:`closure_in_mujoco`), A,
+    gamma, M, bias) in our coordinates, ``A a + gamma = 0`` the acceleration constraints (a connect's rows
+    from :func:`connect_rows`, the others MuJoCo's ``efc_J``)."""
     qpos, T, tdot_v = to_mujoco(m, em, q, v, B)
     M_mj, bias_mj = mujoco_dynamics(m, d, qpos, T @ v)
     rows, ids = _equality_rows(m, d)
-    J = d.efc_J.reshape(d.nefc, m.nv)[rows]
-    gamma = []
+    J_all = d.efc_J.reshape(d.nefc, m.nv)
+    J, gamma = [], []
     for eq in dict.fromkeys(ids):
         mine = rows[ids == eq]
-        jd = equality_velocity_product(m, d, eq)
+        Jq, jd = connect_rows(m, d, eq) if eq in offsets else (J_all[mine], equality_velocity_product(m, d, eq))
         assert len(jd) == len(mine)
+        J.append(Jq)
         gamma.append(jd)
+    J = np.vstack(J) if J else np.zeros((0, m.nv))
     gamma = np.concatenate(gamma) if gamma else np.zeros(0)
-    order = np.concatenate([np.flatnonzero(ids == eq) for eq in dict.fromkeys(ids)])
-    J = J[order]
-    return (np.abs(d.efc_pos[rows]).max(initial=0.0), J @ T, J @ tdot_v + gamma,
+    return (closure_in_mujoco(m, d, offsets), J @ T, J @ tdot_v + gamma,
             T.T @ M_mj @ T, T.T @ (bias_mj + M_mj @ tdot_v))
 
 
@@ -252,6 +286,7 @@ def minimal_errors(path, n=STATES, seed=7):
     d = mujoco.MjData(m)
     em = compose(path).model
     B = reference_orientations(m)
+    offsets = connect_offsets(m)
     rng = np.random.default_rng(seed)
     worst_M = worst_h = 0.0
     compared = drawn = 0
@@ -261,7 +296,7 @@ def minimal_errors(path, n=STATES, seed=7):
         if state is None:
             continue
         q, v = state
-        closure, A, gamma, M, bias = mujoco_constrained(m, d, em, q, v, B)
+        closure, A, gamma, M, bias = mujoco_constrained(m, d, em, q, v, B, offsets)
         assert closure < 1e-9, f"MuJoCo finds our closed state open by {closure:.3g}"
         ref = minimal_reference(em, A, gamma, M, bias)
         if ref is None:
@@ -357,10 +392,11 @@ def _row_space(A, rtol=1e-9):
     return T @ A, T
 
 
-def mujoco_lagrange_accelerations(m, d, em, q, v, tau, B):
+def mujoco_lagrange_accelerations(m, d, em, q, v, tau, B, offsets):
     """Accelerations (nv,) in our coordinates of MuJoCo's tree with its equality constraints held exactly
-    (Lagrange multipliers): ``[M A^T; A 0] [a; lambda] = [tau - b; -gamma]``."""
-    _, A, gamma, M, bias = mujoco_constrained(m, d, em, q, v, B)
+    (Lagrange multipliers): ``[M A^T; A 0] [a; lambda] = [tau - b; -gamma]`` (``offsets``:
+    :func:`connect_offsets`)."""
+    _, A, gamma, M, bias = mujoco_constrained(m, d, em, q, v, B, offsets)
     W, T = _row_space(A)
     r = W.shape[0]
     K = np.block([[M, W.T], [W, np.zeros((r, r))]])
@@ -408,11 +444,11 @@ def simulation_errors(path, duration=2.0, seed=11, tol=1e-10):
     elements = with_force_elements(None, em, None)
     constant = np.zeros(em.nv) if elements is None or callable(elements) else np.asarray(elements, dtype=float)
     forces = elements if callable(elements) else (lambda t, q, v: constant)
-    d_mj, B = mujoco.MjData(m), reference_orientations(m)
-    q_ref = lagrange_reference(em, lambda q, v, tau: mujoco_lagrange_accelerations(m, d_mj, em, q, v, tau, B),
+    d_mj, B, offsets = mujoco.MjData(m), reference_orientations(m), connect_offsets(m)
+    q_ref = lagrange_reference(em, lambda q, v, tau: mujoco_lagrange_accelerations(m, d_mj, em, q, v, tau, B, offsets),
                                res.q[0], res.v[0], res.t, d, forces)
     gap = max(np.abs(difference(em.tree_model, a, b)).max() for a, b in zip(q_ref, res.q))
-    ref_closure = mujoco_constrained(m, d_mj, em, q_ref[-1], np.zeros(em.nv), B)[0]
+    ref_closure = mujoco_constrained(m, d_mj, em, q_ref[-1], np.zeros(em.nv), B, offsets)[0]
     return res.closure.max(), gap, ref_closure
 
 
