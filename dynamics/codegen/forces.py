@@ -10,7 +10,7 @@ the model builder), a constant of the generated code.
 
 from __future__ import annotations
 
-from ..force_elements import DCMotorSpec
+from ..force_elements import DCMotorSpec, JointForce
 from ..joints import has_quaternion
 from .emit import fmt
 
@@ -66,7 +66,8 @@ def force_parameters(model) -> tuple[list[str], list[float]]:
 
 
 def passive_source(model, prefix: str, base: int) -> str:
-    """``void PREFIX_passive_forces(p, q, v, tau)``: ``tau = `` spring plus damper forces (nv)."""
+    """``void PREFIX_passive_forces(p, q, v, tau)``: ``tau = `` spring plus damper forces (nv), the native
+    format's joint forces included (:func:`joint_force_lines`)."""
     lines = [f"void {prefix}_passive_forces(const double *p, const double *q, const double *v, double *tau)", "{",
              f"  /* joint springs and dampers (seed 004 Fig. 1 terminal equations; dynamics/forces.py) */",
              f"  memset(tau, 0, sizeof(double)*{max(model.nv, 1)});"]
@@ -89,8 +90,31 @@ def passive_source(model, prefix: str, base: int) -> str:
                     lines.append(f"    tau[{v3 + 3 + c}] -= {k}*(R[{c}]*q[{qs.start}] + R[{3 + c}]*q[{qs.start + 1}] "
                                  f"+ R[{6 + c}]*q[{qs.start + 2}]);")
             lines.append("  }")
+    lines += joint_force_lines(model)
     lines.append("}")
     return "\n".join(lines)
+
+
+def joint_force_lines(model) -> list[str]:
+    """C lines adding the native format's joint springs, dampers and regularised Coulomb friction
+    (:class:`dynamics.force_elements.JointForce`: ``-k (q - rest) - c v - f tanh(v / v_f)`` on a
+    one-coordinate joint, as :func:`dynamics.forces.element_forces`; URDF ``<dynamics friction>`` and MJCF
+    ``frictionloss`` are read as such) to ``tau``; their constants are written in (not tunable)."""
+    lines = []
+    for e in model.forces.elements:
+        if not isinstance(e, JointForce):
+            continue
+        qi, vi = model.q_slice(e.joint).start, model.v_slice(e.joint).start
+        terms = []
+        if e.stiffness:
+            terms.append(f"{fmt(float(e.stiffness))}*(q[{qi}] - {fmt(float(e.rest))})")
+        if e.damping:
+            terms.append(f"{fmt(float(e.damping))}*v[{vi}]")
+        if e.friction:
+            terms.append(f"{fmt(float(e.friction))}*tanh(v[{vi}]/{fmt(float(e.friction_velocity))})")
+        if terms:
+            lines.append(f"  tau[{vi}] -= {' + '.join(terms)};  /* {e.name} on {e.joint} */")
+    return lines
 
 
 def actuator_source(model, prefix: str, base: int) -> str:

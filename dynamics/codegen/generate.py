@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import joints as J
-from ..force_elements import DCMotorSpec
+from ..force_elements import DCMotorSpec, JointForce
 from .emit import Code, add, const, fmt, matmul, matvec
 from .forces import QUAT_LOG_SOURCE, actuator_source, dc_motors, force_parameters, motor_source, passive_source
 from .tree import CodegenUnsupported, TreeSpec, emit_aba, emit_crba_blocks, emit_rnea, inertia_parameters
@@ -399,11 +399,11 @@ void {prefix}_qdot(const double *q, const double *v, double *qd);
 
 def _refuse_unwritten_forces(tree, kind: str) -> None:
     """:class:`CodegenUnsupported` for force elements the generator does not write (it writes joint
-    springs, dampers, actuators and, on trees, DC motors): generated code without them would be silently
+    springs, dampers and friction, actuators and, on trees, DC motors): generated code without them would be silently
     wrong."""
     elements = getattr(tree.forces, "elements", ()) or ()
-    extra = [type(e).__name__ for e in elements if not isinstance(e, DCMotorSpec)]
-    if kind != "tree" and len(elements) > len(extra):
+    extra = [type(e).__name__ for e in elements if not isinstance(e, (DCMotorSpec, JointForce))]
+    if kind != "tree" and any(isinstance(e, DCMotorSpec) for e in elements):
         raise CodegenUnsupported("DC motors on a closed chain are not generated (the generated reduced equations "
                                  "carry no currents); the simulator integrates them on trees only as well")
     stateful = [a.name for a in tree.forces.actuators if a.dyntype != "none"]
@@ -412,8 +412,8 @@ def _refuse_unwritten_forces(tree, kind: str) -> None:
                                  f"state the generated code does not carry): {', '.join(stateful)}")
     if extra:
         raise CodegenUnsupported(f"the model has force elements the code generator does not write yet "
-                                 f"({', '.join(sorted(set(extra)))}); it writes joint springs, dampers, actuators "
-                                 "and DC motors")
+                                 f"({', '.join(sorted(set(extra)))}); it writes joint springs, dampers, friction, "
+                                 "actuators and DC motors")
 
 
 def generate_c(model, prefix: str = "model", poses=()) -> GeneratedC:

@@ -119,6 +119,39 @@ def test_state_space_functions_of_a_tree_with_springs_dampers_and_actuators():
     assert np.array_equal(y, q)
 
 
+URDF_WITH_FRICTION = """<robot name="rubbing">
+  <link name="base"/>
+  <link name="arm"><inertial><origin xyz="0.3 0 0"/><mass value="1.5"/>
+    <inertia ixx="0.01" iyy="0.05" izz="0.05" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="slider"><inertial><mass value="0.7"/>
+    <inertia ixx="0.002" iyy="0.002" izz="0.002" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="10" velocity="5"/><dynamics damping="0.3" friction="0.8"/></joint>
+  <joint name="rail" type="prismatic"><parent link="arm"/><child link="slider"/><origin xyz="0.6 0 0"/>
+    <axis xyz="1 0 0"/><limit lower="-1" upper="1" effort="10" velocity="5"/><dynamics friction="2.5"/></joint>
+</robot>
+"""
+
+
+def test_joint_friction_read_from_a_urdf_is_in_the_generated_derivatives(tmp_path):
+    """URDF ``<dynamics damping friction>`` (regularised Coulomb friction, dynamics.force_elements.JointForce)
+    in the generated state derivatives, against the numpy reference's passive forces and forward dynamics."""
+    path = tmp_path / "rubbing.urdf"
+    path.write_text(URDF_WITH_FRICTION)
+    model = mbcompose.compose(str(path)).model
+    assert np.abs(forces.friction_forces(model, model.neutral(), np.ones(model.nv))).min() > 0
+    cm = compile_model(model)
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        q, v = random_q(model, rng), rng.normal(size=model.nv) * 0.05
+        u = rng.normal(size=cm.gen.nu)
+        x, dx = np.concatenate([q, v]), np.zeros(cm.gen.nx)
+        assert cm.function("derivatives")(cm.buf(cm.p), 0.0, cm.buf(x), cm.buf(u), cm.buf(dx)) == 0
+        with dispatch.backend("numpy"):
+            a = dyn.forward_dynamics(model, q, v, u[:model.nv] + forces.passive_forces(model, q, v))
+        assert close(dx[model.nq:], a)
+
+
 def test_parameters_change_the_masses():
     rng = np.random.default_rng(2)
     model, _ = random_model(4, n=5, types=("revolute",))
