@@ -30,6 +30,7 @@ from scipy import integrate
 from .. import forward_dynamics
 from ..closed.closure import ClosureError
 from ..closed.embedding import choose_partition, chord_coordinates, complete_state, partition_quality, terms_at
+from ..joints import has_quaternion
 from ..rates import QUATERNION_GAIN, configuration_rate
 from ..spatial import quat_to_matrix_batch
 from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL
@@ -58,8 +59,8 @@ def state_rate(tree):
     groups = tree.groups
     if "planar" in groups:
         return lambda q, v: configuration_rate(tree, q, v, stabilise=QUATERNION_GAIN)
-    plain_q = [qc.ravel() for t, (_, qc, _) in groups.items() if t not in ("spherical", "free")]
-    plain_v = [vc.ravel() for t, (_, _, vc) in groups.items() if t not in ("spherical", "free")]
+    plain_q = [qc.ravel() for t, (_, qc, _) in groups.items() if not has_quaternion(t)]
+    plain_v = [vc.ravel() for t, (_, _, vc) in groups.items() if not has_quaternion(t)]
     plain_q = np.concatenate(plain_q + [np.zeros(0, dtype=int)]).astype(int)
     plain_v = np.concatenate(plain_v + [np.zeros(0, dtype=int)]).astype(int)
     quat_q, omega_v = [np.zeros((0, 4), dtype=int)], [np.zeros((0, 3), dtype=int)]

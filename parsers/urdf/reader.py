@@ -65,6 +65,8 @@ import numpy as np
 
 from lxml import etree
 
+from mbcompose.dynamics.joints import JOINTS
+
 from .. import limits
 from ..assembly import GROUND, Assembly, Body, Joint, JointForceElement, MassProperties, Pose, Source
 from ..errors import InputError, did_you_mean
@@ -435,7 +437,7 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> tuple
         d_el = parts.get("dynamics")
         damping = attr_float(d_el, "damping", 0.0) if d_el is not None else 0.0
         friction = attr_float(d_el, "friction", 0.0) if d_el is not None else 0.0
-        if friction and jtype in ("revolute", "continuous", "prismatic"):
+        if friction and JOINTS[jtype].one_coordinate:
             frictions.append(JointForceElement(f"{jname}_friction", jname, friction=friction,
                                                 source=Source(file, d_el.sourceline, "<dynamics friction>")))
         elif friction and jtype != "fixed":
