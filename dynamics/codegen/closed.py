@@ -32,7 +32,7 @@ from .. import topology
 from ..tolerances import NEWTON_MAX_ITER, SIMULATION_CLOSURE_TOL, SINGULAR_FLOOR
 from .emit import Code, add, const, cross, dot, fmt, matmul, matTvec, matvec, mul, sub, transpose
 from .couplings import emit_coupling_bias, emit_coupling_rows
-from .generate import coordinate_columns
+from .generate import reduced_interface
 from .tree import CodegenUnsupported, TreeSpec, _joint_motion, _joint_pose, motion_cross, motion_to_child
 
 __all__ = ["closed_system", "partition"]
@@ -444,11 +444,7 @@ def closed_system(em, prefix: str):
                                 dep_v=_ints(dep_v), dep_q=_ints(dep_q), ind_v=_ints(ind_v), ind_q=_ints(ind_q),
                                 q_ref=", ".join(fmt(float(x)) for x in q_ref) or "0.0", maxit=NEWTON_MAX_ITER,
                                 tol=fmt(SIMULATION_CLOSURE_TOL))]
-    qn, vn = coordinate_columns(t), coordinate_columns(t, rate=True)
-    x0 = [float(q_ref[i]) for i in ind_q] + [0.0] * ni
-    info = dict(state_names=(*(qn[i] for i in ind_q), *(f"v:{vn[j]}" for j in ind_v)),
-                input_names=(*(f"tau:{vn[j]}" for j in ind_v), *t.actuator_names), output_names=qn,
-                nx=nqi + ni, nu=ni + len(t.actuator_names), ny=t.nq, start_state=tuple(x0))
+    info = reduced_interface(t, q_ref, ind_q, ind_v)
     extra = (typedef + f"void {prefix}_workspace_init({prefix}_workspace *ws);\n"
              f"int {prefix}_close({prefix}_workspace *ws, const double *q_ind, double *q);\n"
              f"int {prefix}_complete_velocity(const double *q, const double *v_ind, double *v);\n"
@@ -458,3 +454,4 @@ def closed_system(em, prefix: str):
              "const double *u, double *dx);\n"
              f"int {prefix}_outputs_ws({prefix}_workspace *ws, const double *p, const double *x, double *y);\n")
     return "\n".join(src), info, extra
+

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..tolerances import SINGULAR_FLOOR, STRUCTURAL_ZERO
 from .emit import Code, add, const, fmt, mul, neg
-from .generate import coordinate_columns
+from .generate import reduced_interface
 
 __all__ = ["linear_system", "emit_coupling_rows", "emit_coupling_bias"]
 
@@ -284,11 +284,7 @@ def linear_system(em, prefix: str):
                                 velocity=_body(_expansion(X, "v", "v_ind", range(nv))),
                                 reduction=_body(_reduction(cols, nv)),
                                 expansion=_body(_expansion(X, "qdd", "r", range(nv))))]
-    qn, vn = coordinate_columns(t), coordinate_columns(t, rate=True)
-    x0 = [float(q_ref[i]) for i in ind_q] + [0.0] * ni
-    info = dict(state_names=(*(qn[i] for i in ind_q), *(f"v:{vn[j]}" for j in ind_v)),
-                input_names=(*(f"tau:{vn[j]}" for j in ind_v), *t.actuator_names), output_names=qn,
-                nx=nqi + ni, nu=ni + len(t.actuator_names), ny=t.nq, start_state=tuple(x0))
+    info = reduced_interface(t, q_ref, ind_q, ind_v)
     extra = (typedef + f"void {prefix}_workspace_init({prefix}_workspace *ws);\n"
              f"int {prefix}_close({prefix}_workspace *ws, const double *q_ind, double *q);\n"
              f"int {prefix}_derivatives_ws({prefix}_workspace *ws, const double *p, double t, const double *x, "

@@ -90,6 +90,19 @@ def coordinate_columns(model, rate: bool = False) -> tuple[str, ...]:
     return columns(model, rate)
 
 
+def reduced_interface(t, q_ref, ind_q, ind_v) -> dict:
+    """Names and sizes of generated equations in independent coordinates (closed chains, couplings): states
+    the independent positions ``ind_q`` and velocities ``ind_v`` of the tree ``t``, inputs their forces and the
+    actuator controls, outputs every joint coordinate; the start state ``q_ref`` at rest."""
+    qn, vn = coordinate_columns(t), coordinate_columns(t, rate=True)
+    ni, nqi = len(ind_v), len(ind_q)
+    x0 = [float(q_ref[i]) for i in ind_q] + [0.0] * ni
+    return dict(state_names=(*(qn[i] for i in ind_q), *(f"v:{vn[j]}" for j in ind_v)),
+                input_names=(*(f"tau:{vn[j]}" for j in ind_v), *t.actuator_names), output_names=qn,
+                nx=nqi + ni, nu=ni + len(t.actuator_names), ny=t.nq, start_state=tuple(x0))
+
+
+
 def pose_columns(name: str) -> tuple[str, ...]:
     """The 12 values of one frame in ``PREFIX_frame_poses``'s output: ``NAME.x``, ``NAME.y``, ``NAME.z`` (world
     position of its origin, m) then ``NAME.R[i][j]`` (its rotation in the world frame, row-major: column j is
