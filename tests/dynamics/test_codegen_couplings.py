@@ -22,14 +22,9 @@ from click.testing import CliRunner
 import mbcompose
 from mbcompose import dynamics as dyn
 from mbcompose.dynamics import dispatch, embedding, forces
-from mbcompose.dynamics.codegen import CodegenUnavailable, compile_model, compiler, generate_c
+from mbcompose.dynamics.codegen import compile_model, compiler, generate_c
 
-try:
-    compiler()
-    import cffi  # noqa: F401
-    HAVE_CC = True
-except (CodegenUnavailable, ImportError):
-    HAVE_CC = False
+from test_codegen import HAVE_CC  # noqa: E402  (the compiler check: one home)
 
 pytestmark = pytest.mark.skipif(not HAVE_CC, reason="no C compiler or cffi: the codegen backend is unavailable")
 
