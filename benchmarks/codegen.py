@@ -17,23 +17,24 @@ minimum over interleaved repeats (:func:`dynamics.best_of`), ratios ours / Pinoc
 3. the time to generate and compile (cold cache) panda, talos_reduced, the seeker sample and a random
    tree of 200 bodies (goal < 30 s), and the size of the source.
 
-Measured 2026-11-27 on the shared 2-core machine (load average 7, other helpers' test suites running;
-``--quick --skip-200``):
+Measured 2026-11-27 06:24 UTC on the 2-core development machine, idle (load average 0.9; full run with the
+200-body model):
 
 =================  =========  ==========  ================  ==============  ===============  ==================
 model              batch      one call    one call, new     compile_model   public           generate + compile
                    vs par(1)  (cffi)      buffers (cffi)    .forward_dyn.   forward_dyn.     wall (CPU)
 =================  =========  ==========  ================  ==============  ===============  ==================
-panda              0.36x      0.36x       0.88x             0.32x           0.47x            8.1 s (2.4 s)
-talos_reduced      0.38x      0.34x       0.51x             0.32x           0.38x            24.9 s (8.2 s)
-seeker             --         --          --                --              --               1.3 s (0.41 s)
+panda              0.38x      0.39x       0.95x             0.33x           0.54x            2.7 s (2.6 s)
+talos_reduced      0.39x      0.36x       0.51x             0.34x           0.40x            9.4 s (9.3 s)
+seeker             --         --          --                --              --               0.54 s (0.54 s)
+200-body tree      --         --          --                --              --               15.0 s (14.9 s)
 =================  =========  ==========  ================  ==============  ===============  ==================
 
-(ratios: generated / Pinocchio, interleaved minimum; panda 1.16 vs 3.23 us per configuration in the
-batch, pin.aba 4.99 us, public forward_dynamics 2.36 us; talos 5.1 vs 13.6 us, pin.aba 15.0 us, public
-5.76 us.)  Before the extension (2026-11-26) the public function was 1.50x pin.aba on panda: cffi's
-``from_buffer`` of four arrays and the dispatch cost about 5 us.  The 200-body model needed 9.6 s of CPU
-but 84 s of wall time on 2026-11-26's loaded machine: under 30 s only when the cores are free.
+(ratios: generated / Pinocchio, interleaved minimum; panda 1.46 vs 3.88 us per configuration in the
+batch, pin.aba 6.50 us, public forward_dynamics 3.52 us; talos 5.17 vs 13.23 us, pin.aba 13.73 us, public
+5.48 us; the 200-body random tree has nv 257 and 4.4 MB of source.)  Before the CPython extension
+(2026-11-26) the public function was 1.50x pin.aba on panda: cffi's ``from_buffer`` of four arrays and the
+dispatch cost about 5 us.
 """
 
 from __future__ import annotations
