@@ -32,7 +32,7 @@ from .. import topology
 from ..tolerances import NEWTON_MAX_ITER, SIMULATION_CLOSURE_TOL, SINGULAR_FLOOR
 from .emit import Code, add, const, cross, dot, fmt, matmul, matTvec, matvec, mul, sub, transpose
 from .couplings import emit_coupling_bias, emit_coupling_rows
-from .generate import reduced_interface
+from .generate import INDEPENDENT_RATE, INDEPENDENT_TABLES, c_ints, reduced_format, reduced_interface
 from .tree import CodegenUnsupported, TreeSpec, _joint_motion, _joint_pose, motion_cross, motion_to_child
 
 __all__ = ["closed_system", "partition"]
@@ -233,10 +233,6 @@ static int {prefix}_solve(int n, double *A, double *b)
 """
 
 
-def _ints(xs) -> str:
-    return ", ".join(str(int(x)) for x in xs) or "0"
-
-
 def closure_functions(em, spec: TreeSpec, prefix: str, rows, columns) -> str:
     """``PREFIX_closure(q, e, G)`` and ``PREFIX_closure_bias(q, v, gamma)`` (static)."""
     nq, nv = em.nq, em.nv
@@ -257,10 +253,7 @@ def closure_functions(em, spec: TreeSpec, prefix: str, rows, columns) -> str:
 DRIVER_SOURCE = """
 static const int {P}_dep_v[{ND}] = {{{dep_v}}};
 static const int {P}_dep_q[{ND}] = {{{dep_q}}};
-static const int {P}_ind_v[{NI}] = {{{ind_v}}};
-static const int {P}_ind_q[{NQI}] = {{{ind_q}}};
-static const double {P}_q_ref[{NQ}] = {{{q_ref}}};
-
+""" + INDEPENDENT_TABLES + """
 void {P}_workspace_init({P}_workspace *ws)
 {{
   /* warm start: the dependent coordinates of the reference configuration */
@@ -377,19 +370,7 @@ int {P}_derivatives_ws({P}_workspace *ws, const double *p, double t, const doubl
   if (rc) return rc;
   rc = {P}_complete_velocity(q, x + {nqi}, v);
   if (rc) return rc;
-  {P}_passive_forces(p, q, v, T);
-  {P}_actuator_forces(p, q, v, u + {ni}, f);
-  for (int i = 0; i < {nv}; ++i) T[i] += f[i];
-  for (int c = 0; c < {ni}; ++c) T[{P}_ind_v[c]] += u[c];
-  rc = {P}_embedded_fd(p, q, v, T, a);
-  if (rc) return rc;
-  {P}_qdot(q, v, qd);
-  for (int i = 0; i < {nqi}; ++i) dx[i] = qd[{P}_ind_q[i]];
-  for (int c = 0; c < {ni}; ++c) dx[{nqi} + c] = a[{P}_ind_v[c]];
-  for (int i = 0; i < {nx}; ++i) if (!isfinite(dx[i])) return 3;
-  return 0;
-}}
-
+""" + INDEPENDENT_RATE + """
 int {P}_outputs_ws({P}_workspace *ws, const double *p, const double *x, double *y)
 {{
   /* every joint coordinate (nq), the loops closed */
@@ -435,14 +416,12 @@ def closed_system(em, prefix: str):
     dep_v, dep_q, ind_v, ind_q, rows = partition(em)
     columns = sorted({int(j) for lp in em.loops for j in lp.v_idx})
     q_ref = np.asarray(em.neutral(), float)
-    nd, ni, nqi = len(dep_v), len(ind_v), len(ind_q)
+    nd = len(dep_v)
     typedef = f"typedef struct {{ double qd[{max(nd, 1)}]; }} {prefix}_workspace;\n"
     src = [typedef, SOLVE_SOURCE.format(prefix=prefix, floor=fmt(SINGULAR_FLOOR)),
            closure_functions(em, spec, prefix, rows, columns),
-           DRIVER_SOURCE.format(P=prefix, ND=max(nd, 1), NI=max(ni, 1), NQI=max(nqi, 1), NQ=max(t.nq, 1),
-                                NV=max(t.nv, 1), nd=nd, ni=ni, nqi=nqi, nv=t.nv, nx=nqi + ni,
-                                dep_v=_ints(dep_v), dep_q=_ints(dep_q), ind_v=_ints(ind_v), ind_q=_ints(ind_q),
-                                q_ref=", ".join(fmt(float(x)) for x in q_ref) or "0.0", maxit=NEWTON_MAX_ITER,
+           DRIVER_SOURCE.format(**reduced_format(prefix, t, q_ref, ind_q, ind_v), ND=max(nd, 1), nd=nd,
+                                dep_v=c_ints(dep_v), dep_q=c_ints(dep_q), maxit=NEWTON_MAX_ITER,
                                 tol=fmt(SIMULATION_CLOSURE_TOL))]
     info = reduced_interface(t, q_ref, ind_q, ind_v)
     extra = (typedef + f"void {prefix}_workspace_init({prefix}_workspace *ws);\n"

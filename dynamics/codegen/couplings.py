@@ -31,7 +31,7 @@ import numpy as np
 
 from ..tolerances import SINGULAR_FLOOR, STRUCTURAL_ZERO
 from .emit import Code, add, const, fmt, mul, neg
-from .generate import reduced_interface
+from .generate import INDEPENDENT_RATE, INDEPENDENT_TABLES, reduced_format, reduced_interface
 
 __all__ = ["linear_system", "emit_coupling_rows", "emit_coupling_bias"]
 
@@ -160,15 +160,8 @@ def _configuration(lc, ind_q) -> Code:
     return code
 
 
-def _ints(xs) -> str:
-    return ", ".join(str(int(x)) for x in xs) or "0"
-
-
 LINEAR_DRIVER = """
-static const int {P}_ind_v[{NI}] = {{{ind_v}}};
-static const int {P}_ind_q[{NQI}] = {{{ind_q}}};
-static const double {P}_q_ref[{NQ}] = {{{q_ref}}};
-
+""" + INDEPENDENT_TABLES + """
 void {P}_complete_configuration(const double *q_ind, double *q)
 {{
   /* q (nq) from the independent coordinates q_ind (nqi): q_d = offset + X_ds q_s, closed exactly */
@@ -205,19 +198,8 @@ int {P}_derivatives(const double *p, double t, const double *x, const double *u,
   (void)t;
   {P}_complete_configuration(x, q);
   {P}_complete_velocity(q, x + {nqi}, v);
-  {P}_passive_forces(p, q, v, T);
-  {P}_actuator_forces(p, q, v, u + {ni}, f);
-  for (int i = 0; i < {nv}; ++i) T[i] += f[i];
-  for (int c = 0; c < {ni}; ++c) T[{P}_ind_v[c]] += u[c];
-  int rc = {P}_embedded_fd(p, q, v, T, a);
-  if (rc) return rc;
-  {P}_qdot(q, v, qd);
-  for (int i = 0; i < {nqi}; ++i) dx[i] = qd[{P}_ind_q[i]];
-  for (int c = 0; c < {ni}; ++c) dx[{nqi} + c] = a[{P}_ind_v[c]];
-  for (int i = 0; i < {nx}; ++i) if (!isfinite(dx[i])) return 3;
-  return 0;
-}}
-
+  int rc;
+""" + INDEPENDENT_RATE + """
 int {P}_outputs(const double *p, const double *x, double *y)
 {{
   /* every joint coordinate (nq), the dependent ones from the couplings */
@@ -272,14 +254,12 @@ def linear_system(em, prefix: str):
     dep_q = set(int(i) for i in lc.dependent_q)
     ind_v = [int(i) for i in em.independent_v]
     ind_q = [i for i in range(t.nq) if i not in dep_q]
-    nv, ni, nqi = t.nv, len(ind_v), len(ind_q)
+    nv = t.nv
     q_ref = np.asarray(em.neutral(), float)
     cols = _nonzeros(X)
     typedef = f"typedef struct {{ double unused; }} {prefix}_workspace;\n"
     src = [typedef, CHOLESKY_SOURCE.format(P=prefix, floor=fmt(SINGULAR_FLOOR)),
-           LINEAR_DRIVER.format(P=prefix, NI=max(ni, 1), NQI=max(nqi, 1), NQ=max(t.nq, 1), NV=max(nv, 1),
-                                nv=nv, ni=ni, nqi=nqi, nx=nqi + ni, ind_v=_ints(ind_v), ind_q=_ints(ind_q),
-                                q_ref=", ".join(fmt(float(x)) for x in q_ref) or "0.0",
+           LINEAR_DRIVER.format(**reduced_format(prefix, t, q_ref, ind_q, ind_v),
                                 configuration=_body(_configuration(lc, ind_q)),
                                 velocity=_body(_expansion(X, "v", "v_ind", range(nv))),
                                 reduction=_body(_reduction(cols, nv)),

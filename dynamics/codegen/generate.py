@@ -103,6 +103,46 @@ def reduced_interface(t, q_ref, ind_q, ind_v) -> dict:
 
 
 
+def reduced_format(prefix: str, t, q_ref, ind_q, ind_v) -> dict:
+    """The format keys shared by the C templates of equations in independent coordinates (closed chains,
+    couplings; :data:`INDEPENDENT_TABLES`, :data:`INDEPENDENT_RATE`): the prefix ``P``, the sizes (capitals:
+    at least 1, for array declarations), the index tables of ``ind_q``/``ind_v`` and the start ``q_ref``."""
+    ni, nqi = len(ind_v), len(ind_q)
+    return dict(P=prefix, NI=max(ni, 1), NQI=max(nqi, 1), NQ=max(t.nq, 1), NV=max(t.nv, 1), nv=t.nv, ni=ni,
+                nqi=nqi, nx=nqi + ni, ind_v=c_ints(ind_v), ind_q=c_ints(ind_q),
+                q_ref=", ".join(fmt(float(x)) for x in q_ref) or "0.0")
+
+
+def c_ints(xs) -> str:
+    """The body of a C ``int`` array initialiser (``0`` for an empty one: C has no empty initialiser)."""
+    return ", ".join(str(int(x)) for x in xs) or "0"
+
+
+#: the index tables of the independent coordinates and the start configuration (keys of :func:`reduced_format`)
+INDEPENDENT_TABLES = """
+static const int {P}_ind_v[{NI}] = {{{ind_v}}};
+static const int {P}_ind_q[{NQI}] = {{{ind_q}}};
+static const double {P}_q_ref[{NQ}] = {{{q_ref}}};
+"""
+
+#: the end of the generated state rate ``dx = [q_i dot; theta_ddot_i]`` once ``q`` and ``v`` are completed
+#: (``int rc`` declared): the tree's generalized forces (passive elements, actuators, the inputs on the independent
+#: velocities), the embedded forward dynamics, the independent coordinates' rates; 3 when a rate is not finite
+INDEPENDENT_RATE = """  {P}_passive_forces(p, q, v, T);
+  {P}_actuator_forces(p, q, v, u + {ni}, f);
+  for (int i = 0; i < {nv}; ++i) T[i] += f[i];
+  for (int c = 0; c < {ni}; ++c) T[{P}_ind_v[c]] += u[c];
+  rc = {P}_embedded_fd(p, q, v, T, a);
+  if (rc) return rc;
+  {P}_qdot(q, v, qd);
+  for (int i = 0; i < {nqi}; ++i) dx[i] = qd[{P}_ind_q[i]];
+  for (int c = 0; c < {ni}; ++c) dx[{nqi} + c] = a[{P}_ind_v[c]];
+  for (int i = 0; i < {nx}; ++i) if (!isfinite(dx[i])) return 3;
+  return 0;
+}}
+"""
+
+
 def pose_columns(name: str) -> tuple[str, ...]:
     """The 12 values of one frame in ``PREFIX_frame_poses``'s output: ``NAME.x``, ``NAME.y``, ``NAME.z`` (world
     position of its origin, m) then ``NAME.R[i][j]`` (its rotation in the world frame, row-major: column j is
