@@ -81,7 +81,6 @@ c_i(j, k)          ``christoffel_symbols``     seed 002 Eq. 38
 =================  ==========================  ===================================================
 """
 
-import numpy as np
 
 from .aba import forward_dynamics_sko
 from .batch import prepare as _prepare

@@ -27,9 +27,9 @@ from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 
 from ..config import INTEGRATORS as SIMULATION_INTEGRATORS
-from ..formatting import format_matrix, plural
+from ..formatting import plural
 from .values import (FiniteFloat, SuggestingChoice, check_output_folder, check_simulation_options, checked_values,
-                     limit_overrides, point_value, suggest_choices, terminate_cleanly_on_sigterm)
+                     limit_overrides, suggest_choices, terminate_cleanly_on_sigterm)
 
 log = logging.getLogger("mbcompose")
 

@@ -63,7 +63,6 @@ def opspace_inertia(file, model, q, target, pt, frame, directions, pinv):
 
 def print_value(composition, quantity, value, frame, fmt, note, rows):
     """Echo ``value`` with its coordinate (or task direction ``rows``) names, as text or JSON."""
-    import numpy as np
 
     from mbcompose.dynamics.simulation import coordinate_columns
     from mbcompose.dynamics.opspace import TASK_DIRECTIONS

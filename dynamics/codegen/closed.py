@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import topology
 from ..tolerances import NEWTON_MAX_ITER, SIMULATION_CLOSURE_TOL, SINGULAR_FLOOR
-from .emit import Code, add, const, cross, dot, fmt, matmul, matTvec, matvec, mul, sub, transpose
+from .emit import Code, add, const, cross, dot, fmt, matmul, matTvec, matvec, mul, sub
 from .couplings import emit_coupling_bias, emit_coupling_rows
 from .generate import INDEPENDENT_RATE, INDEPENDENT_TABLES, c_ints, reduced_format, reduced_interface
 from .tree import CodegenUnsupported, TreeSpec, _joint_motion, _joint_pose, motion_cross, motion_to_child

@@ -69,7 +69,7 @@ def passive_source(model, prefix: str, base: int) -> str:
     """``void PREFIX_passive_forces(p, q, v, tau)``: ``tau = `` spring plus damper forces (nv), the native
     format's joint forces included (:func:`joint_force_lines`)."""
     lines = [f"void {prefix}_passive_forces(const double *p, const double *q, const double *v, double *tau)", "{",
-             f"  /* joint springs and dampers (seed 004 Fig. 1 terminal equations; dynamics/forces.py) */",
+             "  /* joint springs and dampers (seed 004 Fig. 1 terminal equations; dynamics/forces.py) */",
              f"  memset(tau, 0, sizeof(double)*{max(model.nv, 1)});"]
     types = dict(zip(model.joint_names, model.joint_types))
     for i, s in enumerate(model.forces.springs):

@@ -215,7 +215,7 @@ def _vec(name: str, n: int) -> list[str]:
 def tree_kernels(spec: TreeSpec, prefix: str) -> str:
     """``PREFIX_aba``, ``PREFIX_rnea``, ``PREFIX_crba`` and their batch loops."""
     m = spec.model
-    nq, nv, n = m.nq, m.nv, spec.n
+    nq, nv = m.nq, m.nv
     q, v = _vec("q", nq), _vec("v", nv)
     out = []
     code = Code()

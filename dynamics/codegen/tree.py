@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import joints as J
-from .emit import Code, add, const, dot, matmul, matvec, mul, neg, sub
+from .emit import Code, add, const, dot, matmul, mul, neg, sub
 from .spatial import (body_inertia, force_cross, force_to_parent, inertia_times, inertia_to_parent, inverse_spd,
                       let66, motion_cross, motion_to_child)
 

@@ -83,7 +83,7 @@ import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
 
-from ..assembly import GROUND, Assembly, Body, Geometry, Joint, JointForceElement, Limits, MassProperties, Pose, Source
+from ..assembly import GROUND, Assembly, Body, Joint, JointForceElement, Limits, MassProperties, Pose, Source
 from ..errors import FOREIGN_TEXT, InputError, did_you_mean, quoting_only_inside
 from ..massprops import combine, transform_mass_properties
 from ..xml import XML_BASE, error, file_of, mark_file, parse_floats, parse_xml, where

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import io
 import logging
-import os
 import platform
 import re
 import shlex
