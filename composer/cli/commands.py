@@ -805,7 +805,14 @@ def docs_cmd(topic: str | None):
     if topic not in topics:
         raise click.BadParameter(f"no page {topic!r}{did_you_mean(topic, topics)} (pages: "
                                  f"{', '.join(sorted(topics))})", param_hint="TOPIC")
-    click.echo(topics[topic].read_text(encoding="utf-8"), nl=False)
+    click.echo(_without_markers(topics[topic].read_text(encoding="utf-8")), nl=False)
+
+
+def _without_markers(page: str) -> str:
+    """``page`` without the lines that are one HTML comment (``<!-- fragment: ... -->``, the markers of the
+    code blocks the docs test does not run): invisible in a rendered page, noise in a terminal."""
+    return "".join(line for line in page.splitlines(keepends=True)
+                   if not (line.startswith("<!--") and line.rstrip().endswith("-->")))
 
 
 @main.command()
