@@ -8,7 +8,7 @@ prints the seconds spent in each stage: importing OpenCascade, OpenCascade's rea
 (``read_document``: the reference, what any STEP import costs), the leaf parts and their solids,
 the B-rep mass properties, the tessellation, the analytic faces and the surfaces the contacts use
 (once per product shape since issue 24's speed work), the STL files and the joint
-inference.  The stages are timed by wrapping the reader's own functions, so the total is the
+inference (whose contacts are computed once per pair of products in one relative placement).  The stages are timed by wrapping the reader's own functions, so the total is the
 time a user waits minus the interpreter's start-up.  The ratio printed is the whole read over
 the reference measured in the same run.
 
