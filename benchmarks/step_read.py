@@ -94,9 +94,8 @@ def main() -> None:
     import OCP  # noqa: F401
     from OCP.STEPCAFControl import STEPCAFControl_Reader  # noqa: F401
     print(f"import OpenCascade (OCP): {time.perf_counter() - t0:.2f} s (once per process, not in the totals)")
-    import trimesh  # noqa: F401  (the CLI imports it at start-up; the reader's STL stage would pay it otherwise)
-
     import mbcompose.parsers.step.reader  # noqa: F401  (imports numpy etc. once, outside the totals)
+    import trimesh  # noqa: F401  (the CLI imports it at start-up; the reader's STL stage would pay it otherwise)
     for name, entry in entries.items():
         if args.only and name not in args.only:
             continue
