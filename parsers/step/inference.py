@@ -41,6 +41,7 @@ from typing import Callable
 import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
+from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL
 
 from ..assembly import GROUND, Joint, Source
 from ..errors import InputError
@@ -683,10 +684,51 @@ def _check_lonely(file: str, rg: RigidGroups, links: list[_Link], declared: list
                          + "; declare a joint ('joints:'), weld it ('rigid:') or drop it ('ignore:')", file=file)
 
 
+def _moved_contact(c: Contact, names: dict[str, str], r: np.ndarray, t: np.ndarray) -> Contact:
+    """``c`` moved by the rigid motion (r (3, 3), t (3,) mm) with its parts renamed by ``names``; a
+    spherical contact's axis stays +z (:class:`.mating.Contact`)."""
+    axis = c.axis if c.surface == "sphere" else r @ c.axis
+    return replace(c, part_a=names[c.part_a], part_b=names[c.part_b], point=r @ c.point + t, axis=axis)
+
+
+def _all_contacts(names: list[str], surfaces: dict, boxes: dict, tol: MatingTolerances, connectors,
+                  frames: dict, progress) -> dict[tuple[str, str], list[Contact]]:
+    """(part, part) -> their contacts (:func:`.mating.pair_contacts`), for every pair whose boxes meet.
+
+    Two parts whose products (``frames``' keys) were already paired in the same relative placement
+    (rotation and translation of one in the other's product frame within DECLARED_GEOMETRY_ATOL) touch
+    as that pair did: its contacts are moved by the rigid motion taking the earlier pair to this one
+    instead of compared face by face again (servo cases, screws and brackets repeat in a robot arm).
+    """
+    contacts: dict[tuple[str, str], list[Contact]] = {}
+    gap = replace(tol, planar_gap=tol.max_clearance)
+    seen: dict[tuple, list] = {}
+    for i, j in progress(candidate_pairs(names, boxes, tol.max_clearance + tol.contact_tol), "contacts"):
+        a, b = names[i], names[j]
+        pair_tol = gap if a in connectors or b in connectors else tol
+        fa, fb = frames.get(a), frames.get(b)
+        found, bucket = None, None
+        if fa is not None and fb is not None:
+            rel_r, rel_t = fa[1].T @ fb[1], fa[1].T @ (fb[2] - fa[2])
+            bucket = seen.setdefault((fa[0], fb[0], pair_tol is gap), [])
+            for r0, t0, (a0, b0), earlier in bucket:
+                if np.allclose(r0, rel_r, atol=DECLARED_GEOMETRY_ATOL) and np.allclose(t0, rel_t, atol=DECLARED_GEOMETRY_ATOL):
+                    r = fa[1] @ frames[a0][1].T
+                    found = [_moved_contact(c, {a0: a, b0: b}, r, fa[2] - r @ frames[a0][2]) for c in earlier]
+                    break
+        if found is None:
+            found = pair_contacts(surfaces[a], surfaces[b], pair_tol)
+            if bucket is not None:
+                bucket.append((rel_r, rel_t, (a, b), found))
+        if found:
+            contacts[(a, b)] = found
+    return contacts
+
+
 def infer_joints(file: str, names: list[str], surfaces: dict[str, list[Surface]], boxes: dict[str, np.ndarray],
                  tol: MatingTolerances, planar_contacts: str, grounds: list[str], declared: list[Joint],
                  progress=lambda items, what: items, *, between=(), rigid=(), paths=None,
-                 connectors=frozenset(), products=None) -> Inference:
+                 connectors=frozenset(), products=None, frames=None) -> Inference:
     """Rigid groups and the joints between them (see the module docstring).
 
     declared : joints of the YAML joint syntax by part name (kept as given; their pair is not inferred).
@@ -694,14 +736,11 @@ def infer_joints(file: str, names: list[str], surfaces: dict[str, list[Surface]]
     its instance path (for the name rules).  connectors : parts kept for mating only (surface models):
     their planar contacts may have a gap up to ``max_clearance``; one that touches nothing is dropped
     (``group_of`` leaves it out).  products : part name -> its product's name (for the name rules).
+    frames : part name -> (product key, rotation (3, 3), translation (3,) mm): the rigid motion placing
+    the product's shape (a key any hashable that the instances of one product share), for
+    :func:`_all_contacts` to reuse the contacts of a pair of products placed alike.
     """
-    contacts: dict[tuple[str, str], list[Contact]] = {}
-    gap = replace(tol, planar_gap=tol.max_clearance)
-    for i, j in progress(candidate_pairs(names, boxes, tol.max_clearance + tol.contact_tol), "contacts"):
-        pair_tol = gap if names[i] in connectors or names[j] in connectors else tol
-        found = pair_contacts(surfaces[names[i]], surfaces[names[j]], pair_tol)
-        if found:
-            contacts[(names[i], names[j])] = found
+    contacts = _all_contacts(names, surfaces, boxes, tol, connectors, frames or {}, progress)
     touched = {p for pair in contacts for p in pair}
     lonely = [n for n in names if n in connectors and n not in touched and n not in grounds]
     if lonely:

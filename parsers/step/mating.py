@@ -180,8 +180,23 @@ def _plane_basis(n: np.ndarray) -> np.ndarray:
 
 
 def _take(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """a[n, idx[n, k]] for (N, K[, 2]) arrays."""
-    return np.take_along_axis(a, idx if a.ndim == 2 else idx[..., None].repeat(a.shape[2], -1), axis=1)
+    """a[n, idx[n, k]] for (N, K[, 2]) arrays (``np.take_along_axis`` by fancy indexing, without its copies)."""
+    return a[np.arange(len(a))[:, None], idx]
+
+
+def _compact(values: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the kept entries of ``values`` (N, M, 2) first, in their order; (compacted (N, W, 2), valid (N, W)).
+
+    The same as a stable sort of each row on ``~keep`` cut to the widest row, by scattering each kept
+    entry to its rank among the kept ones of its row (zeros where a row has fewer).
+    """
+    count = keep.sum(axis=1)
+    width = max(int(count.max()), 1) if len(count) else 1
+    rows, cols = np.nonzero(keep)
+    rank = np.cumsum(keep, axis=1)[rows, cols] - 1
+    out = np.zeros((len(keep), width, values.shape[2]))
+    out[rows, rank] = values[rows, cols]
+    return out, np.arange(width)[None, :] < count[:, None]
 
 
 def _clip_batch(poly: np.ndarray, valid: np.ndarray, a: np.ndarray, b: np.ndarray):
@@ -202,10 +217,7 @@ def _clip_batch(poly: np.ndarray, valid: np.ndarray, a: np.ndarray, b: np.ndarra
     inter = poly + t[..., None] * (pn - poly)
     out = np.stack([poly, inter], axis=2).reshape(n, 2 * k, 2)
     ok = np.stack([inside & valid, (inside != inside_next) & valid], axis=2).reshape(n, 2 * k)
-    order = np.argsort(~ok, axis=1, kind="stable")
-    out, ok = _take(out, order), _take(ok, order)
-    width = max(int(ok.sum(axis=1).max()), 1)
-    return out[:, :width], ok[:, :width]
+    return _compact(out, ok)
 
 
 def _ccw(tris: np.ndarray) -> np.ndarray:
@@ -269,6 +281,8 @@ def _planar_contact(a: Surface, b: Surface, tol: MatingTolerances) -> Contact | 
         return None
     basis = _plane_basis(n)
     area, c2 = overlap_area(a.triangles, b.triangles, basis)
+    if not area > 0.0:
+        return None
     small = min(_triangles_area(a.triangles), _triangles_area(b.triangles))
     if area <= 10.0 * tol.contact_tol * np.sqrt(small):
         return None

@@ -137,18 +137,21 @@ def read_step(path, *, contact_tol: float | None = None, angle_tol: float = 1e-3
                          file=str(path), key="mating")
     mesh_dir = Path(mesh_dir) if mesh_dir is not None else _cache_dir(path)
     mesh_dir.mkdir(parents=True, exist_ok=True)
-    bodies, surfaces, boxes, products = [], {}, {}, _Products()
+    bodies, surfaces, boxes, products, frames, held = [], {}, {}, _Products(), {}, []
     for part in _progress(parts, "parts"):
-        body, surfs, box = _part_body(path, part, products.of(part.leaf.shape), mesh_dir)
+        placed = products.of(part.leaf.shape)
+        body, surfs, box = _part_body(path, part, placed, mesh_dir)
         bodies.append(body)
         surfaces[part.name], boxes[part.name] = surfs, box
+        frames[part.name] = (id(placed.product), placed.rotation, placed.translation)
+        held.append(placed.product)        # alive until inference, so that no id is reused
     grounds = _grounds(path, parts, ground)
     declared = joints([p.name for p in parts]) if callable(joints) else list(joints)
     result = infer_joints(str(path), [p.name for p in parts], surfaces, boxes, tol, planar_contacts,
                           grounds, declared, _progress, between=between, rigid=rigid,
                           paths={p.name: p.leaf.path for p in parts},
                           connectors=frozenset(p.name for p in parts if p.connector),
-                          products={p.name: p.leaf.product for p in parts})
+                          products={p.name: p.leaf.product for p in parts}, frames=frames)
     bodies = [b for b in bodies if b.name in result.group_of]
     named = _named(path, list(result.joints), joint_names or {}, result.group_of)
     all_joints = _ground_joints(path, grounds, base, parts) + _with_actuation(path, _passive(path, named, passive), actuated)

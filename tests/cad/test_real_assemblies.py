@@ -41,6 +41,7 @@ CASES = {
     "koch_v1_1_follower": ("Follower_Arm.STEP", 16, 9, None),
     "tflex_bearing": ("bearing_20x37x9.stp", 16, 0, None),
     "koch_v1_1_leader": ("Leader_Arm.STEP", 11, 6, None),
+    "creo_box": ("AutMobRos_Box_Komplett.stp", 6, 0, None),
 }
 
 
@@ -145,6 +146,8 @@ def test_names_are_instance_names_else_product_names_numbered_in_file_order(corp
         names = [p.name for p in corpus[name][0]]
         assert not [n for n in names if n.startswith("=>[")]
     assert "shoulder_rotation:1" in [p.name for p in corpus["koch_leader"][0]]
+    assert [p.name for p in corpus["creo_box"][0]] == ["KOFFER_T1_V2", "KOFFER_T2", "LAGER_1", "LAGER_2",
+                                                       "VERSCHRAUBUNG_1", "VERSCHRAUBUNG_2"]   # Creo: products
 
 
 def test_the_skipped_part_warning_counts_names_the_first_and_says_how_to_list_all(corpus):
