@@ -19,7 +19,7 @@ from ..forces import activation_names, motor_names
 from .adaptive import ADAPTIVE_METHOD, simulate_closed_chain, simulate_tree
 from .motors import simulate_tree_with_motors
 from .fixed_step import (DEFAULT_DT, FIXED_STEP, MAX_STEPS, simulate_closed_chain_fixed_step, simulate_tree_fixed_step,
-                         too_many_steps)
+                         simulate_tree_fixed_step_with_components, too_many_steps)
 from .passive import ConstantForcesOnly, JointProperties, with_force_elements
 from .result import SimulationResult, coordinate_columns, total_energy
 
@@ -38,8 +38,10 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
              activations=None) -> SimulationResult:
     """Integrate a model from (q0 (nq,), v0 (nv,)) for ``duration`` seconds, ``samples`` samples.
 
-    torque : f(t, q, v) -> (nv,) joint forces (the fixed-step tree simulator takes a
-        constant (nv,) array instead); zero when None.
+    torque : f(t, q, v) -> (nv,) joint forces, or a constant (nv,) array; zero when None.  On trees the
+        fixed-step integrators run compiled end to end for constant forces and evaluate forces of the
+        state (the model's springs, friction and servos included) at every stage otherwise
+        (:func:`.fixed_step.simulate_tree_fixed_step`).
     method : "rk4" or "euler" (fixed step ``dt``, :mod:`.fixed_step`), "adaptive"
         (DOP853 at rtol, atol) or any other ``scipy.integrate.solve_ivp`` method.
     joints : damping and limits of the tree joints (:mod:`.passive`); none when None.
@@ -48,16 +50,16 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
         (:func:`.passive.with_force_elements`).
     voltage : the DC motors' voltages (``dynamics.forces.motor_names`` order): (nmotors,) constant volts or
         f(t) -> (nmotors,); zero when None.  currents : their initial currents (nmotors,) A, zero when None.
-        A tree with DC motors integrates ``[q, v, i]`` adaptively (:mod:`.motors`; the fixed-step
-        integrators and closed chains with motors are refused).
+        A tree with DC motors integrates ``[q, v, i]`` (:mod:`.motors`, adaptively or by the fixed-step
+        integrators; closed chains with motors are refused).
     activations : the initial activations (``dynamics.forces.activation_names`` order) of the actuators with
-        activation dynamics, zero when None.  A tree with such actuators integrates ``[q, v, i, act]``
-        adaptively, ``ctrl`` driving the activations (:mod:`.motors`, :mod:`.activations`; the fixed-step
-        integrators and closed chains with activations are refused).
+        activation dynamics, zero when None.  A tree with such actuators integrates ``[q, v, i, act]``,
+        adaptively or by the fixed-step integrators, ``ctrl`` driving the activations (:mod:`.motors`,
+        :mod:`.activations`, :func:`.fixed_step.simulate_tree_fixed_step_with_components`; closed chains
+        with activations are refused).
     progress : called with the fraction of simulated time done.
     closure_tol : Newton tolerance of the loop closure (closed chains).
     """
-    torque_given = torque
     if model.kind not in SIMULATORS:
         raise TypeError(f"{model.kind} models are not simulated (kinds: {', '.join(SIMULATORS)})")
     adaptive, fixed_step = SIMULATORS[model.kind]
@@ -66,17 +68,17 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
     torque = with_force_elements(torque, model, ctrl, actuators=not stateful)
     if motor_names(model) or stateful:
         what = "DC motors" if motor_names(model) else "actuators with activation dynamics"
-        if model.kind != "tree" or method in FIXED_STEP:
-            raise ConstantForcesOnly(f"{what} are integrated with the adaptive integrator on trees, not "
-                                     f"{'the ' + method + ' one' if method in FIXED_STEP else 'on closed chains'}")
+        if model.kind != "tree":
+            raise ConstantForcesOnly(f"{what} are integrated on trees (adaptive, rk4, euler), not on closed chains "
+                                     "(their currents and activations are states the closed-chain simulators do "
+                                     "not carry)")
+        if method in FIXED_STEP:
+            return simulate_tree_fixed_step_with_components(model, q0, v0, duration, samples, torque, method, dt,
+                                                            joints, progress, voltage, currents, ctrl, activations)
         method = ADAPTIVE_METHOD if method == "adaptive" else method
         return simulate_tree_with_motors(model, q0, v0, duration, samples, torque, method, rtol, atol, joints,
                                          voltage, currents, progress, ctrl, activations)
     if method in FIXED_STEP:
-        if model.kind == "tree" and callable(torque) and not callable(torque_given):
-            raise ConstantForcesOnly(f"the {method} simulator of trees takes constant joint forces; the joint "
-                                     "springs and servo actuators of this model depend on the state (use the "
-                                     "adaptive integrator)")
         result = fixed_step(model, q0, v0, duration, samples, torque, method, dt, joints, progress, closure_tol)
     else:
         method = ADAPTIVE_METHOD if method == "adaptive" else method

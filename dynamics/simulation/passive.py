@@ -16,12 +16,13 @@ What the simulator models (docs/pipeline-format.md says the same):
   the same within its small penetration.  The fixed-step closed-chain simulator does not
   enforce limits (reported once);
 * joint springs ``-stiffness (q - springref)`` and actuators at constant controls (MuJoCo's
-  semantics, :mod:`dynamics.forces`) by every integrator where they do not depend on the state
-  (motors); springs and servos (forces of q and v) by the adaptive integrator and the closed-chain
-  fixed-step one (the compiled fixed-step tree kernel takes constant forces: an error says so);
+  semantics, :mod:`dynamics.forces`) by every integrator: where they do not depend on the state
+  (motors) as constant forces (the compiled fixed-step tree loop), springs and servos (forces of q and
+  v) evaluated at every stage of every integrator (the tree's fixed-step ones step in Python with the
+  compiled ABA per stage, :func:`.fixed_step.state_fixed_step`);
 * the native format's force elements (``forces:``: joint spring-dampers with regularised Coulomb
   friction, spring-dampers between body points, constant point loads, :func:`dynamics.forces.element_forces`)
-  by the adaptive integrator and the closed-chain fixed-step one, as springs are;
+  by every integrator, as springs are;
 * joint Coulomb friction read from files (URDF ``<dynamics friction>``, MJCF ``frictionloss`` of hinges
   and slides) is a ``joint_friction`` element too, regularised as ``-friction tanh(v / 0.01)`` (rad/s or
   m/s; MuJoCo holds ``frictionloss`` as a constraint of its solver instead: the two agree away from
@@ -78,7 +79,9 @@ def damped(torque, damping, nv: int):
 
 
 class ConstantForcesOnly(ValueError):
-    """A fixed-step tree simulation asked of a model whose springs or servos depend on the state."""
+    """A simulation the model's force elements do not allow: DC motors or actuators with activation dynamics
+    on a closed chain (their states are carried on trees only).  The name is that of the first refusal it
+    carried (state-dependent forces on the compiled fixed-step tree loop, which now steps them in Python)."""
 
 
 def with_force_elements(torque, model, ctrl=None, actuators: bool = True):
