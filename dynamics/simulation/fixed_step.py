@@ -121,14 +121,15 @@ def simulate_tree_fixed_step_with_components(model, q0, v0, duration, samples, t
                                              ctrl=None, act0=None) -> SimulationResult:
     """Fixed-step simulation of a tree with DC motors or actuator activations: the state ``[q, v, i, act]``
     of :mod:`.motors` (:func:`.motors.component_rates`, the adaptive integrator's right-hand side) stepped by
-    :func:`state_fixed_step`; activations with a range are clamped to it after each step (MuJoCo's
-    ``actlimited``) and their rates held at its bounds within a step (:func:`.activations.bounded_rates`);
+    :func:`state_fixed_step`.  Activations with a range are clamped to it after each step and not within
+    its stages, as MuJoCo's step does (``mj_RungeKutta``, ``mj_Euler`` -> ``mj_advance``; its forces and
+    ``act_dot`` take the stage's activation unclamped), so that rk4 here is MuJoCo's RK4 on these states;
     joint limits are stops after each step.  Arguments as :func:`.motors.simulate_tree_with_motors`."""
     from ..compiled.simulate_api import limited_coordinates   # compiles nothing
 
     dt_used, stride, steps = step_grid(duration, samples, dt)
     nm = len(motor_names(model))
-    rates = component_rates(model, torque, joints, voltage, ctrl)
+    rates = component_rates(model, torque, joints, voltage, ctrl, held=False)
 
     def hold(x):
         return np.concatenate([x[:nm], initial_activations(model, x[nm:])])

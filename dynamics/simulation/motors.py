@@ -19,7 +19,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..dispatch import algorithm
-from ..forces import activation_names, actuator_forces, motor_names, motor_rates
+from ..forces import activation_names, actuator_activation_rates, actuator_forces, motor_names, motor_rates
 from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
 from .activations import bounded_rates, initial_activations
@@ -48,10 +48,13 @@ def _warn_limits(model, q, joints: JointProperties) -> None:
                     ", ".join(dict.fromkeys(left)))
 
 
-def _state_forces(model, voltage, ctrl):
+def _state_forces(model, voltage, ctrl, held: bool = True):
     """f(t, q, v, i, act) -> (motor and actuator forces (nv,), di (nmotors,), act_dot (nact,)): the
     terminal equations of the model's DC motors at ``voltage`` and of its actuators at the constant
-    controls ``ctrl`` (na,) (all of them, with the activations where they have one)."""
+    controls ``ctrl`` (na,) (all of them, with the activations where they have one).  ``held``: the
+    activations held in their ranges (clamped, their rates zero at a bound: the continuous limit,
+    :func:`.activations.bounded_rates`); else MuJoCo's ``act`` and ``act_dot`` as they are, the clamp
+    being the step's (``mj_advance``: :func:`.fixed_step.simulate_tree_fixed_step_with_components`)."""
     tree = model.tree_model
     nm, na, nact = len(motor_names(model)), len(tree.actuator_names), len(activation_names(model))
     volts = voltage_function(voltage, nm)
@@ -60,25 +63,28 @@ def _state_forces(model, voltage, ctrl):
 
     def terms(t, q, v, i, act):
         tau, di = motor_rates(model, v, i, volts(t)) if nm else (zero, np.zeros(0))
-        if nact:
+        if nact and held:
             act = initial_activations(model, act)
             tau = tau + actuator_forces(tree, q, v, ctrl, act)
             return tau, di, bounded_rates(model, ctrl, act)
+        if nact:
+            return tau + actuator_forces(tree, q, v, ctrl, act), di, actuator_activation_rates(tree, ctrl, act)
         return tau, di, np.zeros(0)
 
     return terms
 
 
-def component_rates(model, torque, joints: JointProperties, voltage=None, ctrl=None):
+def component_rates(model, torque, joints: JointProperties, voltage=None, ctrl=None, held: bool = True):
     """f(t, q, v, x) -> (a (nv,), x_dot) of a tree with DC motors or actuator activations, ``x = [i, act]``
     (the motors' currents (nmotors,) A, then the activations (nact,)): ``a`` the forward dynamics with the
     joint forces ``torque`` (None, (nv,) or f(t, q, v)), the joint damping of ``joints``, the motors'
     torques and the actuators' forces at ``act``; ``x_dot`` the currents' rates and the activations'
-    rates held in their ranges (module docstring).  One function for the adaptive integration here and
-    the fixed-step one (:func:`.fixed_step.simulate_tree_fixed_step`)."""
+    rates held in their ranges (module docstring; ``held`` False: as MuJoCo's step takes them, see
+    :func:`_state_forces`).  One function for the adaptive integration here and the fixed-step one
+    (:func:`.fixed_step.simulate_tree_fixed_step_with_components`)."""
     nv, nm = model.nv, len(motor_names(model))
     forces = damped(torque, joints.damping, nv)
-    terms = _state_forces(model, voltage, ctrl)
+    terms = _state_forces(model, voltage, ctrl, held)
     forward = algorithm(model, "forward_dynamics")
     zero = np.zeros(nv)
 

@@ -1,0 +1,164 @@
+"""The fixed-step integrators (rk4, euler) of trees under state-dependent forces and with actuator
+activations and DC motor currents as states (issue 26; :func:`dynamics.simulation.fixed_step.state_fixed_step`).
+
+References: scipy's DOP853 at rtol = atol = 1e-12 (the adaptive simulator) for a pendulum with a joint
+spring, damper and Coulomb friction (rk4 at dt 1e-4 to 1e-10 rad, and fourth order between dt 2e-3 and
+1e-3) and for talos_reduced with its URDF friction (rk4 at dt 2.5e-5 over 0.05 s); MuJoCo's own RK4
+(``mjINT_RK4``, which integrates ``act`` with the mechanics, the same tableau) at the same step for a
+pendulum driven through an ``integrator`` and a ``filter`` actuator, to 1e-10; the analytic step response
+of a DC motor driving a flywheel.  Closed chains with activations are still refused, with the reason.
+"""
+
+import logging
+import os
+import sysconfig
+
+import numpy as np
+import pytest
+
+from mbcompose import compose
+from mbcompose.dynamics.simulation import ConstantForcesOnly, JointProperties, simulate
+
+SPRUNG = """<mujoco>
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="h" type="hinge" axis="0 1 0" stiffness="3" springref="0.4" damping="0.2" frictionloss="0.05"/>
+      <geom type="capsule" size="0.03" fromto="0 0 0 0.4 0 0" mass="0.8"/>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+DRIVEN = """<mujoco>
+  <option timestep="{dt}" integrator="RK4"/>
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="h" type="hinge" axis="0 1 0" stiffness="1.5" springref="0.2" damping="0.1"/>
+      <geom type="capsule" size="0.03" fromto="0 0 0 0.4 0 0" mass="0.8"/>
+      <body name="tip" pos="0.4 0 0">
+        <joint name="s" type="slide" axis="1 0 0" damping="0.3"/>
+        <geom type="sphere" size="0.05" mass="0.3"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <general name="integ" joint="h" dyntype="integrator" gainprm="1.5" biastype="affine" biasprm="0 -0.5 0"/>
+    <general name="filt" joint="s" dyntype="filter" dynprm="0.05" gainprm="4" biastype="affine"
+             biasprm="0 -6 -0.2"/>
+    <motor name="plain" joint="h" gear="0.5"/>
+  </actuator>
+</mujoco>"""
+
+
+def _model(tmp_path, text, name="model.xml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path, compose(path)
+
+
+def test_pendulum_with_spring_damper_and_friction_under_rk4_matches_the_adaptive_run(tmp_path):
+    _, c = _model(tmp_path, SPRUNG)
+    model, q0, v0 = c.model, np.array([0.3]), np.array([0.5])
+    ref = simulate(model, q0, v0, 0.3, samples=7, rtol=1e-12, atol=1e-12, joints=c.joint_properties)
+    gaps = []
+    for dt in (2e-3, 1e-3, 1e-4):
+        r = simulate(model, q0, v0, 0.3, samples=7, method="rk4", dt=dt, joints=c.joint_properties)
+        assert r.status.startswith("rk4")
+        gaps.append(max(np.abs(r.q - ref.q).max(), np.abs(r.v - ref.v).max()))
+    assert np.log2(gaps[0] / gaps[1]) == pytest.approx(4.0, abs=0.3)     # measured 3.94 (1.4e-9, 9.2e-11)
+    assert gaps[2] < 1e-10                                               # measured 4.5e-12: the reference's
+    euler = simulate(model, q0, v0, 0.3, samples=7, method="euler", dt=1e-4, joints=c.joint_properties)
+    assert np.abs(euler.q - ref.q).max() < 1e-3
+
+
+@pytest.mark.slow
+def test_talos_reduced_with_its_friction_under_rk4_matches_the_adaptive_run(caplog):
+    share = os.path.join(sysconfig.get_paths()["purelib"], "cmeel.prefix", "share")
+    path = os.path.join(share, "example-robot-data", "robots", "talos_data", "robots", "talos_reduced.urdf")
+    if not os.path.exists(path):
+        pytest.skip("example-robot-data's talos_reduced is not installed")
+    with caplog.at_level(logging.ERROR):
+        c = compose(path, package_dirs=[share])
+    model = c.model
+    assert model.tree_model.forces.layout["jf_f"].max() > 0                # the file's friction
+    # no stops (met at the end of a step by rk4, by events adaptively: O(dt) apart); the friction
+    # tanh(v / 0.01) has slopes up to 1e4 N m s/rad on light joints: rk4 is stable below dt ~3e-5
+    joints = JointProperties(c.joint_properties.damping, np.full(model.nv, -np.inf), np.full(model.nv, np.inf))
+    q0, v0 = model.neutral(), np.random.default_rng(3).normal(size=model.nv) * 0.05
+    ref = simulate(model, q0, v0, 0.05, samples=6, rtol=1e-12, atol=1e-12, joints=joints)
+    r = simulate(model, q0, v0, 0.05, samples=6, method="rk4", dt=2.5e-5, joints=joints)
+    assert np.abs(r.q - ref.q).max() < 1e-7 and np.abs(r.v - ref.v).max() < 1e-7    # measured 9.9e-9, 2.9e-9
+
+
+def test_pendulum_driven_through_integrator_and_filter_actuators_matches_mujocos_rk4(tmp_path):
+    mujoco = pytest.importorskip("mujoco")
+    dt = 1e-3
+    path, c = _model(tmp_path, DRIVEN.format(dt=dt))
+    model = c.model
+    ctrl, act0 = np.array([0.8, 0.3, -0.2]), np.array([0.1, -0.2])
+    q0, v0 = np.array([0.2, 0.05]), np.array([0.0, 0.1])
+    r = simulate(model, q0, v0, 0.5, samples=11, method="rk4", dt=dt, ctrl=ctrl, activations=act0,
+                 joints=c.joint_properties)
+    assert r.activation_columns == ("act:integ", "act:filt") and "2 actuator activations" in r.status
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    d.qpos[:], d.qvel[:], d.ctrl[:], d.act[:] = q0, v0, ctrl, act0
+    for k in range(1, len(r.t)):
+        mujoco.mj_step(m, d, nstep=50)
+        assert d.time == pytest.approx(r.t[k], abs=1e-12)
+        np.testing.assert_allclose(np.concatenate([d.qpos, d.qvel, d.act]),
+                                   np.concatenate([r.q[k], r.v[k], r.activations[k]]), rtol=0, atol=1e-10)
+
+
+def test_activations_and_the_mechanics_converge_together_under_euler(tmp_path):
+    _, c = _model(tmp_path, DRIVEN.format(dt=1e-3))
+    model, ctrl = c.model, np.array([0.8, 0.3, -0.2])
+    args = (model, model.neutral(), np.zeros(2), 0.2)
+    ref = simulate(*args, samples=5, rtol=1e-12, atol=1e-12, ctrl=ctrl, joints=c.joint_properties)
+    gaps = [np.abs(simulate(*args, samples=5, method="euler", dt=dt, ctrl=ctrl, joints=c.joint_properties).activations
+                   - ref.activations).max() for dt in (1e-3, 5e-4)]
+    assert np.log2(gaps[0] / gaps[1]) == pytest.approx(1.0, abs=0.2)
+
+
+def test_activation_range_is_clamped_after_each_step_as_mujocos_rk4_does(tmp_path):
+    mujoco = pytest.importorskip("mujoco")
+    text = DRIVEN.format(dt=1e-3).replace('dyntype="integrator"', 'dyntype="integrator" actlimited="true" '
+                                                                  'actrange="-1 0.3"')
+    path, c = _model(tmp_path, text)
+    q0, ctrl = np.array([0.2, 0.05]), np.array([2.0, 0.3, 0.0])
+    r = simulate(c.model, q0, np.zeros(2), 0.5, samples=11, method="rk4", dt=1e-3, ctrl=ctrl,
+                 joints=c.joint_properties)
+    np.testing.assert_allclose(r.activations[:, 0], np.minimum(2.0 * r.t, 0.3), rtol=0, atol=1e-12)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    d.qpos[:], d.ctrl[:] = q0, ctrl
+    for k in range(1, len(r.t)):
+        mujoco.mj_step(m, d, nstep=50)
+        np.testing.assert_allclose(np.concatenate([d.qpos, d.qvel, d.act]),
+                                   np.concatenate([r.q[k], r.v[k], r.activations[k]]), rtol=0, atol=1e-10)
+
+
+def test_closed_chains_with_activations_are_refused_naming_the_reason(tmp_path):
+    text = """<mujoco>
+  <worldbody>
+    <body name="crank" pos="0 0 0">
+      <joint name="j0" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" size="0.02" fromto="0 0 0 0.2 0 0" mass="0.2"/>
+      <body name="coupler" pos="0.2 0 0">
+        <joint name="j1" type="hinge" axis="0 1 0"/>
+        <geom type="capsule" size="0.02" fromto="0 0 0 0.4 0 0.3" mass="0.3"/>
+      </body>
+    </body>
+    <body name="rocker" pos="0.5 0 0">
+      <joint name="j3" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" size="0.02" fromto="0 0 0 0.1 0 0.3" mass="0.2"/>
+    </body>
+  </worldbody>
+  <equality><connect body1="coupler" body2="rocker" anchor="0.4 0 0.3"/></equality>
+  <actuator><general name="f" joint="j0" dyntype="filter" dynprm="0.1"/></actuator>
+</mujoco>"""
+    _, c = _model(tmp_path, text)
+    if c.model.kind != "embedded":
+        pytest.skip(f"the four-bar composed as a {c.model.kind} model")
+    for method in ("adaptive", "rk4"):
+        with pytest.raises(ConstantForcesOnly, match="not on closed chains"):
+            simulate(c.model, c.model.neutral(), np.zeros(c.model.nv), 0.1, method=method, ctrl=np.ones(1))
