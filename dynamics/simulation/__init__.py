@@ -15,7 +15,8 @@ from typing import Callable
 import numpy as np
 
 from ..tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, SIMULATION_CLOSURE_TOL
-from ..forces import activation_names, motor_names
+from ..forces import activation_names, actuator_forces, motor_names
+from .activations import activation_trajectory
 from .adaptive import ADAPTIVE_METHOD, simulate_closed_chain, simulate_tree
 from .motors import simulate_tree_with_motors
 from .fixed_step import (DEFAULT_DT, FIXED_STEP, MAX_STEPS, simulate_closed_chain_fixed_step, simulate_tree_fixed_step,
@@ -55,8 +56,9 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
     activations : the initial activations (``dynamics.forces.activation_names`` order) of the actuators with
         activation dynamics, zero when None.  A tree with such actuators integrates ``[q, v, i, act]``,
         adaptively or by the fixed-step integrators, ``ctrl`` driving the activations (:mod:`.motors`,
-        :mod:`.activations`, :func:`.fixed_step.simulate_tree_fixed_step_with_components`; closed chains
-        with activations are refused).
+        :mod:`.activations`, :func:`.fixed_step.simulate_tree_fixed_step_with_components`).  A closed chain
+        takes the activations in closed form instead (:func:`_closed_chain_with_activations`); closed
+        chains with DC motors are refused.
     progress : called with the fraction of simulated time done.
     closure_tol : Newton tolerance of the loop closure (closed chains).
     """
@@ -66,12 +68,13 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
     joints = joints or JointProperties.none(model.tree_model.nv)
     stateful = bool(activation_names(model))
     torque = with_force_elements(torque, model, ctrl, actuators=not stateful)
+    if stateful and model.kind != "tree" and not motor_names(model):
+        return _closed_chain_with_activations(model, q0, v0, duration, samples, torque, method, rtol, atol, progress,
+                                              closure_tol, dt, joints, ctrl, activations)
     if motor_names(model) or stateful:
-        what = "DC motors" if motor_names(model) else "actuators with activation dynamics"
         if model.kind != "tree":
-            raise ConstantForcesOnly(f"{what} are integrated on trees (adaptive, rk4, euler), not on closed chains "
-                                     "(their currents and activations are states the closed-chain simulators do "
-                                     "not carry)")
+            raise ConstantForcesOnly("DC motors are integrated on trees (adaptive, rk4, euler), not on closed chains "
+                                     "(their currents are states the closed-chain simulators do not carry)")
         if method in FIXED_STEP:
             return simulate_tree_fixed_step_with_components(model, q0, v0, duration, samples, torque, method, dt,
                                                             joints, progress, voltage, currents, ctrl, activations)
@@ -86,6 +89,33 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
     # applied joint forces, springs, actuators and damping change the energy as stops do
     changed = torque is not None or joints.has_damping
     return replace(result, dissipative=True) if changed and not result.dissipative else result
+
+
+def _closed_chain_with_activations(model, q0, v0, duration, samples, torque, method, rtol, atol, progress, closure_tol,
+                                   dt, joints, ctrl, act0) -> SimulationResult:
+    """A closed chain driven through actuators with activation dynamics: the activations at constant controls
+    are known functions of time (:func:`.activations.activation_trajectory`, their dynamics not depending on
+    the mechanics), so the actuators' forces at them are joint forces f(t, q, v) of the closed-chain
+    simulators (adaptive or fixed-step); the activations are sampled into the result."""
+    tree = model.tree_model
+    ctrl = np.zeros(len(tree.actuator_names)) if ctrl is None else np.asarray(ctrl, dtype=float).reshape(-1)
+    act = activation_trajectory(model, ctrl, act0)
+    other = torque if callable(torque) or torque is None else (lambda t, q, v, c=np.asarray(torque): c)
+
+    def forces(t, q, v):
+        f = actuator_forces(tree, q, v, ctrl, act(t))
+        return f if other is None else f + other(t, q, v)
+
+    adaptive, fixed_step = SIMULATORS[model.kind]
+    if method in FIXED_STEP:
+        result = fixed_step(model, q0, v0, duration, samples, forces, method, dt, joints, progress, closure_tol)
+    else:
+        method = ADAPTIVE_METHOD if method == "adaptive" else method
+        result = adaptive(model, q0, v0, duration, samples, forces, method, rtol, atol, progress, closure_tol, joints)
+    names = activation_names(model)
+    return replace(result, dissipative=True, activations=np.stack([act(t) for t in result.t]),
+                   activation_columns=tuple(f"act:{a}" for a in names),
+                   status=f"{result.status}, {len(names)} actuator activations (closed form)")
 
 
 __all__ = ["ConstantForcesOnly", "DEFAULT_DT", "FIXED_STEP", "MAX_STEPS", "SIMULATORS", "JointProperties",
