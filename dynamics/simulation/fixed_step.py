@@ -39,7 +39,7 @@ from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL, STEP_GRI
 from .closed import closed_chain_result, closed_chain_rhs
 from .activations import initial_activations
 from .motors import component_rates, component_result, initial_components
-from .passive import JointProperties, damped
+from .passive import JointProperties, coordinate_rates, damped
 from .stops import StopSet, constrained_acceleration
 from .result import SimulationResult, coordinate_columns, energies
 
@@ -80,6 +80,30 @@ def constant_torque(torque, nv: int) -> np.ndarray:
     return np.asarray(torque, dtype=float).reshape(nv)
 
 
+#: |h lambda| on the negative real axis and |h omega| on the imaginary axis where each integrator stops
+#: being stable: RK4's stability region (2.785, 2.828), semi-implicit Euler's (2, 2)
+STABILITY_LIMITS = {"rk4": (2.785, 2.828), "euler": (2.0, 2.0)}
+
+
+def stability_warning(model, joints: JointProperties, q0, dt: float, method: str) -> str | None:
+    """The warning a fixed-step run of a tree with state-dependent forces gets when ``dt`` is beyond the
+    stability of ``method`` for a coordinate's damping, friction or springs (:func:`.passive.coordinate_rates`,
+    each coordinate alone), naming the coordinates and the largest stable step; None otherwise."""
+    rates, omegas = coordinate_rates(model, joints, q0)
+    real, imaginary = STABILITY_LIMITS["rk4" if method == "rk4" else "euler"]
+    need = np.maximum(rates / real, omegas / imaginary)
+    worst = np.flatnonzero(need * dt > 1.0)
+    if not len(worst):
+        return None
+    tree = model.tree_model
+    names = [n for n in tree.joint_names for _ in range(tree.v_slice(n).stop - tree.v_slice(n).start)]
+    order = worst[np.argsort(-need[worst])]
+    shown = ", ".join(names[i] for i in order[:5]) + (f" and {len(order) - 5} more" if len(order) > 5 else "")
+    return (f"{method} at dt {dt:.3g} s is beyond its stability for the damping, friction or springs of {shown} "
+            f"(rates up to {max(rates.max(), omegas.max()):.3g}/s): the motion there is wrong; use dt below "
+            f"{1.0 / need.max():.2g} s or the adaptive integrator")
+
+
 def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
                              progress=None, closure_tol=None):
     """Fixed-step simulation of a tree; returns a SimulationResult (``closure_tol`` unused).
@@ -98,6 +122,9 @@ def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, d
         def rates(t, q, v, x):
             return forward(model, q, v, forces(t, q, v), f_ext=None, data=None), x
 
+        warning = stability_warning(model, joints, q0, dt_used, method)
+        if warning:
+            logger.warning(warning)
         run, _ = state_fixed_step(model, q0, v0, np.zeros(0), dt_used, steps, method, rates,
                                   limited_coordinates(model, joints.lower, joints.upper), stride, progress=progress)
     else:
@@ -130,6 +157,9 @@ def simulate_tree_fixed_step_with_components(model, q0, v0, duration, samples, t
     dt_used, stride, steps = step_grid(duration, samples, dt)
     nm = len(motor_names(model))
     rates = component_rates(model, torque, joints, voltage, ctrl, held=False)
+    warning = stability_warning(model, joints, q0, dt_used, method)
+    if warning:
+        logger.warning(warning)
 
     def hold(x):
         return np.concatenate([x[:nm], initial_activations(model, x[nm:])])

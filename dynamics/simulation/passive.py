@@ -115,3 +115,29 @@ def with_force_elements(torque, model, ctrl=None, actuators: bool = True):
         return lambda t, q, v: torque(t, q, v) + elements(q, v)
     constant = np.asarray(torque, dtype=float)
     return lambda t, q, v: constant + elements(q, v)
+
+
+def coordinate_rates(model, joints: JointProperties, q) -> tuple[np.ndarray, np.ndarray]:
+    """(decay rates (nv,) 1/s, angular frequencies (nv,) rad/s) of each velocity coordinate of a tree's
+    joint-parallel forces at q (nq,), each coordinate alone (``M^-1`` by its diagonal entry): the largest
+    slopes ``c`` of the damping, the native and file friction (``friction / friction_velocity`` at rest),
+    the joint actuators' velocity terms and the stiffnesses ``k`` of the springs and the actuators' length
+    terms, as ``c (M^-1)_jj`` and ``sqrt(k (M^-1)_jj)``.  An estimate of how stiff these forces make the
+    motion for an explicit step (:func:`.fixed_step.stability_warning`), not a bound."""
+    from ..crba import mass_matrix   # the numpy CRBA: one call per simulation
+
+    tree = model.tree_model
+    L = tree.forces.layout
+    c, k = np.array(joints.damping, dtype=float), np.zeros(tree.nv)
+    if len(L["q1"]):
+        np.add.at(k, L["v1"], L["k1"])
+    if len(L.get("jf_v", ())):
+        np.add.at(c, L["jf_v"], L["jf_c"] + L["jf_f"] / L["jf_vf"])
+        np.add.at(k, L["jf_v"], L["jf_k"])
+    on_joint = L["act_t"] < 0 if len(L["act_q"]) else np.zeros(0, dtype=bool)
+    if on_joint.any():
+        g2 = L["gear"][on_joint] ** 2
+        np.add.at(c, L["act_v"][on_joint], np.maximum(-L["bias"][on_joint, 2], 0.0) * g2)
+        np.add.at(k, L["act_v"][on_joint], np.maximum(-L["bias"][on_joint, 1], 0.0) * g2)
+    inverse = np.diag(np.linalg.inv(mass_matrix(tree, np.asarray(q, dtype=float))))
+    return c * inverse, np.sqrt(k * inverse)

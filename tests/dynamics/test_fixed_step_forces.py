@@ -6,7 +6,8 @@ spring, damper and Coulomb friction (rk4 at dt 1e-4 to 1e-10 rad, and fourth ord
 1e-3) and for talos_reduced with its URDF friction (rk4 at dt 2.5e-5 over 0.05 s); MuJoCo's own RK4
 (``mjINT_RK4``, which integrates ``act`` with the mechanics, the same tableau) at the same step for a
 pendulum driven through an ``integrator`` and a ``filter`` actuator, to 1e-10; the analytic step response
-of a DC motor driving a flywheel (tests/dynamics/test_dc_motors.py).  A four-bar driven through a filter
+of a DC motor driving a flywheel (tests/dynamics/test_dc_motors.py).  A step beyond an integrator's stability
+for the joints' friction, damping or springs is warned, naming the joints.  A four-bar driven through a filter
 actuator (the activation in closed form) against a dense Lagrange-multiplier reference that integrates the
 activation as a state, to 1e-6 rad over 0.5 s; closed chains with DC motors are still refused, with the reason.
 """
@@ -74,6 +75,20 @@ def test_pendulum_with_spring_damper_and_friction_under_rk4_matches_the_adaptive
     assert gaps[2] < 1e-10                                               # measured 4.5e-12: the reference's
     euler = simulate(model, q0, v0, 0.3, samples=7, method="euler", dt=1e-4, joints=c.joint_properties)
     assert np.abs(euler.q - ref.q).max() < 1e-3
+
+
+def test_a_step_beyond_the_stability_of_stiff_friction_is_warned_naming_the_joint(tmp_path, caplog):
+    # friction 5 N m at 0.01 rad/s on a 0.043 kg m^2 arm: a slope of ~1.2e4/s, RK4 stable below ~2.4e-4 s
+    _, c = _model(tmp_path, SPRUNG.replace('frictionloss="0.05"', 'frictionloss="5"'))
+    args = (c.model, np.array([0.3]), np.array([0.5]), 0.01)
+    with caplog.at_level(logging.WARNING, logger="mbcompose.dynamics.simulation.fixed_step"):
+        simulate(*args, samples=3, method="rk4", dt=1e-3, joints=c.joint_properties)
+    assert "rk4 at dt 0.001 s is beyond its stability" in caplog.text and " h " in caplog.text
+    assert "adaptive integrator" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="mbcompose.dynamics.simulation.fixed_step"):
+        simulate(*args, samples=3, method="rk4", dt=1e-4, joints=c.joint_properties)
+    assert "stability" not in caplog.text
 
 
 @pytest.mark.slow
