@@ -199,25 +199,32 @@ def _dexp_inverse(model, theta, xi, scale):
     return out
 
 
-def _rkmk_step(model, t, q, v, x, dt, method, rates):
+def _euclidean(model) -> bool:
+    """True when every joint of the tree has ``q_dot = v`` (``q (+) dt v = q + dt v``, no brackets)."""
+    return model.nq == model.nv and all(JOINTS[t].euclidean for t in model.joint_types)
+
+
+def _rkmk_step(model, t, q, v, x, dt, method, rates, euclidean=False):
     """One step of the state ``(q, v, x)`` (``x`` Euclidean states beside the mechanics: motor currents,
     activations; (0,) when none): RK4 as Runge-Kutta-Munthe-Kaas on the joint groups, classic RK4 on ``v``
     and ``x``, or semi-implicit Euler (``v+ = v + dt a``, ``x+ = x + dt x_dot``, ``q+ = q (+) dt v+``); the
-    steps of :func:`dynamics.compiled.simulate_kernels.step`.  ``rates(t, q, v, x) -> (a (nv,), x_dot)``."""
+    steps of :func:`dynamics.compiled.simulate_kernels.step`.  ``rates(t, q, v, x) -> (a (nv,), x_dot)``;
+    ``euclidean`` (:func:`_euclidean`): the group operations are sums (classic RK4 on ``q`` too)."""
+    move = (lambda q0, w, h=1.0: q0 + h * w) if euclidean else (lambda q0, w, h=1.0: group_integrate(model, q0, w, h))
     if method != "rk4":
         a, xd = rates(t, q, v, x)
         vn = v + dt * a
-        return group_integrate(model, q, vn, dt), vn, x + dt * xd
+        return move(q, vn, dt), vn, x + dt * xd
     a0, xd0 = rates(t, q, v, x)
     a, xd, k = [a0], [xd0], [dt * v]
     for stage in range(1, 4):
         c = 1.0 if stage == 3 else 0.5
         vs, theta = v + c * dt * a[-1], c * k[-1]
-        a_s, xd_s = rates(t + c * dt, group_integrate(model, q, theta), vs, x + c * dt * xd[-1])
+        a_s, xd_s = rates(t + c * dt, move(q, theta), vs, x + c * dt * xd[-1])
         a.append(a_s), xd.append(xd_s)
-        k.append(_dexp_inverse(model, theta, vs, dt))
+        k.append(dt * vs if euclidean else _dexp_inverse(model, theta, vs, dt))
     theta = (k[0] + 2.0 * k[1] + 2.0 * k[2] + k[3]) / 6.0
-    return (group_integrate(model, q, theta), v + dt * (a[0] + 2.0 * a[1] + 2.0 * a[2] + a[3]) / 6.0,
+    return (move(q, theta), v + dt * (a[0] + 2.0 * a[1] + 2.0 * a[2] + a[3]) / 6.0,
             x + dt * (xd[0] + 2.0 * xd[1] + 2.0 * xd[2] + xd[3]) / 6.0)
 
 
@@ -306,8 +313,9 @@ def state_fixed_step(model, q0, v0, x0, dt: float, steps: int, method: str, rate
     at_limit = np.zeros(len(limits[0]), dtype=bool)
     events = _numpy_stops(model, q, v, limits, at_limit) if len(limits[0]) else 0
     Q[0], V[0], X[0] = q, v, x
+    euclidean = _euclidean(model)
     for s in range(int(steps)):
-        q, v, x = _rkmk_step(model, s * dt, q, v, x, dt, method, rates)
+        q, v, x = _rkmk_step(model, s * dt, q, v, x, dt, method, rates, euclidean)
         x = x if hold is None else hold(x)
         if len(limits[0]):
             events += _numpy_stops(model, q, v, limits, at_limit)
