@@ -3,7 +3,8 @@ activations and DC motor currents as states (issue 26; :func:`dynamics.simulatio
 
 References: scipy's DOP853 at rtol = atol = 1e-12 (the adaptive simulator) for a pendulum with a joint
 spring, damper and Coulomb friction (rk4 at dt 1e-4 to 1e-10 rad, and fourth order between dt 2e-3 and
-1e-3) and for talos_reduced with its URDF friction (rk4 at dt 2.5e-5 over 0.05 s); MuJoCo's own RK4
+1e-3; a chain of free, hinge, slide and ball joints with springs and a servo, fourth order on the
+joint groups) and for talos_reduced with its URDF friction (rk4 at dt 2.5e-5 over 0.05 s); MuJoCo's own RK4
 (``mjINT_RK4``, which integrates ``act`` with the mechanics, the same tableau) at the same step for a
 pendulum driven through an ``integrator`` and a ``filter`` actuator, to 1e-10; the analytic step response
 of a DC motor driving a flywheel (tests/dynamics/test_dc_motors.py).  A step beyond an integrator's stability
@@ -22,6 +23,7 @@ import numpy as np
 import pytest
 
 from mbcompose import compose
+from mbcompose.dynamics.kinematics import difference
 from mbcompose.dynamics.simulation import ConstantForcesOnly, JointProperties, simulate
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -75,6 +77,22 @@ def test_pendulum_with_spring_damper_and_friction_under_rk4_matches_the_adaptive
     assert gaps[2] < 1e-10                                               # measured 4.5e-12: the reference's
     euler = simulate(model, q0, v0, 0.3, samples=7, method="euler", dt=1e-4, joints=c.joint_properties)
     assert np.abs(euler.q - ref.q).max() < 1e-3
+
+
+def test_ball_and_free_joints_with_springs_and_servos_converge_at_fourth_order_on_their_groups(tmp_path):
+    from test_linearize import CHAIN                    # hinge, slide, ball and free joints with springs, a servo
+
+    _, c = _model(tmp_path, CHAIN)
+    model, ctrl = c.model, np.array([0.3, -0.2])
+    v0 = np.random.default_rng(0).normal(size=model.nv) * 0.5
+    args = (model, model.neutral(), v0, 0.2)
+    ref = simulate(*args, samples=3, rtol=1e-12, atol=1e-12, joints=c.joint_properties, ctrl=ctrl)
+    gaps = []
+    for dt in (2e-3, 1e-3):
+        r = simulate(*args, samples=3, method="rk4", dt=dt, joints=c.joint_properties, ctrl=ctrl)
+        gaps.append(max(np.abs(difference(model, ref.q[-1], r.q[-1])).max(), np.abs(r.v - ref.v).max()))
+    assert np.log2(gaps[0] / gaps[1]) == pytest.approx(4.0, abs=0.3)    # measured 4.0 (5.8e-8, 3.6e-9)
+    assert gaps[1] < 1e-8
 
 
 def test_a_step_beyond_the_stability_of_stiff_friction_is_warned_naming_the_joint(tmp_path, caplog):
