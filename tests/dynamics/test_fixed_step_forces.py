@@ -10,7 +10,9 @@ pendulum driven through an ``integrator`` and a ``filter`` actuator, to 1e-10; t
 of a DC motor driving a flywheel (tests/dynamics/test_dc_motors.py).  A step beyond an integrator's stability
 for the joints' friction, damping or springs is warned, naming the joints.  A four-bar driven through a filter
 actuator (the activation in closed form) against a dense Lagrange-multiplier reference that integrates the
-activation as a state, to 1e-6 rad over 0.5 s; closed chains with DC motors are still refused, with the reason.
+activation as a state, to 1e-6 rad over 0.5 s, and its linearization with the activation as a state (its
+column the actuator's terminal equation times a joint force's column); closed chains with DC motors are still
+refused, with the reason.
 """
 
 import logging
@@ -238,3 +240,18 @@ def test_closed_chains_with_dc_motors_are_refused_naming_the_reason(tmp_path):
     for method in ("adaptive", "rk4"):
         with pytest.raises(ConstantForcesOnly, match="DC motors .* not on closed chains"):
             simulate(c.model, c.model.neutral(), np.zeros(c.model.nv), 0.1, method=method, voltage=[1.0])
+
+
+def test_fourbar_linearization_carries_the_filter_activation(tmp_path):
+    """In independent coordinates: the activation's column is the actuator's terminal equation (``2 act`` on
+    j0, by hand) times the column of a joint force on j0, its row ``act_dot = (ctrl - act) / 0.1``."""
+    from mbcompose.dynamics.linearize import linearize
+
+    _, c = _model(tmp_path, FOURBAR)
+    em = c.model
+    q = em.neutral()
+    lin = linearize(em, q, np.zeros(em.nv), ctrl=[0.5], activations=[0.2], inputs=["ctrl", "tau:j0"])
+    n = len(em.independent)
+    assert lin.states[-1] == "act:f" and lin.inputs == ("f", "tau:j0") and lin.A.shape == (2 * n + 1, 2 * n + 1)
+    np.testing.assert_allclose(lin.A[:, -1], np.r_[np.zeros(n), 2.0 * lin.B[n:2 * n, 1], -10.0], rtol=1e-7, atol=1e-7)
+    np.testing.assert_allclose(lin.B[:, 0], np.r_[np.zeros(2 * n), 10.0], rtol=1e-7, atol=1e-7)
