@@ -15,13 +15,21 @@ States ``x`` (in this order):
   and their velocities ``v_i`` (``model.independent``, each one coordinate of a Euclidean joint, so
   ``d(q_i)/dt = v_i``); the dependent coordinates follow by closing the loops (Newton's method to
   rounding level) and ``v = X(q) v_i``.
-* then ``i:MOTOR``, the current of each DC motor (:func:`dynamics.forces.motor_rates`), A.
+* then ``i:MOTOR``, the current of each DC motor (:func:`dynamics.forces.motor_rates`), A;
+* then ``act:ACTUATOR``, the activation of each actuator with activation dynamics
+  (:func:`dynamics.forces.activation_names`, MuJoCo's ``act``), whose rate is MuJoCo's ``act_dot``
+  (:func:`dynamics.forces.actuator_activation_rates`: ``ctrl`` for an integrator, ``(ctrl - act) /
+  timeconst`` for the filters) and which the actuator's force takes in place of its control.  An
+  activation range (``actlimited``) holds the activation by a clamp that is not differentiable at its
+  bounds; the linearization is that of the motion inside the range (at a bound it is the one-sided
+  derivative from inside).
 
 Inputs ``u``: the actuator controls (``model.actuator_names``), the joint forces of the tree's
 velocity coordinates (``tau:NAME``) and the DC motors' voltages (``volt:MOTOR``).
 
-The rows of ``v_dot`` and of the currents are central differences of
-``forward_dynamics(q, v, tau + passive_forces + actuator_forces)`` with the steps
+The rows of ``v_dot``, of the currents and of the activations are central differences of
+``forward_dynamics(q, v, tau + passive_forces + actuator_forces(act))``, ``motor_rates`` and
+``actuator_activation_rates`` with the steps
 :data:`STATE_STEP` (states) and :data:`INPUT_STEP` (inputs), both relative to ``max(1, |value|)``;
 the truncation error is O(step^2) and the rounding error O(eps / step) of the accelerations.  Outputs
 ``y`` are states picked by name (default: all of them): C selects them, D is zero.
@@ -31,14 +39,14 @@ Models of kind ``lagrange`` and ``aggregated`` are refused (they have no indepen
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
 from .closed.embedding import complete_configuration, complete_velocity
 from .dispatch import algorithm
-from .forces import activation_names, actuator_forces, motor_names, motor_rates, passive_forces
+from .forces import activation_names, actuator_activation_rates, actuator_forces, motor_names, motor_rates, passive_forces
 from .kinematics import integrate
 from .tolerances import SIMULATION_CLOSURE_TOL
 
@@ -57,7 +65,7 @@ class Linearization:
 
     A (n, n), B (n, m), C (p, n), D (p, m); ``states`` (n,), ``inputs`` (m,), ``outputs`` (p,) names;
     q (nq,), v (nv,) the full state linearized at (loops closed), currents (nmotors,) A, u0 (m,) the
-    inputs' values there.
+    inputs' values there; activations (nact,) the activations linearized at.
     """
 
     A: np.ndarray
@@ -71,10 +79,12 @@ class Linearization:
     v: np.ndarray
     currents: np.ndarray
     u0: np.ndarray
+    activations: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def as_dict(self) -> dict:
         """Plain arrays and name lists (``.npz`` / JSON)."""
-        return {k: getattr(self, k) for k in ("A", "B", "C", "D", "states", "inputs", "outputs", "q", "v", "currents", "u0")}
+        return {k: getattr(self, k) for k in ("A", "B", "C", "D", "states", "inputs", "outputs", "q", "v", "currents",
+                                              "u0", "activations")}
 
 
 def _coordinate_names(model) -> list[str]:
@@ -91,11 +101,13 @@ def _position_indices(model) -> np.ndarray:
 
 
 def state_names(model) -> tuple[str, ...]:
-    """``q:NAME`` and ``v:NAME`` per state coordinate, then ``i:MOTOR`` per DC motor."""
+    """``q:NAME`` and ``v:NAME`` per state coordinate, then ``i:MOTOR`` per DC motor, then ``act:ACTUATOR`` per
+    actuator with activation dynamics."""
     names = _coordinate_names(model)
     idx = _position_indices(model)
     motors = [f"i:{m}" for m in motor_names(model)]
-    return tuple([f"q:{names[i]}" for i in idx] + [f"v:{names[i]}" for i in idx] + motors)
+    acts = [f"act:{a}" for a in activation_names(model)]
+    return tuple([f"q:{names[i]}" for i in idx] + [f"v:{names[i]}" for i in idx] + motors + acts)
 
 
 def input_names(model) -> tuple[str, ...]:
@@ -135,7 +147,7 @@ def _default_inputs(model) -> list[str]:
 class _System:
     """``x_dot = f(x, u)`` of a model around the full state (q*, v*) (module docstring)."""
 
-    def __init__(self, model, q, v, currents):
+    def __init__(self, model, q, v, currents, activations):
         self.model, self.tree = model, model.tree_model
         self.embedded = model.kind == "embedded"
         self.q, self.v = q, v
@@ -143,11 +155,12 @@ class _System:
         self.n = len(self.idx)
         self.na = len(model.actuator_names)
         self.forward = algorithm(model, "forward_dynamics")
-        self.i0 = currents
+        self.i0, self.act0 = currents, activations
+        self.nm = len(currents)
 
     def x0(self) -> np.ndarray:
         base = np.zeros(self.n) if not self.embedded else self.q_of(self.idx)
-        return np.concatenate([base, self.v[self.idx], self.i0])
+        return np.concatenate([base, self.v[self.idx], self.i0, self.act0])
 
     def q_of(self, idx) -> np.ndarray:
         """The values of the coordinates of velocity indices ``idx``, each of a Euclidean joint (q = v
@@ -167,14 +180,16 @@ class _System:
         return q, complete_velocity(self.model, q, x[n:2 * n])
 
     def rates(self, x, u) -> np.ndarray:
-        """(v_dot at the state's velocity indices, the currents' rates)."""
+        """(v_dot at the state's velocity indices, the currents' rates, the activations' rates)."""
         q, v = self.full_state(x)
-        nv = self.model.nv
+        nv, n, nm = self.model.nv, self.n, self.nm
         ctrl, tau, volt = u[:self.na], u[self.na:self.na + nv], u[self.na + nv:]
-        torque, di = motor_rates(self.model, v, x[2 * self.n:], volt)
-        f = tau + torque + passive_forces(self.model, q, v) + actuator_forces(self.model, q, v, ctrl)
+        act = x[2 * n + nm:]
+        torque, di = motor_rates(self.model, v, x[2 * n:2 * n + nm], volt)
+        f = tau + torque + passive_forces(self.model, q, v) + actuator_forces(self.model, q, v, ctrl, act)
         a = np.asarray(self.forward(self.model, q, v, f, f_ext=None, data=None))[self.idx]
-        return np.concatenate([a, di])
+        rates = actuator_activation_rates(self.model, ctrl, act) if len(act) else np.zeros(0)
+        return np.concatenate([a, di, rates])
 
 
 def _central(fun, x0, step) -> np.ndarray:
@@ -206,7 +221,7 @@ def _adjoint(jtype: str, v) -> np.ndarray | None:
 def _position_rows(sys_: _System) -> np.ndarray:
     """``d(dq)/dt`` by the state (module docstring): (n, 2n + motors), analytic."""
     n = sys_.n
-    rows = np.zeros((n, 2 * n + len(sys_.i0)))
+    rows = np.zeros((n, 2 * n + len(sys_.i0) + len(sys_.act0)))
     rows[:, n:2 * n] = np.eye(n)
     if sys_.embedded:
         return rows
@@ -220,14 +235,16 @@ def _position_rows(sys_: _System) -> np.ndarray:
 
 
 def linearize(model, q, v=None, ctrl=None, tau=None, voltage=None, currents=None, inputs=None,
-              outputs=None) -> Linearization:
+              outputs=None, activations=None) -> Linearization:
     """Continuous A, B, C, D of ``model`` at the state (q (nq,), v (nv,)) (module docstring).
 
     ctrl (na,), tau (nv,), voltage (nmotors,) : the inputs' values there (zero when None);
     currents (nmotors,) : the DC motors' currents, A (zero when None).
+    activations (nact,) : the activations of the actuators with activation dynamics
+        (:func:`dynamics.forces.activation_names` order; zero when None, MuJoCo's initial ones).
     inputs : names or families (``ctrl``, ``tau``, ``volt``) of the columns of B and D (default: the
         actuators' controls and the motors' voltages, or the joint forces when there are neither).
-    outputs : state names or families (``q``, ``v``, ``i``; a coordinate name alone is ``q:NAME``);
+    outputs : state names or families (``q``, ``v``, ``i``, ``act``; a coordinate name alone is ``q:NAME``);
         default every state.
 
     Examples
@@ -236,9 +253,6 @@ def linearize(model, q, v=None, ctrl=None, tau=None, voltage=None, currents=None
     """
     if model.kind not in ("tree", "embedded"):
         raise TypeError(f"{model.kind} models are not linearized (kinds: tree, embedded)")
-    if activation_names(model):
-        raise ValueError("actuators with activation dynamics are not linearized yet (their activations are "
-                         f"states it does not carry): {', '.join(activation_names(model))}")
     v = np.zeros(model.nv) if v is None else np.asarray(v, dtype=float)
     q = np.asarray(q, dtype=float)
     if model.kind == "embedded":
@@ -247,7 +261,7 @@ def linearize(model, q, v=None, ctrl=None, tau=None, voltage=None, currents=None
     vec = lambda x, n: np.zeros(n) if x is None else np.asarray(x, dtype=float).reshape(n)
     nm = len(motor_names(model))
     u_all = np.concatenate([vec(ctrl, len(model.actuator_names)), vec(tau, model.nv), vec(voltage, nm)])
-    sys_ = _System(model, q, v, vec(currents, nm))
+    sys_ = _System(model, q, v, vec(currents, nm), vec(activations, len(activation_names(model))))
     x0 = sys_.x0()
     every_input, every_state = input_names(model), state_names(model)
     cols = _select(_default_inputs(model) if inputs is None else inputs, every_input, "input")
@@ -263,4 +277,4 @@ def linearize(model, q, v=None, ctrl=None, tau=None, voltage=None, currents=None
     C = np.eye(len(x0))[rows]
     return Linearization(A, B, C, np.zeros((len(rows), len(cols))), every_state,
                          tuple(every_input[c] for c in cols), tuple(every_state[r] for r in rows),
-                         q, v, sys_.i0, u_all[cols])
+                         q, v, sys_.i0, u_all[cols], sys_.act0)

@@ -517,7 +517,8 @@ def _vector(model, values, rate: bool, what: str, removed=(), units=None):
 @click.option("--samples", type=click.IntRange(min=2), default=201, show_default=True)
 @click.option("--integrator", type=SuggestingChoice(SIMULATION_INTEGRATORS), default="adaptive", show_default=True,
               help="adaptive: DOP853 to --rtol/--atol, the accurate one; rk4 or euler (semi-implicit): "
-                   "fixed step --dt, compiled for trees; or a scipy solve_ivp method.")
+                   "fixed step --dt (trees with constant forces compiled end to end; springs, friction, servos, "
+                   "activations and motor currents evaluated at every stage); or a scipy solve_ivp method.")
 @click.option("--dt", type=FiniteFloat(positive=True), default=None,
               help="Step of rk4/euler in seconds, rounded down to divide the sample interval [default: 0.001].")
 @click.option("--rtol", type=FiniteFloat(positive=True), default=ADAPTIVE_RTOL, show_default=True)

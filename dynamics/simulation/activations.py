@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..forces import activation_names, actuator_activation_rates
+from ..force_elements import DYN_TYPES
+from ..forces import MJ_MINVAL, activation_names, actuator_activation_rates
 
 
 def _ranges(model) -> np.ndarray:
@@ -37,3 +38,26 @@ def bounded_rates(model, ctrl, act) -> np.ndarray:
     R = _ranges(model)
     out = ((act >= R[:, 1]) & (rate > 0)) | ((act <= R[:, 0]) & (rate < 0))
     return np.where(out, 0.0, rate)
+
+
+def activation_trajectory(model, ctrl, act0=None):
+    """f(t) -> (nact,) the activations at time t (s) under the constant controls ``ctrl`` (na,), from ``act0``
+    (:func:`initial_activations`): the activation dynamics solved in closed form.
+
+    ``act_dot`` depends on ``ctrl`` and ``act`` only (:func:`dynamics.forces.actuator_activation_rates`),
+    not on the mechanics, so at constant controls each activation is ``act0 + u t`` (integrator) or
+    ``u + (act0 - u) exp(-t / timeconst)`` (filters), ``u`` the clamped control; both are monotone, so the
+    range's hold (:func:`bounded_rates`: the rate zero at a bound it points out of) is the clip of that
+    curve to the range.  The closed-chain simulators take the actuators' forces at these activations as
+    joint forces f(t, q, v) (:func:`dynamics.simulation.simulate`)."""
+    L = model.tree_model.forces.layout
+    states = L["act_states"]
+    u = np.clip(np.asarray(ctrl, dtype=float), L["ctrlrange"][:, 0], L["ctrlrange"][:, 1])[states]
+    integrator = L["act_dyn"] == DYN_TYPES.index("integrator")
+    tau = np.maximum(L["act_tau"], MJ_MINVAL)
+    a0, R = initial_activations(model, act0), _ranges(model)
+
+    def at(t):
+        return np.clip(np.where(integrator, a0 + u * t, u + (a0 - u) * np.exp(-t / tau)), R[:, 0], R[:, 1])
+
+    return at

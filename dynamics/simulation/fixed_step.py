@@ -30,13 +30,16 @@ from .. import forward_dynamics
 from ..kinematics import normalize
 from ..rates import QUATERNION_GAIN, configuration_rate
 from ..aba import forward_dynamics as numpy_forward_dynamics
-from ..dispatch import current_backend
+from ..dispatch import algorithm, current_backend
+from ..forces import motor_names
 from ..joints import JOINTS, has_quaternion
 from ..kinematics import integrate as group_integrate
 from ..closed.embedding import loop_closure, terms_at
 from ..tolerances import PARTITION_RCOND_RATIO, SIMULATION_CLOSURE_TOL, STEP_GRID_RTOL
 from .closed import closed_chain_result, closed_chain_rhs
-from .passive import JointProperties, damped
+from .activations import initial_activations
+from .motors import component_rates, component_result, initial_components
+from .passive import JointProperties, coordinate_rates, damped
 from .stops import StopSet, constrained_acceleration
 from .result import SimulationResult, coordinate_columns, energies
 
@@ -77,15 +80,57 @@ def constant_torque(torque, nv: int) -> np.ndarray:
     return np.asarray(torque, dtype=float).reshape(nv)
 
 
+#: |h lambda| on the negative real axis and |h omega| on the imaginary axis where each integrator stops
+#: being stable: RK4's stability region (2.785, 2.828), semi-implicit Euler's (2, 2)
+STABILITY_LIMITS = {"rk4": (2.785, 2.828), "euler": (2.0, 2.0)}
+
+
+def stability_warning(model, joints: JointProperties, q0, dt: float, method: str) -> str | None:
+    """The warning a fixed-step run of a tree with state-dependent forces gets when ``dt`` is beyond the
+    stability of ``method`` for a coordinate's damping, friction or springs (:func:`.passive.coordinate_rates`,
+    each coordinate alone), naming the coordinates and the largest stable step; None otherwise."""
+    rates, omegas = coordinate_rates(model, joints, q0)
+    real, imaginary = STABILITY_LIMITS["rk4" if method == "rk4" else "euler"]
+    need = np.maximum(rates / real, omegas / imaginary)
+    worst = np.flatnonzero(need * dt > 1.0)
+    if not len(worst):
+        return None
+    tree = model.tree_model
+    names = [n for n in tree.joint_names for _ in range(tree.v_slice(n).stop - tree.v_slice(n).start)]
+    order = worst[np.argsort(-need[worst])]
+    shown = ", ".join(names[i] for i in order[:5]) + (f" and {len(order) - 5} more" if len(order) > 5 else "")
+    return (f"{method} at dt {dt:.3g} s is beyond its stability for the damping, friction or springs of {shown} "
+            f"(rates up to {max(rates.max(), omegas.max()):.3g}/s): the motion there is wrong; use dt below "
+            f"{1.0 / need.max():.2g} s or the adaptive integrator")
+
+
 def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, dt, joints: JointProperties,
                              progress=None, closure_tol=None):
-    """Fixed-step simulation of a tree (compiled; :func:`numpy_fixed_step` under the numpy backend);
-    returns a SimulationResult (``closure_tol`` unused)."""
-    from ..compiled.simulate_api import simulate_fixed_step   # numba is imported on first use
+    """Fixed-step simulation of a tree; returns a SimulationResult (``closure_tol`` unused).
+
+    Constant joint forces (None or (nv,)) run the compiled loop (:func:`numpy_fixed_step` under the numpy
+    backend); forces f(t, q, v) (joint springs, friction, servos: :func:`.passive.with_force_elements`)
+    run :func:`state_fixed_step`, which evaluates them at every stage with the forward dynamics of
+    :mod:`dynamics.dispatch` (the compiled ABA, or the numpy one under the numpy backend)."""
+    from ..compiled.simulate_api import limited_coordinates, simulate_fixed_step   # numba on first use
 
     dt_used, stride, steps = step_grid(duration, samples, dt)
-    run = (numpy_fixed_step if current_backend() == "numpy" else simulate_fixed_step)(model, q0, v0, dt_used, steps, FIXED_STEP[method], constant_torque(torque, model.nv),
-                              joints.damping, joints.lower, joints.upper, stride=stride)
+    if callable(torque):
+        forces = damped(torque, joints.damping, model.nv)
+        forward = algorithm(model, "forward_dynamics")
+
+        def rates(t, q, v, x):
+            return forward(model, q, v, forces(t, q, v), f_ext=None, data=None), x
+
+        warning = stability_warning(model, joints, q0, dt_used, method)
+        if warning:
+            logger.warning(warning)
+        run, _ = state_fixed_step(model, q0, v0, np.zeros(0), dt_used, steps, method, rates,
+                                  limited_coordinates(model, joints.lower, joints.upper), stride, progress=progress)
+    else:
+        fixed = numpy_fixed_step if current_backend() == "numpy" else simulate_fixed_step
+        run = fixed(model, q0, v0, dt_used, steps, FIXED_STEP[method], constant_torque(torque, model.nv),
+                    joints.damping, joints.lower, joints.upper, stride=stride)
     if progress is not None:
         progress(1.0)
     energy, kinetic = energies(model, run.Q, run.V)
@@ -96,6 +141,36 @@ def simulate_tree_fixed_step(model, q0, v0, duration, samples, torque, method, d
                             columns=coordinate_columns(model), velocity_columns=coordinate_columns(model, rate=True),
                             status=status, limit_contacts=run.limit_contacts, kinetic=kinetic,
                             dissipative=bool(run.limit_contacts))
+
+
+def simulate_tree_fixed_step_with_components(model, q0, v0, duration, samples, torque, method, dt,
+                                             joints: JointProperties, progress=None, voltage=None, currents=None,
+                                             ctrl=None, act0=None) -> SimulationResult:
+    """Fixed-step simulation of a tree with DC motors or actuator activations: the state ``[q, v, i, act]``
+    of :mod:`.motors` (:func:`.motors.component_rates`, the adaptive integrator's right-hand side) stepped by
+    :func:`state_fixed_step`.  Activations with a range are clamped to it after each step and not within
+    its stages, as MuJoCo's step does (``mj_RungeKutta``, ``mj_Euler`` -> ``mj_advance``; its forces and
+    ``act_dot`` take the stage's activation unclamped), so that rk4 here is MuJoCo's RK4 on these states;
+    joint limits are stops after each step.  Arguments as :func:`.motors.simulate_tree_with_motors`."""
+    from ..compiled.simulate_api import limited_coordinates   # compiles nothing
+
+    dt_used, stride, steps = step_grid(duration, samples, dt)
+    nm = len(motor_names(model))
+    rates = component_rates(model, torque, joints, voltage, ctrl, held=False)
+    warning = stability_warning(model, joints, q0, dt_used, method)
+    if warning:
+        logger.warning(warning)
+
+    def hold(x):
+        return np.concatenate([x[:nm], initial_activations(model, x[nm:])])
+
+    run, X = state_fixed_step(model, q0, v0, initial_components(model, currents, act0), dt_used, steps, method,
+                              rates, limited_coordinates(model, joints.lower, joints.upper), stride, hold, progress)
+    status = f"{method}, {steps} steps of {dt_used:.6g} s"
+    if run.limit_contacts:
+        status += f", {run.limit_contacts} joint limit contacts"
+    return component_result(model, np.linspace(0.0, duration, samples), run.Q, run.V, X, status,
+                            limit_contacts=run.limit_contacts)
 
 
 def _bracket(jtype: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -124,23 +199,42 @@ def _dexp_inverse(model, theta, xi, scale):
     return out
 
 
-def _numpy_step(model, q, v, tau, damping, dt, method):
-    """One step of :func:`numpy_fixed_step`: RK4 as Runge-Kutta-Munthe-Kaas on the joint groups, or
-    semi-implicit Euler (the steps of :func:`dynamics.compiled.simulate_kernels.step`)."""
-    def acceleration(qs, vs):
-        return numpy_forward_dynamics(model, qs, vs, tau - damping * vs)
+def _euclidean(model) -> bool:
+    """True when every joint of the tree has ``q_dot = v`` (``q (+) dt v = q + dt v``, no brackets)."""
+    return model.nq == model.nv and all(JOINTS[t].euclidean for t in model.joint_types)
 
+
+def _rkmk_step(model, t, q, v, x, dt, method, rates, euclidean=False):
+    """One step of the state ``(q, v, x)`` (``x`` Euclidean states beside the mechanics: motor currents,
+    activations; (0,) when none): RK4 as Runge-Kutta-Munthe-Kaas on the joint groups, classic RK4 on ``v``
+    and ``x``, or semi-implicit Euler (``v+ = v + dt a``, ``x+ = x + dt x_dot``, ``q+ = q (+) dt v+``); the
+    steps of :func:`dynamics.compiled.simulate_kernels.step`.  ``rates(t, q, v, x) -> (a (nv,), x_dot)``;
+    ``euclidean`` (:func:`_euclidean`): the group operations are sums (classic RK4 on ``q`` too)."""
+    move = (lambda q0, w, h=1.0: q0 + h * w) if euclidean else (lambda q0, w, h=1.0: group_integrate(model, q0, w, h))
     if method != "rk4":
-        vn = v + dt * acceleration(q, v)
-        return group_integrate(model, q, vn, dt), vn
-    a, k = [acceleration(q, v)], [dt * v]
+        a, xd = rates(t, q, v, x)
+        vn = v + dt * a
+        return move(q, vn, dt), vn, x + dt * xd
+    a0, xd0 = rates(t, q, v, x)
+    a, xd, k = [a0], [xd0], [dt * v]
     for stage in range(1, 4):
         c = 1.0 if stage == 3 else 0.5
         vs, theta = v + c * dt * a[-1], c * k[-1]
-        a.append(acceleration(group_integrate(model, q, theta), vs))
-        k.append(_dexp_inverse(model, theta, vs, dt))
+        a_s, xd_s = rates(t + c * dt, move(q, theta), vs, x + c * dt * xd[-1])
+        a.append(a_s), xd.append(xd_s)
+        k.append(dt * vs if euclidean else _dexp_inverse(model, theta, vs, dt))
     theta = (k[0] + 2.0 * k[1] + 2.0 * k[2] + k[3]) / 6.0
-    return group_integrate(model, q, theta), v + dt * (a[0] + 2.0 * a[1] + 2.0 * a[2] + a[3]) / 6.0
+    return (move(q, theta), v + dt * (a[0] + 2.0 * a[1] + 2.0 * a[2] + a[3]) / 6.0,
+            x + dt * (xd[0] + 2.0 * xd[1] + 2.0 * xd[2] + xd[3]) / 6.0)
+
+
+def _numpy_step(model, q, v, tau, damping, dt, method):
+    """One step of :func:`numpy_fixed_step` (:func:`_rkmk_step` with the numpy ABA and constant forces)."""
+    def rates(t, qs, vs, x):
+        return numpy_forward_dynamics(model, qs, vs, tau - damping * vs), x
+
+    q, v, _ = _rkmk_step(model, 0.0, q, v, np.zeros(0), dt, method, rates)
+    return q, v
 
 
 def _numpy_stops(model, q, v, limits, at_limit) -> int:
@@ -198,6 +292,38 @@ def numpy_fixed_step(model, q0, v0, dt: float, steps: int, integrator: str = "rk
         if (s + 1) % stride == 0:
             Q[(s + 1) // stride], V[(s + 1) // stride] = q, v
     return FixedStepTrajectory(dt * stride * np.arange(rows), Q, V, int(events))
+
+
+def state_fixed_step(model, q0, v0, x0, dt: float, steps: int, method: str, rates, limits, stride: int = 1,
+                     hold=None, progress=None):
+    """Fixed-step trajectory of a tree under state-dependent forces: ``(FixedStepTrajectory, X)``.
+
+    The state is ``(q, v, x)``, ``x`` (n,) Euclidean states beside the mechanics (motor currents,
+    activations) from ``x0``; ``rates(t, q, v, x) -> (a (nv,), x_dot (n,))`` is evaluated at every stage
+    (:func:`_rkmk_step`), so springs, dampers, friction and servos are forces of the stage's state, as in
+    the adaptive integrator.  ``limits`` as :func:`dynamics.compiled.simulate_api.limited_coordinates`: hard
+    stops after each step (:func:`_numpy_stops`, the compiled kernel's rule); ``hold(x) -> x`` after each
+    step (activations clamped to their ranges, MuJoCo's ``actlimited``).  X (K, n) is sampled with Q, V."""
+    from ..compiled.simulate_api import FixedStepTrajectory   # compiles nothing
+
+    method = "rk4" if method == "rk4" else "euler"
+    rows = int(steps) // int(stride) + 1
+    Q, V, X = np.empty((rows, model.nq)), np.empty((rows, model.nv)), np.empty((rows, len(x0)))
+    q, v, x = np.array(q0, dtype=float), np.array(v0, dtype=float), np.array(x0, dtype=float)
+    at_limit = np.zeros(len(limits[0]), dtype=bool)
+    events = _numpy_stops(model, q, v, limits, at_limit) if len(limits[0]) else 0
+    Q[0], V[0], X[0] = q, v, x
+    euclidean = _euclidean(model)
+    for s in range(int(steps)):
+        q, v, x = _rkmk_step(model, s * dt, q, v, x, dt, method, rates, euclidean)
+        x = x if hold is None else hold(x)
+        if len(limits[0]):
+            events += _numpy_stops(model, q, v, limits, at_limit)
+        if (s + 1) % stride == 0:
+            Q[(s + 1) // stride], V[(s + 1) // stride], X[(s + 1) // stride] = q, v, x
+            if progress is not None:
+                progress((s + 1) / steps)
+    return FixedStepTrajectory(dt * stride * np.arange(rows), Q, V, int(events)), X
 
 
 def closed_chain_step(rhs, close, nq: int, method: str, t: float, y: np.ndarray, h: float, rate) -> np.ndarray:

@@ -16,12 +16,13 @@ What the simulator models (docs/pipeline-format.md says the same):
   the same within its small penetration.  The fixed-step closed-chain simulator does not
   enforce limits (reported once);
 * joint springs ``-stiffness (q - springref)`` and actuators at constant controls (MuJoCo's
-  semantics, :mod:`dynamics.forces`) by every integrator where they do not depend on the state
-  (motors); springs and servos (forces of q and v) by the adaptive integrator and the closed-chain
-  fixed-step one (the compiled fixed-step tree kernel takes constant forces: an error says so);
+  semantics, :mod:`dynamics.forces`) by every integrator: where they do not depend on the state
+  (motors) as constant forces (the compiled fixed-step tree loop), springs and servos (forces of q and
+  v) evaluated at every stage of every integrator (the tree's fixed-step ones step in Python with the
+  compiled ABA per stage, :func:`.fixed_step.state_fixed_step`);
 * the native format's force elements (``forces:``: joint spring-dampers with regularised Coulomb
   friction, spring-dampers between body points, constant point loads, :func:`dynamics.forces.element_forces`)
-  by the adaptive integrator and the closed-chain fixed-step one, as springs are;
+  by every integrator, as springs are;
 * joint Coulomb friction read from files (URDF ``<dynamics friction>``, MJCF ``frictionloss`` of hinges
   and slides) is a ``joint_friction`` element too, regularised as ``-friction tanh(v / 0.01)`` (rad/s or
   m/s; MuJoCo holds ``frictionloss`` as a constraint of its solver instead: the two agree away from
@@ -78,7 +79,9 @@ def damped(torque, damping, nv: int):
 
 
 class ConstantForcesOnly(ValueError):
-    """A fixed-step tree simulation asked of a model whose springs or servos depend on the state."""
+    """A simulation the model's force elements do not allow: DC motors or actuators with activation dynamics
+    on a closed chain (their states are carried on trees only).  The name is that of the first refusal it
+    carried (state-dependent forces on the compiled fixed-step tree loop, which now steps them in Python)."""
 
 
 def with_force_elements(torque, model, ctrl=None, actuators: bool = True):
@@ -112,3 +115,29 @@ def with_force_elements(torque, model, ctrl=None, actuators: bool = True):
         return lambda t, q, v: torque(t, q, v) + elements(q, v)
     constant = np.asarray(torque, dtype=float)
     return lambda t, q, v: constant + elements(q, v)
+
+
+def coordinate_rates(model, joints: JointProperties, q) -> tuple[np.ndarray, np.ndarray]:
+    """(decay rates (nv,) 1/s, angular frequencies (nv,) rad/s) of each velocity coordinate of a tree's
+    joint-parallel forces at q (nq,), each coordinate alone (``M^-1`` by its diagonal entry): the largest
+    slopes ``c`` of the damping, the native and file friction (``friction / friction_velocity`` at rest),
+    the joint actuators' velocity terms and the stiffnesses ``k`` of the springs and the actuators' length
+    terms, as ``c (M^-1)_jj`` and ``sqrt(k (M^-1)_jj)``.  An estimate of how stiff these forces make the
+    motion for an explicit step (:func:`.fixed_step.stability_warning`), not a bound."""
+    from ..crba import mass_matrix   # the numpy CRBA: one call per simulation
+
+    tree = model.tree_model
+    L = tree.forces.layout
+    c, k = np.array(joints.damping, dtype=float), np.zeros(tree.nv)
+    if len(L["q1"]):
+        np.add.at(k, L["v1"], L["k1"])
+    if len(L.get("jf_v", ())):
+        np.add.at(c, L["jf_v"], L["jf_c"] + L["jf_f"] / L["jf_vf"])
+        np.add.at(k, L["jf_v"], L["jf_k"])
+    on_joint = L["act_t"] < 0 if len(L["act_q"]) else np.zeros(0, dtype=bool)
+    if on_joint.any():
+        g2 = L["gear"][on_joint] ** 2
+        np.add.at(c, L["act_v"][on_joint], np.maximum(-L["bias"][on_joint, 2], 0.0) * g2)
+        np.add.at(k, L["act_v"][on_joint], np.maximum(-L["bias"][on_joint, 1], 0.0) * g2)
+    inverse = np.diag(np.linalg.inv(mass_matrix(tree, np.asarray(q, dtype=float))))
+    return c * inverse, np.sqrt(k * inverse)

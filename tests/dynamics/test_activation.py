@@ -20,7 +20,7 @@ import pytest
 from mbcompose import compose, dynamics
 from mbcompose.dynamics.linearize import linearize
 from mbcompose.dynamics.codegen import CodegenUnsupported, generate_c
-from mbcompose.dynamics.simulation import ConstantForcesOnly, simulate
+from mbcompose.dynamics.simulation import simulate
 from mbcompose.parsers.exporters.mjcf import write_mjcf
 from mbcompose.parsers.mjcf.reader import read_mjcf
 
@@ -241,13 +241,12 @@ def test_integrator_driven_pendulum_matches_mujocos_rk4(tmp_path):
         np.testing.assert_allclose([d.qpos[0], d.act[0]], [r.q[k, 0], r.activations[k, 0]], rtol=0, atol=1e-9)
 
 
-def test_fixed_step_linearize_and_codegen_refuse_activations(tmp_path):
+def test_codegen_refuses_activations_while_fixed_step_and_linearize_take_them(tmp_path):
     path = tmp_path / "integrator.xml"
     path.write_text(FREE_HINGE.format('<general name="a" joint="h" dyntype="integrator"/>'))
     model = compose(path).model
-    with pytest.raises(ConstantForcesOnly, match="activation"):
-        simulate(model, model.neutral(), np.zeros(1), 0.1, method="rk4", ctrl=np.ones(1))
-    with pytest.raises(ValueError, match="activation dynamics are not linearized yet.*: a"):
-        linearize(model, model.neutral())
+    r = simulate(model, model.neutral(), np.zeros(1), 0.1, samples=3, method="rk4", ctrl=np.ones(1))
+    np.testing.assert_allclose(r.activations[:, 0], r.t, rtol=0, atol=1e-14)      # act = ctrl t
+    assert linearize(model, model.neutral()).states == ("q:h", "v:h", "act:a")
     with pytest.raises(CodegenUnsupported, match="activation dynamics are not generated yet.*: a"):
         generate_c(model)

@@ -1,7 +1,7 @@
 """DC motors (seed 004 sections 3 and 5): a motor driving a flywheel through a gear against the analytic
 step response of ``L di/dt = V - R i - K_e N w``, ``J w' = eta N K_t i`` (J the flywheel's inertia plus
 the reflected rotor ``N^2 J_r``), to 1e-9 on the angle, the speed and the current (adaptive, tolerances
-1e-12), and its linearization against the same equations' matrices; the seeker driven by its two motors
+1e-12; rk4 at dt 1e-4 likewise), and its linearization against the same equations' matrices; the seeker driven by its two motors
 from voltages (samples/seeker/seeker_motors.yaml): the pitch and yaw move the way their voltages say,
 the currents are states, the graphs show the electrical elements; bad motor entries are input errors."""
 
@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from mbcompose import compose
 from mbcompose.composer.cli.commands import main
 from mbcompose.dynamics.linearize import linearize
-from mbcompose.dynamics.simulation import ConstantForcesOnly, simulate
+from mbcompose.dynamics.simulation import simulate
 from mbcompose.parsers.assembly import GROUND
 
 R, L_H, KT, KE, N, ETA, JR, JF, V = 1.5, 0.02, 0.05, 0.04, 12.0, 0.9, 2e-5, 0.03, 6.0
@@ -70,9 +70,13 @@ def test_motor_linearization_is_its_state_equations(flywheel):
     assert lin.states == ("q:spin", "v:spin", "i:drive") and lin.inputs == ("volt:drive",)
 
 
-def test_fixed_step_integrators_refuse_motors(flywheel):
-    with pytest.raises(ConstantForcesOnly, match="adaptive"):
-        simulate(flywheel, np.zeros(1), np.zeros(1), 0.1, 3, method="rk4", voltage=[V])
+def test_fixed_step_integrators_follow_the_analytic_step_response(flywheel):
+    result = simulate(flywheel, np.zeros(1), np.zeros(1), 0.2, 21, method="rk4", dt=1e-4, voltage=[V])
+    angle, speed, current = step_response(result.t)
+    np.testing.assert_allclose(result.q[:, 0], angle, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(result.v[:, 0], speed, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(result.currents[:, 0], current, rtol=0, atol=1e-9)
+    assert result.status.startswith("rk4") and "1 DC motors" in result.status
 
 
 def test_seeker_is_driven_by_its_two_motors_from_voltages():

@@ -3,7 +3,8 @@
 numpy reference forward dynamics (step 1e-5, relative 1e-6) on a chain with hinge, slide, ball and
 free joints, springs, dampers and servos at a moving state; the position rows against differences of
 ``integrate``/``difference`` along the trajectory (MuJoCo's tangent convention); names, selections,
-errors; and the CLI's ``linearize`` writing .npz and .json."""
+errors; the activations of actuators with activation dynamics as states against central differences of the
+forces and ``actuator_activation_rates``; and the CLI's ``linearize`` writing .npz and .json."""
 
 import json
 
@@ -13,7 +14,8 @@ from click.testing import CliRunner
 
 from mbcompose import compose
 from mbcompose.composer.cli.commands import main
-from mbcompose.dynamics import dispatch, forward_dynamics, passive_forces, actuator_forces
+from mbcompose.dynamics import (activation_names, actuator_activation_rates, actuator_forces, dispatch,
+                                forward_dynamics, passive_forces)
 from mbcompose.dynamics.kinematics import difference, integrate
 from mbcompose.dynamics.linearize import linearize
 
@@ -154,3 +156,41 @@ def test_cli_writes_npz_and_json(files, tmp_path):
     assert doc["A"][1][0] > 0       # upright: unstable
     res = runner.invoke(main, ["linearize", str(files["pendulum"]), "--inputs", "mm", "-o", str(js)])
     assert res.exit_code == 2 and "did you mean m" in res.output
+
+
+ACTIVATED = CHAIN.replace("""    <position name="p1" joint="j1" kp="30" kv="2"/>
+    <motor name="m2" joint="j2" gear="2"/>""", """    <position name="p1" joint="j1" kp="30" kv="2" timeconst="0.05"/>
+    <intvelocity name="iv" joint="j2" kp="10" actrange="-1 1"/>
+    <general name="f1" joint="j1" dyntype="filter" dynprm="0.1" gainprm="3" biastype="affine" biasprm="0 -2 -0.3"/>
+    <motor name="m2" joint="j2" gear="2"/>""")
+
+
+def test_activation_rows_match_central_differences_of_the_dynamics(tmp_path):
+    """States [dq, v, act], inputs ctrl: every row but the analytic position rows against central
+    differences (step 1e-6) of the numpy forward dynamics with the actuators at the activations and of
+    ``actuator_activation_rates``."""
+    path = tmp_path / "activated.xml"
+    path.write_text(ACTIVATED)
+    model = compose(path).model
+    assert activation_names(model) == ("p1", "iv", "f1")
+    rng = np.random.default_rng(4)
+    q = integrate(model, model.neutral(), rng.normal(size=model.nv) * 0.5)
+    v, ctrl, act = rng.normal(size=model.nv), rng.uniform(-0.5, 0.5, 4), rng.uniform(-0.5, 0.5, 3)
+    lin = linearize(model, q, v, ctrl=ctrl, activations=act)
+    n, h = model.nv, 1e-6
+    assert lin.states[2 * n:] == ("act:p1", "act:iv", "act:f1") and lin.inputs == model.actuator_names
+
+    def rates(x, u):
+        qx, vx, ax = integrate(model, q, x[:n]), x[n:2 * n], x[2 * n:]
+        with dispatch.backend("numpy"):
+            a = forward_dynamics(model, qx, vx, passive_forces(model, qx, vx) + actuator_forces(model, qx, vx, u, ax))
+        return np.concatenate([a, actuator_activation_rates(model, u, ax)])
+
+    x0 = np.concatenate([np.zeros(n), v, act])
+    A = np.array([(rates(x0 + h * e, ctrl) - rates(x0 - h * e, ctrl)) / (2 * h) for e in np.eye(len(x0))]).T
+    B = np.array([(rates(x0, ctrl + h * e) - rates(x0, ctrl - h * e)) / (2 * h) for e in np.eye(4)]).T
+    np.testing.assert_allclose(lin.A[n:], A, rtol=0, atol=1e-6 * max(1.0, np.abs(A).max()))
+    np.testing.assert_allclose(lin.B[n:], B, rtol=0, atol=1e-6 * max(1.0, np.abs(B).max()))
+    np.testing.assert_allclose(lin.A[2 * n:, 2 * n:], np.diag([-1 / 0.05, 0.0, -1 / 0.1]), rtol=1e-8, atol=1e-8)
+    np.testing.assert_array_equal(lin.activations, act)
+    np.testing.assert_array_equal(lin.A[:n, 2 * n:], 0.0)

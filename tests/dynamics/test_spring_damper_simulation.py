@@ -1,7 +1,8 @@
 """A mass-spring-damper read from MJCF (a slide joint with ``stiffness``, ``springref``, ``damping``
 and a ``motor`` at a constant control) simulated by the adaptive integrator against its analytic
 solution, ``x(t) = x_e + exp(-zeta w t) (A cos(w_d t) + B sin(w_d t))``, to 1e-9 m at rtol = atol =
-1e-12; a position servo on the fixed-step simulator of trees is refused with a message; and
+1e-12, and by the fixed-step integrators (rk4 at dt 1e-3 to 1e-9 m, semi-implicit Euler at 1e-4 to its first
+order); and
 ``simulate --ctrl`` moves the equilibrium as the motor's force says."""
 
 import numpy as np
@@ -10,7 +11,7 @@ from click.testing import CliRunner
 
 from mbcompose import compose
 from mbcompose.composer.cli.commands import main
-from mbcompose.dynamics.simulation import ConstantForcesOnly, simulate
+from mbcompose.dynamics.simulation import simulate
 
 MASS, K, C, REF, GEAR = 2.0, 50.0, 1.5, 0.3, 2.0
 
@@ -64,11 +65,13 @@ def test_controls_are_clamped_to_the_control_range(msd):
     np.testing.assert_allclose(result.q[:, 0], analytic(result.t, 0.0, 0.0, GEAR * 1.0), rtol=0, atol=1e-9)
 
 
-def test_springs_on_the_fixed_step_tree_simulator_are_refused(msd):
+@pytest.mark.parametrize("method, dt, tol", [("rk4", 1e-3, 1e-9), ("euler", 1e-4, 2e-3)])
+def test_springs_and_motor_on_the_fixed_step_tree_simulator_follow_the_analytic_solution(msd, method, dt, tol):
     composition = compose(msd)
-    with pytest.raises(ConstantForcesOnly, match="adaptive"):
-        simulate(composition.model, np.array([0.0]), np.array([0.0]), 0.1, 3, method="rk4",
-                 joints=composition.joint_properties)
+    result = simulate(composition.model, np.array([0.0]), np.array([0.4]), 3.0, 61, method=method, dt=dt,
+                      joints=composition.joint_properties, ctrl=np.array([0.75, 0.0]))
+    assert result.status.startswith(method)
+    np.testing.assert_allclose(result.q[:, 0], analytic(result.t, 0.0, 0.4, GEAR * 0.75), rtol=0, atol=tol)
 
 
 def test_cli_simulate_applies_constant_controls(msd, tmp_path):

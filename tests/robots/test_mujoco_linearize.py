@@ -96,3 +96,66 @@ def test_linearization_matches_mujocos_transition_derivatives(path, caplog):
     A_d, _ = _mujoco_transition(m, d, qpos, T @ v, ctrl, h)
     A_q = np.linalg.solve(S, np.vstack([(A_d[:n] - np.eye(2 * n)[:n]) / h, np.zeros((n, 2 * n))]) @ S)
     np.testing.assert_allclose(lin.A[:n], A_q[:n], rtol=0, atol=1e-3 * scale)
+
+
+ACTIVATED = """<mujoco>
+  <worldbody>
+    <body name="a" pos="0 0 1">
+      <joint name="h1" type="hinge" axis="0 1 0" stiffness="2" springref="0.1" damping="0.3"/>
+      <geom type="capsule" size="0.03" fromto="0 0 0 0.4 0 0" mass="0.8"/>
+      <body name="b" pos="0.4 0 0">
+        <joint name="h2" type="hinge" axis="0 1 0" damping="0.1"/>
+        <geom type="capsule" size="0.03" fromto="0 0 0 0.3 0 0.1" mass="0.5"/>
+        <body name="c" pos="0.3 0 0.1">
+          <joint name="s3" type="slide" axis="1 0 0" damping="0.2"/>
+          <geom type="sphere" size="0.05" mass="0.3"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <position name="pos_tc" joint="h1" kp="20" kv="1" timeconst="0.05"/>
+    <intvelocity name="iv" joint="h2" kp="10" actrange="-1 1"/>
+    <general name="filt" joint="s3" dyntype="filter" dynprm="0.1" gainprm="3" biastype="affine" biasprm="0 -2 -0.3"/>
+    <motor name="plain" joint="h2" gear="2"/>
+  </actuator>
+</mujoco>"""
+
+
+def test_linearization_with_activations_matches_mujocos_transition_derivatives(tmp_path):
+    """States ``[dq, v, act]`` (MuJoCo's with its ``act``), inputs ``ctrl``, on a position servo with a time
+    constant (``filterexact``), an ``intvelocity`` (an integrator with an activation range; the state lies
+    inside it) and a ``general`` filter.  MuJoCo's Euler step is exact in the velocity rows and in the
+    activation rows of the integrator and the filter (``act+ = act + h act_dot``); its ``filterexact``
+    step is ``act+ = act + act_dot tau (1 - exp(-h / tau))``, so those rows are divided by
+    ``tau (1 - exp(-h / tau))`` instead of h."""
+    path = tmp_path / "activated.xml"
+    path.write_text(ACTIVATED)
+    model = compose(path).model
+    m = mujoco.MjModel.from_xml_path(str(path))
+    m.opt.integrator = int(mujoco.mjtIntegrator.mjINT_EULER)
+    for flag in DISABLED:
+        m.opt.disableflags |= int(getattr(mujoco.mjtDisableBit, flag))
+    d = mujoco.MjData(m)
+    assert m.na == 3 and model.actuator_names == ("pos_tc", "iv", "filt", "plain")
+    rng = np.random.default_rng(2)
+    q, v = rng.uniform(-0.5, 0.5, 3), rng.normal(size=3) * 0.5
+    ctrl, act = rng.uniform(-0.5, 0.5, 4), rng.uniform(-0.5, 0.5, 3)
+    lin = linearize(model, q, v, ctrl=ctrl, activations=act)
+    assert lin.states[6:] == ("act:pos_tc", "act:iv", "act:filt")
+    h, n = 1e-3, 2 * m.nv + m.na
+    m.opt.timestep = h
+    d.qpos[:], d.qvel[:], d.ctrl[:], d.act[:] = q, v, ctrl, act
+    mujoco.mj_forward(m, d)
+    A_d, B_d = np.zeros((n, n)), np.zeros((n, m.nu))
+    mujoco.mjd_transitionFD(m, d, 1e-6, True, A_d, B_d, None, None)
+    scale = np.full(n, h)
+    stateful = np.flatnonzero(m.actuator_dyntype != int(mujoco.mjtDyn.mjDYN_NONE))
+    for k, a in enumerate(stateful):
+        if m.actuator_dyntype[a] == int(mujoco.mjtDyn.mjDYN_FILTEREXACT):
+            tau = m.actuator_dynprm[a, 0]
+            scale[2 * m.nv + k] = tau * (1 - np.exp(-h / tau))
+    A_mj, B_mj = (A_d - np.eye(n)) / scale[:, None], B_d / scale[:, None]
+    nv = m.nv
+    np.testing.assert_allclose(lin.A[nv:], A_mj[nv:], rtol=0, atol=1e-8 * np.abs(A_mj[nv:]).max())
+    np.testing.assert_allclose(lin.B[nv:], B_mj[nv:], rtol=0, atol=1e-8 * np.abs(B_mj[nv:]).max())
