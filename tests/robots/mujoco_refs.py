@@ -19,7 +19,8 @@ import numpy as np
 from mbcompose.dynamics.spatial import matrix_to_quat, quat_to_matrix
 
 mujoco = __import__("mujoco")
-HINGE, SLIDE, BALL = (int(t) for t in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE, mujoco.mjtJoint.mjJNT_BALL))
+HINGE, SLIDE, BALL = (int(t) for t in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE,
+                                        mujoco.mjtJoint.mjJNT_BALL))
 
 
 def joint_name(m, k) -> str:
