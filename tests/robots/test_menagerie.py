@@ -496,7 +496,9 @@ def simulated_path(robot, tmp_path) -> str:
 #: the activation merge (3b2150a) as ``-f tanh(v / 0.01)``, makes its 2 s run stiff on the stand-in meshes' small
 #: inertias: DOP853 at 1e-10 takes 18431 right-hand sides over the first 0.01 s, 581 with the frictionloss taken
 #: out of the copy (same state, same code; the closuresim branch, which did not read frictionloss, took 581), so
-#: about 3.7e6 over 2 s; LSODA (3867) and Radau (6190) do not save it.  The compiled path does not decline there
+#: about 3.7e6 over 2 s; LSODA (3867) and Radau (6190) do not save it.  The friction's slope at rest, f / 0.01 (up
+#: to 6.9 N m s/rad), over the reduced mass matrix has an eigenvalue of 7.5e5 1/s at the reference, which bounds
+#: DOP853's stable step near 8e-6 s (its steps over the first 0.05 s: 8.4e-6 s on average).  The compiled path does not decline there
 #: (no decline logged, one partition segment: linear couplings keep their default split; a right-hand side 2.4 ms
 #: compiled, 44 ms numpy).  Without the frictionloss the 2 s run takes 78 s wall at load 8 (2026-11-27).
 SIMULATED = ("cassie", "iit_softfoot", "fivebar_connect")
