@@ -498,9 +498,10 @@ def simulated_path(robot, tmp_path) -> str:
 #: out of the copy (same state, same code; the closuresim branch, which did not read frictionloss, took 581), so
 #: about 3.7e6 over 2 s; LSODA (3867) and Radau (6190) do not save it.  The friction's slope at rest, f / 0.01 (up
 #: to 6.9 N m s/rad), over the reduced mass matrix has an eigenvalue of 7.5e5 1/s at the reference, which bounds
-#: DOP853's stable step near 8e-6 s (its steps over the first 0.05 s: 8.4e-6 s on average).  The compiled path does not decline there
-#: (no decline logged, one partition segment: linear couplings keep their default split; a right-hand side 2.4 ms
-#: compiled, 44 ms numpy).  Without the frictionloss the 2 s run takes 78 s wall at load 8 (2026-11-27).
+#: DOP853's stable step near 8e-6 s (its steps over the first 0.05 s: 8.4e-6 s on average).  The compiled path
+#: does not decline there (no decline logged, one partition segment: linear couplings keep their default split; a
+#: right-hand side 2.4 ms compiled, 44 ms numpy).  Without the frictionloss the 2 s run takes 78-322 s wall at load
+#: 8-9 and follows the reference to 2.1e-12 rad over the first 0.25 s (2026-11-27).
 SIMULATED = ("cassie", "iit_softfoot", "fivebar_connect")
 #: our integrator's tolerance where 1e-10 does not reach 1e-6 rad over 2 s: the five-bar passes its dead centre
 #: (five partition segments) and its free fall amplifies the integration error (1.06e-6 rad at 1e-10, 3.2e-9 at 1e-12)
