@@ -47,6 +47,13 @@ On the issue-12 samples ours is 3.1-3.2x ``constraintDynamics`` (target <= 3x): 
 compiled tree CRBA + RNEA (with the ``speed`` branch's tree kernels, on a trial merge: 2.0-2.2x);
 with more loops the ratio falls below 1.  The dense mass matrix and
 projection make ours/tree grow with the number of loops (the numpy compound-node sweep is O(N)).
+
+Measured 2026-11-27 (same machine, load average 8-9, ``--only fourbar fivebar leg_fourbar_knee``, two full runs):
+ours/pin 0.96 and 1.05 (fourbar), 1.05 and 1.01 (fivebar), 0.99 and 1.00 (leg_fourbar_knee), ours 3.0-3.8 us,
+pin 2.9-3.9 us.  Where the four-bar's 3.0 us go (interleaved blocks, minimum): the kernel called directly
+2.0 us (numba's dispatch of ten arrays alone, an empty njit function of ten arrays, 0.8 us), the entry
+``closed_api.forward_dynamics`` 0.7 us more (the result's allocation, the packed arrays' look-up), the public
+``dynamics.forward_dynamics`` and ``dispatch.algorithm`` 0.3 us more.
 """
 
 from __future__ import annotations

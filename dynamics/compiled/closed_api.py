@@ -38,6 +38,10 @@ __all__ = ["forward_dynamics", "complete_configuration", "complete_velocity", "c
 
 log = logging.getLogger(__name__)
 
+#: looked up once: module globals are cheaper than attributes on the one-configuration path (a four-bar's
+#: kernel call is about 2 us, numba's dispatch of its ten arrays included)
+_empty, _embedded_fd, _OK, _BAD_SHAPE = np.empty, ck.embedded_forward_dynamics, ck.OK, ck.BAD_SHAPE
+
 _FD = "closed-chain forward dynamics"
 _FD_REFERENCE = "the numpy embedding (embedding.forward_dynamics)"
 
@@ -52,21 +56,20 @@ def forward_dynamics(em, q, v, tau, f_ext=None, data=None):
     :mod:`dynamics.compiled.closed_kernels`); ``f_ext`` is not supported on embedded models.  Linear
     joint couplings without loop-closing joints take their closed form (:mod:`dynamics.closed.linear`).
     """
-    if f_ext is None and em.linear_couplings is not None and np.shape(q) == (em.nq,):
-        return em.linear_couplings.forward_dynamics(q, v, tau)
-    packed = (em.default_data if data is None else data).packed
     if f_ext is None:
-        out = np.empty(em.nv)
+        if em.linear_couplings is not None and np.shape(q) == (em.nq,):
+            return em.linear_couplings.forward_dynamics(q, v, tau)
+        out = _empty(em.nv)
         try:
-            status = ck.embedded_forward_dynamics(*packed, q, v, tau, out)
+            status = _embedded_fd(*(em.default_data if data is None else data).packed, q, v, tau, out)
         except TypeError:                # not three writable float64 vectors: the general path below
-            status = ck.BAD_SHAPE
-        if status == ck.OK:
+            status = _BAD_SHAPE
+        if status == _OK:
             return out
-        if status != ck.BAD_SHAPE:
+        if status != _BAD_SHAPE:
             declined(log, _FD, ck.DECLINED[status], _FD_REFERENCE)
             return embedding.forward_dynamics(em, q, v, tau)
-    return _general(em, packed, q, v, tau, f_ext)
+    return _general(em, (em.default_data if data is None else data).packed, q, v, tau, f_ext)
 
 
 def complete_configuration(em, q_guess=None, tol: float = CLOSURE_TOL, max_iter: int = NEWTON_MAX_ITER, data=None):

@@ -170,24 +170,27 @@ class ClosedFlat:
         f.rcond_switch[()] = max(float(f.rcond_switch[()]), float(rcond_switch))
         return cflt
 
-    def ints_with_split(self, em, splits) -> np.ndarray:
-        """A copy of ``cint`` for another split of the loops into dependent and independent coordinates
-        (generalized coordinate partitioning, :func:`dynamics.closed.embedding.partition_at`): ``splits``
-        a dict loop node -> ``(rows, dep, ...)`` (kept rows, indices into ``lp.all_rows``; dependent
-        coordinates, positions in ``lp.v_idx``), as many of each as the default split has (the rank of
-        the loop's closure).  The kernels then run on that split: ``independent`` (sorted), ``dependent``,
-        ``row_kept`` and ``loop_of_independent`` are those of ``splits``; the model's own tables are not
-        changed."""
+    def with_split(self, em, splits, cflt=None) -> tuple[np.ndarray, np.ndarray]:
+        """Copies ``(cint, cflt)`` of the packed arrays for another split of the loops into dependent and
+        independent coordinates (generalized coordinate partitioning,
+        :func:`dynamics.closed.embedding.partition_at`): ``splits`` a dict loop node -> ``(rows, dep, ...)``
+        (kept rows, indices into ``lp.all_rows``; dependent coordinates, positions in ``lp.v_idx``), as
+        many of each as the default split has (the rank of the loop's closure); ``cflt`` the floats to
+        start from (e.g. :meth:`floats_with_rcond_switch`'s; default the model's).  The kernels then run
+        on that split: ``independent`` (sorted), ``dependent``, ``row_kept`` and ``loop_of_independent``
+        are those of ``splits``, and so is ``row_slack`` (a rounded loop's slack on the rows this split
+        drops, zero on the rows it keeps: a row the default split drops must close when this one keeps
+        it, and the other way round).  The model's own tables are not changed."""
         cint = self.cint.copy()
-        i = CLOSED_INTS.views(cint, self._table)
-        f = CLOSED_FLOATS.views(self.cflt.copy(), self._table)
+        cflt = (self.cflt if cflt is None else cflt).copy()
+        i, f = CLOSED_INTS.views(cint, self._table), CLOSED_FLOATS.views(cflt, self._table)
         for lp in em.loops:
             rows, dep = splits[lp.node][0], splits[lp.node][1]
             if len(rows) != len(lp.rows) or len(dep) != len(lp.dep):
                 raise ValueError(f"loop {lp.name}: a split of {len(rows)} rows and {len(dep)} dependent "
                                  f"coordinates, not {len(lp.rows)} (the closure rank)")
         self._rows(em, i, f, splits)
-        return cint
+        return cint, cflt
 
     @staticmethod
     def _couplings(em, i, f):
@@ -209,7 +212,7 @@ class ClosedFlat:
     def _rows(em, i, f, splits):
         """The constraint rows loop by loop: kind, chord, kept index, axes; the loops' row ranges; the
         dependent and independent coordinates; ``splits`` a dict loop node -> (kept rows, dependent
-        positions, ...) (see :meth:`ints_with_split`)."""
+        positions, ...) (see :meth:`with_split`)."""
         cs = em.chord_set
         p_pos = {int(r): k for k, r in enumerate(cs.p_rows)}
         r_pos = {int(r): k for k, r in enumerate(cs.r_rows)}
@@ -251,8 +254,8 @@ class ClosedData:
     packed arrays and these.  ``rcond_switch``:
     a stricter decline threshold for the kernels called with these arrays
     (:meth:`ClosedFlat.floats_with_rcond_switch`), None for the model's.  ``splits``: the kernels called
-    with these arrays use that split of the loops (:meth:`ClosedFlat.ints_with_split`; a simulator's
-    current partition), None for the model's default one."""
+    with these arrays use that split of the loops (:meth:`ClosedFlat.with_split`; a simulator's
+    current partition; its rounded loops' row slacks follow the split), None for the model's default one."""
 
     def __init__(self, em, rcond_switch: float | None = None, splits: dict | None = None):
         self.tree = Data(em.tree_model.n_bodies)
@@ -261,7 +264,7 @@ class ClosedData:
         self.fields = CLOSED_WORK.views(self.work, table)
         cf, flat = em.closed_flat, em.tree_model.flat_model
         cflt = cf.cflt if rcond_switch is None else cf.floats_with_rcond_switch(rcond_switch)
-        cint = cf.cint if splits is None else cf.ints_with_split(em, splits)
+        cint, cflt = (cf.cint, cflt) if splits is None else cf.with_split(em, splits, cflt)
         self.packed = (flat.ints, flat.floats, self.tree.work, cint, cflt, self.work)
         #: the v indices of the independent coordinates these arrays' kernels take (sorted)
         self.independent = em.independent_v if splits is None else CLOSED_INTS.views(cint, cf._table).independent.copy()

@@ -12,11 +12,15 @@ the body's world orientation ``Q B`` and its ``qvel = [R v; B^T omega]`` for our
 bias forces are ``T^T (qfrc_bias + M_mj Tdot v)`` in our coordinates.
 """
 
+import functools
+
 import numpy as np
 
 from mbcompose.dynamics.spatial import matrix_to_quat, quat_to_matrix
 
 mujoco = __import__("mujoco")
+HINGE, SLIDE, BALL = (int(t) for t in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE,
+                                        mujoco.mjtJoint.mjJNT_BALL))
 
 
 def joint_name(m, k) -> str:
@@ -36,28 +40,40 @@ def reference_orientations(m) -> np.ndarray:
     return d.xmat.reshape(-1, 3, 3).copy()
 
 
+@functools.lru_cache(maxsize=16)
+def joint_table(m, ours) -> tuple:
+    """Per MuJoCo joint k: (type, qposadr, dofadr, body, our q slice, our v slice, our tree body index of a
+    free joint or None), looked up by name once per pair of models (a right-hand side of a reference
+    integrator calls :func:`to_mujoco` thousands of times)."""
+    tree = getattr(ours, "tree_model", ours)
+    rows = []
+    for k in range(m.njnt):
+        name = joint_name(m, k)
+        jt = int(m.jnt_type[k])
+        free = tree.joint_index(name) if jt == int(mujoco.mjtJoint.mjJNT_FREE) else None
+        rows.append((jt, int(m.jnt_qposadr[k]), int(m.jnt_dofadr[k]), int(m.jnt_bodyid[k]), ours.q_slice(name),
+                     ours.v_slice(name), free))
+    return tuple(rows)
+
+
 def to_mujoco(m, ours, q, v, B=None):
     """(qpos, T, Tdot v) for our state (q (nq,), v (nv,)): qvel = T v, qacc = T a + Tdot v."""
     B = reference_orientations(m) if B is None else B
     qpos = m.qpos0.copy()
     T = np.zeros((m.nv, ours.nv))
     tdot_v = np.zeros(m.nv)
-    for k in range(m.njnt):
-        name = joint_name(m, k)
-        qs, vs = ours.q_slice(name), ours.v_slice(name)
-        qa, va, jt = m.jnt_qposadr[k], m.jnt_dofadr[k], int(m.jnt_type[k])
-        Bk = B[m.jnt_bodyid[k]]
-        if jt in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
+    tree = getattr(ours, "tree_model", ours)
+    for jt, qa, va, body, qs, vs, k_body in joint_table(m, ours):
+        Bk = B[body]
+        if jt in (HINGE, SLIDE):
             qpos[qa] = q[qs][0]
             T[va, vs.start] = 1.0
-        elif jt == int(mujoco.mjtJoint.mjJNT_BALL):
+        elif jt == BALL:
             Q = quat_to_matrix(q[qs])
             qpos[qa:qa + 4] = matrix_to_quat(Bk.T @ Q @ Bk)
             T[va:va + 3, vs] = Bk.T
         else:
-            Q = quat_to_matrix(q[qs][3:])
-            tree = getattr(ours, "tree_model", ours)     # our position is from the joint's placement
-            k_body = tree.joint_index(name)
+            Q = quat_to_matrix(q[qs][3:])                # our position is from the joint's placement
             qpos[qa:qa + 3] = tree.placement_p[k_body] + tree.placement_R[k_body] @ q[qs][:3]
             qpos[qa + 3:qa + 7] = matrix_to_quat(Q @ Bk)
             T[va:va + 3, vs.start + 3:vs.start + 6] = Q

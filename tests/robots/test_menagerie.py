@@ -218,10 +218,10 @@ def equality_velocity_product(m, d, eq) -> np.ndarray:
     raise NotImplementedError(f"equality type {m.eq_type[eq]} of equality {eq} has no reference here")
 
 
-def mujoco_constrained(m, d, em, q, v, B, offsets):
-    """MuJoCo's equality constraints at our closed state: (closure error (:func:`closure_in_mujoco`), A,
-    gamma, M, bias) in our coordinates, ``A a + gamma = 0`` the acceleration constraints (a connect's rows
-    from :func:`connect_rows`, the others MuJoCo's ``efc_J``)."""
+def mujoco_constrained(m, d, em, q, v, B, offsets, closure=True):
+    """MuJoCo's equality constraints at our closed state: (closure error (:func:`closure_in_mujoco`; None
+    when ``closure`` is False), A, gamma, M, bias) in our coordinates, ``A a + gamma = 0`` the acceleration
+    constraints (a connect's rows from :func:`connect_rows`, the others MuJoCo's ``efc_J``)."""
     qpos, T, tdot_v = to_mujoco(m, em, q, v, B)
     M_mj, bias_mj = mujoco_dynamics(m, d, qpos, T @ v)
     rows, ids = _equality_rows(m, d)
@@ -235,7 +235,7 @@ def mujoco_constrained(m, d, em, q, v, B, offsets):
         gamma.append(jd)
     J = np.vstack(J) if J else np.zeros((0, m.nv))
     gamma = np.concatenate(gamma) if gamma else np.zeros(0)
-    return (closure_in_mujoco(m, d, offsets), J @ T, J @ tdot_v + gamma,
+    return (closure_in_mujoco(m, d, offsets) if closure else None, J @ T, J @ tdot_v + gamma,
             T.T @ M_mj @ T, T.T @ (bias_mj + M_mj @ tdot_v))
 
 
@@ -396,7 +396,7 @@ def mujoco_lagrange_accelerations(m, d, em, q, v, tau, B, offsets):
     """Accelerations (nv,) in our coordinates of MuJoCo's tree with its equality constraints held exactly
     (Lagrange multipliers): ``[M A^T; A 0] [a; lambda] = [tau - b; -gamma]`` (``offsets``:
     :func:`connect_offsets`)."""
-    _, A, gamma, M, bias = mujoco_constrained(m, d, em, q, v, B, offsets)
+    _, A, gamma, M, bias = mujoco_constrained(m, d, em, q, v, B, offsets, closure=False)
     W, T = _row_space(A)
     r = W.shape[0]
     K = np.block([[M, W.T], [W, np.zeros((r, r))]])
@@ -491,19 +491,26 @@ def simulated_path(robot, tmp_path) -> str:
     return _path(*CLOSED[robot])
 
 
-#: the closed-chain models simulated 2 s (issue 25 must-show 1); toddlerbot with its neck loop opened (the whole
-#: robot's rank: CLOSED_FAILURES), so its nine gear couplings
-#: toddlerbot (neck opened) is not among them: its 2 s run followed the reference to 2.1e-12 rad on the closuresim
-#: branch (294 s wall at load 16), but on main after the rankloop merge it ran over 8 minutes on an idle core in the
-#: CI run of 2026-11-27 (not yet understood; suspected: its coupling rows leaving the compiled path)
+#: the closed-chain models simulated 2 s (issue 25 must-show 1).  toddlerbot (its neck loop opened, the nine gear
+#: couplings kept: :func:`toddlerbot_open_neck`) is not among them.  Its file's joint ``frictionloss``, read since
+#: the activation merge (3b2150a) as ``-f tanh(v / 0.01)``, makes its 2 s run stiff on the stand-in meshes' small
+#: inertias: DOP853 at 1e-10 takes 18431 right-hand sides over the first 0.01 s, 581 with the frictionloss taken
+#: out of the copy (same state, same code; the closuresim branch, which did not read frictionloss, took 581), so
+#: about 3.7e6 over 2 s; LSODA (3867) and Radau (6190) do not save it.  The friction's slope at rest, f / 0.01 (up
+#: to 6.9 N m s/rad), over the reduced mass matrix has an eigenvalue of 7.5e5 1/s at the reference, which bounds
+#: DOP853's stable step near 8e-6 s (its steps over the first 0.05 s: 8.4e-6 s on average).  The compiled path
+#: does not decline there (no decline logged, one partition segment: linear couplings keep their default split; a
+#: right-hand side 2.4 ms compiled, 44 ms numpy).  Without the frictionloss the 2 s run takes 78-322 s wall at load
+#: 8-9 and follows the reference to 2.1e-12 rad over the first 0.25 s (2026-11-27).
 SIMULATED = ("cassie", "iit_softfoot", "fivebar_connect")
 #: our integrator's tolerance where 1e-10 does not reach 1e-6 rad over 2 s: the five-bar passes its dead centre
 #: (five partition segments) and its free fall amplifies the integration error (1.06e-6 rad at 1e-10, 3.2e-9 at 1e-12)
 TOLERANCE = {"fivebar_connect": 1e-12}
 #: the window (s) of the 2 s run compared with the Lagrange reference where the whole 2 s would cost CI its time
-#: budget: the reference runs MuJoCo from Python for every right-hand side at 1e-12 (about 1500 s per robot on a
-#: loaded 2-core machine).  Measured over the whole 2 s on 2026-11-27: iit_softfoot 1.6e-10 rad, toddlerbot (neck
-#: opened) 2.1e-12 rad; cassie's reference did not finish.  The closure is checked over the whole 2 s.
+#: budget: the reference runs MuJoCo from Python for every right-hand side at 1e-12.  Measured over the whole 2 s
+#: on 2026-11-27: cassie 1.23e-10 rad, reached within the first 0.25 s (our run 484 s wall, the reference 815 s
+#: before its joint look-ups were cached; load 8-9), iit_softfoot 1.6e-10 rad, toddlerbot (neck opened, on the
+#: closuresim branch, before its frictionloss was read) 2.1e-12 rad.  The closure is checked over the whole 2 s.
 COMPARED = {"cassie": 0.25, "iit_softfoot": 0.25}
 
 
