@@ -8,6 +8,7 @@ per coordinate), :mod:`.result` (the trajectory and its named columns).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 
 from typing import Callable
@@ -17,7 +18,7 @@ import numpy as np
 from ..tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, SIMULATION_CLOSURE_TOL
 from ..forces import activation_names, actuator_forces, motor_names
 from .activations import activation_trajectory
-from .adaptive import ADAPTIVE_METHOD, simulate_closed_chain, simulate_tree
+from .adaptive import ADAPTIVE_METHOD, simulate_closed_chain, simulate_tree, stiffness_warning
 from .motors import simulate_tree_with_motors
 from .fixed_step import (DEFAULT_DT, FIXED_STEP, MAX_STEPS, simulate_closed_chain_fixed_step, simulate_tree_fixed_step,
                          simulate_tree_fixed_step_with_components, too_many_steps)
@@ -28,6 +29,9 @@ from .result import SimulationResult, coordinate_columns, total_energy
 #: names the kinds; ``lagrange`` and ``aggregated`` models are evaluated, not simulated)
 SIMULATORS = {"tree": (simulate_tree, simulate_tree_fixed_step),
               "embedded": (simulate_closed_chain, simulate_closed_chain_fixed_step)}
+
+
+logger = logging.getLogger(__name__)
 
 
 def simulate(model, q0, v0, duration: float, samples: int = 201,
@@ -71,6 +75,10 @@ def simulate(model, q0, v0, duration: float, samples: int = 201,
     if stateful and model.kind != "tree" and not motor_names(model):
         return _closed_chain_with_activations(model, q0, v0, duration, samples, torque, method, rtol, atol, progress,
                                               closure_tol, dt, joints, ctrl, activations)
+    warning = None if method in FIXED_STEP else stiffness_warning(
+        model, joints, q0, duration, ADAPTIVE_METHOD if method == "adaptive" else method)
+    if warning:
+        logger.warning(warning)
     if motor_names(model) or stateful:
         if model.kind != "tree":
             raise ConstantForcesOnly("DC motors are integrated on trees (adaptive, rk4, euler), not on closed chains "

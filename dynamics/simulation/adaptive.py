@@ -16,12 +16,44 @@ import numpy as np
 from ..kinematics import normalize
 from ..tolerances import ADAPTIVE_ATOL, ADAPTIVE_RTOL, SIMULATION_CLOSURE_TOL
 from .closed import closed_chain_result, integrate_partitioned, integrate_partitioned_with_stops
-from .passive import JointProperties, damped
+from .passive import JointProperties, coordinate_rates, damped
 from .result import SimulationResult, coordinate_columns, energies
 from .stops import simulate_tree_with_stops
 
 #: the adaptive integrator's scipy method
 ADAPTIVE_METHOD = "DOP853"
+
+
+#: |h lambda| on the negative real axis where scipy's explicit adaptive methods stop being stable (their
+#: stability regions; DOP853's observed on toddlerbot's friction: h lambda = 6.3)
+EXPLICIT_REAL_LIMITS = {"DOP853": 6.0, "RK45": 3.3, "RK23": 2.5}
+#: the number of stability-limited steps above which a run is announced as stiff
+STIFF_STEPS = 100_000
+#: the largest tree whose stiffness is estimated (one numpy CRBA and inverse at the start)
+STIFF_CHECK_MAX_NV = 300
+
+
+def stiffness_warning(model, joints: JointProperties, q0, duration: float, method: str) -> str | None:
+    """The warning an explicit adaptive run gets when the damping or the regularised friction of its joints
+    limits the step far below what accuracy needs (:func:`.passive.coordinate_rates`: each coordinate alone,
+    an estimate): more than :data:`STIFF_STEPS` steps for ``duration``.  None otherwise, for implicit
+    methods, for trees over :data:`STIFF_CHECK_MAX_NV` coordinates and when ``q0`` is not a tree
+    configuration.  Friction read from a file is ``-f tanh(v / 0.01)``: its slope ``f / 0.01`` over a light
+    joint's inertia is what makes such runs stiff (toddlerbot: 7.5e5 1/s, steps of 8e-6 s)."""
+    tree = model.tree_model
+    real = EXPLICIT_REAL_LIMITS.get(method)
+    if real is None or tree.nv > STIFF_CHECK_MAX_NV or np.shape(q0) != (tree.nq,):
+        return None
+    rates, _ = coordinate_rates(model, joints, q0)
+    steps = duration * rates.max(initial=0.0) / real
+    if steps <= STIFF_STEPS:
+        return None
+    names = [n for n in tree.joint_names for _ in range(tree.v_slice(n).stop - tree.v_slice(n).start)]
+    worst = np.argsort(-rates)[:3]
+    shown = ", ".join(f"{names[i]} ({rates[i]:.2g}/s)" for i in worst if rates[i] * duration / real > STIFF_STEPS)
+    return (f"the damping or friction of {shown} makes the motion stiff for {method}: steps near "
+            f"{real / rates.max():.2g} s, about {steps:.2g} of them for {duration:g} s (a larger friction "
+            f"velocity or less damping on those joints runs faster)")
 
 
 def simulate_tree(model, q0, v0, duration: float, samples: int = 201, torque=None, method: str = "DOP853",

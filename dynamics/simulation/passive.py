@@ -139,5 +139,7 @@ def coordinate_rates(model, joints: JointProperties, q) -> tuple[np.ndarray, np.
         g2 = L["gear"][on_joint] ** 2
         np.add.at(c, L["act_v"][on_joint], np.maximum(-L["bias"][on_joint, 2], 0.0) * g2)
         np.add.at(k, L["act_v"][on_joint], np.maximum(-L["bias"][on_joint, 1], 0.0) * g2)
+    if not (c.any() or k.any()):
+        return c, k
     inverse = np.diag(np.linalg.inv(mass_matrix(tree, np.asarray(q, dtype=float))))
     return c * inverse, np.sqrt(k * inverse)

@@ -86,3 +86,34 @@ def test_mjcf_friction_is_left_out_of_mujocos_passive_forces(tmp_path):
     np.testing.assert_allclose(dynamics.passive_forces(model, q, v) - dynamics.friction_forces(model, q, v),
                                d.qfrc_spring + d.qfrc_damper, rtol=1e-15)
     assert m.dof_frictionloss[0] == FRICTION
+
+
+def test_a_light_joint_with_file_friction_is_announced_stiff_with_the_steps_dop853_takes(tmp_path):
+    """The regularised friction's slope ``f / v_f`` over a light joint's mass is a decay rate ``f / (v_f m)``
+    that limits an explicit integrator's step (toddlerbot's frictionloss: 7.5e5 1/s).  The announced number
+    of steps is checked against scipy's DOP853 itself on the block's equation ``m v' = -f tanh(v / v_f)``
+    (independent of our dynamics), and a block 1e4 times heavier is not announced."""
+    from scipy.integrate import solve_ivp
+
+    from mbcompose.dynamics.simulation.adaptive import STIFF_STEPS, stiffness_warning
+    from mbcompose.dynamics.simulation.passive import JointProperties
+
+    rate, duration = 3e7, 0.2                            # 1e6 steps of 6/rate: announced
+    light = FRICTION / (V_F * rate)
+    path = tmp_path / "light.urdf"
+    path.write_text(URDF.replace(f'<mass value="{MASS}"/>', f'<mass value="{light}"/>'))
+    model = compose(path).model
+    joints = JointProperties.none(model.nv)
+    warning = stiffness_warning(model, joints, model.neutral(), duration, "DOP853")
+    assert warning and "slide (3e+07/s)" in warning and "about 1e+06 of them for 0.2 s" in warning, warning
+    steps = float(warning.split("about ")[1].split(" of them")[0])
+    short = 1e-4                                         # scipy's own count on a stretch of the same run
+    r = solve_ivp(lambda t, y: [y[1], -FRICTION * np.tanh(y[1] / V_F) / light], (0.0, short), [0.0, 0.005],
+                  method="DOP853", rtol=1e-10, atol=1e-12)
+    assert abs((len(r.t) - 1) / short - steps / duration) < 0.25 * steps / duration, (len(r.t), steps)
+    assert steps > STIFF_STEPS
+    heavy = tmp_path / "heavy.urdf"
+    heavy.write_text(URDF.replace(f'<mass value="{MASS}"/>', f'<mass value="{light * 1e4}"/>'))
+    model = compose(heavy).model
+    assert stiffness_warning(model, joints, model.neutral(), duration, "DOP853") is None
+    assert stiffness_warning(model, joints, model.neutral(), duration, "Radau") is None
