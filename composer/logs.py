@@ -2,8 +2,9 @@
 
 A warning or error logged many times with different arguments (one per mesh, one
 per link) is shown the first time; when the handler closes (at the end of the
-command), one line says how many more like it were left out.  Info and debug
-lines (``-v``: stage timings, progress) are all shown.
+command), one line says how many more like it were left out.  The same message
+again (word for word: two stages noticing one fact) is dropped without a count.
+Info and debug lines (``-v``: stage timings, progress) are all shown.
 """
 
 from __future__ import annotations
@@ -21,15 +22,20 @@ class GroupingHandler(logging.StreamHandler):
         self.setFormatter(logging.Formatter("%(message)s"))
         self.counts: Counter = Counter()
         self.first: dict = {}       # (level, template) -> the first message written
+        self.seen: set = set()      # (level, message) of every message counted
 
     def emit(self, record: logging.LogRecord) -> None:
         if record.levelno < logging.WARNING:      # -v asked for every progress and debugging line
             self._write(f"{record.levelname.lower()}: {self.format(record)}")
             return
         key = (record.levelname.lower(), str(record.msg))
+        message = self.format(record)
+        if (key[0], message) in self.seen:
+            return
+        self.seen.add((key[0], message))
         self.counts[key] += 1
         if self.counts[key] == 1:
-            self.first[key] = self.format(record)
+            self.first[key] = message
             self._write(f"{key[0]}: {self.first[key]}")
 
     def _write(self, line: str) -> None:
@@ -49,6 +55,7 @@ class GroupingHandler(logging.StreamHandler):
             self._write(line)
         self.counts.clear()
         self.first.clear()
+        self.seen.clear()
         super().close()
 
 

@@ -67,6 +67,8 @@ def test_repeated_warnings_are_grouped_into_one_line_with_a_count():
         for k in range(5):
             log.warning("MJCF export: MuJoCo cannot read mesh %s (skipped)", f"part{k}.dae")
         log.warning("loop L1 is over-constrained")
+        log.warning("MJCF export: MuJoCo cannot read mesh %s (skipped)", "part3.dae")   # the same words again
+        log.warning("loop L1 is over-constrained")
     finally:
         log.removeHandler(handler)
         handler.close()
