@@ -10,6 +10,7 @@ Info and debug lines (``-v``: stage timings, progress) are all shown.
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from collections import Counter
 
@@ -28,8 +29,8 @@ class GroupingHandler(logging.StreamHandler):
         if record.levelno < logging.WARNING:      # -v asked for every progress and debugging line
             self._write(f"{record.levelname.lower()}: {self.format(record)}")
             return
-        key = (record.levelname.lower(), str(record.msg))
         message = self.format(record)
+        key = (record.levelname.lower(), _template(record, message))
         if (key[0], message) in self.seen:
             return
         self.seen.add((key[0], message))
@@ -57,6 +58,17 @@ class GroupingHandler(logging.StreamHandler):
         self.first.clear()
         self.seen.clear()
         super().close()
+
+
+#: a %-format placeholder of a logging template
+_PLACEHOLDER = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(?:\d+|\*)?(?:\.\d+)?[diouxXeEfFgGcrsa%]")
+
+
+def _template(record: logging.LogRecord, message: str) -> str:
+    """What repeats of ``record`` have in common: its template, or the message itself when the template is
+    nothing but placeholders (``log.warning("%s", text)``: different texts are different warnings)."""
+    template = str(record.msg)
+    return template if _PLACEHOLDER.sub("", template).strip(" :;,.-") else message
 
 
 def current_levels() -> tuple[int, int]:

@@ -69,12 +69,16 @@ def test_repeated_warnings_are_grouped_into_one_line_with_a_count():
         log.warning("loop L1 is over-constrained")
         log.warning("MJCF export: MuJoCo cannot read mesh %s (skipped)", "part3.dae")   # the same words again
         log.warning("loop L1 is over-constrained")
+        log.warning("%s", "joint 'a': initial position 200 is outside its limits")   # templates of placeholders
+        log.warning("%s", "the kernels are being compiled")                           # only: two warnings
     finally:
         log.removeHandler(handler)
         handler.close()
     assert stream.getvalue().splitlines() == [
         "warning: MJCF export: MuJoCo cannot read mesh part0.dae (skipped)",
         "warning: loop L1 is over-constrained",
+        "warning: joint 'a': initial position 200 is outside its limits",
+        "warning: the kernels are being compiled",
         'warning: 4 more like "MJCF export: MuJoCo cannot read mesh part0.dae (skipped)" (not shown)']
 
 
