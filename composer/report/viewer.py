@@ -67,6 +67,7 @@ def view_html(scene) -> str:
             f'<div id="mbc-controls"><button id="mbc-play" type="button">Play</button>'
             f'<input id="mbc-time" type="range" min="0" max="0" value="0" aria-label="time">'
             f'<span id="mbc-time-label">t = 0 s</span></div>'
-            f'<div id="mbc-note">{note}Colours: {keys}(grey, see-through: fixed to ground)</div></div>'
+            f'<div id="mbc-note">{note}Colours: {keys}by moving composite body; the parts fixed to the ground '
+            f'grey and see-through.</div></div>'
             f'<script type="application/json" id="mbc-scene">{scene_json(scene)}</script>'
             f"<script>{viewer_script()}</script>")
