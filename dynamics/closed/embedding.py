@@ -892,7 +892,6 @@ def complete_state(em: EmbeddedModel, q, v, tol: float = CLOSURE_TOL, max_iter: 
         return em.linear_couplings.complete_state(q, v)
     splits = _state_splits(em, q) if splits is None else splits
     q = complete_configuration(em, q, tol=tol, max_iter=max_iter, splits=splits)
-    m = em.tree_model
     terms = terms_at(em, q)
     v = np.array(v, dtype=float)
     for lp in em.loops:
@@ -920,7 +919,6 @@ def choose_partition(em: EmbeddedModel, q) -> dict:
     """The split of every loop chosen at a closed q (nq,) by :func:`best_partition` (whatever the default
     one): dict loop node -> (rows, dep, ind).  Raises :class:`ClosureError` at a singular configuration
     (the rank falls, or the best block's reciprocal condition is at most :data:`RCOND_MIN`)."""
-    m = em.tree_model
     terms = terms_at(em, q)
     out = {}
     for lp in em.loops:

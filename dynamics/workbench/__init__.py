@@ -26,6 +26,6 @@ from .structured import (BlockSparseOperator, IdClass, SKOClass, SKOStarClass, S
 from .system import Subgraph, subgraph
 
 __all__ = ["TOL", "IncompatibleOperands", "ProductOperator", "Space", "SpatialMatrixOperator", "SpatialVector",
-           "SumOperator", "BlockSparseOperator", "SKOClass", "SKOStarClass", "SPOClass", "SPOStarClass",
+           "SumOperator", "BlockSparseOperator", "IdClass", "SKOClass", "SKOStarClass", "SPOClass", "SPOStarClass",
            "SpatialDiagonalMatrixOperator", "SpatialSquareMatrixOperator", "as_diagonal", "Subgraph",
            "subgraph"] + list(_ops_all)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import os
 from contextlib import contextmanager
-from pathlib import Path
 
 from ..assembly import Assembly
 from ..errors import InputError
