@@ -48,7 +48,7 @@ def stiffness_warning(model, joints: JointProperties, q0, duration: float, metho
     steps = duration * rates.max(initial=0.0) / real
     if steps <= STIFF_STEPS:
         return None
-    names = [n for n in tree.joint_names for _ in range(tree.v_slice(n).stop - tree.v_slice(n).start)]
+    names = [c.split("[")[0] for c in coordinate_columns(tree, rate=True)]     # the joint of each velocity
     worst = np.argsort(-rates)[:3]
     shown = ", ".join(f"{names[i]} ({rates[i]:.2g}/s)" for i in worst if rates[i] * duration / real > STIFF_STEPS)
     return (f"the damping or friction of {shown} makes the motion stiff for {method}: steps near "

@@ -96,7 +96,7 @@ def stability_warning(model, joints: JointProperties, q0, dt: float, method: str
     if not len(worst):
         return None
     tree = model.tree_model
-    names = [n for n in tree.joint_names for _ in range(tree.v_slice(n).stop - tree.v_slice(n).start)]
+    names = [c.split("[")[0] for c in coordinate_columns(tree, rate=True)]     # the joint of each velocity
     order = worst[np.argsort(-need[worst])]
     shown = ", ".join(names[i] for i in order[:5]) + (f" and {len(order) - 5} more" if len(order) > 5 else "")
     return (f"{method} at dt {dt:.3g} s is beyond its stability for the damping, friction or springs of {shown} "
