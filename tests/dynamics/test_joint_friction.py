@@ -117,3 +117,52 @@ def test_a_light_joint_with_file_friction_is_announced_stiff_with_the_steps_dop8
     model = compose(heavy).model
     assert stiffness_warning(model, joints, model.neutral(), duration, "DOP853") is None
     assert stiffness_warning(model, joints, model.neutral(), duration, "Radau") is None
+
+
+#: a parallelogram closed by a ``connect`` (planar: 3 rows, rank 2): two 0.3 m cranks 0.4 m apart and a light
+#: coupler with frictionloss on its joint, damping on crank b's
+PARALLELOGRAM = """<mujoco>
+  <worldbody>
+    <body name="crank_a" pos="-0.2 0 0">
+      <joint name="ja" axis="0 1 0"/>
+      <inertial pos="0 0 0.15" mass="1.0" diaginertia="0.01 0.01 0.01"/>
+      <body name="coupler" pos="0 0 0.3">
+        <joint name="jc" axis="0 1 0" frictionloss="0.3"/>
+        <inertial pos="0.2 0 0" mass="1e-4" diaginertia="1e-8 1e-8 1e-8"/>
+      </body>
+    </body>
+    <body name="crank_b" pos="0.2 0 0">
+      <joint name="jb" axis="0 1 0" damping="0.05"/>
+      <inertial pos="0 0 0.15" mass="1.0" diaginertia="0.01 0.01 0.01"/>
+    </body>
+  </worldbody>
+  <equality><connect body1="coupler" body2="crank_b" anchor="0.4 0 0"/></equality>
+</mujoco>"""
+
+
+def test_a_light_link_inside_a_loop_is_rated_with_the_loop_and_not_announced_stiff(tmp_path):
+    """The stiffness estimate of a closed chain is that of its independent coordinates, not of each tree
+    coordinate alone: a parallelogram's coupler translates, every joint turns at the cranks' rate (``|X| = 1``),
+    so its one degree of freedom has the decay rate ``(f / v_f + d) / (I_a + I_b + m_c L^2)`` (cranks' inertia
+    about their pivots, the coupler's mass at the crank length: written by hand, independent of our
+    dynamics), while the light coupler's joint alone would be announced at ~7e6 1/s (toddlerbot's neck
+    four-bar: 7.5e5 1/s on its links alone, 1.1e4 right-hand sides for 2 s whole)."""
+    from mbcompose.dynamics.simulation.adaptive import stiffness_warning
+    from mbcompose.dynamics.simulation.passive import JointProperties, coordinate_rates
+
+    path = tmp_path / "parallelogram.xml"
+    path.write_text(PARALLELOGRAM)
+    composition = compose(path)
+    model = composition.model
+    assert model.kind == "embedded" and model.n_independent == 1
+    joints = JointProperties(composition.joint_properties.damping, np.full(3, -np.inf), np.full(3, np.inf))
+    q = model.neutral()
+    rates, omegas = coordinate_rates(model, joints, q)
+    inertia = 2 * (0.01 + 1.0 * 0.15 ** 2) + 1e-4 * 0.3 ** 2
+    expected = (FRICTION / V_F + 0.05) / inertia
+    (j,) = model.independent_v
+    np.testing.assert_allclose(rates[j], expected, rtol=1e-9)
+    assert np.count_nonzero(rates) == 1 and not omegas.any()
+    tree_alone = coordinate_rates(model.tree_model, joints, q)[0]
+    assert tree_alone.max() > 1e4 * expected
+    assert stiffness_warning(model, joints, q, 0.2, "DOP853") is None
