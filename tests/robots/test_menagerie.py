@@ -524,7 +524,9 @@ def simulated_path(robot, tmp_path) -> str:
 #: the copy with the neck loop opened stiff (7.5e5 1/s on each alone: DOP853 takes 59064 right-hand sides over its
 #: first 0.033 s) move with the loop when it is closed (the loop's coordinate 7.0e2 1/s, the robot's largest rate
 #: 1.6e3 1/s: :func:`mbcompose.dynamics.simulation.passive.embedded_rates`), so it runs here too, compared over
-#: :data:`COMPARED`'s window.
+#: :data:`COMPARED`'s window.  The implicit methods are no faster on it (same state, 1e-10): BDF 8536 right-hand
+#: sides, 11.6 s wall, 2.0e-8 rad from DOP853's run; Radau 36902, 84.6 s, 3.2e-11 rad (it stopped at 0.0126 s
+#: before its Jacobian was taken by fixed steps: :func:`mbcompose.dynamics.simulation.closed.jacobian_option`).
 SIMULATED = ("cassie", "iit_softfoot", "fivebar_connect", "toddlerbot_2xc_without_frictionloss", "toddlerbot_2xc")
 #: our integrator's tolerance where 1e-10 does not reach 1e-6 rad over 2 s: the five-bar passes its dead centre
 #: (five partition segments) and its free fall amplifies the integration error (1.06e-6 rad at 1e-10, 3.2e-9 at 1e-12)
