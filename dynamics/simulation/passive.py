@@ -143,31 +143,33 @@ def coordinate_rates(model, joints: JointProperties, q) -> tuple[np.ndarray, np.
         np.add.at(k, L["act_v"][on_joint], np.maximum(-L["bias"][on_joint, 1], 0.0) * g2)
     if not (c.any() or k.any()):
         return c, k
-    M = mass_matrix(tree, np.asarray(q, dtype=float))
     if model.kind == "embedded":
-        rates = embedded_rates(model, q, M, c, k)
+        rates = embedded_rates(model, q, c, k)
         if rates is not None:
             return rates
-    inverse = np.diag(np.linalg.inv(M))
+    inverse = np.diag(np.linalg.inv(mass_matrix(tree, np.asarray(q, dtype=float))))
     return c * inverse, np.sqrt(k * inverse)
 
 
-def embedded_rates(em, q, M, c, k) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`coordinate_rates` of a constraint-embedded closed chain: with ``X`` (nv, n_i) the tree
-    velocities per unit independent velocity at q (nq,) closed (:func:`dynamics.closed.embedding.null_space_basis`),
-    the independent coordinates' mass matrix ``M_e = X^T M X`` and slopes ``C_e = X^T diag(c) X``,
-    ``K_e = X^T diag(k) X`` (M (nv, nv) the tree's at q; c, k (nv,) per tree coordinate), each independent
-    coordinate alone: ``(C_e)_jj (M_e^-1)_jj`` and ``sqrt((K_e)_jj (M_e^-1)_jj)`` at its tree coordinate,
-    0 at the dependent ones (a light link inside a loop moves with the loop: toddlerbot's neck four-bar,
-    7.5e5 1/s on its links alone, 7.0e2 1/s as a loop).  None where q does not close."""
+def embedded_rates(em, q, c, k) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`coordinate_rates` of a constraint-embedded closed chain at q (nq,) closed
+    (:func:`dynamics.closed.embedding.complete_configuration`): with ``X`` (nv, n_i) the tree velocities per
+    unit independent velocity there (:func:`dynamics.closed.embedding.null_space_basis`) and M the tree's mass
+    matrix, the independent coordinates' mass matrix ``M_e = X^T M X`` and slopes ``C_e = X^T diag(c) X``,
+    ``K_e = X^T diag(k) X`` (c, k (nv,) per tree coordinate), each independent coordinate alone:
+    ``(C_e)_jj (M_e^-1)_jj`` and ``sqrt((K_e)_jj (M_e^-1)_jj)`` at its tree coordinate, 0 at the dependent
+    ones (a light link inside a loop moves with the loop: toddlerbot's neck four-bar, 7.5e5 1/s on its links
+    alone, 7.0e2 1/s as a loop).  None where q does not close."""
     from ..closed.closure import ClosureError
     from ..closed.embedding import complete_configuration, null_space_basis
+    from ..crba import mass_matrix
 
     try:
-        X = null_space_basis(em, complete_configuration(em, q))
+        q = complete_configuration(em, q)
+        X = null_space_basis(em, q)
     except ClosureError:
         return None
-    inverse = np.diag(np.linalg.inv(X.T @ M @ X))
+    inverse = np.diag(np.linalg.inv(X.T @ mass_matrix(em.tree_model, q) @ X))
     rates, omegas = np.zeros(em.nv), np.zeros(em.nv)
     rates[em.independent_v] = np.einsum("ij,i,ij->j", X, c, X) * inverse
     omegas[em.independent_v] = np.sqrt(np.einsum("ij,i,ij->j", X, k, X) * inverse)
