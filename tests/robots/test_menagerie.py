@@ -516,7 +516,7 @@ def simulated_path(robot, tmp_path) -> str:
 #: exactly), the ankle four-bars and nine gear couplings, on a copy without its joints' ``frictionloss``
 #: (:func:`toddlerbot_without_frictionloss`; MuJoCo holds frictionloss as a solver constraint, which no reference
 #: here models).  Measured 2026-11-27 (load 1.6-2 on 2 cores): 1040 right-hand sides, all compiled (no decline
-#: logged, 0.17 ms each), one partition segment; our run 3.8 s wall, the reference 4.8 s, the test 15 s; closure
+#: logged, 0.17 ms each), one partition segment; our run 3.8 s wall, the reference 4.8 s, the test 9-15 s; closure
 #: 8.9e-12 over the 2 s, 2.3e-9 rad from the reference over the whole 2 s (the reference's own closure 5.3e-11).
 #: The file as it is (its frictionloss read as ``-f tanh(v / 0.01)``, which the reference applies as a joint force:
 #: the mechanics is checked, our friction law is not) takes 11030 right-hand sides (9.9 s wall), closure 1.0e-13,
@@ -524,9 +524,10 @@ def simulated_path(robot, tmp_path) -> str:
 #: the copy with the neck loop opened stiff (7.5e5 1/s on each alone: DOP853 takes 59064 right-hand sides over its
 #: first 0.033 s) move with the loop when it is closed (the loop's coordinate 7.0e2 1/s, the robot's largest rate
 #: 1.6e3 1/s: :func:`mbcompose.dynamics.simulation.passive.embedded_rates`), so it runs here too, compared over
-#: :data:`COMPARED`'s window.  The implicit methods are no faster on it (same state, 1e-10): BDF 8536 right-hand
-#: sides, 11.6 s wall, 2.0e-8 rad from DOP853's run; Radau 36902, 84.6 s, 3.2e-11 rad (it stopped at 0.0126 s
-#: before its Jacobian was taken by fixed steps: :func:`mbcompose.dynamics.simulation.closed.jacobian_option`).
+#: :data:`COMPARED`'s window (the test 30-49 s at load 2-5).  The implicit methods are no faster on it (same state,
+#: 1e-10): BDF 8536 right-hand sides, 11.6 s wall, 2.0e-8 rad from DOP853's run; Radau 36902, 84.6 s, 3.2e-11 rad
+#: (it stopped at 0.0126 s before its Jacobian was taken by fixed steps:
+#: :func:`mbcompose.dynamics.simulation.closed.jacobian_option`).
 SIMULATED = ("cassie", "iit_softfoot", "fivebar_connect", "toddlerbot_2xc_without_frictionloss", "toddlerbot_2xc")
 #: our integrator's tolerance where 1e-10 does not reach 1e-6 rad over 2 s: the five-bar passes its dead centre
 #: (five partition segments) and its free fall amplifies the integration error (1.06e-6 rad at 1e-10, 3.2e-9 at 1e-12)
