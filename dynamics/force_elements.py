@@ -197,32 +197,74 @@ class ForceElements:
 
     def indexed(self, model) -> "ForceElements":
         """These elements with their coordinates in ``model`` (anything with ``joint_types``,
-        ``joint_index``, ``q_slice``, ``v_slice``, ``nv``): the arrays the evaluations use."""
-        types = dict(zip(model.joint_names, model.joint_types))
-        lay = {"damping": np.zeros(model.nv), "q1": [], "v1": [], "k1": [], "ref1": [], "balls": [], "frees": []}
-        for s in self.springs:
-            if s.joint not in types:
-                raise ValueError(f"joint spring on unknown joint {s.joint!r}")
-            qs, vs = model.q_slice(s.joint), model.v_slice(s.joint)
-            lay["damping"][vs] = s.damping
-            if not s.stiffness:
-                continue
-            if vs.stop - vs.start == 1 and qs.stop - qs.start == 1:
-                lay["q1"].append(qs.start), lay["v1"].append(vs.start)
-                lay["k1"].append(s.stiffness), lay["ref1"].append(s.springref)
-            elif (JOINTS[types[s.joint]].nq, JOINTS[types[s.joint]].nv) in QUATERNION_JOINT_SHAPES:
-                # q a unit quaternion (a ball) or [p; quaternion] (a free joint), JOINTS' coordinates
-                kind = "balls" if JOINTS[types[s.joint]].nv == 3 else "frees"
-                lay[kind].append((qs.start, vs.start, s.stiffness))
-            else:
-                raise ValueError(f"joint {s.joint!r} ({types[s.joint]}): springs act on one-coordinate joints "
-                                 "and on those whose configuration is a quaternion (ball, free)")
-        for key in ("q1", "v1"):
-            lay[key] = np.array(lay[key], dtype=int)
-        lay["k1"], lay["ref1"] = np.array(lay["k1"], dtype=float), np.array(lay["ref1"], dtype=float)
-        lay.update(_element_layout(self.elements, model))
-        lay.update(_actuator_layout(self.actuators, model, [t.name for t in lay["tendons"]]))
+        ``joint_index``, ``q_slice``, ``v_slice``, ``nv``): the arrays the evaluations use, read-only.
+        A kind of element the model does not carry (no springs, no actuators, no ``forces:``
+        elements: most robots) gets the shared empty arrays of :data:`_EMPTY_LAYOUT`."""
+        damping = np.zeros(model.nv)
+        lay = {**_EMPTY_LAYOUT, "damping": damping}
+        if self.springs:
+            lay.update(_spring_layout(self.springs, model, damping))
+        damping.setflags(write=False)
+        if self.elements:
+            lay.update(_element_layout(self.elements, model))
+        if self.actuators:
+            lay.update(_actuator_layout(self.actuators, model, [t.name for t in lay["tendons"]]))
         return ForceElements(self.springs, self.actuators, self.elements, lay)
+
+
+def _spring_layout(springs, model, damping: np.ndarray) -> dict:
+    """The index and stiffness arrays of the joint ``springs`` in ``model``'s coordinates; their
+    damping is written into ``damping`` (nv,)."""
+    types = dict(zip(model.joint_names, model.joint_types))
+    lay = {"q1": [], "v1": [], "k1": [], "ref1": [], "balls": [], "frees": []}
+    for s in springs:
+        if s.joint not in types:
+            raise ValueError(f"joint spring on unknown joint {s.joint!r}")
+        qs, vs = model.q_slice(s.joint), model.v_slice(s.joint)
+        damping[vs] = s.damping
+        if not s.stiffness:
+            continue
+        if vs.stop - vs.start == 1 and qs.stop - qs.start == 1:
+            lay["q1"].append(qs.start), lay["v1"].append(vs.start)
+            lay["k1"].append(s.stiffness), lay["ref1"].append(s.springref)
+        elif (JOINTS[types[s.joint]].nq, JOINTS[types[s.joint]].nv) in QUATERNION_JOINT_SHAPES:
+            # q a unit quaternion (a ball) or [p; quaternion] (a free joint), JOINTS' coordinates
+            kind = "balls" if JOINTS[types[s.joint]].nv == 3 else "frees"
+            lay[kind].append((qs.start, vs.start, s.stiffness))
+        else:
+            raise ValueError(f"joint {s.joint!r} ({types[s.joint]}): springs act on one-coordinate joints "
+                             "and on those whose configuration is a quaternion (ball, free)")
+    for key in ("q1", "v1"):
+        lay[key] = np.array(lay[key], dtype=int)
+    lay["k1"], lay["ref1"] = np.array(lay["k1"], dtype=float), np.array(lay["ref1"], dtype=float)
+    return lay
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _empty_layout() -> dict:
+    """The layout of no springs, no ``forces:`` elements and no actuators (every array empty and
+    read-only, every list an empty tuple), except ``damping``, which :meth:`ForceElements.indexed`
+    sizes per model."""
+    ints = lambda *shape: _read_only(np.zeros(shape or (0,), dtype=int))
+    floats = lambda *shape: _read_only(np.zeros(shape or (0,), dtype=float))
+    lay = {"q1": ints(), "v1": ints(), "k1": floats(), "ref1": floats(), "balls": (), "frees": (),
+           "point_springs": (), "loads": (), "tendons": ()}
+    lay.update({key: ints() for key in ("jf_v", "jf_q", "motor_v", "act_q", "act_v", "act_t", "act_states",
+                                        "act_dyn")})
+    lay.update({key: floats() for key in ("jf_k", "jf_c", "jf_rest", "jf_f", "jf_vf", "motor_R", "motor_L",
+                                          "motor_kt", "motor_ke", "motor_N", "motor_eta", "gear", "act_tau")})
+    lay.update(gain=floats(0, 3), bias=floats(0, 3), ctrlrange=floats(0, 2), forcerange=floats(0, 2),
+               actrange=floats(0, 2))
+    return lay
+
+
+#: what :meth:`ForceElements.indexed` starts from: the arrays of a model without force elements,
+#: shared by every such model (read-only)
+_EMPTY_LAYOUT = _empty_layout()
 
 
 def _actuator_layout(actuators, model, tendons) -> dict:

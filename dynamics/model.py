@@ -86,6 +86,9 @@ class BodySpec:
 
 _TYPE_ORDER = {t: i for i, t in enumerate(J.JOINTS)}
 
+#: the force elements of a model built without any (their layout arrays shared, read-only)
+_NO_FORCES = ForceElements()
+
 
 class SKOModel:
     """Compiled rigid-body tree (static; per-configuration data is computed per call).
@@ -129,29 +132,30 @@ class SKOModel:
                 raise ValueError(f"body {b.name!r}: unknown joint type {b.joint_type!r}")
             if not -1 <= p < k:
                 raise ValueError(f"body {b.name!r}: parent {p} must be -1 or an earlier body index")
-        nqs = [J.JOINTS[t].nq for t in types]
-        nvs = [J.JOINTS[t].nv for t in types]
+        facts = [J.JOINTS[t] for t in types]
+        nvs = [f.nv for f in facts]
         self.tree = SKOTree(np.array(parents, dtype=int), np.full(n, 6), np.array(nvs, dtype=int))
         self.parent = self.tree.parent
-        q_offset = [0, *accumulate(nqs)]
+        # offsets as Python ints too: q_slice / v_slice are called per joint by the force elements
+        self._q_offsets = q_offset = [0, *accumulate(f.nq for f in facts)]
+        self._v_offsets = v_offset = [0, *accumulate(nvs)]
         self.q_offset = np.array(q_offset, dtype=int)
         self.v_offset = self.tree.v_offset
-        self.nq = q_offset[-1]
-        self.nv = int(self.v_offset[-1])
+        self.nq, self.nv = q_offset[-1], v_offset[-1]
         self.placement_R = np.array([b.placement_rotation for b in bodies], dtype=float).reshape(n, 3, 3)
         self.placement_p = np.array([b.placement_translation for b in bodies], dtype=float).reshape(n, 3)
         self.mass = np.array([float(b.mass) for b in bodies])
         self.com = np.array([b.com for b in bodies], dtype=float).reshape(n, 3)
         self.inertia_com = np.array([b.inertia for b in bodies], dtype=float).reshape(n, 3, 3)
-        self.axis, self.axis2 = _unit_axes(bodies)
+        self.axis, self.axis2 = _unit_axes(bodies, facts)
         self.armature = np.array([a for b, nv in zip(bodies, nvs) for a in _per_freedom(b.armature, nv)], dtype=float)
-        self.q_ref = np.array([x for t in types for x in J.JOINTS[t].neutral], dtype=float)
+        self.q_ref = np.array([x for f in facts for x in f.neutral], dtype=float)
         for k, b in enumerate(bodies):
             if b.ref != 0.0:
                 self._fold_reference(k, b)
         self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
         self._body_index = {name: k for k, name in enumerate(self.body_names)}
-        self.forces = (forces or ForceElements()).indexed(self)
+        self.forces = (forces or _NO_FORCES).indexed(self)
         self.actuator_names = self.forces.actuator_names
 
     @cached_property
@@ -227,13 +231,13 @@ class SKOModel:
 
     def q_slice(self, name) -> slice:
         """Slice of joint ``name``'s coordinates in q."""
-        k = self.joint_index(name)
-        return slice(int(self.q_offset[k]), int(self.q_offset[k + 1]))
+        k = self._joint_index[name] if type(name) is str else self.joint_index(name)
+        return slice(self._q_offsets[k], self._q_offsets[k + 1])
 
     def v_slice(self, name) -> slice:
         """Slice of joint ``name``'s velocities in v (and of its forces in tau)."""
-        k = self.joint_index(name)
-        return slice(int(self.v_offset[k]), int(self.v_offset[k + 1]))
+        k = self._joint_index[name] if type(name) is str else self.joint_index(name)
+        return slice(self._v_offsets[k], self._v_offsets[k + 1])
 
     def neutral(self) -> np.ndarray:
         """Reference configuration q (nq,): each joint's ``ref`` (zero unless given), identity
@@ -319,30 +323,34 @@ class TreeCoordinates:
         return self.tree_model.neutral()
 
 
-def _unit_axes(bodies) -> tuple[np.ndarray, np.ndarray]:
-    """``axis`` and ``axis2`` (n, 3) of the bodies' joints, normalised (zeros where unused);
-    ValueError for a zero axis or a universal joint without ``axis2``."""
+def _unit_axes(bodies, facts) -> tuple[np.ndarray, np.ndarray]:
+    """``axis`` and ``axis2`` (n, 3) of the bodies' joints (``facts``: their
+    :class:`dynamics.joints.JointType`), normalised (zeros where unused); ValueError for a zero axis or
+    a universal joint without ``axis2``."""
     n = len(bodies)
-    axis, axis2 = np.zeros((n, 3)), np.zeros((n, 3))
-    ks = [k for k, b in enumerate(bodies) if J.JOINTS[b.joint_type].has_axis]
-    if ks:
-        axis[ks] = _unit_rows([bodies[k].axis for k in ks])
-    ks = [k for k, b in enumerate(bodies) if J.JOINTS[b.joint_type].has_axis2]
-    for k in ks:
-        if bodies[k].axis2 is None:
-            raise ValueError(f"{bodies[k].joint_type} joint {bodies[k].joint_name!r} needs axis2")
-    if ks:
-        axis2[ks] = _unit_rows([bodies[k].axis2 for k in ks])
-    return axis, axis2
+    has = [f.has_axis for f in facts]
+    axis = _unit_rows([b.axis if h else _NO_AXIS for b, h in zip(bodies, has)], has) if any(has) else np.zeros((n, 3))
+    has2 = [f.has_axis2 for f in facts]
+    if not any(has2):
+        return axis, np.zeros((n, 3))
+    for b, h in zip(bodies, has2):
+        if h and b.axis2 is None:
+            raise ValueError(f"{b.joint_type} joint {b.joint_name!r} needs axis2")
+    return axis, _unit_rows([b.axis2 if h else _NO_AXIS for b, h in zip(bodies, has2)], has2)
 
 
-def _unit_rows(rows) -> np.ndarray:
-    """(m, 3) unit vectors along ``rows`` (m vectors); ValueError for a zero one."""
+#: the row of a joint without an axis (kept zero by :func:`_unit_rows`)
+_NO_AXIS = (0.0, 0.0, 0.0)
+
+
+def _unit_rows(rows, used) -> np.ndarray:
+    """(m, 3) unit vectors along ``rows`` (m vectors) where ``used`` (m bools), zero rows elsewhere;
+    ValueError for a zero one that is used."""
     a = np.array(rows, dtype=float).reshape(len(rows), 3)
-    norm = np.sqrt(np.einsum("ij,ij->i", a, a))
-    if not norm.all():
+    norm = np.sqrt(np.einsum("ij,ij->i", a, a)).tolist()
+    if not all(x for x, u in zip(norm, used) if u):
         raise ValueError("zero joint axis")
-    return a / norm[:, None]
+    return a / np.array([x if u else 1.0 for x, u in zip(norm, used)])[:, None]
 
 
 def _per_freedom(value, nv: int) -> list:

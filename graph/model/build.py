@@ -69,7 +69,8 @@ def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint | dic
                 "implicit": False, "source": Source()}
     if _unchanged(rj, original) and not (len(rj.joints) > 1 or rj.name in redundant_of):
         return original
-    return {**{f: getattr(original, f) for f in _JOINT_FIELDS},  # limits, damping, ref and source: the original's
+    fields_ = original.__dict__    # (a record's fields: parsers.assembly.record)
+    return {**{f: fields_[f] for f in _JOINT_FIELDS},  # limits, damping, ref and source: the original's
             "name": rj.name, "type": rj.type, "reference": rj.reference, "secondary": rj.secondary,
             "origin": rj.origin, "axis": rj.axis, "axis2": rj.axis2, "secondary_origin": rj.secondary_origin,
             "secondary_axis": None, "actuated": rj.actuated, "motor": None,

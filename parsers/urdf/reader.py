@@ -453,9 +453,10 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> tuple
     return out + Joint.many(rows), frictions
 
 
-#: the fields of a Joint that a URDF joint leaves at these values
+#: the fields of a Joint that a URDF joint leaves at these values (every field the reader does not set, so
+#: that :meth:`Joint.many` finds each row complete and fills in no default)
 _URDF_JOINT = {"axis2": None, "secondary_origin": None, "secondary_axis": None, "armature": 0.0, "ref": 0.0,
-               "loop": False, "implicit": False}
+               "loop": False, "stiffness": 0.0, "springref": 0.0, "springdamper": None, "implicit": False}
 
 
 def urdf_from_element(root_el, path, *, package_dirs=(), base="fixed", inertia_from_geometry_density=None,
