@@ -87,10 +87,13 @@ def coordinate_columns(model, rate: bool = False) -> tuple[str, ...]:
 
 
 def energies(model, Q, V) -> tuple[np.ndarray, np.ndarray]:
-    """(total, kinetic) energy in J at each sample of ``Q`` (T, nq), ``V`` (T, nv)."""
-    K = np.array([kinetic_energy(model, q, v) for q, v in zip(Q, V)], dtype=float).reshape(len(Q))
-    P = np.array([potential_energy(model, q) for q in Q], dtype=float).reshape(len(Q))
-    return K + P, K
+    """(total, kinetic) energy in J at each sample of ``Q`` (T, nq), ``V`` (T, nv) (one batched call of
+    :func:`dynamics.energy.kinetic_energy` and ``potential_energy``)."""
+    if len(Q) == 0:
+        return np.zeros(0), np.zeros(0)
+    K = np.asarray(kinetic_energy(model, np.asarray(Q, dtype=float), np.asarray(V, dtype=float)), dtype=float)
+    P = np.asarray(potential_energy(model, np.asarray(Q, dtype=float)), dtype=float)
+    return (K + P).reshape(len(Q)), K.reshape(len(Q))
 
 
 def total_energy(model, q, v) -> float:
