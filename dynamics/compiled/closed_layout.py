@@ -90,7 +90,6 @@ CLOSED_WORK = Layout("ClosedWork", [
     ("column_p", ("nv", 3), "origin of the body velocity column j moves, ground frame"),
     ("frame_R_a", (3, 3), "ground-frame orientation of the chord frame J_a being evaluated"),
     ("frame_R_b", (3, 3), "ground-frame orientation of J_b"),
-    ("at_rest", ("n", 6), "zeros: twists and accelerations of a resting tree (closure at q alone)"),
     ("dv", ("nv",), "Newton step on the dependent coordinates"),
     ("loop_newton", ("n_loops1", 3), "per loop: polishing steps taken, last closure error, 1.0 once closed"),
     ("G_all", ("n_rows", "nv"), "closure Jacobian of every constraint row (closure_rows)"),

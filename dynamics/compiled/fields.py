@@ -128,7 +128,7 @@ def scratch_fields(cint, cwork):
         world_ad=array2(cwork, cint, CW.world_ad), column_w=array2(cwork, cint, CW.column_w),
         column_v=array2(cwork, cint, CW.column_v), column_p=array2(cwork, cint, CW.column_p),
         frame_R_a=array2(cwork, cint, CW.frame_R_a), frame_R_b=array2(cwork, cint, CW.frame_R_b),
-        at_rest=array2(cwork, cint, CW.at_rest), dv=array1(cwork, cint, CW.dv),
+        dv=array1(cwork, cint, CW.dv),
         loop_newton=array2(cwork, cint, CW.loop_newton), G_all=array2(cwork, cint, CW.G_all),
         gamma_all=array1(cwork, cint, CW.gamma_all),
         q_closed=array1(cwork, cint, CW.q_closed), v_full=array1(cwork, cint, CW.v_full),
