@@ -35,7 +35,7 @@ from . import closed_kernels as ck
 from . import closure_kernels as cu
 
 __all__ = ["forward_dynamics", "complete_configuration", "complete_velocity", "complete_state", "loop_jacobians",
-           "loop_closures"]
+           "loop_closures", "world_kinematics"]
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +165,33 @@ def loop_closures(em, q, data=None) -> tuple[np.ndarray, dict]:
     terms = embedding.terms_at(em, q)
     rows = [embedding.loop_closure(terms, lp, slice(None)) for lp in em.loops]
     return np.concatenate([r[0] for r in rows] + [np.zeros(0)]), {lp.node: r[1] for lp, r in zip(em.loops, rows)}
+
+
+def world_kinematics(em, q, v, data=None):
+    """The :class:`dynamics.world_kinematics.Kinematics` of the tree's bodies at q (nq,), v (nv,) (world poses,
+    joint columns, twists and bias accelerations; new arrays), compiled
+    (:func:`closure_kernels.world_motion`); from the numpy kinematics (:func:`dynamics.world_kinematics.kinematics`)
+    where the kernel declines."""
+    from ..world_kinematics import Kinematics, kinematics
+
+    if current_backend() != "numpy":
+        d = em.default_data if data is None else data
+        qa, va = np.ascontiguousarray(q, dtype=np.float64), np.ascontiguousarray(v, dtype=np.float64)
+        if qa.shape == (em.nq,) and va.shape == (em.nv,):
+            status = cu.world_motion(*d.packed, qa, va)
+            if status == cu.OK:
+                f = d.fields
+                return Kinematics(f.world_R.copy(), f.world_p.copy(), f.column_w.T.copy(), f.column_v.T.copy(),
+                                  f.column_p.copy(), f.world_w.copy(), f.world_v.copy(), f.world_wd.copy(),
+                                  f.world_ad.copy())
+            why = cu.DECLINED[status]
+        else:
+            why = f"q, v have shapes {qa.shape}, {va.shape}, not ({em.nq},), ({em.nv},)"
+        declined(log, "world kinematics", why, "the numpy kinematics (world_kinematics.kinematics)")
+    from ..batch import prepare
+
+    qb, vb, single, w, V, ac, bc, ag = prepare(em.tree_model, q, v)
+    return kinematics(em.tree_model, w, V, ac)
 
 
 def _one(em, packed, q, v, tau):

@@ -328,13 +328,18 @@ def closed_chain_result(em, t, q, v, status: str, closure_tol) -> SimulationResu
 
 
 def chord_columns(em, qs, vs) -> tuple[list[str], np.ndarray]:
-    """Coordinates of the loop-closing joints along a trajectory (``name`` or ``name[i]``)."""
+    """Coordinates of the loop-closing joints along a trajectory (``name`` or ``name[i]``): qs (n, nq), vs (n, nv);
+    the world kinematics of each sample from the compiled kernels (:func:`dynamics.compiled.closed_api.world_kinematics`),
+    the numpy ones under the numpy backend."""
     names: list[str] = []
     rows = []
     if not em.chords:
         return names, np.zeros((len(qs), 0))
+    compiled = current_backend() != "numpy"
+    if compiled:
+        from ..compiled.closed_api import world_kinematics     # numba is imported on first use
     for q, v in zip(qs, vs):
-        coords = chord_coordinates(em, q, v)
+        coords = chord_coordinates(em, q, v, kin=world_kinematics(em, q, v) if compiled else None)
         row = []
         for c in em.chords:
             if c.name not in coords:

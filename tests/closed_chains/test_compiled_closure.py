@@ -222,3 +222,35 @@ def test_result_energies_are_pinocchios_kinetic_and_potential_energy_sample_by_s
         assert abs(E_kin - T) < 1e-12 * max(1.0, abs(T))
         assert abs(E_total - (T + U)) < 1e-12 * max(1.0, abs(T) + abs(U))
     assert energies(em.tree_model, Q[:0], V[:0])[0].shape == (0,)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_world_kinematics_and_chord_columns_are_the_numpy_ones_on_random_closed_chains(seed):
+    """``closed_api.world_kinematics`` (one compiled Newton-Euler pass) gives the numpy world kinematics of every
+    body (poses, joint columns, twists, bias accelerations) to 1e-12, and the chord coordinates and rates the
+    simulators report from them are the numpy ``chord_coordinates`` of every chord type."""
+    from test_random_closed_chains import closed_chain, closed_states
+    from mbcompose.dynamics.batch import prepare
+    from mbcompose.dynamics.closed.embedding import chord_coordinates
+    from mbcompose.dynamics.simulation.closed import chord_columns
+    from mbcompose.dynamics.world_kinematics import kinematics
+
+    model, chords, q0, rng = closed_chain(seed)
+    em = E.embed(model, chords, q_ref=q0)
+    states = closed_states(model, em, rng, 3)
+    for q, v in states:
+        kin = closed_api.world_kinematics(em, q, v)
+        _, _, _, w, V, ac, _, _ = prepare(model, q, v)
+        ref = kinematics(model, w, V, ac)
+        for name in ("R", "p", "S_w", "S_v", "p_col", "w", "v", "wd", "ad"):
+            a, b = getattr(kin, name), getattr(ref, name)
+            assert a.shape == b.shape and np.max(np.abs(a - b), initial=0.0) < 1e-12 * max(1.0, np.abs(b).max()), name
+    qs, vs = np.array([s[0] for s in states]), np.array([s[1] for s in states])
+    names, values = chord_columns(em, qs, vs)
+    with backend("numpy"):
+        names_ref, values_ref = chord_columns(em, qs, vs)
+    assert names == names_ref and np.max(np.abs(values - values_ref), initial=0.0) < 1e-12
+    for q, v in states:
+        for c, (qc, vc) in chord_coordinates(em, q, v, kin=closed_api.world_kinematics(em, q, v)).items():
+            q_ref, v_ref = chord_coordinates(em, q, v)[c]
+            assert np.allclose(qc, q_ref, rtol=0, atol=1e-12) and np.allclose(vc, v_ref, rtol=0, atol=1e-12)
