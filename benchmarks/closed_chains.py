@@ -54,6 +54,24 @@ pin 2.9-3.9 us.  Where the four-bar's 3.0 us go (interleaved blocks, minimum): t
 2.0 us (numba's dispatch of ten arrays alone, an empty njit function of ten arrays, 0.8 us), the entry
 ``closed_api.forward_dynamics`` 0.7 us more (the result's allocation, the packed arrays' look-up), the public
 ``dynamics.forward_dynamics`` and ``dispatch.algorithm`` 0.3 us more.
+
+Measured 2026-11-27 (``closedfast``: the entry takes a ``ClosedData``'s two buffers, six array arguments instead of
+ten; a thinner ``closed_api`` entry; a fast path in ``dispatch.algorithm``), full runs, this branch and main at its
+start commit run side by side in the same minutes (load average 2.4-3.5), ours/pin::
+
+    run   fourbar  fivebar  leg_fourbar_knee   (ours us on the four-bar)
+    after 1  0.96     1.02     0.86               2.7
+    after 2  0.94     0.92     0.90               2.7
+    main  1  1.07     1.10     0.99               3.0
+    main  2  1.03     1.03     0.99               5.0 (pin 4.9: a loaded minute)
+
+The goal (<= 1.0 on all three with ~10 % margin) is met in the second pair and not in the first (the five-bar's
+blocks there: ours 5.3 us, pin 5.2 us, both slowed by other processes).  Where the four-bar's 2.7 us go
+(``perf_counter_ns`` over 2e4 calls, minimum of 15, load 2-3): the kernel called directly 1.9 us, of which
+numba's dispatch of its six arrays about 0.53 us (an empty njit function of six arrays; ten: 0.80 us, a named
+tuple of six arrays and one array: 1.6 us, numba unboxes every member, so the buffers are plain arrays); the
+entry 0.4-0.6 us more (``np.empty`` of the result 0.12 us, four attribute reads, the call); the public
+``dynamics.forward_dynamics`` with ``dispatch.algorithm`` 0.2 us more.
 """
 
 from __future__ import annotations

@@ -325,6 +325,10 @@ def _codegen_table() -> dict:
 def algorithm(model, name: str) -> Callable:
     """The implementation of public function ``name`` for ``model`` (by ``model.kind``; the numpy
     reference inside ``backend("numpy")``, the generated C inside ``backend("codegen")``)."""
+    if not _forcing and _process == "auto":          # the common case: no block open, the process's default
+        row = ALGORITHMS.get(model.kind)
+        if row is not None and name in row:
+            return row[name]
     try:
         forced = _backend.get() if _forcing else "auto"
         if forced == "auto":

@@ -998,7 +998,7 @@ def _planar_chord(n, R_ab, p_ab, w_rel, v_rel):
     return qc, vc
 
 
-def chord_coordinates(em: EmbeddedModel, q, v=None) -> dict:
+def chord_coordinates(em: EmbeddedModel, q, v=None, kin=None) -> dict:
     """Coordinates (and rates) of the chord joints, which are not tree coordinates.
 
     A chord's coordinates are those its joint type would have as a tree joint, read
@@ -1011,14 +1011,17 @@ def chord_coordinates(em: EmbeddedModel, q, v=None) -> dict:
     Parameters
     ----------
     q : (nq,) closed configuration;  v : (nv,) optional
+    kin : the world kinematics at (q, v) when the caller has them (``dynamics.world_kinematics.Kinematics``,
+        e.g. the compiled ones of ``dynamics.compiled.closed_api.world_kinematics``); computed here when None
 
     Returns
     -------
     dict chord name -> (q_chord (nq_c,), v_chord (nv_c,) or None)
     """
-    m = em.tree_model
-    qb, vb, single, w, V, ac, bc, ag = prepare(m, q, v)
-    kin = kinematics(m, w, V, ac)
+    if kin is None:
+        m = em.tree_model
+        qb, vb, single, w, V, ac, bc, ag = prepare(m, q, v)
+        kin = kinematics(m, w, V, ac)
     out = {}
     for c in em.chords:
         R_ab, p_ab, w_rel, v_rel = relative_motion(kin, c)

@@ -34,13 +34,14 @@ from ..tolerances import CLOSURE_TOL, NEWTON_MAX_ITER, NEWTON_MAX_STEP
 from . import closed_kernels as ck
 from . import closure_kernels as cu
 
-__all__ = ["forward_dynamics", "complete_configuration", "complete_velocity", "complete_state", "loop_jacobians"]
+__all__ = ["forward_dynamics", "complete_configuration", "complete_velocity", "complete_state", "loop_jacobians",
+           "loop_closures", "world_kinematics"]
 
 log = logging.getLogger(__name__)
 
 #: looked up once: module globals are cheaper than attributes on the one-configuration path (a four-bar's
-#: kernel call is about 2 us, numba's dispatch of its ten arrays included)
-_empty, _embedded_fd, _OK, _BAD_SHAPE = np.empty, ck.embedded_forward_dynamics, ck.OK, ck.BAD_SHAPE
+#: kernel call is about 1.7 us, numba's dispatch of its six arrays included)
+_empty, _buffered_fd, _OK, _BAD_SHAPE = np.empty, ck.buffered_forward_dynamics, ck.OK, ck.BAD_SHAPE
 
 _FD = "closed-chain forward dynamics"
 _FD_REFERENCE = "the numpy embedding (embedding.forward_dynamics)"
@@ -56,12 +57,13 @@ def forward_dynamics(em, q, v, tau, f_ext=None, data=None):
     :mod:`dynamics.compiled.closed_kernels`); ``f_ext`` is not supported on embedded models.  Linear
     joint couplings without loop-closing joints take their closed form (:mod:`dynamics.closed.linear`).
     """
+    d = em.default_data if data is None else data
     if f_ext is None:
-        if em.linear_couplings is not None and np.shape(q) == (em.nq,):
-            return em.linear_couplings.forward_dynamics(q, v, tau)
-        out = _empty(em.nv)
-        try:
-            status = _embedded_fd(*(em.default_data if data is None else data).packed, q, v, tau, out)
+        if d.linear_couplings is not None and np.shape(q) == (em.nq,):
+            return d.linear_couplings.forward_dynamics(q, v, tau)
+        out = _empty(d.nv)
+        try:                             # the fast path: the data's two buffers and three float64 vectors
+            status = _buffered_fd(d.int_buffer, d.float_buffer, q, v, tau, out)
         except TypeError:                # not three writable float64 vectors: the general path below
             status = _BAD_SHAPE
         if status == _OK:
@@ -69,7 +71,7 @@ def forward_dynamics(em, q, v, tau, f_ext=None, data=None):
         if status != _BAD_SHAPE:
             declined(log, _FD, ck.DECLINED[status], _FD_REFERENCE)
             return embedding.forward_dynamics(em, q, v, tau)
-    return _general(em, (em.default_data if data is None else data).packed, q, v, tau, f_ext)
+    return _general(em, d.packed, q, v, tau, f_ext)
 
 
 def complete_configuration(em, q_guess=None, tol: float = CLOSURE_TOL, max_iter: int = NEWTON_MAX_ITER, data=None):
@@ -143,6 +145,13 @@ def loop_jacobians(em, q, data=None) -> dict:
     (:func:`closure_kernels.closure_rows`): dict loop node -> (n_rows of the loop, n_S) ``G`` over the
     loop's rows ``lp.all_rows`` and coordinates ``lp.v_idx`` (as :func:`dynamics.closed.embedding.loop_closure`
     with every row); from the numpy closure terms where the kernel declines."""
+    return loop_closures(em, q, data)[1]
+
+
+def loop_closures(em, q, data=None) -> tuple[np.ndarray, dict]:
+    """``(e, jacobians)`` at q (nq,): ``e`` (n_rows,) the closure error of every constraint row, m or rad, loop
+    after loop (each loop's rows ``lp.all_rows`` in order), and ``jacobians`` as :func:`loop_jacobians`; one
+    compiled call (:func:`closure_kernels.closure_rows`), or the numpy closure terms where the kernel declines."""
     cf = em.closed_flat
     n_rows = cf.dims["n_rows"]
     if current_backend() != "numpy":
@@ -151,10 +160,38 @@ def loop_jacobians(em, q, data=None) -> dict:
         status = cu.closure_rows(*packed, np.ascontiguousarray(q, dtype=np.float64), e, G)
         if status == cu.OK:
             start = cf.fields.loop_row_start
-            return {lp.node: G[start[k]:start[k + 1]][:, lp.v_idx] for k, lp in enumerate(em.loops)}
+            return e, {lp.node: G[start[k]:start[k + 1]][:, lp.v_idx] for k, lp in enumerate(em.loops)}
         declined(log, "closure rows", cu.DECLINED[status], "the numpy closure terms (embedding.terms_at)")
     terms = embedding.terms_at(em, q)
-    return {lp.node: embedding.loop_closure(terms, lp, slice(None))[1] for lp in em.loops}
+    rows = [embedding.loop_closure(terms, lp, slice(None)) for lp in em.loops]
+    return np.concatenate([r[0] for r in rows] + [np.zeros(0)]), {lp.node: r[1] for lp, r in zip(em.loops, rows)}
+
+
+def world_kinematics(em, q, v, data=None):
+    """The :class:`dynamics.world_kinematics.Kinematics` of the tree's bodies at q (nq,), v (nv,) (world poses,
+    joint columns, twists and bias accelerations; new arrays), compiled
+    (:func:`closure_kernels.world_motion`); from the numpy kinematics (:func:`dynamics.world_kinematics.kinematics`)
+    where the kernel declines."""
+    from ..world_kinematics import Kinematics, kinematics
+
+    if current_backend() != "numpy":
+        d = em.default_data if data is None else data
+        qa, va = np.ascontiguousarray(q, dtype=np.float64), np.ascontiguousarray(v, dtype=np.float64)
+        if qa.shape == (em.nq,) and va.shape == (em.nv,):
+            status = cu.world_motion(*d.packed, qa, va)
+            if status == cu.OK:
+                f = d.fields
+                return Kinematics(f.world_R.copy(), f.world_p.copy(), f.column_w.T.copy(), f.column_v.T.copy(),
+                                  f.column_p.copy(), f.world_w.copy(), f.world_v.copy(), f.world_wd.copy(),
+                                  f.world_ad.copy())
+            why = cu.DECLINED[status]
+        else:
+            why = f"q, v have shapes {qa.shape}, {va.shape}, not ({em.nq},), ({em.nv},)"
+        declined(log, "world kinematics", why, "the numpy kinematics (world_kinematics.kinematics)")
+    from ..batch import prepare
+
+    qb, vb, single, w, V, ac, bc, ag = prepare(em.tree_model, q, v)
+    return kinematics(em.tree_model, w, V, ac)
 
 
 def _one(em, packed, q, v, tau):

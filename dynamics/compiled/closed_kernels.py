@@ -45,7 +45,7 @@ import numpy as np
 
 from . import entry_kernels as ek
 from .closure_terms import chord_rows, world_columns, world_kinematics
-from .fields import loop_fields, scratch_fields
+from .fields import buffer_sections, buffers_fit, loop_fields, scratch_fields
 from .jit import inline, kernel
 
 OK, NOT_CLOSED, ILL_CONDITIONED, NOT_DEFINITE, BAD_SHAPE = 0, 1, 2, 3, 4
@@ -58,6 +58,8 @@ DECLINED = {NOT_CLOSED: "a loop is not closed", ILL_CONDITIONED: "a dependent bl
 #: arguments of other types raise TypeError instead of compiling a new specialization
 SIGNATURE = ("int64(int64[::1], float64[::1], float64[::1], int64[::1], float64[::1], float64[::1], "
              "float64[::1], float64[::1], float64[::1], float64[::1])")
+#: the signature of :func:`buffered_forward_dynamics` (the two buffers of a ``ClosedData``, q, v, tau, theta_ddot)
+BUFFERED_SIGNATURE = "int64(int64[::1], float64[::1], float64[::1], float64[::1], float64[::1], float64[::1])"
 
 @inline
 def fits(P):
@@ -261,6 +263,22 @@ def embedded_forward_dynamics(ints, floats, work, cint, cflt, cwork, q, v, tau, 
     (q (nq,), v (nv,) with ``G v = 0``, tau (nv,)); returns a status (``OK`` or why not, :data:`DECLINED`).
     ``work``: the tree's work array, ``cwork``: the scratch of :mod:`closed_layout`."""
     P = (ints, floats, work, cint, cflt, cwork)
+    nq, nv, float_size, work_size = ek.sizes(ints)
+    if not fits(P) or q.shape[0] != nq or v.shape[0] != nv or tau.shape[0] != nv or theta_ddot.shape[0] != nv:
+        return BAD_SHAPE
+    return forward_dynamics_at(P, q, v, tau, theta_ddot)
+
+
+@kernel(signature=BUFFERED_SIGNATURE, refcount=False, error_model="numpy")
+def buffered_forward_dynamics(int_buffer, float_buffer, q, v, tau, theta_ddot):
+    """:func:`embedded_forward_dynamics` with the packed arrays as the sections of a ``ClosedData``'s
+    ``int_buffer`` and ``float_buffer`` (:data:`closed_layout.BUFFER_INTS`, ``BUFFER_FLOATS``): six array
+    arguments instead of ten, which numba's dispatcher unboxes at every call (the one-configuration entry,
+    :func:`dynamics.compiled.closed_api.forward_dynamics`).  Returns a status (``OK``, :data:`DECLINED`)."""
+    if not buffers_fit(int_buffer, float_buffer):
+        return BAD_SHAPE
+    P = buffer_sections(int_buffer, float_buffer)
+    ints, floats, work, cint, cflt, cwork = P
     nq, nv, float_size, work_size = ek.sizes(ints)
     if not fits(P) or q.shape[0] != nq or v.shape[0] != nv or tau.shape[0] != nv or theta_ddot.shape[0] != nv:
         return BAD_SHAPE

@@ -23,8 +23,8 @@ import numpy as np
 from ..tolerances import CLOSURE_CHECK_FACTOR, CLOSURE_TOL, RCOND_SWITCH
 from .layout import DESCRIPTOR_WIDTH, Data, Layout
 
-__all__ = ["CLOSED_INTS", "CLOSED_FLOATS", "CLOSED_WORK", "ClosedFlat", "ClosedData", "closed_dims", "LoopFields",
-           "ScratchFields"]
+__all__ = ["CLOSED_INTS", "CLOSED_FLOATS", "CLOSED_WORK", "BUFFER_INTS", "BUFFER_FLOATS", "ClosedFlat", "ClosedData",
+           "closed_dims", "LoopFields", "ScratchFields"]
 
 CLOSED_INTS = Layout("ClosedInts", [
     ("n_independent", (), "number of independent coordinates"),
@@ -90,7 +90,6 @@ CLOSED_WORK = Layout("ClosedWork", [
     ("column_p", ("nv", 3), "origin of the body velocity column j moves, ground frame"),
     ("frame_R_a", (3, 3), "ground-frame orientation of the chord frame J_a being evaluated"),
     ("frame_R_b", (3, 3), "ground-frame orientation of J_b"),
-    ("at_rest", ("n", 6), "zeros: twists and accelerations of a resting tree (closure at q alone)"),
     ("dv", ("nv",), "Newton step on the dependent coordinates"),
     ("loop_newton", ("n_loops1", 3), "per loop: polishing steps taken, last closure error, 1.0 once closed"),
     ("G_all", ("n_rows", "nv"), "closure Jacobian of every constraint row (closure_rows)"),
@@ -106,6 +105,23 @@ CLOSED_WORK = Layout("ClosedWork", [
 
 #: rows of the descriptor table at the start of ``cint``
 CLOSED_ROWS = CLOSED_WORK.end
+
+#: the sections of the two buffers of a :class:`ClosedData` (``int_buffer``: the descriptor table of both
+#: layouts, then these sections; ``float_buffer``), so that the one-configuration forward dynamics takes two
+#: arrays instead of six (numba unboxes every array argument at every call, ~70 ns each;
+#: :func:`dynamics.compiled.fields.buffer_sections`)
+BUFFER_INTS = Layout("BufferInts", [
+    ("ints", ("n_ints",), "the tree model's packed integers (a copy of FlatModel.ints)"),
+    ("cint", ("n_cint",), "the loops' packed integers (a copy of ClosedFlat.cint, or of a split's)"),
+])
+BUFFER_FLOATS = Layout("BufferFloats", [
+    ("floats", ("n_floats",), "the tree model's packed floats (a copy of FlatModel.floats)"),
+    ("work", ("n_work",), "the tree's work array (the Data's)"),
+    ("cflt", ("n_cflt",), "the loops' packed floats (a copy of ClosedFlat.cflt, or of a split's or threshold's)"),
+    ("cwork", ("n_cwork",), "the loops' scratch (CLOSED_WORK)"),
+], first_row=BUFFER_INTS.end)
+#: rows of the descriptor table at the start of a ClosedData's ``int_buffer``
+BUFFER_ROWS = BUFFER_FLOATS.end
 
 #: the named tuples the kernels receive (:func:`dynamics.compiled.fields.loop_fields`, ``scratch_fields``)
 LoopFields = namedtuple("LoopFields", CLOSED_INTS.names + CLOSED_FLOATS.names)
@@ -251,20 +267,33 @@ class ClosedData:
     :data:`CLOSED_WORK` (``fields``: its named views).  Made by ``em.create_data()``; one call at a time.
 
     ``packed``: the kernels' first arguments ``(ints, floats, work, cint, cflt, cwork)``, the model's
-    packed arrays and these.  ``rcond_switch``:
-    a stricter decline threshold for the kernels called with these arrays
+    packed arrays and these.  All six are sections of two buffers held here, ``int_buffer`` (int64: the
+    descriptor table of :data:`BUFFER_INTS` and :data:`BUFFER_FLOATS`, then ``ints``, ``cint``) and
+    ``float_buffer`` (float64: ``floats``, ``work``, ``cflt``, ``cwork``), which the one-configuration
+    forward dynamics takes instead of the six (:func:`dynamics.compiled.closed_kernels.buffered_forward_dynamics`).
+    ``rcond_switch``: a stricter decline threshold for the kernels called with these arrays
     (:meth:`ClosedFlat.floats_with_rcond_switch`), None for the model's.  ``splits``: the kernels called
     with these arrays use that split of the loops (:meth:`ClosedFlat.with_split`; a simulator's
-    current partition; its rounded loops' row slacks follow the split), None for the model's default one."""
+    current partition; its rounded loops' row slacks follow the split), None for the model's default one.
+    ``nv``: the model's velocity count; ``linear_couplings``: the model's closed form of linear joint couplings
+    (:attr:`dynamics.embedding.EmbeddedModel.linear_couplings`) or None."""
 
     def __init__(self, em, rcond_switch: float | None = None, splits: dict | None = None):
-        self.tree = Data(em.tree_model.n_bodies)
-        table, _, _, work_size = _describe(closed_dims(em))
-        self.work = np.zeros(work_size)
-        self.fields = CLOSED_WORK.views(self.work, table)
         cf, flat = em.closed_flat, em.tree_model.flat_model
+        self.nv, self.linear_couplings = em.nv, em.linear_couplings
         cflt = cf.cflt if rcond_switch is None else cf.floats_with_rcond_switch(rcond_switch)
         cint, cflt = (cf.cint, cflt) if splits is None else cf.with_split(em, splits, cflt)
-        self.packed = (flat.ints, flat.floats, self.tree.work, cint, cflt, self.work)
+        sizes = {"n_ints": flat.ints.size, "n_cint": cint.size, "n_floats": flat.floats.size,
+                 "n_work": flat.work_size, "n_cflt": cflt.size, "n_cwork": cf.work_size}
+        table = np.zeros((BUFFER_ROWS, DESCRIPTOR_WIDTH), dtype=np.int64)
+        self.int_buffer = np.empty(BUFFER_INTS.describe(sizes, table, table.size), dtype=np.int64)
+        self.float_buffer = np.zeros(BUFFER_FLOATS.describe(sizes, table))
+        self.int_buffer[:table.size] = table.ravel()
+        ints, floats = BUFFER_INTS.views(self.int_buffer, table), BUFFER_FLOATS.views(self.float_buffer, table)
+        ints.ints[:], ints.cint[:], floats.floats[:], floats.cflt[:] = flat.ints, cint, flat.floats, cflt
+        self.tree = Data(em.tree_model.n_bodies, work=floats.work)
+        self.work = floats.cwork
+        self.fields = CLOSED_WORK.views(self.work, cf._table)
+        self.packed = (ints.ints, floats.floats, floats.work, ints.cint, floats.cflt, floats.cwork)
         #: the v indices of the independent coordinates these arrays' kernels take (sorted)
         self.independent = em.independent_v if splits is None else CLOSED_INTS.views(cint, cf._table).independent.copy()

@@ -206,6 +206,25 @@ def closure_rows(ints, floats, work, cint, cflt, cwork, q, e, G_all):
     return OK
 
 
+@kernel(refcount=False, error_model="numpy")
+def world_motion(ints, floats, work, cint, cflt, cwork, q, v):
+    """World pose, twist and bias accelerations of every body (the scratch's ``world_R``, ``world_p``,
+    ``world_w``, ``world_v``, ``world_wd``, ``world_ad``) and the world joint columns (``column_w``,
+    ``column_v``, ``column_p``) at q (nq,), v (nv,): the Newton-Euler pass with zero joint accelerations, then
+    :func:`closure_terms.world_kinematics` and ``world_columns`` (the kinematics of
+    :func:`dynamics.world_kinematics.kinematics`); returns a status."""
+    P = (ints, floats, work, cint, cflt, cwork)
+    s = scratch_fields(cint, cwork)
+    model_nq, model_nv, float_size, work_size = ek.sizes(ints)
+    if not packed_fit(P, q.shape[0]) or v.shape[0] != model_nv:
+        return BAD_SHAPE
+    if not ek.rnea(ints, floats, work, q, v, s.zero, s.no_forces, s.C):
+        return BAD_SHAPE
+    world_kinematics(P, False)
+    world_columns(P)
+    return OK
+
+
 @inline
 def packed_fit(P, nq):
     """True when the packed arrays ``P`` fit each other (:func:`closed_kernels.fits`) and the model has nq

@@ -75,10 +75,11 @@ def world_kinematics(P, at_rest):
     ``world_v`` and the bias accelerations ``world_wd``, ``world_ad`` (classical, of the origin, zero
     joint accelerations, no gravity), from the body-frame results of a Newton-Euler pass with
     ``a = 0`` in the tree's work (``R, p`` pose in the parent; ``V``, ``alpha`` twist and spatial
-    acceleration, gravity included); ``at_rest``: twists and accelerations zero (closure at q alone)."""
+    acceleration, gravity included); ``at_rest``: twists and bias accelerations zero (closure at q alone: the
+    poses only, the four rates set to zero)."""
     ints, floats, work, cint, cflt, cwork = P
     m, w, s = model_fields(ints, floats), work_fields(ints, work), scratch_fields(cint, cwork)
-    V, A = (s.at_rest, s.at_rest) if at_rest else (w.V, w.alpha)
+    V, A = w.V, w.alpha
     oR, op = s.world_R, s.world_p
     g = (m.gravity[0], m.gravity[1], m.gravity[2])
     for k in range(m.parent.shape[0]):
@@ -93,6 +94,13 @@ def world_kinematics(P, at_rest):
                 for c in range(3):
                     oR[k, r, c] = oR[j, r, 0] * w.R[k, 0, c] + oR[j, r, 1] * w.R[k, 1, c] + oR[j, r, 2] * w.R[k, 2, c]
             put(op, k, add(row(op, j), mul(oR, j, row(w.p, k))))
+        if at_rest:
+            z = (0.0, 0.0, 0.0)
+            put(s.world_w, k, z)
+            put(s.world_v, k, z)
+            put(s.world_wd, k, z)
+            put(s.world_ad, k, z)
+            continue
         w_body, v_body = (V[k, 0], V[k, 1], V[k, 2]), (V[k, 3], V[k, 4], V[k, 5])
         lin = add(add((A[k, 3], A[k, 4], A[k, 5]), mul_T(oR[k], g)), cross(w_body, v_body))
         put(s.world_w, k, mul(oR, k, w_body))

@@ -8,18 +8,20 @@ the accessor's name says the field's number of dimensions (a test holds them to 
 :func:`model_fields` and :func:`work_fields` give the kernels the tree's model and work arrays
 as the named tuples :data:`layout.ModelFields` and :data:`layout.WorkFields`, so that every kernel
 reads ``m.parent``, ``w.P``; :func:`loop_fields` and :func:`scratch_fields` those of a closed chain
-(:mod:`dynamics.compiled.closed_layout`).  All are inlined into their callers (numba IR), where LLVM drops
+(:mod:`dynamics.compiled.closed_layout`), and :func:`buffer_sections` the six packed arrays of a
+``ClosedData``'s two buffers.  All are inlined into their callers (numba IR), where LLVM drops
 the views a kernel does not use and keeps the rest in registers.
 """
 
 from __future__ import annotations
 
 from .jit import field_view, inline
-from .closed_layout import CLOSED_FLOATS, CLOSED_INTS, CLOSED_WORK, LoopFields, ScratchFields
+from .closed_layout import (BUFFER_FLOATS, BUFFER_INTS, BUFFER_ROWS, CLOSED_FLOATS, CLOSED_INTS, CLOSED_WORK, LoopFields,
+                            ScratchFields)
 from .layout import DESCRIPTOR_WIDTH, MODEL_FLOATS, MODEL_INTS, WORK, ModelFields, WorkFields
 
 __all__ = ["scalar", "array1", "array2", "array3", "model_fields", "work_fields", "sizes", "loop_fields",
-           "scratch_fields"]
+           "scratch_fields", "buffers_fit", "buffer_sections"]
 
 @inline
 def scalar(buf, table, row):
@@ -126,9 +128,38 @@ def scratch_fields(cint, cwork):
         world_ad=array2(cwork, cint, CW.world_ad), column_w=array2(cwork, cint, CW.column_w),
         column_v=array2(cwork, cint, CW.column_v), column_p=array2(cwork, cint, CW.column_p),
         frame_R_a=array2(cwork, cint, CW.frame_R_a), frame_R_b=array2(cwork, cint, CW.frame_R_b),
-        at_rest=array2(cwork, cint, CW.at_rest), dv=array1(cwork, cint, CW.dv),
+        dv=array1(cwork, cint, CW.dv),
         loop_newton=array2(cwork, cint, CW.loop_newton), G_all=array2(cwork, cint, CW.G_all),
         gamma_all=array1(cwork, cint, CW.gamma_all),
         q_closed=array1(cwork, cint, CW.q_closed), v_full=array1(cwork, cint, CW.v_full),
         forces=array1(cwork, cint, CW.forces), a_full=array1(cwork, cint, CW.a_full),
         y_next=array1(cwork, cint, CW.y_next), y_stage=array1(cwork, cint, CW.y_stage), K=array2(cwork, cint, CW.K))
+
+
+BI, BF = BUFFER_INTS.row, BUFFER_FLOATS.row
+#: the descriptor rows of the buffers' sections: the integer ones first, the float ones from FIRST_FLOAT_ROW
+FIRST_SECTION_ROW, FIRST_FLOAT_ROW, END_SECTION_ROW = BUFFER_INTS.first_row, BUFFER_FLOATS.first_row, BUFFER_FLOATS.end
+
+
+@inline
+def buffers_fit(int_buffer, float_buffer):
+    """True when the sections the descriptor table at the start of ``int_buffer`` gives
+    (:data:`closed_layout.BUFFER_INTS`, ``BUFFER_FLOATS``) lie inside the two buffers."""
+    header = BUFFER_ROWS * DESCRIPTOR_WIDTH
+    if int_buffer.shape[0] < header:
+        return False
+    for row in range(FIRST_SECTION_ROW, END_SECTION_ROW):
+        start, size = int_buffer[DESCRIPTOR_WIDTH * row], int_buffer[DESCRIPTOR_WIDTH * row + 1]
+        end = int_buffer.shape[0] if row < FIRST_FLOAT_ROW else float_buffer.shape[0]
+        if start < (header if row < FIRST_FLOAT_ROW else 0) or size < 0 or start + size > end:
+            return False
+    return True
+
+
+@inline
+def buffer_sections(int_buffer, float_buffer):
+    """The packed arrays ``(ints, floats, work, cint, cflt, cwork)`` of a ``ClosedData``'s ``int_buffer`` and
+    ``float_buffer`` (views; check :func:`buffers_fit` first)."""
+    return (array1(int_buffer, int_buffer, BI.ints), array1(float_buffer, int_buffer, BF.floats),
+            array1(float_buffer, int_buffer, BF.work), array1(int_buffer, int_buffer, BI.cint),
+            array1(float_buffer, int_buffer, BF.cflt), array1(float_buffer, int_buffer, BF.cwork))

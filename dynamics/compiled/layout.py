@@ -24,8 +24,10 @@ static ``Model``) packs :data:`MODEL_INTS` and :data:`MODEL_FLOATS` into two arr
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from enum import IntEnum
+from functools import lru_cache
 
 import numpy as np
 
@@ -68,7 +70,7 @@ class Layout:
             raise ValueError(f"{name}: fields need distinct names and at most 3 dimensions")
         self.row = IntEnum(f"{name}Row", self.names, start=first_row)
         self.Fields = namedtuple(name, self.names)
-        self.end = first_row + len(self.names)
+        self.first_row, self.end = first_row, first_row + len(self.names)
 
     def extents(self, dims: dict) -> dict:
         """name -> shape (ints) for the dimensions ``dims`` (name -> int)."""
@@ -80,23 +82,19 @@ class Layout:
     def describe(self, dims: dict, table: np.ndarray, start: int = 0) -> int:
         """Write the descriptor rows of the fields (first at ``start`` in the packed array) into
         ``table`` ((rows, :data:`DESCRIPTOR_WIDTH`) int64); returns the first offset after the fields."""
-        offset = start
-        for k, shape in self.extents(dims).items():
-            r = self.row[k]
-            table[r, 0] = offset
-            table[r, 1:] = 1
-            table[r, 1:1 + len(shape)] = shape
-            offset += int(np.prod(shape, dtype=np.int64))
+        offset, rows = start, []
+        for shape in self.extents(dims).values():
+            rows.append((offset, *shape) + (1,) * (DESCRIPTOR_WIDTH - 1 - len(shape)))
+            offset += math.prod(shape)
+        table[self.first_row:self.end] = rows
         return offset
 
     def views(self, buf: np.ndarray, table: np.ndarray):
         """The fields of the packed ``buf`` as a named tuple of views (shapes as in the table)."""
         out = []
-        for k in self.names:
-            o, *extent = (int(x) for x in table[self.row[k]])
+        for k, (o, *extent) in zip(self.names, table[self.first_row:self.end].tolist()):
             shape = tuple(extent[:len(self.shapes[k])])
-            size = int(np.prod(shape, dtype=np.int64))
-            out.append(buf[o:o + size].reshape(shape) if shape else buf[o:o + 1].reshape(()))
+            out.append(buf[o:o + math.prod(shape)].reshape(shape))
         return self.Fields(*out)
 
     def doc(self) -> str:
@@ -232,16 +230,32 @@ class Data:
     fields of :data:`WORK`, attributes of the same names: ``data.V``, ``data.P`` ...).  One
     ``Data`` serves one call at a time: threads need one each.
 
-    ``work`` is the packed array the kernels receive; ``fields`` and the attributes are views of it.
+    ``work`` is the packed array the kernels receive (a new one, or ``work``: float64 (size,), C-contiguous, e.g. a
+    section of a closed chain's buffer, :class:`dynamics.compiled.closed_layout.ClosedData`); ``fields`` and the
+    attributes are views of it.
     """
 
-    def __init__(self, n_bodies: int):
+    def __init__(self, n_bodies: int, work: np.ndarray | None = None):
         self.n_bodies = n_bodies
-        table = np.zeros((TREE_ROWS, DESCRIPTOR_WIDTH), dtype=np.int64)
-        self.work = np.zeros(WORK.describe(tree_dims(n_bodies), table))
+        table, size = _work_table(n_bodies)
+        if work is None:
+            work = np.zeros(size)
+        elif work.dtype != np.float64 or work.shape != (size,) or not work.flags.c_contiguous:
+            raise ValueError(f"the work array of a Data of {n_bodies} bodies is float64 ({size},), got "
+                             f"{work.dtype} {work.shape}")
+        self.work = work
         self.fields = WORK.views(self.work, table)
         for name, arr in zip(WORK.names, self.fields):
             setattr(self, name, arr)
 
     def __repr__(self) -> str:
         return f"Data(n_bodies={self.n_bodies})"
+
+
+@lru_cache(maxsize=64)
+def _work_table(n_bodies: int) -> tuple[np.ndarray, int]:
+    """(descriptor table (read-only), size) of the work array of a :class:`Data` of ``n_bodies`` bodies."""
+    table = np.zeros((TREE_ROWS, DESCRIPTOR_WIDTH), dtype=np.int64)
+    size = WORK.describe(tree_dims(n_bodies), table)
+    table.flags.writeable = False
+    return table, size

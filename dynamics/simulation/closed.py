@@ -29,6 +29,7 @@ from scipy import integrate
 
 from .. import forward_dynamics
 from ..closed.closure import ClosureError
+from ..dispatch import current_backend
 from ..closed.embedding import choose_partition, chord_coordinates, complete_state, partition_quality, terms_at
 from ..joints import has_quaternion
 from ..rates import QUATERNION_GAIN, configuration_rate
@@ -91,6 +92,33 @@ def state_rate(tree):
     return rate
 
 
+def consistent_state(em, q, v, tol):
+    """:func:`dynamics.closed.embedding.complete_state` of q (nq,), v (nv,) at the closure tolerance ``tol`` (the
+    split chosen at q: the default one unless it has degraded there), with the compiled kernels wherever that
+    split is the default one (:func:`split_degraded` on the compiled closure Jacobians, then
+    :func:`dynamics.compiled.closed_api.complete_state` with ``em.default_data``, which hands a state it
+    declines to the reference); the reference itself under the numpy backend, for linear joint couplings
+    (closed form) and where the default split has degraded."""
+    if current_backend() != "numpy" and em.linear_couplings is None:
+        from ..compiled.closed_api import complete_state as split_state     # numba is imported on first use
+
+        default = {lp.node: (lp.rows, lp.dep, lp.ind) for lp in em.loops}
+        if not split_degraded(em, q, default):
+            return split_state(em, q, v, tol=tol, data=em.default_data)
+    return complete_state(em, q, v, tol=tol)
+
+
+def closure_error(em, q) -> float:
+    """The largest closure error of the constraint rows of every loop at q (nq,), m or rad: from the compiled
+    closure rows (:func:`dynamics.compiled.closed_api.loop_closures`), the numpy closure terms under the numpy
+    backend."""
+    if current_backend() == "numpy":
+        return float(np.max(np.abs(terms_at(em, q).e), initial=0.0))
+    from ..compiled.closed_api import loop_closures
+
+    return float(np.max(np.abs(loop_closures(em, q)[0]), initial=0.0))
+
+
 def closed_chain_rhs(em, torque, duration, progress, tol, splits=None, adjust=None):
     """``(rhs(t, y), close(y))`` of a constraint-embedded closed chain over ``y = [q, v]`` (nq + nv,) (see
     the module docstring): ``torque`` f(t, q, v) or None, ``progress(fraction)`` or None, ``tol`` the
@@ -121,7 +149,7 @@ def closed_chain_rhs(em, torque, duration, progress, tol, splits=None, adjust=No
         split = splits.get("current")
         try:
             if split is None:
-                q, v = complete_state(em, y[:em.nq], y[em.nq:], tol=tol)
+                q, v = consistent_state(em, y[:em.nq], y[em.nq:], tol)
             else:
                 q, v = split_state(em, y[:em.nq], y[em.nq:], tol=tol, splits=split, data=data_of(split))
         except ClosureError as exc:
@@ -312,16 +340,16 @@ def integrate_partitioned_with_stops(em, torque, duration, t_eval, method, rtol,
 
 def closed_chain_result(em, t, q, v, status: str, closure_tol) -> SimulationResult:
     """The result of a closed-chain run from its samples ``q`` (n, nq), ``v`` (n, nv): every sample made
-    consistent by :func:`dynamics.closed.embedding.complete_state` (closed to ``closure_tol``, the
-    closure error of its loops and joint couplings reported, ``G v = 0``), energy and the loop-closing
-    joints' columns."""
+    consistent as :func:`dynamics.closed.embedding.complete_state` does (:func:`consistent_state`: closed to
+    ``closure_tol``, ``G v = 0``), the closure error of its loops and joint couplings reported
+    (:func:`closure_error`), energy and the loop-closing joints' columns."""
     tree = em.tree_model
     tol = SIMULATION_CLOSURE_TOL if closure_tol is None else closure_tol
-    states = [complete_state(em, qi, vi, tol=tol) for qi, vi in zip(q, v)]
+    states = [consistent_state(em, qi, vi, tol) for qi, vi in zip(q, v)]
     qs = np.array([s[0] for s in states]).reshape(len(states), em.nq)
     vs = np.array([s[1] for s in states]).reshape(len(states), em.nv)
     energy, kinetic = energies(tree, qs, vs)
-    closure = np.array([np.max(np.abs(terms_at(em, qi).e), initial=0.0) for qi in qs])
+    closure = np.array([closure_error(em, qi) for qi in qs])
     result = SimulationResult(t=np.asarray(t), q=qs, v=vs, energy=energy, columns=coordinate_columns(tree),
                               velocity_columns=coordinate_columns(tree, rate=True), status=status, closure=closure,
                               kinetic=kinetic)
@@ -330,13 +358,18 @@ def closed_chain_result(em, t, q, v, status: str, closure_tol) -> SimulationResu
 
 
 def chord_columns(em, qs, vs) -> tuple[list[str], np.ndarray]:
-    """Coordinates of the loop-closing joints along a trajectory (``name`` or ``name[i]``)."""
+    """Coordinates of the loop-closing joints along a trajectory (``name`` or ``name[i]``): qs (n, nq), vs (n, nv);
+    the world kinematics of each sample from the compiled kernels (:func:`dynamics.compiled.closed_api.world_kinematics`),
+    the numpy ones under the numpy backend."""
     names: list[str] = []
     rows = []
     if not em.chords:
         return names, np.zeros((len(qs), 0))
+    compiled = current_backend() != "numpy"
+    if compiled:
+        from ..compiled.closed_api import world_kinematics     # numba is imported on first use
     for q, v in zip(qs, vs):
-        coords = chord_coordinates(em, q, v)
+        coords = chord_coordinates(em, q, v, kin=world_kinematics(em, q, v) if compiled else None)
         row = []
         for c in em.chords:
             if c.name not in coords:

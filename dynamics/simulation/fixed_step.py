@@ -366,13 +366,21 @@ def stepper_rcond_switch(em) -> float:
     smallest Frobenius reciprocal condition ``1 / (|G_d|_F |G_d^-1|_F)`` of the default dependent blocks
     at the reference, the estimate the kernels check.  Integrating ``[q, v_ind]`` of the default split
     loses accuracy fast as its block degrades; below this the numpy steps, which re-partition
-    (:mod:`.closed`), take over."""
+    (:mod:`.closed`), take over.  The closure Jacobian at the reference comes from the compiled closure rows
+    (:func:`dynamics.compiled.closed_api.loop_jacobians`), the numpy closure terms under the numpy backend."""
     q = em.neutral()
-    terms = terms_at(em, q)
+    if current_backend() == "numpy":
+        terms = terms_at(em, q)
+        blocks = {lp.node: loop_closure(terms, lp)[1] for lp in em.loops}
+    else:
+        from ..compiled.closed_api import loop_jacobians     # the closure terms compiled (numba on first use)
+
+        jacobians = loop_jacobians(em, q)
+        blocks = {lp.node: jacobians[lp.node][lp.rows] for lp in em.loops}
     worst = 1.0
     for lp in em.loops:
         if len(lp.dep):
-            Gd = loop_closure(terms, lp)[1][:, lp.dep]
+            Gd = blocks[lp.node][:, lp.dep]
             worst = min(worst, 1.0 / (np.linalg.norm(Gd) * np.linalg.norm(np.linalg.inv(Gd))))
     return PARTITION_RCOND_RATIO * worst
 

@@ -87,9 +87,15 @@ def coordinate_columns(model, rate: bool = False) -> tuple[str, ...]:
 
 
 def energies(model, Q, V) -> tuple[np.ndarray, np.ndarray]:
-    """(total, kinetic) energy in J at each sample of ``Q`` (T, nq), ``V`` (T, nv)."""
-    K = np.array([kinetic_energy(model, q, v) for q, v in zip(Q, V)], dtype=float).reshape(len(Q))
-    P = np.array([potential_energy(model, q) for q in Q], dtype=float).reshape(len(Q))
+    """(total, kinetic) energy in J at each sample of ``Q`` (T, nq), ``V`` (T, nv) of a tree: the kinetic energy
+    ``v^T M(q) v / 2`` with the mass matrix of :func:`dynamics.mass_matrix` (the compiled composite-body inertia,
+    armature included; one configuration per call), the potential of :func:`dynamics.energy.potential_energy`
+    (one batched call)."""
+    from .. import mass_matrix
+
+    Q, V = np.asarray(Q, dtype=float).reshape(len(Q), model.nq), np.asarray(V, dtype=float).reshape(len(V), model.nv)
+    K = np.array([0.5 * float(v @ mass_matrix(model, q) @ v) for q, v in zip(Q, V)], dtype=float).reshape(len(Q))
+    P = np.asarray(potential_energy(model, Q), dtype=float).reshape(len(Q)) if len(Q) else np.zeros(0)
     return K + P, K
 
 

@@ -178,3 +178,79 @@ def test_forces_of_time_and_state_are_declined_by_the_compiled_loop_and_logged(c
     assert np.abs(varying.q - fixed.q).max() < 1e-10
     with backend("compiled"), pytest.raises(CompiledDeclined, match="f\\(t, q, v\\)"):
         simulate(em, q0, v0, 0.05, 6, torque=lambda t, q, v: constant, method="rk4", dt=1e-2)
+
+
+@pytest.mark.parametrize("name", PLANAR_SAMPLES)
+def test_consistent_states_and_closure_errors_of_the_simulators_are_the_numpy_reference(name):
+    """``simulation.closed.consistent_state`` (the compiled kernels on the default split where it has not
+    degraded) gives the numpy ``complete_state`` (split chosen at q) to 1e-12, and ``closure_error`` the largest
+    numpy closure error, from configurations moved off the loops."""
+    from mbcompose.dynamics.closed.embedding import complete_state, terms_at
+    from mbcompose.dynamics.simulation.closed import closure_error as largest_closure_error, consistent_state
+
+    asm, tm, em = load(name)
+    rng = np.random.default_rng(31)
+    for q, v, tau in random_states(em, rng, 6):
+        q_off = q + 1e-4 * rng.standard_normal(em.nq)
+        v_off = v + 1e-3 * rng.standard_normal(em.nv)
+        q_ref, v_ref = complete_state(em, q_off, v_off, tol=1e-12)
+        qc, vc = consistent_state(em, q_off, v_off, 1e-12)
+        assert np.max(np.abs(qc - q_ref)) < 1e-12 and np.max(np.abs(vc - v_ref)) < 1e-12 * max(1.0, np.abs(v_ref).max())
+        for x in (q_off, qc):
+            assert abs(largest_closure_error(em, x) - np.max(np.abs(terms_at(em, x).e))) < 1e-14
+        with backend("numpy"):
+            q_np, v_np = consistent_state(em, q_off, v_off, 1e-12)
+        assert np.array_equal(q_np, q_ref) and np.array_equal(v_np, v_ref)
+
+
+def test_result_energies_are_pinocchios_kinetic_and_potential_energy_sample_by_sample():
+    """``simulation.result.energies`` over a trajectory (one batched call) against Pinocchio's
+    ``computeKineticEnergy`` and ``computePotentialEnergy`` of the same spanning tree, sample by sample."""
+    import pinocchio as pin
+    from mechanisms import PinTwin
+    from mbcompose.dynamics.simulation.result import energies
+
+    asm, tm, em = load("leg_fourbar_knee")
+    twin = PinTwin(tm, planar=True)
+    data = twin.pm.createData()
+    states = random_states(em, np.random.default_rng(32), 5)
+    Q, V = np.array([s[0] for s in states]), np.array([s[1] for s in states])
+    total, kinetic = energies(em.tree_model, Q, V)
+    for q, v, E_total, E_kin in zip(Q, V, total, kinetic):
+        T = pin.computeKineticEnergy(twin.pm, data, twin.qp(q), twin.vpin(v))
+        U = pin.computePotentialEnergy(twin.pm, data, twin.qp(q))
+        assert abs(E_kin - T) < 1e-12 * max(1.0, abs(T))
+        assert abs(E_total - (T + U)) < 1e-12 * max(1.0, abs(T) + abs(U))
+    assert energies(em.tree_model, Q[:0], V[:0])[0].shape == (0,)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_world_kinematics_and_chord_columns_are_the_numpy_ones_on_random_closed_chains(seed):
+    """``closed_api.world_kinematics`` (one compiled Newton-Euler pass) gives the numpy world kinematics of every
+    body (poses, joint columns, twists, bias accelerations) to 1e-12, and the chord coordinates and rates the
+    simulators report from them are the numpy ``chord_coordinates`` of every chord type."""
+    from test_random_closed_chains import closed_chain, closed_states
+    from mbcompose.dynamics.batch import prepare
+    from mbcompose.dynamics.closed.embedding import chord_coordinates
+    from mbcompose.dynamics.simulation.closed import chord_columns
+    from mbcompose.dynamics.world_kinematics import kinematics
+
+    model, chords, q0, rng = closed_chain(seed)
+    em = E.embed(model, chords, q_ref=q0)
+    states = closed_states(model, em, rng, 3)
+    for q, v in states:
+        kin = closed_api.world_kinematics(em, q, v)
+        _, _, _, w, V, ac, _, _ = prepare(model, q, v)
+        ref = kinematics(model, w, V, ac)
+        for name in ("R", "p", "S_w", "S_v", "p_col", "w", "v", "wd", "ad"):
+            a, b = getattr(kin, name), getattr(ref, name)
+            assert a.shape == b.shape and np.max(np.abs(a - b), initial=0.0) < 1e-12 * max(1.0, np.abs(b).max()), name
+    qs, vs = np.array([s[0] for s in states]), np.array([s[1] for s in states])
+    names, values = chord_columns(em, qs, vs)
+    with backend("numpy"):
+        names_ref, values_ref = chord_columns(em, qs, vs)
+    assert names == names_ref and np.max(np.abs(values - values_ref), initial=0.0) < 1e-12
+    for q, v in states:
+        for c, (qc, vc) in chord_coordinates(em, q, v, kin=closed_api.world_kinematics(em, q, v)).items():
+            q_ref, v_ref = chord_coordinates(em, q, v)[c]
+            assert np.allclose(qc, q_ref, rtol=0, atol=1e-12) and np.allclose(vc, v_ref, rtol=0, atol=1e-12)

@@ -241,3 +241,45 @@ def test_declines_run_the_reference_and_say_why_or_raise_under_the_compiled_back
         assert len(said) == 1 and why in said[0] and "numpy embedding" in said[0]
         with backend("compiled"), pytest.raises(CompiledDeclined, match=why):
             dyn.forward_dynamics(model, *state)
+
+
+def test_the_two_buffers_of_a_data_hold_the_six_packed_arrays_and_give_the_kernel_of_ten_arrays():
+    """The one-configuration entry takes the data's two buffers (six array arguments instead of ten): their
+    sections are the packed arrays the other kernels take (the same memory), copies of the model's, and the
+    accelerations are those of the ten-array kernel and of the numpy embedding."""
+    from mbcompose.dynamics.compiled import closed_kernels as ck
+
+    asm, tm, em = load("leg_fourbar_knee")
+    data, flat, cf = em.create_data(), em.tree_model.flat_model, em.closed_flat
+    ints, floats, work, cint, cflt, cwork = data.packed
+    for section, model_array in ((ints, flat.ints), (floats, flat.floats), (cint, cf.cint), (cflt, cf.cflt)):
+        assert np.array_equal(section, model_array) and not np.shares_memory(section, model_array)
+    for section, buffer in ((ints, data.int_buffer), (cint, data.int_buffer), (floats, data.float_buffer),
+                            (work, data.float_buffer), (cflt, data.float_buffer), (cwork, data.float_buffer)):
+        assert np.shares_memory(section, buffer)
+    assert np.shares_memory(work, data.tree.work) and np.shares_memory(cwork, data.work)
+    for q, v, tau in random_states(em, np.random.default_rng(21), 4):
+        a6, a10 = np.empty(em.nv), np.empty(em.nv)
+        assert ck.buffered_forward_dynamics(data.int_buffer, data.float_buffer, q, v, tau, a6) == ck.OK
+        assert ck.embedded_forward_dynamics(*data.packed, q, v, tau, a10) == ck.OK
+        assert np.array_equal(a6, a10)
+        assert rel(a6, E.forward_dynamics(em, q, v, tau)) < 1e-12
+        assert rel(dyn.forward_dynamics(em, q, v, tau, data=data), a6) == 0.0
+
+
+def test_buffers_that_do_not_hold_their_sections_are_refused_by_the_kernel():
+    """A float buffer shorter than its sections, an int buffer cut inside its descriptor table or a descriptor
+    pointing outside: the kernel returns BAD_SHAPE (it reads nothing outside the buffers)."""
+    from mbcompose.dynamics.compiled import closed_kernels as ck
+
+    asm, tm, em = load("fourbar")
+    data = em.create_data()
+    q, v, tau = random_states(em, np.random.default_rng(22), 1)[0]
+    out = np.empty(em.nv)
+    assert ck.buffered_forward_dynamics(data.int_buffer, data.float_buffer[:-1].copy(), q, v, tau, out) == ck.BAD_SHAPE
+    assert ck.buffered_forward_dynamics(data.int_buffer[:5].copy(), data.float_buffer, q, v, tau, out) == ck.BAD_SHAPE
+    bad = data.int_buffer.copy()
+    bad[0] = bad.size            # the first section (the tree's ints) would start at the end of the buffer
+    assert ck.buffered_forward_dynamics(bad, data.float_buffer, q, v, tau, out) == ck.BAD_SHAPE
+    assert ck.buffered_forward_dynamics(data.int_buffer, data.float_buffer, q[:-1].copy(), v, tau, out) == ck.BAD_SHAPE
+    assert rel(dyn.forward_dynamics(em, q, v, tau), E.forward_dynamics(em, q, v, tau)) < 1e-12
