@@ -7,7 +7,8 @@ The numpy references (:mod:`dynamics.closed.embedding`, seed 000 sections 5-6):
   dependent coordinates ``theta_d`` with the independent ones held,
   ``theta_d <- theta_d - G_d^-1 e`` (``e``: the loop's closure error, ``G_d``: the
   dependent block of its exact Jacobian, kept rows), with the same stopping rule (a closure
-  error below ``tol``, then up to two polishing steps while they halve it);
+  error below ``tol``, then up to two polishing steps while they halve it, a polishing step that
+  moves no coordinate by more than :data:`ROUNDING_STEP` not taken);
 * :func:`complete_velocity_at` is :func:`complete_velocity`: ``theta_dot_S = X theta_dot_i``,
   ``X = [I; -G_d^-1 G_i]`` (:func:`closed_kernels.dependent_maps`);
 * :func:`simulate_closed` is the fixed-step loop of :mod:`dynamics.simulation.fixed_step` on the state
@@ -55,6 +56,10 @@ NOT_CONVERGED, DIVERGED = 5, 6
 DECLINED = {**ck.DECLINED, NOT_CONVERGED: "Newton's method did not converge",
             DIVERGED: "a Newton step was too large or not finite"}
 SEMI_IMPLICIT_EULER, RK4 = sim.SEMI_IMPLICIT_EULER, sim.RK4
+#: a polishing Newton step no larger than this in every dependent coordinate (rad or m) is not taken and ends
+#: the loop's iteration: :data:`dynamics.closed.embedding.ROUNDING_STEP` (four units in the last place of a
+#: coordinate of unit size; the machine's precision, not a tolerance)
+ROUNDING_STEP = 4.0 * np.finfo(np.float64).eps
 
 
 @inline
@@ -114,6 +119,16 @@ def newton_step(L, s, r0, r1, i0, i1, max_step):
     return OK
 
 
+@inline
+def rounding_step(dv, dep, r0, r1):
+    """True when the Newton step ``dv`` (nv,) moves none of the dependent coordinates ``dep[r0:r1]`` by more
+    than :data:`ROUNDING_STEP`."""
+    for a in range(r0, r1):
+        if abs(dv[dep[a]]) > ROUNDING_STEP:
+            return False
+    return True
+
+
 @kernel(refcount=False, error_model="numpy")
 def close_loops(P, q, tol, max_iter, max_step):
     """Close every loop by Newton's method on its dependent coordinates, q (nq,) in place; returns a
@@ -121,7 +136,8 @@ def close_loops(P, q, tol, max_iter, max_step):
     the loops iterate together (one evaluation of every row per iteration): a loop's closure depends on
     the coordinates of its own compound node alone (seed 000 Lemma 6.3, :mod:`dynamics.closed.embedding`),
     so its iterates are those of the loop-by-loop reference.  On ``OK`` the scratch holds the closure
-    terms of every row at the returned q (:func:`complete_velocity_at` may follow)."""
+    terms of every row at the returned q (:func:`complete_velocity_at` may follow): every iteration ends
+    with an evaluation, or with a step not taken."""
     ints, floats, work, cint, cflt, cwork = P
     m, L, s = model_fields(ints, floats), loop_fields(cint, cflt), scratch_fields(cint, cwork)
     lk, lr, state = L.loop_kept_start, L.loop_row_start, s.loop_newton
@@ -154,6 +170,13 @@ def close_loops(P, q, tol, max_iter, max_step):
             status = newton_step(L, s, r0, r1, i0, i1, max_step)
             if status != OK:
                 return status
+            if state[l, 0] > 0.0 and rounding_step(s.dv, L.dependent, r0, r1):
+                if beyond_slack(s.e, L.row_slack, i0, i1):
+                    return NOT_CLOSED
+                for a in range(r0, r1):                # not taken: the loop's q stays where e was evaluated
+                    s.dv[L.dependent[a]] = 0.0
+                state[l, 2] = 1.0
+                continue
             moving = True
         if not moving:
             return OK
