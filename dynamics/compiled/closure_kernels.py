@@ -137,7 +137,10 @@ def close_loops(P, q, tol, max_iter, max_step):
     the coordinates of its own compound node alone (seed 000 Lemma 6.3, :mod:`dynamics.closed.embedding`),
     so its iterates are those of the loop-by-loop reference.  On ``OK`` the scratch holds the closure
     terms of every row at the returned q (:func:`complete_velocity_at` may follow): every iteration ends
-    with an evaluation, or with a step not taken."""
+    with an evaluation, or with a step not taken; ``loop_newton[l, 2]`` is 2.0 where loop l ended on a rule that
+    ends a new call from the returned q at its first evaluation, with q unchanged (a step below
+    :data:`ROUNDING_STEP`, a zero error, no dependent coordinates; :func:`repeats_as_closed`), 1.0 where it
+    ended on another rule."""
     ints, floats, work, cint, cflt, cwork = P
     m, L, s = model_fields(ints, floats), loop_fields(cint, cflt), scratch_fields(cint, cwork)
     lk, lr, state = L.loop_kept_start, L.loop_row_start, s.loop_newton
@@ -149,7 +152,7 @@ def close_loops(P, q, tol, max_iter, max_step):
         s.dv[:] = 0.0
         moving = False
         for l in range(n_loops):
-            if state[l, 2] == 1.0:
+            if state[l, 2] != 0.0:
                 continue
             r0, r1, i0, i1 = lk[l], lk[l + 1], lr[l], lr[l + 1]
             err = largest(s.e, L.row_slack, i0, i1)
@@ -159,7 +162,7 @@ def close_loops(P, q, tol, max_iter, max_step):
                 if state[l, 0] == 2.0 or err == 0.0 or err > 0.5 * state[l, 1] or r1 == r0:
                     if beyond_slack(s.e, L.row_slack, i0, i1):
                         return NOT_CLOSED
-                    state[l, 2] = 1.0
+                    state[l, 2] = 2.0 if err == 0.0 or r1 == r0 else 1.0
                     continue
                 state[l, 0] += 1.0
             state[l, 1] = err
@@ -175,13 +178,24 @@ def close_loops(P, q, tol, max_iter, max_step):
                     return NOT_CLOSED
                 for a in range(r0, r1):                # not taken: the loop's q stays where e was evaluated
                     s.dv[L.dependent[a]] = 0.0
-                state[l, 2] = 1.0
+                state[l, 2] = 2.0
                 continue
             moving = True
         if not moving:
             return OK
         sim.integrate(m.kind, m.q_offset, m.v_offset, q, s.dv, 1.0, q)
     return OK
+
+
+@inline
+def repeats_as_closed(s, n_loops):
+    """True when :func:`close_loops` called again at the q it returned would return that q unchanged and the same
+    closure terms after one evaluation (every loop ended on such a rule, ``loop_newton[l, 2] == 2.0``): the call
+    can be skipped."""
+    for l in range(n_loops):
+        if s.loop_newton[l, 2] != 2.0:
+            return False
+    return True
 
 
 @kernel(refcount=False, error_model="numpy")
@@ -291,17 +305,19 @@ def state_completion(ints, floats, work, cint, cflt, cwork, q, v_i, v, tol, max_
 
 
 @kernel(refcount=False, error_model="numpy")
-def state_rate(P, ys, tau, damping, tol, max_iter, max_step, rate):
+def state_rate(P, ys, tau, damping, tol, max_iter, max_step, rate, closed):
     """``rate = [q_dot, a_i]`` (nq + n_i,) at the stage state ``ys = [q, v_i]``: q closed (into
     ``q_closed``), v completed (``v_full``), forces ``tau - damping v``, the embedded forward dynamics
-    (``a_full``); returns a status.  tol, max_iter, max_step: the Newton closure's."""
+    (``a_full``); returns a status.  tol, max_iter, max_step: the Newton closure's; closed: the scratch holds
+    the closure terms of :func:`close_loops` at this q, which :func:`repeats_as_closed` (the closing skipped:
+    it would change nothing)."""
     ints, floats, work, cint, cflt, cwork = P
     L, s = loop_fields(cint, cflt), scratch_fields(cint, cwork)
     qc, v, ind = s.q_closed, s.v_full, L.independent
     nq, nv = qc.shape[0], v.shape[0]
     for i in range(nq):
         qc[i] = ys[i]
-    status = close_loops(P, qc, tol, max_iter, max_step)
+    status = OK if closed else close_loops(P, qc, tol, max_iter, max_step)
     if status == OK:                               # the closure terms in the scratch are those at qc
         status = complete_velocity_at(P, ys[nq:], v)
     if status != OK:
@@ -317,9 +333,9 @@ def state_rate(P, ys, tau, damping, tol, max_iter, max_step, rate):
 
 
 @kernel(refcount=False, error_model="numpy")
-def closed_step(P, y, tau, damping, tol, max_iter, max_step, dt, method):
+def closed_step(P, y, tau, damping, tol, max_iter, max_step, dt, method, closed):
     """One step ``y -> y_next`` (``[q, v_i]``, the scratch's ``y_next``) of the integrator ``method``, the
-    loops closed after it.  As :func:`dynamics.simulation.fixed_step.closed_chain_step`: RK4 on y;
+    loops closed after it (closed: the scratch holds the closing of y, :func:`state_rate`).  As :func:`dynamics.simulation.fixed_step.closed_chain_step`: RK4 on y;
     semi-implicit Euler ``v_i+ = v_i + h a_i``, ``q+ = q + h X(q) v_i+``."""
     ints, floats, work, cint, cflt, cwork = P
     s = scratch_fields(cint, cwork)
@@ -330,13 +346,13 @@ def closed_step(P, y, tau, damping, tol, max_iter, max_step, dt, method):
             h = 0.0 if stage == 0 else (dt if stage == 3 else dt / 2)
             for i in range(ny):
                 ys[i] = y[i] if stage == 0 else y[i] + h * K[stage - 1, i]
-            status = state_rate(P, ys, tau, damping, tol, max_iter, max_step, K[stage])
+            status = state_rate(P, ys, tau, damping, tol, max_iter, max_step, K[stage], closed and stage == 0)
             if status != OK:
                 return status
         for i in range(ny):
             yn[i] = y[i] + dt / 6 * (K[0, i] + 2 * K[1, i] + 2 * K[2, i] + K[3, i])
     else:
-        status = state_rate(P, y, tau, damping, tol, max_iter, max_step, K[0])
+        status = state_rate(P, y, tau, damping, tol, max_iter, max_step, K[0], closed)
         if status != OK:
             return status
         for i in range(nq, ny):
@@ -362,10 +378,12 @@ def simulate_closed(ints, floats, work, cint, cflt, cwork, y, tau, damping, tol,
     s = scratch_fields(cint, cwork)
     if not packed_fit(P, s.q_closed.shape[0]) or y.shape[0] != s.y_next.shape[0]:
         return s0, BAD_SHAPE
+    closed = False                                 # the scratch holds the closing of y (after a step)
     for step in range(s0, steps):
-        status = closed_step(P, y, tau, damping, tol, max_iter, max_step, dt, method)
+        status = closed_step(P, y, tau, damping, tol, max_iter, max_step, dt, method, closed)
         if status != OK:
             return step, status
+        closed = repeats_as_closed(s, loop_fields(cint, cflt).loop_kept_start.shape[0] - 1)
         for i in range(y.shape[0]):
             y[i] = s.y_next[i]
         if (step + 1) % stride == 0:
