@@ -675,6 +675,13 @@ def _closure_at(em, q, lp) -> tuple[np.ndarray, np.ndarray]:
     return e, G
 
 
+#: a polishing Newton step (the closure error already below ``tol``) no larger than this in every
+#: coordinate (rad or m) ends the iteration without being taken: four units in the last place of a
+#: coordinate of unit size, the rounding floor of the closure error it would correct (the machine's
+#: precision, not a tolerance; :data:`dynamics.compiled.closure_kernels.ROUNDING_STEP` is the same)
+ROUNDING_STEP = 4.0 * np.finfo(np.float64).eps
+
+
 def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: float = CLOSURE_TOL,
                            max_iter: int = NEWTON_MAX_ITER, adaptive: bool | None = None,
                            splits: dict | None = None) -> np.ndarray:
@@ -727,7 +734,8 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
             err = closing_error(lp, e, rows)
             if err <= tol:
                 # converged; Newton steps while they still reduce the error (quadratic
-                # convergence takes it to rounding level, so G's null space is exact)
+                # convergence takes it to rounding level, so G's null space is exact) and
+                # move a coordinate by more than ROUNDING_STEP
                 if polish == 2 or err == 0.0 or err > 0.5 * last or len(lp.dep) == 0:
                     _check_dropped(em, lp, e, rows)
                     break
@@ -744,6 +752,10 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
             dv[lp.v_idx[dep]] = -lu.solve(e[rows])
             if not np.all(np.isfinite(dv)) or np.max(np.abs(dv)) > NEWTON_MAX_STEP:
                 raise lp.error("Newton's method diverged: the loop cannot close here", em)
+            if polish and np.max(np.abs(dv)) <= ROUNDING_STEP:
+                # a polishing step below the rounding of a unit coordinate cannot lower the error
+                _check_dropped(em, lp, e, rows)
+                break
             q = integrate(m, q, dv)
     return q
 

@@ -7,7 +7,8 @@ The numpy references (:mod:`dynamics.closed.embedding`, seed 000 sections 5-6):
   dependent coordinates ``theta_d`` with the independent ones held,
   ``theta_d <- theta_d - G_d^-1 e`` (``e``: the loop's closure error, ``G_d``: the
   dependent block of its exact Jacobian, kept rows), with the same stopping rule (a closure
-  error below ``tol``, then up to two polishing steps while they halve it);
+  error below ``tol``, then up to two polishing steps while they halve it, a polishing step that
+  moves no coordinate by more than :data:`ROUNDING_STEP` not taken);
 * :func:`complete_velocity_at` is :func:`complete_velocity`: ``theta_dot_S = X theta_dot_i``,
   ``X = [I; -G_d^-1 G_i]`` (:func:`closed_kernels.dependent_maps`);
 * :func:`simulate_closed` is the fixed-step loop of :mod:`dynamics.simulation.fixed_step` on the state
@@ -55,6 +56,10 @@ NOT_CONVERGED, DIVERGED = 5, 6
 DECLINED = {**ck.DECLINED, NOT_CONVERGED: "Newton's method did not converge",
             DIVERGED: "a Newton step was too large or not finite"}
 SEMI_IMPLICIT_EULER, RK4 = sim.SEMI_IMPLICIT_EULER, sim.RK4
+#: a polishing Newton step no larger than this in every dependent coordinate (rad or m) is not taken and ends
+#: the loop's iteration: :data:`dynamics.closed.embedding.ROUNDING_STEP` (four units in the last place of a
+#: coordinate of unit size; the machine's precision, not a tolerance)
+ROUNDING_STEP = 4.0 * np.finfo(np.float64).eps
 
 
 @inline
@@ -114,6 +119,16 @@ def newton_step(L, s, r0, r1, i0, i1, max_step):
     return OK
 
 
+@inline
+def rounding_step(dv, dep, r0, r1):
+    """True when the Newton step ``dv`` (nv,) moves none of the dependent coordinates ``dep[r0:r1]`` by more
+    than :data:`ROUNDING_STEP`."""
+    for a in range(r0, r1):
+        if abs(dv[dep[a]]) > ROUNDING_STEP:
+            return False
+    return True
+
+
 @kernel(refcount=False, error_model="numpy")
 def close_loops(P, q, tol, max_iter, max_step):
     """Close every loop by Newton's method on its dependent coordinates, q (nq,) in place; returns a
@@ -121,7 +136,11 @@ def close_loops(P, q, tol, max_iter, max_step):
     the loops iterate together (one evaluation of every row per iteration): a loop's closure depends on
     the coordinates of its own compound node alone (seed 000 Lemma 6.3, :mod:`dynamics.closed.embedding`),
     so its iterates are those of the loop-by-loop reference.  On ``OK`` the scratch holds the closure
-    terms of every row at the returned q (:func:`complete_velocity_at` may follow)."""
+    terms of every row at the returned q (:func:`complete_velocity_at` may follow): every iteration ends
+    with an evaluation, or with a step not taken; ``loop_newton[l, 2]`` is 2.0 where loop l ended on a rule that
+    ends a new call from the returned q at its first evaluation, with q unchanged (a step below
+    :data:`ROUNDING_STEP`, a zero error, no dependent coordinates; :func:`repeats_as_closed`), 1.0 where it
+    ended on another rule."""
     ints, floats, work, cint, cflt, cwork = P
     m, L, s = model_fields(ints, floats), loop_fields(cint, cflt), scratch_fields(cint, cwork)
     lk, lr, state = L.loop_kept_start, L.loop_row_start, s.loop_newton
@@ -133,7 +152,7 @@ def close_loops(P, q, tol, max_iter, max_step):
         s.dv[:] = 0.0
         moving = False
         for l in range(n_loops):
-            if state[l, 2] == 1.0:
+            if state[l, 2] != 0.0:
                 continue
             r0, r1, i0, i1 = lk[l], lk[l + 1], lr[l], lr[l + 1]
             err = largest(s.e, L.row_slack, i0, i1)
@@ -143,7 +162,7 @@ def close_loops(P, q, tol, max_iter, max_step):
                 if state[l, 0] == 2.0 or err == 0.0 or err > 0.5 * state[l, 1] or r1 == r0:
                     if beyond_slack(s.e, L.row_slack, i0, i1):
                         return NOT_CLOSED
-                    state[l, 2] = 1.0
+                    state[l, 2] = 2.0 if err == 0.0 or r1 == r0 else 1.0
                     continue
                 state[l, 0] += 1.0
             state[l, 1] = err
@@ -154,11 +173,29 @@ def close_loops(P, q, tol, max_iter, max_step):
             status = newton_step(L, s, r0, r1, i0, i1, max_step)
             if status != OK:
                 return status
+            if state[l, 0] > 0.0 and rounding_step(s.dv, L.dependent, r0, r1):
+                if beyond_slack(s.e, L.row_slack, i0, i1):
+                    return NOT_CLOSED
+                for a in range(r0, r1):                # not taken: the loop's q stays where e was evaluated
+                    s.dv[L.dependent[a]] = 0.0
+                state[l, 2] = 2.0
+                continue
             moving = True
         if not moving:
             return OK
         sim.integrate(m.kind, m.q_offset, m.v_offset, q, s.dv, 1.0, q)
     return OK
+
+
+@inline
+def repeats_as_closed(s, n_loops):
+    """True when :func:`close_loops` called again at the q it returned would return that q unchanged and the same
+    closure terms after one evaluation (every loop ended on such a rule, ``loop_newton[l, 2] == 2.0``): the call
+    can be skipped."""
+    for l in range(n_loops):
+        if s.loop_newton[l, 2] != 2.0:
+            return False
+    return True
 
 
 @kernel(refcount=False, error_model="numpy")
@@ -268,17 +305,19 @@ def state_completion(ints, floats, work, cint, cflt, cwork, q, v_i, v, tol, max_
 
 
 @kernel(refcount=False, error_model="numpy")
-def state_rate(P, ys, tau, damping, tol, max_iter, max_step, rate):
+def state_rate(P, ys, tau, damping, tol, max_iter, max_step, rate, closed):
     """``rate = [q_dot, a_i]`` (nq + n_i,) at the stage state ``ys = [q, v_i]``: q closed (into
     ``q_closed``), v completed (``v_full``), forces ``tau - damping v``, the embedded forward dynamics
-    (``a_full``); returns a status.  tol, max_iter, max_step: the Newton closure's."""
+    (``a_full``); returns a status.  tol, max_iter, max_step: the Newton closure's; closed: the scratch holds
+    the closure terms of :func:`close_loops` at this q, which :func:`repeats_as_closed` (the closing skipped:
+    it would change nothing)."""
     ints, floats, work, cint, cflt, cwork = P
     L, s = loop_fields(cint, cflt), scratch_fields(cint, cwork)
     qc, v, ind = s.q_closed, s.v_full, L.independent
     nq, nv = qc.shape[0], v.shape[0]
     for i in range(nq):
         qc[i] = ys[i]
-    status = close_loops(P, qc, tol, max_iter, max_step)
+    status = OK if closed else close_loops(P, qc, tol, max_iter, max_step)
     if status == OK:                               # the closure terms in the scratch are those at qc
         status = complete_velocity_at(P, ys[nq:], v)
     if status != OK:
@@ -294,9 +333,9 @@ def state_rate(P, ys, tau, damping, tol, max_iter, max_step, rate):
 
 
 @kernel(refcount=False, error_model="numpy")
-def closed_step(P, y, tau, damping, tol, max_iter, max_step, dt, method):
+def closed_step(P, y, tau, damping, tol, max_iter, max_step, dt, method, closed):
     """One step ``y -> y_next`` (``[q, v_i]``, the scratch's ``y_next``) of the integrator ``method``, the
-    loops closed after it.  As :func:`dynamics.simulation.fixed_step.closed_chain_step`: RK4 on y;
+    loops closed after it (closed: the scratch holds the closing of y, :func:`state_rate`).  As :func:`dynamics.simulation.fixed_step.closed_chain_step`: RK4 on y;
     semi-implicit Euler ``v_i+ = v_i + h a_i``, ``q+ = q + h X(q) v_i+``."""
     ints, floats, work, cint, cflt, cwork = P
     s = scratch_fields(cint, cwork)
@@ -307,13 +346,13 @@ def closed_step(P, y, tau, damping, tol, max_iter, max_step, dt, method):
             h = 0.0 if stage == 0 else (dt if stage == 3 else dt / 2)
             for i in range(ny):
                 ys[i] = y[i] if stage == 0 else y[i] + h * K[stage - 1, i]
-            status = state_rate(P, ys, tau, damping, tol, max_iter, max_step, K[stage])
+            status = state_rate(P, ys, tau, damping, tol, max_iter, max_step, K[stage], closed and stage == 0)
             if status != OK:
                 return status
         for i in range(ny):
             yn[i] = y[i] + dt / 6 * (K[0, i] + 2 * K[1, i] + 2 * K[2, i] + K[3, i])
     else:
-        status = state_rate(P, y, tau, damping, tol, max_iter, max_step, K[0])
+        status = state_rate(P, y, tau, damping, tol, max_iter, max_step, K[0], closed)
         if status != OK:
             return status
         for i in range(nq, ny):
@@ -339,10 +378,12 @@ def simulate_closed(ints, floats, work, cint, cflt, cwork, y, tau, damping, tol,
     s = scratch_fields(cint, cwork)
     if not packed_fit(P, s.q_closed.shape[0]) or y.shape[0] != s.y_next.shape[0]:
         return s0, BAD_SHAPE
+    closed = False                                 # the scratch holds the closing of y (after a step)
     for step in range(s0, steps):
-        status = closed_step(P, y, tau, damping, tol, max_iter, max_step, dt, method)
+        status = closed_step(P, y, tau, damping, tol, max_iter, max_step, dt, method, closed)
         if status != OK:
             return step, status
+        closed = repeats_as_closed(s, loop_fields(cint, cflt).loop_kept_start.shape[0] - 1)
         for i in range(y.shape[0]):
             y[i] = s.y_next[i]
         if (step + 1) % stride == 0:
