@@ -23,9 +23,11 @@ constraints of nearly singular loops).
 
 from __future__ import annotations
 
+import sys
+
 __all__ = ["SINGULAR_FLOOR", "GRAPH_RANK_RTOL", "ATTACHMENT_GAP_RTOL", "INERTIA_RTOL", "CLOSURE_RANK_RTOL", "ROUNDED_CLOSURE_TOL",
            "RCOND_MIN", "RCOND_SWITCH", "PARTITION_RCOND_RATIO", "CLOSURE_TOL", "SIMULATION_CLOSURE_TOL", "CLOSURE_CHECK_FACTOR",
-           "NEWTON_MAX_ITER", "NEWTON_MAX_STEP", "SMALL_ANGLE", "OPERATOR_TOL", "DISPLAY_ZERO_RTOL",
+           "NEWTON_MAX_ITER", "NEWTON_MAX_STEP", "NEWTON_ROUNDING_STEP", "SMALL_ANGLE", "OPERATOR_TOL", "DISPLAY_ZERO_RTOL",
            "ADAPTIVE_RTOL", "ADAPTIVE_ATOL", "STEP_GRID_RTOL", "GIMBAL_LOCK_ATOL", "PARALLEL_SINE",
            "TASK_RANK_RTOL", "STRUCTURE_RTOL", "DRAWING_ZERO", "PLOT_LOG_FLOOR", "GEOMETRY_ATOL",
            "DECLARED_GEOMETRY_ATOL", "INERTIA_ROUNDING_RTOL", "INERTIA_SCALE_FLOOR", "FRAME_SCALE_FLOOR", "STRUCTURAL_ZERO"]
@@ -126,6 +128,14 @@ NEWTON_MAX_ITER = 50
 
 #: a Newton step on the dependent coordinates larger than this (m or rad) has diverged.
 NEWTON_MAX_STEP = 1e6
+
+#: a polishing Newton step (the closure error already below its tolerance) no larger than this in
+#: every dependent coordinate (rad or m) ends the iteration without being taken: four units in the
+#: last place of a coordinate of unit size, the rounding floor of the closure error it would
+#: correct (the machine's precision, not a tolerance to choose).  Used alike by the numpy reference
+#: (:func:`dynamics.closed.embedding.complete_configuration`) and the compiled closure
+#: (:mod:`dynamics.compiled.closure_kernels`), so that their iterates stay the same.
+NEWTON_ROUNDING_STEP = 4.0 * sys.float_info.epsilon
 
 # ---------------------------------------------------------------- kinematics and operators
 

@@ -101,8 +101,8 @@ from ..rnea import newton_euler
 from ..sko import SKOTree, SKOWeights
 from ..spatial import matrix_to_quat
 from ..tolerances import (CLOSURE_CHECK_FACTOR, CLOSURE_RANK_RTOL, CLOSURE_TOL, GRAPH_RANK_RTOL, NEWTON_MAX_ITER,
-                          NEWTON_MAX_STEP, PARTITION_RCOND_RATIO, RCOND_MIN, RCOND_SWITCH, ROUNDED_CLOSURE_TOL,
-                          SINGULAR_FLOOR)
+                          NEWTON_MAX_STEP, NEWTON_ROUNDING_STEP, PARTITION_RCOND_RATIO, RCOND_MIN, RCOND_SWITCH,
+                          ROUNDED_CLOSURE_TOL, SINGULAR_FLOOR)
 from .aggregated import aggregate_tree, aggregated_velocity_terms, aggregated_weights
 from .closure import ChordSet, ChordTerms, ClosureError, chord_set, chord_set_terms, kinematics, relative_motion
 from .coupling import coupling_pairs, coupling_residuals
@@ -675,11 +675,6 @@ def _closure_at(em, q, lp) -> tuple[np.ndarray, np.ndarray]:
     return e, G
 
 
-#: a polishing Newton step (the closure error already below ``tol``) no larger than this in every
-#: coordinate (rad or m) ends the iteration without being taken: four units in the last place of a
-#: coordinate of unit size, the rounding floor of the closure error it would correct (the machine's
-#: precision, not a tolerance; :data:`dynamics.compiled.closure_kernels.ROUNDING_STEP` is the same)
-ROUNDING_STEP = 4.0 * np.finfo(np.float64).eps
 
 
 def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: float = CLOSURE_TOL,
@@ -735,7 +730,7 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
             if err <= tol:
                 # converged; Newton steps while they still reduce the error (quadratic
                 # convergence takes it to rounding level, so G's null space is exact) and
-                # move a coordinate by more than ROUNDING_STEP
+                # move a coordinate by more than NEWTON_ROUNDING_STEP
                 if polish == 2 or err == 0.0 or err > 0.5 * last or len(lp.dep) == 0:
                     _check_dropped(em, lp, e, rows)
                     break
@@ -752,7 +747,7 @@ def complete_configuration(em: EmbeddedModel, q_guess=None, q_ind=None, tol: flo
             dv[lp.v_idx[dep]] = -lu.solve(e[rows])
             if not np.all(np.isfinite(dv)) or np.max(np.abs(dv)) > NEWTON_MAX_STEP:
                 raise lp.error("Newton's method diverged: the loop cannot close here", em)
-            if polish and np.max(np.abs(dv)) <= ROUNDING_STEP:
+            if polish and np.max(np.abs(dv)) <= NEWTON_ROUNDING_STEP:
                 # a polishing step below the rounding of a unit coordinate cannot lower the error
                 _check_dropped(em, lp, e, rows)
                 break

@@ -48,6 +48,7 @@ from .closure_terms import chord_rows, world_columns, world_kinematics
 from .fields import loop_fields, model_fields, scratch_fields, work_fields
 from .jit import inline, kernel
 from .spatial_kernels import joint_pose
+from ..tolerances import NEWTON_ROUNDING_STEP
 
 OK, NOT_CLOSED, ILL_CONDITIONED, NOT_DEFINITE, BAD_SHAPE = ck.OK, ck.NOT_CLOSED, ck.ILL_CONDITIONED, \
     ck.NOT_DEFINITE, ck.BAD_SHAPE
@@ -56,10 +57,8 @@ NOT_CONVERGED, DIVERGED = 5, 6
 DECLINED = {**ck.DECLINED, NOT_CONVERGED: "Newton's method did not converge",
             DIVERGED: "a Newton step was too large or not finite"}
 SEMI_IMPLICIT_EULER, RK4 = sim.SEMI_IMPLICIT_EULER, sim.RK4
-#: a polishing Newton step no larger than this in every dependent coordinate (rad or m) is not taken and ends
-#: the loop's iteration: :data:`dynamics.closed.embedding.ROUNDING_STEP` (four units in the last place of a
-#: coordinate of unit size; the machine's precision, not a tolerance)
-ROUNDING_STEP = 4.0 * np.finfo(np.float64).eps
+#: the rounding floor that ends a loop's Newton iteration (:data:`dynamics.tolerances.NEWTON_ROUNDING_STEP`)
+ROUNDING_STEP = NEWTON_ROUNDING_STEP
 
 
 @inline

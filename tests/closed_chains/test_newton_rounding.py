@@ -1,4 +1,4 @@
-"""The closure Newton's end at the rounding floor (:data:`dynamics.closed.embedding.ROUNDING_STEP`): a
+"""The closure Newton's end at the rounding floor (:data:`dynamics.tolerances.NEWTON_ROUNDING_STEP`): a
 polishing step that moves no dependent coordinate by more than it is not taken, in the numpy reference and the
 compiled kernels alike.  References: the closure error and Jacobian of :mod:`dynamics.closed.closure`
 (evaluated apart from the Newton iteration) and the numpy reference for the compiled kernels."""
@@ -7,13 +7,9 @@ import numpy as np
 
 from mbcompose.dynamics.closed import embedding as E
 from mbcompose.dynamics.closed.closure import closure_error, closure_jacobian
-from mbcompose.dynamics.compiled import closed_api, closure_kernels
-from mbcompose.dynamics.tolerances import SIMULATION_CLOSURE_TOL
+from mbcompose.dynamics.compiled import closed_api
+from mbcompose.dynamics.tolerances import NEWTON_ROUNDING_STEP, SIMULATION_CLOSURE_TOL
 from mechanisms import load
-
-
-def test_the_rounding_step_is_four_units_in_the_last_place_of_one_in_both_paths():
-    assert E.ROUNDING_STEP == closure_kernels.ROUNDING_STEP == 4 * np.finfo(float).eps
 
 
 def test_a_stage_of_the_fourbar_closes_in_three_evaluations_and_a_further_step_is_below_the_floor(monkeypatch):
@@ -37,7 +33,7 @@ def test_a_stage_of_the_fourbar_closes_in_three_evaluations_and_a_further_step_i
     assert np.abs(e).max() <= SIMULATION_CLOSURE_TOL
     dep = lp.v_idx[lp.dep]
     step = np.linalg.solve(closure_jacobian(tree, em.chords, q)[lp.rows][:, dep], e[lp.rows])
-    assert np.abs(step).max() <= E.ROUNDING_STEP
+    assert np.abs(step).max() <= NEWTON_ROUNDING_STEP
     assert np.array_equal(q[em.independent_v], guess[em.independent_v])
     qc = closed_api.complete_configuration(em, guess, tol=SIMULATION_CLOSURE_TOL)
     assert np.abs(qc - q).max() < 1e-12
