@@ -128,8 +128,6 @@ def aggregate_disjoint(tree: nx.DiGraph, subs: Sequence, labels: Sequence[Hashab
 
     Parameters
     ----------
-    tree : networkx.DiGraph
-        A tree (parent -> child).
     subs : sequence of (networkx.DiGraph or iterable of nodes)
         Pairwise disjoint, non-empty node sets of ``tree``.
     labels : sequence of Hashable, optional
@@ -195,8 +193,6 @@ def aggregate(tree: nx.DiGraph, sub, label: Hashable | None = None,
 
     Parameters
     ----------
-    tree : networkx.DiGraph
-        A tree (parent -> child).
     sub : networkx.DiGraph or iterable of nodes
         A subgraph satisfying the aggregation condition (use
         :func:`aggregation_subgraph` to get one from any subgraph).

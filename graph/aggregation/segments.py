@@ -60,11 +60,6 @@ def branching_nodes(tree: nx.DiGraph) -> list:
 def serial_chain_segments(tree: nx.DiGraph) -> list[tuple]:
     """Split a tree into its serial-chain segments (seed 000, section 7, Fig. 6).
 
-    Parameters
-    ----------
-    tree : networkx.DiGraph
-        A tree (parent -> child).
-
     Returns
     -------
     list of tuple
@@ -93,8 +88,6 @@ def segment_tree(tree: nx.DiGraph, order: Sequence[Hashable] | None = None) -> A
 
     Parameters
     ----------
-    tree : networkx.DiGraph
-        A tree (parent -> child).
     order : sequence of Hashable, optional
         Order of all nodes of ``tree`` fixing the member order inside each segment
         node (default :func:`graph.aggregation.canonical_order`: tip first, base

@@ -2,7 +2,9 @@
 condition and the aggregation subgraph (seed 000, sections 3, 4 and 5.2-5.3).
 
 Conventions (tree digraphs parent -> child, ancestors, the seed's notation) are those of
-:mod:`graph.aggregation`, which re-exports every public name of this module.
+:mod:`graph.aggregation`, which re-exports every public name of this module.  Every function
+takes ``tree``, a :class:`networkx.DiGraph` tree (parent -> child), and ``sub``, the subgraph
+``S``: a :class:`networkx.DiGraph` or an iterable of its nodes.
 """
 
 from __future__ import annotations
@@ -25,13 +27,6 @@ def induced_subgraph(tree: nx.DiGraph, sub) -> nx.DiGraph:
     """The induced subgraph ``S_I`` of ``sub`` (seed 000, section 3).
 
     ``S_I`` has the nodes of ``S`` and every tree edge between two of them.
-
-    Parameters
-    ----------
-    tree : networkx.DiGraph
-        A tree (parent -> child).
-    sub : networkx.DiGraph or iterable of nodes
-        The subgraph ``S``.
 
     Returns
     -------
@@ -71,13 +66,6 @@ def path_induced_subgraph(tree: nx.DiGraph, sub) -> nx.DiGraph:
     path of the tree between two of its nodes.  On a tree it is the induced
     subgraph on the nodes of ``S`` and the nodes lying strictly between a node of
     ``S`` and one of its descendants in ``S``.
-
-    Parameters
-    ----------
-    tree : networkx.DiGraph
-        A tree (parent -> child).
-    sub : networkx.DiGraph or iterable of nodes
-        The subgraph ``S``.
 
     Returns
     -------
@@ -128,8 +116,6 @@ def partition(tree: nx.DiGraph, sub) -> Partition:
 
     Parameters
     ----------
-    tree : networkx.DiGraph
-        A tree (parent -> child).
     sub : networkx.DiGraph or iterable of nodes
         A path-induced subgraph ``S`` (checked; ``ValueError`` otherwise).
 
@@ -175,13 +161,6 @@ def satisfies_aggregation_condition(tree: nx.DiGraph, sub) -> bool:
     ``p`` (then ``p(S) = {p}`` and ``p`` is an ancestor of all of ``S``), or there is
     none for every ``s`` (``S`` is a subtree holding the root, ``p(S)`` empty).  By
     Lemma 5 this holds exactly when aggregating ``S`` leaves a tree.
-
-    Parameters
-    ----------
-    tree : networkx.DiGraph
-        A tree (parent -> child).
-    sub : networkx.DiGraph or iterable of nodes
-        The subgraph ``S``.
     """
     root = tree_root(tree)
     S = node_set(tree, sub)
@@ -200,8 +179,6 @@ def aggregation_subgraph(tree: nx.DiGraph, sub) -> nx.DiGraph:
 
     Parameters
     ----------
-    tree : networkx.DiGraph
-        A tree (parent -> child).
     sub : networkx.DiGraph or iterable of nodes
         A non-empty subgraph ``S``.
 

@@ -64,8 +64,6 @@ def lowest_common_ancestor(tree: nx.DiGraph, nodes: Iterable[Hashable]) -> Hasha
 
     Parameters
     ----------
-    tree : networkx.DiGraph
-        A tree (parent -> child).
     nodes : iterable of Hashable
         Non-empty set of nodes of ``tree``.
     """
@@ -81,11 +79,6 @@ def canonical_order(tree: nx.DiGraph) -> list:
     depth-first preorder from the root (children visited in ``tree.successors``
     order), so it is also *strictly* canonical: the nodes of each serial-chain
     segment are consecutive (tip first, base last).
-
-    Parameters
-    ----------
-    tree : networkx.DiGraph
-        A tree (parent -> child).
 
     Returns
     -------
