@@ -89,9 +89,12 @@ def merged_masses(assembly: Assembly, member_lists: Sequence[Iterable[str]]) -> 
     else:
         com, inertia = transform_mass_arrays(com, inertia, s.rotation, origins)
     out = combine_groups(s.mass, com, inertia, groups)
-    for k, mp in enumerate(out):
-        if mp.mass == 0.0:
-            out[k] = MassProperties(0.0, origins[groups[k]].mean(axis=0), mp.inertia)
+    massless = [k for k, mp in enumerate(out) if mp.mass == 0.0]
+    if massless:  # all at once: one member's mean is its origin (x / 1 == x)
+        centres = [origins[groups[k][0]] if len(groups[k]) == 1 else origins[groups[k]].mean(axis=0) for k in massless]
+        for k, mp in zip(massless, MassProperties.many(np.zeros(len(massless)), np.array(centres).reshape(-1, 3),
+                                                       np.array([out[k].inertia for k in massless]))):
+            out[k] = mp
     return out
 
 

@@ -191,7 +191,9 @@ class _Groups:
         oa, ob = self.of[a], self.of[b]
         if oa == ob:
             return None
-        ga, gb = (GROUND if o in self.grounded else o for o in (oa, ob))
+        grounded = self.grounded
+        ga = GROUND if oa in grounded else oa
+        gb = GROUND if ob in grounded else ob
         return None if ga == gb else (ga, gb) if ga < gb else (gb, ga)
 
     def merge(self, a: str, b: str) -> str:
@@ -236,8 +238,9 @@ class _Work:
 
 
 def _fixed_composites(assembly: Assembly, composite_names, dist):
-    """(fixed, named, active, joints_before): composites of the fixed joints (by root and named), the
-    joints between different ones, and joint -> reduced joint for those (seed 004 Table 3, by name)."""
+    """(fixed, named, name_of, active, joints_before): composites of the fixed joints (by root and named),
+    body -> named composite, the joints between different ones, and joint -> reduced joint for those
+    (seed 004 Table 3, by name)."""
     fixed = find_composites(assembly, names=None, distance=dist)
     named = [c if n == c.name else Composite(n, c.members, c.mass, c.grounded) for n, c in
              zip(name_composites([c.root for c in fixed], [c.members for c in fixed], composite_names), fixed)]
@@ -248,7 +251,7 @@ def _fixed_composites(assembly: Assembly, composite_names, dist):
               if j.reference != j.secondary and not (j.type == "fixed" and GROUND not in (j.reference, j.secondary))
               and root_of[j.reference] != root_of[j.secondary]]
     joints_before = {j: _reduced(j, name_of) for j in sorted(active, key=lambda j: j.name)}
-    return fixed, named, active, joints_before
+    return fixed, named, name_of, active, joints_before
 
 
 def _joints_by_pair(joints, groups: _Groups, ends) -> dict:
@@ -415,20 +418,21 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
         Relative tolerance of numerical ranks (:data:`dynamics.tolerances.GRAPH_RANK_RTOL`).
     """
     dist = distances_to_ground(assembly)
-    fixed, fixed_named, active, joints_before = _fixed_composites(assembly, composite_names, dist)
+    fixed, fixed_named, comp_of, active, joints_before = _fixed_composites(assembly, composite_names, dist)
     centre, L = twist_reference(assembly)
     work = _Work(_Groups(fixed), active, LazySubspaces(assembly.joints, centre, L), rtol,
                  rigid_pairs=[(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"])
     last = _reduce_pairs(work)
     fixed_of = {c.root: c.members for c in fixed}  # a group of the same size as its root's is that composite
     grown = any(len(fixed_of.get(r, ())) != len(m) for r, m in work.groups.members.items())
-    final = list(fixed_named)  # the same composites in the same order, unless some merged or were welded to ground
+    # the same composites in the same order (and body -> composite), unless some merged or were welded to ground
+    final = list(fixed_named)
     if grown or work.locks:
         rigid = rigid_adjacency(work.rigid_pairs) if grown else {}
         member_sets = sorted((fixed_of[r] if len(fixed_of.get(r, ())) == len(m) else order_members(m, rigid, dist)
                               for r, m in work.groups.members.items()), key=lambda m: (dist[m[0]], m[0]))
         final = _rename_sets(member_sets, composite_names, assembly, work.groups, {c.members: c for c in fixed_named})
-    comp_of = composite_of(final)
+        comp_of = composite_of(final)
     kept = _final_joints(work, comp_of, joints_before)
     pairs = _partial_pairs(work, kept, comp_of, centre, L, last)
     removed = tuple(RemovedJoint(j.name, j.type, comp_of[j.reference], comp_of[j.secondary], j.actuated,

@@ -148,7 +148,12 @@ def combine_groups(mass: np.ndarray, com: np.ndarray, inertia: np.ndarray,
         kept = ((mass > 0.0) | inertia.any(axis=(1, 2))).tolist()
         if not all(kept):
             groups = [[i for i in g if kept[i]] for g in groups]
-    out = [None if g else MassProperties.zero() for g in groups]
+    out: list = [None] * len(groups)
+    empty = [k for k, g in enumerate(groups) if not g]
+    if empty:  # (each MassProperties.zero(), checked at once)
+        n = len(empty)
+        for k, mp in zip(empty, MassProperties.many(np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3)))):
+            out[k] = mp
     singles = [k for k, g in enumerate(groups) if len(g) == 1]
     if singles:
         rows = [groups[k][0] for k in singles]

@@ -131,7 +131,7 @@ def build_tree_model(bodies: Sequence[RigidBody], joints: Sequence[Joint], gravi
         bare = dynamics.build_model(specs, gravity=g)
         w0 = np.diag(dynamics.mass_matrix_inverse(bare, bare.neutral()))      # MuJoCo's dof_invweight0
         inertia = {j.name: 1.0 / float(w0[bare.v_slice(j.name)][0]) for j in tree_joints if j.springdamper is not None}
-    owner = {m: b.name for b in bodies for m in (b.members or (b.name,))}
+    owner = {m: b.name for b in bodies for m in (b.members or (b.name,))} if forces else {}
     elements = element_specs(forces, tree_joints, owner)
     model = dynamics.build_model(specs, gravity=g, forces=force_elements(tree_joints, chords, actuators, inertia,
                                                                          elements))
