@@ -40,7 +40,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties, record
-from mbcompose.parsers.massprops import combine_groups, transform_mass_arrays
+from mbcompose.parsers.massprops import combined_arrays, transform_mass_arrays
 
 from .system_graph import SystemGraph, distances_to_ground, extended_graph, joint_graph  # noqa: F401  (re-exported)
 
@@ -73,7 +73,8 @@ def merged_masses(assembly: Assembly, member_lists: Sequence[Iterable[str]]) -> 
 
     All the assembly's bodies are moved to the assembly frame together
     (:func:`parsers.massprops.transform_mass_arrays`), then merged group by group
-    (:func:`parsers.massprops.combine_groups`).  A massless composite gets the mean of its
+    (:func:`parsers.massprops.combined_arrays`, the arrays of :func:`~parsers.massprops.combine_groups`),
+    and checked at once (:meth:`MassProperties.many`).  A massless composite gets the mean of its
     members' frame origins as ``com`` and keeps the rotational inertia of its members
     (Pinocchio does the same).
     """
@@ -88,14 +89,13 @@ def merged_masses(assembly: Assembly, member_lists: Sequence[Iterable[str]]) -> 
         com = com + origins
     else:
         com, inertia = transform_mass_arrays(com, inertia, s.rotation, origins)
-    out = combine_groups(s.mass, com, inertia, groups)
-    massless = [k for k, mp in enumerate(out) if mp.mass == 0.0]
-    if massless:  # all at once: one member's mean is its origin (x / 1 == x)
-        centres = [origins[groups[k][0]] if len(groups[k]) == 1 else origins[groups[k]].mean(axis=0) for k in massless]
-        for k, mp in zip(massless, MassProperties.many(np.zeros(len(massless)), np.array(centres).reshape(-1, 3),
-                                                       np.array([out[k].inertia for k in massless]))):
-            out[k] = mp
-    return out
+    mass, centre, inertia = combined_arrays(s.mass, com, inertia, groups)
+    massless = (mass == 0.0).nonzero()[0].tolist()
+    if massless:  # (arrays combined_arrays made) one member's mean is its frame origin (x / 1 == x)
+        mass[massless] = 0.0
+        for k in massless:
+            centre[k] = origins[groups[k][0]] if len(groups[k]) == 1 else origins[groups[k]].mean(axis=0)
+    return MassProperties.many(mass, centre, inertia)
 
 
 def _dfs(adjacency: Mapping[str, Iterable[str]], start: str, allowed: set[str]) -> list[str]:

@@ -137,38 +137,44 @@ def combine(parts: Iterable[MassProperties]) -> MassProperties:
 
 def combine_groups(mass: np.ndarray, com: np.ndarray, inertia: np.ndarray,
                    groups: Sequence[Sequence[int]]) -> list[MassProperties]:
-    """:func:`combine` of each group of parts, all groups at once (the one home of the merge).
+    """:func:`combine` of each group of parts, all groups at once (the one home of the merge):
+    the :class:`MassProperties` of :func:`combined_arrays`, checked in one pass.
 
     mass (n,) kg, com (n, 3) m, inertia (n, 3, 3) kg m^2 about each part's centre of mass:
     the parts, in one common frame; groups : row indices of the parts of each group.
-    Parts without mass and inertia are left out; a group left with one part gets it
-    (inertia symmetrised), a group left with none :meth:`MassProperties.zero`.
     """
+    return MassProperties.many(*combined_arrays(mass, com, inertia, groups))
+
+
+def combined_arrays(mass: np.ndarray, com: np.ndarray, inertia: np.ndarray,
+                    groups: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The merged mass (g,), centre of mass (g, 3) and central inertia (g, 3, 3) of each of the g
+    ``groups`` of parts (arguments as :func:`combine_groups`).  Parts without mass and inertia are
+    left out; a group left with one part gets it (inertia symmetrised), a group left with none zeros
+    (:meth:`MassProperties.zero`); the others :func:`_merged_groups`."""
     if not (mass > 0.0).all():
         kept = ((mass > 0.0) | inertia.any(axis=(1, 2))).tolist()
         if not all(kept):
             groups = [[i for i in g if kept[i]] for g in groups]
-    out: list = [None] * len(groups)
-    empty = [k for k, g in enumerate(groups) if not g]
-    if empty:  # (each MassProperties.zero(), checked at once)
-        n = len(empty)
-        for k, mp in zip(empty, MassProperties.many(np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3)))):
-            out[k] = mp
     singles = [k for k, g in enumerate(groups) if len(g) == 1]
-    if singles:
-        rows = [groups[k][0] for k in singles]
+    rows = [groups[k][0] for k in singles]
+    if len(rows) == len(groups):  # (every group one part: its rows, in order)
         J = inertia[rows]
-        for k, mp in zip(singles, MassProperties.many(mass[rows], com[rows], 0.5 * (J + np.swapaxes(J, 1, 2)))):
-            out[k] = mp
+        return mass[rows], com[rows], 0.5 * (J + np.swapaxes(J, 1, 2))
+    n = len(groups)
+    m, c, J = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
+    if singles:
+        Js = inertia[rows]
+        m[singles], c[singles], J[singles] = mass[rows], com[rows], 0.5 * (Js + np.swapaxes(Js, 1, 2))
     several = [k for k, g in enumerate(groups) if len(g) > 1]
     if several:
-        for k, mp in zip(several, _merged_groups(mass, com, inertia, [groups[k] for k in several])):
-            out[k] = mp
-    return out
+        m[several], c[several], J[several] = _merged_groups(mass, com, inertia, [groups[k] for k in several])
+    return m, c, J
 
 
-def _merged_groups(mass, com, inertia, groups) -> list[MassProperties]:
-    """Total mass, centre of mass and parallel-axis inertia of groups of two or more parts."""
+def _merged_groups(mass, com, inertia, groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Total mass (g,), centre of mass (g, 3) and parallel-axis inertia (g, 3, 3) of groups of two or
+    more parts."""
     rows = np.fromiter((i for g in groups for i in g), dtype=int)
     sizes = np.array([len(g) for g in groups])
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
@@ -184,7 +190,7 @@ def _merged_groups(mass, com, inertia, groups) -> list[MassProperties]:
     d = c - np.repeat(centre, sizes, axis=0)
     shift = m[:, None, None] * (np.einsum("ki,ki->k", d, d)[:, None, None] * np.eye(3) - d[:, :, None] * d[:, None, :])
     merged = np.add.reduceat(inertia[rows], starts) + np.add.reduceat(shift, starts)
-    return MassProperties.many(total, centre, 0.5 * (merged + np.swapaxes(merged, 1, 2)))
+    return total, centre, 0.5 * (merged + np.swapaxes(merged, 1, 2))
 
 
 def _capsule_unit_density(radius: float, length: float) -> tuple[float, np.ndarray]:
