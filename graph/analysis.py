@@ -141,7 +141,7 @@ def analyse(assembly: Assembly, composite_names: Mapping[str, str] | None = None
         Relative tolerance of numerical ranks (:data:`graph.subspaces.RANK_RTOL`).
     """
     red = reduce_assembly(assembly, composite_names, rtol)
-    la = analyse_loops([c.name for c in red.composites], red.joints, red.length, rtol)
+    la = analyse_loops([c.name for c in red.composites], red.joints, lambda: red.length, rtol)
     members = {c.name: c.members for c in red.composites}
     issues = []
     for i in la.issues:

@@ -47,7 +47,8 @@ cannot close: error ``loop-not-closed``.  The same gap on a tree joint is a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from functools import cache
+from typing import Callable, Sequence
 
 import networkx as nx
 import numpy as np
@@ -201,7 +202,7 @@ def _rank_issues(loop: Loop, J, rtol: float) -> list[Issue]:
     return []
 
 
-def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: float = 1.0,
+def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: float | Callable[[], float] = 1.0,
                   rtol: float = RANK_RTOL) -> LoopAnalysis:
     """Fundamental circuits, closure Jacobian ranks, mobility and dof.
 
@@ -209,9 +210,11 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
     ----------
     nodes : composite names (ground is added).
     joints : joints of the reduced graph, ``reference``/``secondary`` naming nodes.
-    length : characteristic length L for the twists, m.
+    length : characteristic length L for the twists, m, or a function giving it (called only when
+        a loop or a joint with two attachments needs it: a plain tree does not).
     rtol : relative tolerance of numerical ranks.
     """
+    get_length = cache(length) if callable(length) else lambda: length
     nodes = [GROUND] + [n for n in nodes if n != GROUND]
     by_name = {j.name: j for j in joints}
     tree, components = _spanning_forest(nodes, joints)
@@ -223,7 +226,8 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
         for name in tree:
             j = by_name[name]
             T.add_edge(j.reference, j.secondary, key=name)
-        S = LazySubspaces(joints, np.mean([j.origin for j in joints], axis=0), length)
+        length = get_length()
+        S = LazySubspaces(joints, lambda: (np.mean([j.origin for j in joints], axis=0), length))
         col0, c = {}, 0
         for j in sorted(joints, key=lambda j: j.name):
             col0[j.name] = c
@@ -265,8 +269,8 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
         j = by_name[name]
         if j.secondary_origin is None and j.secondary_axis is None:  # one attachment: no gap
             continue
-        g = attachment_gap(j, length)
-        if g > GAP_RTOL * length:
+        g = attachment_gap(j, get_length())
+        if g > GAP_RTOL * get_length():
             issues.append(Issue(WARNING, "joint-frame-gap",
                                 f"joint {name}: its attachments on its two bodies are {g:.6g} m apart", (name,)))
     total_rank = numerical_rank(np.vstack(rows), rtol) if rows else 0

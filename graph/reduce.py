@@ -41,8 +41,9 @@ with its composite (so a second weld of a welded composite is redundant).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache, partial
 from operator import attrgetter
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -135,7 +136,8 @@ class Reduction:
     removed : removed joints with reasons.
     pairs : pairs of composites left with several, partially coupled joints.
     issues : warnings.
-    length : characteristic length L used for the twists, m.
+    reference : () -> (centre (3,), L): the point the twists are taken about and the characteristic
+        length L, m (:func:`graph.subspaces.twist_reference`), computed when first asked.
     """
 
     fixed_composites: tuple[Composite, ...]
@@ -145,7 +147,12 @@ class Reduction:
     removed: tuple[RemovedJoint, ...]
     pairs: tuple[PairReport, ...]
     issues: tuple[Issue, ...] = ()
-    length: float = 1.0
+    reference: Callable[[], tuple[np.ndarray, float]] = lambda: (np.zeros(3), 1.0)
+
+    @property
+    def length(self) -> float:
+        """The characteristic length L used for the twists, m."""
+        return self.reference()[1]
 
 
 def _describe(types: Sequence[str]) -> str:
@@ -379,9 +386,10 @@ def _final_joints(work: _Work, comp_of: Mapping[str, str], before: Mapping[Joint
     return sorted(kept, key=lambda j: j.name)
 
 
-def _partial_pairs(work: _Work, kept, comp_of: Mapping[str, str], centre, L: float, last: dict) -> list[PairReport]:
+def _partial_pairs(work: _Work, kept, comp_of: Mapping[str, str], reference, last: dict) -> list[PairReport]:
     """Pairs of composites still joined by several joints: they share a smaller common motion.
-    ``last``: :func:`_reduce_pairs`' joints by pair, those of ``kept`` unless a locked pair added a joint."""
+    ``last``: :func:`_reduce_pairs`' joints by pair, those of ``kept`` unless a locked pair added a joint;
+    ``reference()``: the twists' centre and length."""
     if not work.locks and all(len(js) < 2 for js in last.values()):
         return []
     pairs = []
@@ -395,7 +403,7 @@ def _partial_pairs(work: _Work, kept, comp_of: Mapping[str, str], centre, L: flo
         if len(js) < 2:
             continue
         names = tuple(j.name for j in js)
-        dim = intersection([joint_subspace(j, centre, L) for j in js], work.rtol).shape[1]
+        dim = intersection([joint_subspace(j, *reference()) for j in js], work.rtol).shape[1]
         left, right = (comp_of.get(p, p) if p != GROUND else GROUND for p in pair)
         pairs.append(PairReport(left, right, names, "partial", dim))
         work.issues.append(Issue(WARNING, "partial-pair",
@@ -419,8 +427,8 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     """
     dist = distances_to_ground(assembly)
     fixed, fixed_named, comp_of, active, joints_before = _fixed_composites(assembly, composite_names, dist)
-    centre, L = twist_reference(assembly)
-    work = _Work(_Groups(fixed), active, LazySubspaces(assembly.joints, centre, L), rtol,
+    reference = cache(partial(twist_reference, assembly))  # (only pairs of joints and loops need it)
+    work = _Work(_Groups(fixed), active, LazySubspaces(assembly.joints, reference), rtol,
                  rigid_pairs=[(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"])
     last = _reduce_pairs(work)
     fixed_of = {c.root: c.members for c in fixed}  # a group of the same size as its root's is that composite
@@ -434,10 +442,10 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
         final = _rename_sets(member_sets, composite_names, assembly, work.groups, {c.members: c for c in fixed_named})
         comp_of = composite_of(final)
     kept = _final_joints(work, comp_of, joints_before)
-    pairs = _partial_pairs(work, kept, comp_of, centre, L, last)
+    pairs = _partial_pairs(work, kept, comp_of, reference, last)
     removed = tuple(RemovedJoint(j.name, j.type, comp_of[j.reference], comp_of[j.secondary], j.actuated,
                                  kind, keep, why) for j, kind, keep, why in sorted(work.removed, key=lambda r: r[0].name))
-    return Reduction(fixed_composites=tuple(fixed_named), composites=tuple(final), length=L,
+    return Reduction(fixed_composites=tuple(fixed_named), composites=tuple(final), reference=reference,
                      joints_before=tuple(joints_before.values()), joints=tuple(kept), removed=removed,
                      pairs=tuple(pairs), issues=tuple(work.issues))
 

@@ -127,17 +127,21 @@ def joint_subspace(joint, point=None, length: float = 1.0) -> np.ndarray:
 
 
 class LazySubspaces(dict):
-    """Joint name -> :func:`joint_subspace` about ``centre`` with length ``L``, computed when
+    """Joint name -> :func:`joint_subspace` about the point ``c`` with the length ``L`` that
+    ``reference()`` gives as ``(c, L)`` (asked once, with the first subspace), each computed when
     first asked (the graph stage needs them only for joints that share a pair of bodies or
     close a loop, a few of a robot's)."""
 
-    def __init__(self, joints, centre, L: float):
+    def __init__(self, joints, reference):
         super().__init__()
         self._joints = {j.name: j for j in joints}
-        self._centre, self._L = centre, L
+        self._reference = reference
+        self._point = None
 
     def __missing__(self, name: str) -> np.ndarray:
-        S = self[name] = joint_subspace(self._joints[name], self._centre, self._L)
+        if self._point is None:
+            self._point = self._reference()
+        S = self[name] = joint_subspace(self._joints[name], *self._point)
         return S
 
 
