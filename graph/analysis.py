@@ -142,10 +142,10 @@ def analyse(assembly: Assembly, composite_names: Mapping[str, str] | None = None
     """
     red = reduce_assembly(assembly, composite_names, rtol)
     la = analyse_loops([c.name for c in red.composites], red.joints, lambda: red.length, rtol)
-    members = {c.name: c.members for c in red.composites}
     issues = []
     for i in la.issues:
         if i.code == "disconnected":
+            members = {c.name: c.members for c in red.composites}
             detail = "; ".join(f"{n} ({', '.join(members[n])})" if len(members[n]) > 1 else n
                                for n in la.disconnected)
             i = Issue(ERROR, i.code, f"not connected to ground by any chain of joints: {detail}",

@@ -8,8 +8,6 @@ joints (Table 3); here they become the rigid bodies and joints of the spanning t
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 from mbcompose.dynamics.closed.closure import ClosureError
 from mbcompose.parsers.assembly import Assembly, Joint, Limits, Source
 from mbcompose.parsers.errors import InputError
@@ -69,17 +67,12 @@ def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint | dic
                 "implicit": False, "source": Source()}
     if _unchanged(rj, original) and not (len(rj.joints) > 1 or rj.name in redundant_of):
         return original
-    fields_ = original.__dict__    # (a record's fields: parsers.assembly.record)
-    return {**{f: fields_[f] for f in _JOINT_FIELDS},  # limits, damping, ref and source: the original's
+    return {**original.__dict__,  # (a record's fields) limits, damping, ref and source: the original's
             "name": rj.name, "type": rj.type, "reference": rj.reference, "secondary": rj.secondary,
             "origin": rj.origin, "axis": rj.axis, "axis2": rj.axis2, "secondary_origin": rj.secondary_origin,
             "secondary_axis": None, "actuated": rj.actuated, "motor": None,
             "armature": _summed_armature(rj, original, assembly, redundant_of), "loop": bool(original.loop),
             "implicit": False}
-
-
-#: the fields of a :class:`parsers.assembly.Joint`
-_JOINT_FIELDS = tuple(f.name for f in fields(Joint))
 
 
 def tree_inputs(assembly: Assembly, analysis, lumping: bool = True,
