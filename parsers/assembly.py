@@ -55,6 +55,9 @@ AXIAL_JOINTS = frozenset(t for t, j in JOINTS.items() if j.has_axis)
 
 _FLOAT = np.dtype(float)
 _isfinite = math.isfinite
+#: ``_all(x, None)``, ``_any(x, None)``: ``x.all()``, ``x.any()`` over every element, as the ufunc
+#: reductions themselves (the methods reach them through a Python layer of numpy's)
+_all, _any = np.logical_and.reduce, np.logical_or.reduce
 
 
 def record(cls=None, /, *, eq: bool = False):
@@ -142,7 +145,7 @@ def _checked_stack(a, shape: tuple, what: str) -> np.ndarray:
         if arr.shape[1:] != shape or arr.ndim != len(shape) + 1:
             raise ValueError(f"{what} must have shape (n, {', '.join(map(str, shape))}), got shape {arr.shape}")
         arr.setflags(write=False)
-    if not np.isfinite(arr).all():
+    if not _all(np.isfinite(arr), None):
         raise ValueError(f"{what} must be finite")
     return arr
 
@@ -223,7 +226,7 @@ class Pose:
         else:
             rows = list(rotations)
             stack = np.array(rows, dtype=float) if rows else np.zeros((0, 3, 3))
-            R = [r if _shareable(r, (3, 3)) else checked
+            R = [r if r is _EYE or _shareable(r, (3, 3)) else checked
                  for r, checked in zip(rows, _checked_stack(stack, (3, 3), "Pose.rotation"))]
         if len(R) != len(t):
             raise ValueError(f"Pose.many: {len(R)} rotations for {len(t)} translations")
@@ -298,7 +301,7 @@ class MassProperties:
         """The mass properties of ``masses`` (n,), ``coms`` (n, 3) and ``inertias`` (n, 3, 3),
         checked all at once (shapes, finite values, masses not negative); rows shared."""
         m = np.asarray(masses, dtype=float)
-        if m.ndim != 1 or not np.isfinite(m).all() or (m < 0.0).any():
+        if m.ndim != 1 or not _all(np.isfinite(m), None) or _any(m < 0.0, None):
             raise ValueError("MassProperties.many: masses must be (n,) finite numbers >= 0")
         c = _checked_stack(coms, (3,), "MassProperties.com")
         J = _checked_stack(inertias, (3, 3), "MassProperties.inertia")

@@ -30,7 +30,7 @@ def extent(assembly) -> float:
     s = assembly.body_stacks
     com = s.com if s.rotation is None else (s.rotation @ s.com[:, :, None]).reshape(-1, 3)
     pts = np.concatenate((s.translation, com + s.translation, assembly.joint_origins))
-    return _length((pts.max(axis=0) - pts.min(axis=0)).tolist())
+    return _length((np.maximum.reduce(pts, axis=0) - np.minimum.reduce(pts, axis=0)).tolist())
 
 
 def _length(v) -> float:
