@@ -16,24 +16,24 @@ embedded into compound nodes by :mod:`dynamics.embedding` when there are any).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import field
 from functools import cached_property
 
 from mbcompose import graph
 from mbcompose.graph.model import (LOOP_POLICIES, REDUNDANT_POLICIES, TreeModel, build_model, joint_properties, lumped,
                                    subject_location)
-from mbcompose.parsers import read_assembly
-from mbcompose.parsers.assembly import GROUND, Assembly
+from mbcompose.parsers import input_suffix, read_assembly
+from mbcompose.parsers.assembly import GROUND, Assembly, record
 from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.gc_pause import paused_gc
 
 from .config import StageOptions
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class Composition:
-    """The artefacts of composing one input file (see module docstring)."""
+    """The artefacts of composing one input file (see module docstring); a frozen dataclass built as
+    :func:`parsers.assembly.record` builds."""
 
     assembly: Assembly
     analysis: object
@@ -102,7 +102,7 @@ _PACKAGE_READERS = (".urdf", ".xacro", ".sdf", ".world")
 
 def _package_options(path, packages) -> dict:
     """``options.packages``' entries that ``path``'s reader takes (``xacro_args``: .xacro only)."""
-    suffix = Path(path).suffix.lower()
+    suffix = input_suffix(path)
     if suffix not in _PACKAGE_READERS:
         return {}
     return {k: v for k, v in packages.items() if k != "xacro_args" or suffix == ".xacro"}
@@ -145,6 +145,10 @@ def model_stage(assembly: Assembly, analysis, options: StageOptions) -> Composit
     return Composition(assembly=assembly, analysis=analysis, tree=tree, model=model, options=options)
 
 
+#: the keywords of :func:`compose` that are :class:`StageOptions` fields (the others go to the reader)
+_STAGE_FIELDS = frozenset(StageOptions.__dataclass_fields__)
+
+
 def compose(path, **options) -> Composition:
     """Read ``path`` and build its dynamics model.
 
@@ -156,10 +160,9 @@ def compose(path, **options) -> Composition:
         'embed'|'lagrange'|'error', ``base`` 'fixed'|'floating', ``tolerances``);
         any other keyword goes to the reader (e.g. ``package_dirs`` for URDF).
     """
-    names = set(StageOptions.__dataclass_fields__)
-    stage_options = StageOptions(**{k: v for k, v in options.items() if k in names})
+    stage_options = StageOptions(**{k: v for k, v in options.items() if k in _STAGE_FIELDS})
     _validate(stage_options)
-    reader_options = {k: v for k, v in options.items() if k not in names}
+    reader_options = {k: v for k, v in options.items() if k not in _STAGE_FIELDS}
     with paused_gc():
         assembly = read_stage(path, stage_options, **reader_options)
         analysis = analyse_stage(assembly, stage_options)

@@ -54,6 +54,7 @@ from mbcompose.graph.model import LOOP_POLICIES, REDUNDANT_POLICIES
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.exporters.collision import COLLISION_MODES, DEFAULT_COLLISION
+from mbcompose.parsers.assembly import record
 from mbcompose.parsers.limits import InputLimits
 from mbcompose.parsers.step.mating import PLANAR_CONTACT_POLICIES
 from mbcompose.parsers.yaml.document import Node, load_yaml
@@ -66,7 +67,7 @@ GRAPH_STAGES = ("extended", "reduced", "sko", "sparsity")
 INTEGRATORS = ("adaptive", "rk4", "euler", "RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class Tolerances:
     """rank: relative tolerance of the graph stage's rank decisions;
     closure: loop-closure error accepted by Newton's method in simulations (m, rad).
@@ -76,8 +77,11 @@ class Tolerances:
     closure: float = SIMULATION_CLOSURE_TOL
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class StageOptions:
+    """The options of :func:`composer.compose.compose`'s stages (see the module docstring).  A frozen
+    dataclass built as :func:`parsers.assembly.record` builds (one per ``compose`` call)."""
+
     lumping: bool = True
     composite_names: Mapping[str, str] = field(default_factory=dict)
     redundant_joints: str = "remove"

@@ -7,11 +7,15 @@ returns plain data in SI units and raises :class:`InputError` for bad input.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from pathlib import Path, PurePath
 
 from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Coupling, Frame, Geometry, Joint, Limits,
                        MassProperties, Motor, Pose, Source, SpringDamper, ValueUnits)
 from .errors import InputError
+from .limits import check_input_file
+from .units import warn_scale
 
 #: file suffix -> "module:function"; the function is ``f(path, **options) -> Assembly``.
 READERS: dict[str, str] = {
@@ -28,14 +32,28 @@ READERS: dict[str, str] = {
 }
 
 
+def input_suffix(path) -> str:
+    """``path``'s suffix in lower case, ``PurePath(path).suffix.lower()`` (``robot.URDF`` -> ``.urdf``,
+    ``.bashrc`` -> ``''``), without building a path object from a string: the suffix chooses the reader
+    and its options once per file read."""
+    if isinstance(path, PurePath):
+        return path.suffix.lower()
+    head, _, name = os.fspath(path).rstrip("/").rpartition("/")
+    while name == "." and head:   # PurePath drops '.' parts: 'a.urdf/.' names 'a.urdf'
+        head, _, name = head.rstrip("/").rpartition("/")
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+
+
 def reader_for(path) -> "callable":
     """The reader function registered for ``path``'s suffix; InputError if none."""
-    suffix = (path if isinstance(path, PurePath) else PurePath(path)).suffix.lower()
+    suffix = input_suffix(path)
     if suffix not in READERS:
         known = ", ".join(sorted(READERS))
         raise InputError(f"no reader for suffix {suffix!r} (known: {known})", file=str(path))
     module, func = READERS[suffix].split(":")
-    return getattr(importlib.import_module(module), func)
+    # a module imported once is in sys.modules: import_module's own look-up, without its call layers
+    return getattr(sys.modules.get(module) or importlib.import_module(module), func)
 
 
 def input_stem(path) -> str:
@@ -47,9 +65,6 @@ def input_stem(path) -> str:
 
 def read_assembly(path, **options) -> Assembly:
     """Read any supported file into an Assembly (reader chosen by suffix)."""
-    from .limits import check_input_file
-    from .units import warn_scale
-
     p = Path(path)
     check_input_file(p)
     assembly = reader_for(p)(p, **options)
@@ -59,4 +74,4 @@ def read_assembly(path, **options) -> Assembly:
 
 __all__ = ["AXIAL_JOINTS", "GROUND", "JOINT_TYPES", "Assembly", "Body", "Coupling", "Frame", "Geometry",
            "InputError", "Joint", "Limits", "MassProperties", "Motor", "Pose", "READERS", "Source",
-           "SpringDamper", "ValueUnits", "input_stem", "read_assembly", "reader_for"]
+           "SpringDamper", "ValueUnits", "input_stem", "input_suffix", "read_assembly", "reader_for"]

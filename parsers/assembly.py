@@ -55,6 +55,9 @@ AXIAL_JOINTS = frozenset(t for t, j in JOINTS.items() if j.has_axis)
 
 _FLOAT = np.dtype(float)
 _isfinite = math.isfinite
+#: ``_all(x, None)``, ``_any(x, None)``: ``x.all()``, ``x.any()`` over every element, as the ufunc
+#: reductions themselves (the methods reach them through a Python layer of numpy's)
+_all, _any = np.logical_and.reduce, np.logical_or.reduce
 
 
 def record(cls=None, /, *, eq: bool = False):
@@ -142,7 +145,7 @@ def _checked_stack(a, shape: tuple, what: str) -> np.ndarray:
         if arr.shape[1:] != shape or arr.ndim != len(shape) + 1:
             raise ValueError(f"{what} must have shape (n, {', '.join(map(str, shape))}), got shape {arr.shape}")
         arr.setflags(write=False)
-    if not np.isfinite(arr).all():
+    if not _all(np.isfinite(arr), None):
         raise ValueError(f"{what} must be finite")
     return arr
 
@@ -166,10 +169,14 @@ def _checked_float(x, what: str) -> float:
 def _built(cls, fields_: dict):
     """An instance of one of the classes here with ``fields_``, which one of its own methods has just
     checked as ``__post_init__`` would (its ``many`` checks a batch at once, ``Pose.compose`` the
-    arrays it computes)."""
-    obj = object.__new__(cls)
-    obj.__dict__.update(fields_)
+    arrays it computes).  ``fields_`` is a dict made for this instance alone: it becomes the
+    instance's ``__dict__`` (no copy)."""
+    obj = _new(cls)
+    _setattr(obj, "__dict__", fields_)
     return obj
+
+
+_new, _setattr = object.__new__, object.__setattr__
 
 
 def _finite(arr: np.ndarray, what: str) -> np.ndarray:
@@ -181,6 +188,12 @@ def _finite(arr: np.ndarray, what: str) -> np.ndarray:
 
 #: the identity rotation every default Pose shares (read-only)
 _EYE = frozen(np.eye(3))
+
+
+def _frozen_zeros() -> np.ndarray:
+    """A new read-only (3,) zero vector (the default of a record's point or translation: a read-only
+    array of its own, which the record's check keeps instead of copying)."""
+    return frozen(np.zeros(3))
 
 
 @record
@@ -196,7 +209,7 @@ class Pose:
     """
 
     rotation: np.ndarray = field(default_factory=lambda: _EYE)
-    translation: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    translation: np.ndarray = field(default_factory=_frozen_zeros)
 
     def __post_init__(self):
         _set(self, "rotation", _checked(self.rotation, (3, 3), "Pose.rotation"))
@@ -213,7 +226,7 @@ class Pose:
         else:
             rows = list(rotations)
             stack = np.array(rows, dtype=float) if rows else np.zeros((0, 3, 3))
-            R = [r if _shareable(r, (3, 3)) else checked
+            R = [r if r is _EYE or _shareable(r, (3, 3)) else checked
                  for r, checked in zip(rows, _checked_stack(stack, (3, 3), "Pose.rotation"))]
         if len(R) != len(t):
             raise ValueError(f"Pose.many: {len(R)} rotations for {len(t)} translations")
@@ -224,9 +237,15 @@ class Pose:
         computes are checked; a rotation it keeps is one of the two poses')."""
         R, Ri = self.rotation, inner.rotation
         # the shared identity (the default rotation) is skipped: R @ I == R exactly
-        rotation = R if Ri is _EYE else Ri if R is _EYE else _finite(frozen(R @ Ri), "Pose.rotation")
+        if Ri is _EYE or R is _EYE:
+            rotation = R if Ri is _EYE else Ri
+        else:
+            rotation = R @ Ri
+            rotation.setflags(write=False)
+            _finite(rotation, "Pose.rotation")
         translation = (inner.translation if R is _EYE else R @ inner.translation) + self.translation
-        return _built(Pose, {"rotation": rotation, "translation": _finite(frozen(translation), "Pose.translation")})
+        translation.setflags(write=False)
+        return _built(Pose, {"rotation": rotation, "translation": _finite(translation, "Pose.translation")})
 
     def inverse(self) -> "Pose":
         rt = self.rotation.T
@@ -282,7 +301,7 @@ class MassProperties:
         """The mass properties of ``masses`` (n,), ``coms`` (n, 3) and ``inertias`` (n, 3, 3),
         checked all at once (shapes, finite values, masses not negative); rows shared."""
         m = np.asarray(masses, dtype=float)
-        if m.ndim != 1 or not np.isfinite(m).all() or (m < 0.0).any():
+        if m.ndim != 1 or not _all(np.isfinite(m), None) or _any(m < 0.0, None):
             raise ValueError("MassProperties.many: masses must be (n,) finite numbers >= 0")
         c = _checked_stack(coms, (3,), "MassProperties.com")
         J = _checked_stack(inertias, (3, 3), "MassProperties.inertia")
@@ -481,8 +500,8 @@ class Joint:
     type: str
     reference: str
     secondary: str
-    origin: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    axis: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
+    origin: np.ndarray = field(default_factory=_frozen_zeros)
+    axis: np.ndarray = field(default_factory=lambda: frozen(np.array([0.0, 0.0, 1.0])))
     axis2: np.ndarray | None = None
     secondary_origin: np.ndarray | None = None
     secondary_axis: np.ndarray | None = None
@@ -786,8 +805,8 @@ class PointLoad:
     name: str
     body: str
     point: np.ndarray
-    force: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    torque: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    force: np.ndarray = field(default_factory=_frozen_zeros)
+    torque: np.ndarray = field(default_factory=_frozen_zeros)
     source: Source = field(default_factory=Source)
 
     def __post_init__(self):
@@ -954,7 +973,7 @@ class Assembly:
     name: str
     bodies: tuple[Body, ...]
     joints: tuple[Joint, ...]
-    gravity: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, -9.81]))
+    gravity: np.ndarray = field(default_factory=lambda: frozen(np.array([0.0, 0.0, -9.81])))
     couplings: tuple[Coupling, ...] = ()
     springs: tuple[SpringDamper, ...] = ()
     frames: tuple[Frame, ...] = ()
@@ -968,14 +987,15 @@ class Assembly:
         if not isinstance(self.value_units, ValueUnits):
             raise TypeError(f"Assembly.value_units must be ValueUnits, got {type(self.value_units).__name__}")
         _set(self, "gravity", _checked(self.gravity, (3,), "Assembly.gravity"))
-        for key, cls in (("bodies", Body), ("joints", Joint), ("couplings", Coupling), ("springs", SpringDamper),
-                         ("frames", Frame), ("actuators", Actuator), ("forces", FORCE_RECORDS)):
-            items = tuple(getattr(self, key))
-            if not all(isinstance(x, cls) for x in items):
+        fields_ = self.__dict__
+        for key, cls in _ASSEMBLY_ITEMS:
+            items = fields_[key]
+            if type(items) is not tuple:
+                items = fields_[key] = tuple(items)
+            if items and not all(isinstance(x, cls) for x in items):
                 bad = next(x for x in items if not isinstance(x, cls))
                 what = " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,)))
                 raise TypeError(f"Assembly.{key} must hold {what}s, got a {type(bad).__name__}")
-            _set(self, key, items)
 
     @cached_property
     def _bodies_by_name(self) -> dict[str, Body]:
@@ -1016,6 +1036,11 @@ class Assembly:
     def joint_origins(self) -> np.ndarray:
         """(m, 3) the joints' ``origin`` rows (assembly frame, m), read-only, in the order of ``joints``."""
         return frozen(np.concatenate([j.origin for j in self.joints]).reshape(-1, 3) if self.joints else np.zeros((0, 3)))
+
+
+#: the collections of an :class:`Assembly` and the records each holds
+_ASSEMBLY_ITEMS = (("bodies", Body), ("joints", Joint), ("couplings", Coupling), ("springs", SpringDamper),
+                   ("frames", Frame), ("actuators", Actuator), ("forces", FORCE_RECORDS))
 
 
 class BodyStacks(NamedTuple):

@@ -141,19 +141,19 @@ def check_input_file(path, what: str = "file") -> int:
     Raises InputError (naming the file) for a missing file, a directory, a FIFO,
     a device such as ``/dev/zero`` or a file over the size limit.
     """
-    name = str(path)
-    if _read_files.get() is not None:
-        _read_files.get().add(Path(path).resolve())
+    files = _read_files.get()
+    if files is not None:
+        files.add(Path(path).resolve())
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise InputError(f"{what} not found", file=name) from None
+        raise InputError(f"{what} not found", file=str(path)) from None
     except OSError as exc:
-        raise InputError(f"cannot read {what}: {exc.strerror}", file=name) from None
+        raise InputError(f"cannot read {what}: {exc.strerror}", file=str(path)) from None
     if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"{what} is {_file_kind(st.st_mode)}, expected a regular file", file=name)
+        raise InputError(f"{what} is {_file_kind(st.st_mode)}, expected a regular file", file=str(path))
     if st.st_size > active().input_bytes:
-        raise InputError(exceeded(f"{what} size in bytes", st.st_size, "input_bytes"), file=name)
+        raise InputError(exceeded(f"{what} size in bytes", st.st_size, "input_bytes"), file=str(path))
     return st.st_size
 
 

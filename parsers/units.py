@@ -10,6 +10,7 @@ warning naming what was found and the unit that would make it ordinary.
 from __future__ import annotations
 
 import logging
+import math
 
 import numpy as np
 
@@ -22,13 +23,20 @@ HEAVIEST, WIDEST = 1e6, 500.0
 
 
 def extent(assembly) -> float:
-    """The largest distance (m) between two of the bodies' origins, centres of mass and joint origins."""
+    """The largest distance (m) between two of the bodies' origins, centres of mass and joint origins:
+    the length of the diagonal of the box that holds them all."""
     if len(assembly.bodies) + len(assembly.joints) < 2:
         return 0.0
     s = assembly.body_stacks
-    com = s.com if s.rotation is None else np.einsum("kij,kj->ki", s.rotation, s.com)
-    pts = np.concatenate([s.translation, com + s.translation, assembly.joint_origins])
-    return float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
+    com = s.com if s.rotation is None else (s.rotation @ s.com[:, :, None]).reshape(-1, 3)
+    pts = np.concatenate((s.translation, com + s.translation, assembly.joint_origins))
+    return _length((np.maximum.reduce(pts, axis=0) - np.minimum.reduce(pts, axis=0)).tolist())
+
+
+def _length(v) -> float:
+    """The Euclidean length of the three floats ``v`` (a plain sum: one vector, no numpy call)."""
+    x, y, z = v
+    return math.sqrt(x * x + y * y + z * z)
 
 
 def _likely_unit(size: float) -> str | None:
@@ -44,7 +52,7 @@ def _likely_unit(size: float) -> str | None:
 def scale_warnings(assembly) -> list[str]:
     """Messages for a gravity or a size and mass implausible in SI units (see the module docstring)."""
     out = []
-    g = float(np.linalg.norm(assembly.gravity))
+    g = _length(assembly.gravity.tolist())
     if g and not PLAUSIBLE_GRAVITY[0] <= g <= PLAUSIBLE_GRAVITY[1]:
         ratio = g / 9.81
         out.append(f"gravity is {g:.4g} m/s^2, {ratio:.3g} times Earth's: if the file's lengths are not in "
