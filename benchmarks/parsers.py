@@ -106,6 +106,15 @@ per-element Python (lxml proxies, records checked by their constructors), not in
   the reader does beyond that walk (poses composed down the tree, inertias turned into the link
   frame and checked for physical consistency, mesh URIs resolved, limits, records) is spread over
   ~40 functions of 1-3 % each.
+
+Then three cuts at once, each judged by instruction counts and by compose's results on the 68 files compared field
+by field with the code before (no difference): the fixed cost a file and the records (``paused_gc`` a class, no
+``Path`` objects for suffixes, no copies of read-only default arrays, checks through ufunc reductions: compose
+1.659e9 -> 1.611e9), the graph stage (the twists' reference only where a pair, a loop or a two-attachment joint
+asks for it; composites' masses merged and checked at once: graph and model 0.487e9 -> ~0.47e9), and the URDF
+reader's link poses composed level by level in numpy (+5 %: not kept). Together: compose **1.576e9** a pass
+(-5.0 %, 2.10x Pinocchio's instructions); time, idle, four runs alternated with the code before: 3.53-3.76x
+against 3.70-3.89x.
 """
 
 from __future__ import annotations
