@@ -91,10 +91,10 @@ def merged_masses(assembly: Assembly, member_lists: Sequence[Iterable[str]]) -> 
         com, inertia = transform_mass_arrays(com, inertia, s.rotation, origins)
     mass, centre, inertia = combined_arrays(s.mass, com, inertia, groups)
     massless = (mass == 0.0).nonzero()[0].tolist()
-    if massless:  # (arrays combined_arrays made) one member's mean is its frame origin (x / 1 == x)
+    if massless:  # (arrays combined_arrays made for this call) a massless composite's mass is +0.0
         mass[massless] = 0.0
         for k in massless:
-            centre[k] = origins[groups[k][0]] if len(groups[k]) == 1 else origins[groups[k]].mean(axis=0)
+            centre[k] = origins[groups[k]].mean(axis=0)
     return MassProperties.many(mass, centre, inertia)
 
 

@@ -7,8 +7,6 @@ returns plain data in SI units and raises :class:`InputError` for bad input.
 from __future__ import annotations
 
 import importlib
-import os
-import sys
 from pathlib import Path, PurePath
 
 from .assembly import (AXIAL_JOINTS, GROUND, JOINT_TYPES, Assembly, Body, Coupling, Frame, Geometry, Joint, Limits,
@@ -33,16 +31,8 @@ READERS: dict[str, str] = {
 
 
 def input_suffix(path) -> str:
-    """``path``'s suffix in lower case, ``PurePath(path).suffix.lower()`` (``robot.URDF`` -> ``.urdf``,
-    ``.bashrc`` -> ``''``), without building a path object from a string: the suffix chooses the reader
-    and its options once per file read."""
-    if isinstance(path, PurePath):
-        return path.suffix.lower()
-    head, _, name = os.fspath(path).rstrip("/").rpartition("/")
-    while name == "." and head:   # PurePath drops '.' parts: 'a.urdf/.' names 'a.urdf'
-        head, _, name = head.rstrip("/").rpartition("/")
-    dot = name.rfind(".")
-    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+    """``path``'s suffix in lower case (``robot.URDF`` -> ``.urdf``): what chooses the reader and its options."""
+    return (path if isinstance(path, PurePath) else PurePath(path)).suffix.lower()
 
 
 def reader_for(path) -> "callable":
@@ -52,8 +42,7 @@ def reader_for(path) -> "callable":
         known = ", ".join(sorted(READERS))
         raise InputError(f"no reader for suffix {suffix!r} (known: {known})", file=str(path))
     module, func = READERS[suffix].split(":")
-    # a module imported once is in sys.modules: import_module's own look-up, without its call layers
-    return getattr(sys.modules.get(module) or importlib.import_module(module), func)
+    return getattr(importlib.import_module(module), func)
 
 
 def input_stem(path) -> str:

@@ -30,13 +30,7 @@ def extent(assembly) -> float:
     s = assembly.body_stacks
     com = s.com if s.rotation is None else (s.rotation @ s.com[:, :, None]).reshape(-1, 3)
     pts = np.concatenate((s.translation, com + s.translation, assembly.joint_origins))
-    return _length((np.maximum.reduce(pts, axis=0) - np.minimum.reduce(pts, axis=0)).tolist())
-
-
-def _length(v) -> float:
-    """The Euclidean length of the three floats ``v`` (a plain sum: one vector, no numpy call)."""
-    x, y, z = v
-    return math.sqrt(x * x + y * y + z * z)
+    return math.hypot(*(np.maximum.reduce(pts, axis=0) - np.minimum.reduce(pts, axis=0)).tolist())
 
 
 def _likely_unit(size: float) -> str | None:
@@ -52,7 +46,7 @@ def _likely_unit(size: float) -> str | None:
 def scale_warnings(assembly) -> list[str]:
     """Messages for a gravity or a size and mass implausible in SI units (see the module docstring)."""
     out = []
-    g = _length(assembly.gravity.tolist())
+    g = math.hypot(*assembly.gravity.tolist())
     if g and not PLAUSIBLE_GRAVITY[0] <= g <= PLAUSIBLE_GRAVITY[1]:
         ratio = g / 9.81
         out.append(f"gravity is {g:.4g} m/s^2, {ratio:.3g} times Earth's: if the file's lengths are not in "
