@@ -163,19 +163,34 @@ def read_input_bytes(path, what: str = "file") -> bytes:
     limit = active().input_bytes
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
+        try:
+            st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):  # swapped after the check
                 raise InputError(f"{what} is not a regular file", file=str(path))
             # a buffer of the file's size, not of the limit; more only if the file grew since
-            data = fh.read(min(st.st_size, limit) + 1)
+            data = _read_at_most(fd, min(st.st_size, limit) + 1)
             if st.st_size < len(data) <= limit:
-                data += fh.read(limit + 1 - len(data))
+                data += _read_at_most(fd, limit + 1 - len(data))
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise InputError(f"cannot read {what}: {exc.strerror}", file=str(path)) from None
     if len(data) > limit:
         raise InputError(exceeded(f"{what} size in bytes", len(data), "input_bytes"), file=str(path))
     return data
+
+
+def _read_at_most(fd: int, n: int) -> bytes:
+    """Up to ``n`` bytes of the open file ``fd``, fewer only where the file ends (``os.read`` directly:
+    a file object for one read costs more than the read of a small file)."""
+    parts = []
+    while n > 0:
+        chunk = os.read(fd, n)
+        if not chunk:
+            break
+        parts.append(chunk)
+        n -= len(chunk)
+    return b"".join(parts)
 
 
 def read_input_text(path, what: str = "file") -> str:

@@ -297,7 +297,7 @@ def _independent_rows(G, rtol: float = GRAPH_RANK_RTOL) -> tuple[int, np.ndarray
     sv = np.linalg.svd(G, compute_uv=False) if G.size else np.zeros(0)
     r = int(np.sum(sv > rtol * max(sv[0], SINGULAR_FLOOR))) if len(sv) else 0
     r_exact = int(np.sum(sv > CLOSURE_RANK_RTOL * max(sv[0], SINGULAR_FLOOR))) if len(sv) else 0
-    rows = np.sort(sla.qr(G.T, mode="economic", pivoting=True)[2][:r]) if r else np.zeros(0, dtype=int)
+    rows = np.sort(sla.qr(G.T, mode="r", pivoting=True)[1][:r]) if r else np.zeros(0, dtype=int)
     return r, rows, r_exact
 
 
@@ -382,10 +382,9 @@ def embed(tree_model: SKOModel, chords, actuated=(), independent=None, q_ref=Non
     agg = aggregate_tree(m.tree, sets)
     q_ref = m.neutral() if q_ref is None else np.asarray(q_ref, float)
     names = coordinate_names(m)
-    w = prepare(m, q_ref)[3]
     cs = chord_set(m, chords)
     unplaced = EmbeddedModel(m, chords, cs, agg, [], q_ref, couplings)
-    terms = constraint_terms(unplaced, kinematics(m, w), q_ref)
+    terms = terms_at(unplaced, q_ref)  # (couplings alone need no kinematics)
     loops = [_embedded_loop(m, chords, cs, terms.G, agg, S, names, set(actuated), set(independent or ()),
                             couplings) for S in sets]
     em = EmbeddedModel(m, chords, cs, agg, loops, q_ref.copy(), couplings)
@@ -412,7 +411,7 @@ def select_columns(G, candidates, r, rtol: float = CLOSURE_RANK_RTOL) -> list:
     fewer when the candidates' columns have a smaller numerical rank (relative tolerance ``rtol``)."""
     if r == 0 or len(candidates) == 0:
         return []
-    _, Rq, piv = sla.qr(G[:, candidates], mode="economic", pivoting=True)
+    Rq, piv = sla.qr(G[:, candidates], mode="r", pivoting=True)  # (R only: no Q is formed)
     d = np.abs(np.diag(Rq))
     k = int(np.sum(d > rtol * max(d[0], SINGULAR_FLOOR))) if len(d) else 0
     return [candidates[i] for i in piv[:min(k, r)]]
@@ -491,7 +490,7 @@ def rows_at(em, lp, G_all) -> np.ndarray:
     r = len(lp.rows)
     if r == 0 or r == G_all.shape[0]:
         return lp.rows if r == 0 else np.arange(r)
-    _, R, piv = sla.qr(G_all.T, mode="economic", pivoting=True)
+    R, piv = sla.qr(G_all.T, mode="r", pivoting=True)
     d = np.abs(np.diag(R))
     rank = int(np.sum(d > CLOSURE_RANK_RTOL * max(d[0], SINGULAR_FLOOR))) if len(d) else 0
     if rank < r:
