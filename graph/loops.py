@@ -47,7 +47,6 @@ cannot close: error ``loop-not-closed``.  The same gap on a tree joint is a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Callable, Sequence
 
 import networkx as nx
@@ -59,7 +58,7 @@ from mbcompose.parsers.assembly import GROUND
 
 from .issues import ERROR, INFO, WARNING, Issue
 from .reduce import ReducedJoint
-from .subspaces import RANK_RTOL, LazySubspaces, numerical_rank
+from .subspaces import RANK_RTOL, LazySubspaces, Once, numerical_rank
 
 
 
@@ -214,7 +213,7 @@ def analyse_loops(nodes: Sequence[str], joints: Sequence[ReducedJoint], length: 
         a loop or a joint with two attachments needs it: a plain tree does not).
     rtol : relative tolerance of numerical ranks.
     """
-    get_length = cache(length) if callable(length) else lambda: length
+    get_length = Once(length) if callable(length) else lambda: length
     nodes = [GROUND] + [n for n in nodes if n != GROUND]
     by_name = {j.name: j for j in joints}
     tree, components = _spanning_forest(nodes, joints)

@@ -41,7 +41,7 @@ with its composite (so a second weld of a welded composite is redundant).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache, partial
+from functools import partial
 from operator import attrgetter
 from typing import Callable, Mapping, Sequence
 
@@ -53,7 +53,7 @@ from mbcompose.parsers.assembly import GROUND, Assembly, Joint, record
 from .composites import (Composite, composite_of, distances_to_ground, find_composites, merged_masses,
                          name_composites, order_members, rigid_adjacency)
 from .issues import WARNING, Issue
-from .subspaces import RANK_RTOL, LazySubspaces, intersection, joint_subspace, same_subspace, twist_reference
+from .subspaces import RANK_RTOL, LazySubspaces, Once, intersection, joint_subspace, same_subspace, twist_reference
 
 
 @record
@@ -427,7 +427,7 @@ def reduce_assembly(assembly: Assembly, composite_names: Mapping[str, str] | Non
     """
     dist = distances_to_ground(assembly)
     fixed, fixed_named, comp_of, active, joints_before = _fixed_composites(assembly, composite_names, dist)
-    reference = cache(partial(twist_reference, assembly))  # (only pairs of joints and loops need it)
+    reference = Once(partial(twist_reference, assembly))  # (only pairs of joints and loops need it)
     work = _Work(_Groups(fixed), active, LazySubspaces(assembly.joints, reference), rtol,
                  rigid_pairs=[(j.reference, j.secondary) for j in assembly.joints if j.type == "fixed"])
     last = _reduce_pairs(work)

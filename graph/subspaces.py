@@ -34,6 +34,7 @@ and a micro-``L`` as coincident (CAD exports round coordinates).
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -58,6 +59,25 @@ def _unit(v) -> np.ndarray:
     v = np.asarray(v, dtype=float)
     nrm = np.linalg.norm(v)
     return v / nrm if nrm > 0 else v
+
+
+class Once:
+    """``func()`` computed at the first call and kept: ``functools.cache`` of a function without
+    arguments, without the cost of making a wrapper (``update_wrapper`` looks up five attributes
+    a ``partial`` lacks), since the graph stage makes one for every analysis."""
+
+    __slots__ = ("func", "value")
+
+    def __init__(self, func: Callable[[], object]):
+        self.func, self.value = func, _NOT_YET
+
+    def __call__(self):
+        if self.value is _NOT_YET:
+            self.value = self.func()
+        return self.value
+
+
+_NOT_YET = object()
 
 
 def twist_reference(assembly) -> tuple[np.ndarray, float]:
