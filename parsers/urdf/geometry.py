@@ -26,7 +26,7 @@ from mbcompose.dynamics.tolerances import INERTIA_SCALE_FLOOR
 from .. import limits
 from ..assembly import Geometry, MassProperties, Pose, frozen
 from ..massprops import inertia_problem, mesh_suffix_problem, proven_physical
-from ..xml import (attr_float, attr_float_list, attr_float_values, attr_floats, error, first_children, float_rows,
+from ..xml import (attr_float, attr_float_list, attr_float_values, attr_floats, error, float_rows,
                    parse_floats, required, where)
 
 log = logging.getLogger(__name__)
@@ -363,24 +363,24 @@ def _scale_values(s, text: str | None) -> np.ndarray:
     return np.array(scale if len(scale) == 3 else scale * 3)
 
 
-def link_inertials(inertials: dict, memo: dict) -> dict:
-    """Link name -> its ``<inertial>`` in the link frame as MassProperties (None without one),
-    values kept as written; ``inertials``: link name -> its first ``<inertial>`` element or None.
-    The numbers of all the links are converted and checked together
-    (:func:`_inertials_together`); when one is missing or bad, each link is read alone
-    (:func:`link_inertial`), which raises for the first.  ``memo``: see :func:`origin_poses`."""
-    found = {name: (inl, first_children(inl)) for name, inl in inertials.items() if inl is not None}
-    out = dict.fromkeys(inertials)
+def link_inertials(links, found: dict, poses: list, memo: dict) -> dict:
+    """Link name (of ``links``) -> its ``<inertial>`` in the link frame as MassProperties (None without
+    one), values kept as written; ``found``: name -> (its first ``<inertial>``, that element's first
+    children by tag) of the links that have one; ``poses``: their ``<origin>`` Poses, in that order.
+    The numbers of all the links are converted and checked together (:func:`_inertials_together`);
+    when one is missing or bad, each link is read alone (:func:`link_inertial`), which raises for
+    the first.  ``memo``: see :func:`origin_poses`."""
+    out = dict.fromkeys(links)
     if found:
-        together = _inertials_together(found, memo)
+        together = _inertials_together(found, poses)
         out.update(together if together is not None else {n: link_inertial(*found[n], n, memo) for n in found})
     return out
 
 
-def _inertials_together(found: dict, memo: dict) -> dict | None:
+def _inertials_together(found: dict, poses: list) -> dict | None:
     """name -> MassProperties of the ``<inertial>`` elements ``found`` (name -> (element, its first
-    children by tag)), or None when one lacks ``<mass>`` or ``<inertia>`` or has a number that is not
-    finite, beyond the ``magnitude`` limit, or a negative mass."""
+    children by tag); ``poses``: their origins), or None when one lacks ``<mass>`` or ``<inertia>``
+    or has a number that is not finite, beyond the ``magnitude`` limit, or a negative mass."""
     texts, inertia_els = [], []
     for _, parts in found.values():
         m_el, i_el = parts.get("mass"), parts.get("inertia")
@@ -395,7 +395,6 @@ def _inertials_together(found: dict, memo: dict) -> dict | None:
         return None
     if not np.abs(values).max() <= limits.active().magnitude or values[:, 0].min() < 0.0:
         return None
-    poses = origin_poses([parts.get("origin") for _, parts in found.values()], memo)
     _warn_unphysical(values, list(found), inertia_els)
     J = values[:, _SYMMETRIC].reshape(-1, 3, 3)
     turned = [k for k, pose in enumerate(poses) if pose.rotation is not IDENTITY.rotation]

@@ -280,8 +280,8 @@ def _declare_world(t: _Tree, parent_el) -> None:
     t.children[IMPLICIT_WORLD] = []
 
 
-def _place_links(t: _Tree) -> None:
-    """The root link and every link's pose, breadth first; InputError for several roots or a cycle."""
+def _order_links(t: _Tree) -> None:
+    """The root link and the links in breadth-first order; InputError for several roots or a cycle."""
     roots = [n for n in t.links if n not in t.parent_of]
     if len(roots) > 1:
         raise error(t.links[roots[1]].el, f"the robot has {len(roots)} root links ({', '.join(roots)}); "
@@ -304,17 +304,33 @@ def _place_links(t: _Tree) -> None:
         cyc = _cycle_from(t.parent_of[stray], t.ends, t.parent_of)
         raise error(t.joints[t.parent_of[stray]],
                     f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
-    joints = [t.parent_of[child] for child in t.order[1:]]
+
+
+def _place_links(t: _Tree, origins: list) -> None:
+    """Every link's pose, composed down the tree (``origins``: the Pose of each link's joint
+    ``<origin>``, links in ``t.order`` after the root)."""
     t.link_pose = {t.root: Pose()}
-    for jname, origin in zip(joints, origin_poses([t.parts[j].get("origin") for j in joints], t.memo)):
-        parent, child = t.ends(jname)
-        t.link_pose[child] = t.link_pose[parent].compose(origin)
+    for child, origin in zip(t.order[1:], origins):
+        t.link_pose[child] = t.link_pose[t.ends(t.parent_of[child])[0]].compose(origin)
 
 
-def _links_geometry(links: dict, meshes: MeshFiles, check_meshes, memo) -> dict:
-    """Link name -> its visual and collision shapes (a missing collision mesh is an error only
-    when ``check_meshes`` and the link has no ``<inertial>``); the origins read together."""
-    shapes = []  # (link name, role, element, mesh needed, its <origin>, its <geometry>)
+def _origins(t: _Tree, inertials: dict, shapes: list) -> tuple[list, list, list]:
+    """The Poses of the ``<origin>`` of the joints (in ``t.order``, after the root), of the
+    ``<inertial>`` elements ``inertials`` (name -> (element, its first children by tag)) and of the
+    ``shapes`` (:func:`_shape_elements`), read in one :func:`origin_poses` (one conversion of a
+    document's origins, not three); a bad one raises in that order."""
+    joints = [t.parts[t.parent_of[child]].get("origin") for child in t.order[1:]]
+    inertial = [parts.get("origin") for _, parts in inertials.values()]
+    poses = origin_poses(joints + inertial + [s[4] for s in shapes], t.memo)
+    a, b = len(joints), len(joints) + len(inertial)
+    return poses[:a], poses[a:b], poses[b:]
+
+
+def _shape_elements(links: dict, check_meshes: bool) -> list:
+    """(link name, role, element, mesh needed, its ``<origin>``, its ``<geometry>``) of each visual and
+    collision shape (a missing collision mesh is an error only when ``check_meshes`` and the link has
+    no ``<inertial>``)."""
+    shapes = []
     for name, link in links.items():
         needed = check_meshes and link.inertial is None
         for role, s_els in (("visual", link.visuals), ("collision", link.collisions)):
@@ -327,8 +343,13 @@ def _links_geometry(links: dict, meshes: MeshFiles, check_meshes, memo) -> dict:
                     elif tag == "geometry" and geometry is None:
                         geometry = c
                 shapes.append((name, role, s_el, needed, origin, geometry))
+    return shapes
+
+
+def _links_geometry(links: dict, shapes: list, poses: list, meshes: MeshFiles, memo) -> dict:
+    """Link name -> its visual and collision shapes, from :func:`_shape_elements` and their origins' Poses."""
     out = {name: [] for name in links}
-    for (name, role, s_el, needed, _, geometry), pose in zip(shapes, origin_poses([s[4] for s in shapes], memo)):
+    for (name, role, s_el, needed, _, geometry), pose in zip(shapes, poses):
         g = shape_geometry(s_el, geometry, role, meshes, needed, pose, memo)
         if g is not None:
             out[name].append(g)
@@ -467,9 +488,14 @@ def urdf_from_element(root_el, path, *, package_dirs=(), base="fixed", inertia_f
     meshes = MeshFiles(package_dirs=package_dirs, document=file)
     robot_name = _check_robot(root_el, xacro)
     t = _read_tree(root_el)
-    _place_links(t)
-    mass_props = link_inertials({name: link.inertial for name, link in t.links.items()}, t.memo)
-    geoms = _links_geometry(t.links, meshes, check_meshes, t.memo)
+    _order_links(t)
+    inertials = {name: (link.inertial, first_children(link.inertial)) for name, link in t.links.items()
+                 if link.inertial is not None}
+    shapes = _shape_elements(t.links, check_meshes)
+    joint_origins, inertial_origins, shape_origins = _origins(t, inertials, shapes)
+    _place_links(t, joint_origins)
+    mass_props = link_inertials(t.links, inertials, inertial_origins, t.memo)
+    geoms = _links_geometry(t.links, shapes, shape_origins, meshes, t.memo)
     root_is_ground = (t.root in GROUND_ROOT_NAMES and mass_props[t.root] is None)
     if root_is_ground and base == "floating":
         log.warning("%s: the root link %r is the fixed world: base='floating' leaves the robot fixed "
