@@ -71,7 +71,7 @@ def _poses_of_texts(keys: list, origins: list) -> list[Pose]:
     if xyz is None or rpy is None:
         return [_origin(o) for o in origins]
     rotations = [IDENTITY.rotation] * len(keys)
-    turned = np.flatnonzero(rpy.any(axis=1)).tolist()
+    turned = rpy.any(axis=1).nonzero()[0].tolist()
     if turned:
         for k, R in zip(turned, frozen(rpy_to_matrices(rpy[turned]))):
             rotations[k] = R
@@ -417,7 +417,7 @@ def _warn_unphysical(values: np.ndarray, names: list, inertia_els: list) -> None
     scale = np.abs(six).max(axis=1)
     ixx, ixy, ixz, iyy, iyz, izz = six.T
     doubtful = (values[:, 0] > 0.0) & (scale > INERTIA_SCALE_FLOOR) & ~proven_physical(ixx, ixy, ixz, iyy, iyz, izz, scale)
-    for k in np.flatnonzero(doubtful).tolist():
+    for k in doubtful.nonzero()[0].tolist():
         ixx, ixy, ixz, iyy, iyz, izz = six[k].tolist()
         problem = inertia_problem([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
         if problem:
