@@ -116,17 +116,19 @@ reader's link poses composed level by level in numpy (+5 %: not kept). Together:
 (-5.0 %, 2.10x Pinocchio's instructions); time, idle, four runs alternated with the code before: 3.53-3.76x
 against 3.70-3.89x.
 
-2026-11-27, the next session (a fresh machine of the same kind, idle): the same code (``58a2504``) measured 3.04-3.40x, not
-3.5-3.8x: the ratio moves ~15 % between machines and days, the instruction counts do not. Four more
-cuts, each with identical results on the 68 files (field by field, arrays bitwise, M(q) and RNEA bytes):
-the 8 files with ``<mimic>`` take the closure terms of joint couplings without world kinematics, the
-pivoted QRs whose Q nobody reads form none, the input file is read with ``os.read`` (no buffered file
-object), and the graph stage's lazy twist reference is a plain memo (``functools.cache`` built a wrapper
-for every analysis). compose **1.607e9 -> 1.577e9** instructions a pass (-1.9 %); eight runs alternated
-with the code before: 2.99, 3.02, 3.05, 3.07, 3.09, 3.10, 3.15, 3.21x (median 3.08) against 3.11, 3.13,
-3.14, 3.17, 3.20, 3.23, 3.27, 3.35x (median 3.17), lower in 7 of the 8 pairs. The goal (<= 3.0x) holds
-in one run of eight: what is left is ~3 %, spread as before (a 1-link file: parse 13 us, reader 341 us,
-graph 113 us, model 82 us, against Pinocchio's 20 us for all of it).
+2026-11-27, the next session (a fresh machine of the same kind, idle): the same code (``58a2504``) measured
+3.04-3.40x, not 3.5-3.8x: the ratio moves ~15 % between machines and days, the instruction counts do not.
+Five cuts, each with identical results on the 68 files (field by field, arrays bitwise, M(q) and RNEA
+bytes): the URDF reader converts a document's origins (joints, inertials, shapes) in one batch, not three
+(the fixed cost of a batch, ~35 us, once a file); the 8 files with ``<mimic>`` take the closure terms of
+joint couplings without world kinematics; the pivoted QRs whose Q nobody reads form none; the input file
+is read with ``os.read`` (no buffered file object); the graph stage's lazy twist reference is a plain memo
+(``functools.cache`` built a wrapper for every analysis). compose **1.607e9 -> 1.561e9** instructions a
+pass (-2.9 %); eight runs alternated with the code before: 2.95, 3.02, 3.04, 3.06, 3.06, 3.06, 3.07, 3.09x
+(median 3.06) against 3.14, 3.20, 3.23, 3.25, 3.28, 3.31, 3.32, 3.35x (median 3.27), lower in every pair.
+The goal (<= 3.0x) holds in one run of eight: ~2 % is left, spread as before (by their own time no
+function but lxml's parse (8 %) is above 3 %; a 1-link file: parse 13 us, reader 341 us, graph 113 us,
+model 82 us, against Pinocchio's 20 us for all of it).
 """
 
 from __future__ import annotations
