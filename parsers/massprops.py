@@ -158,14 +158,14 @@ def combined_arrays(mass: np.ndarray, com: np.ndarray, inertia: np.ndarray,
             groups = [[i for i in g if kept[i]] for g in groups]
     singles = [k for k, g in enumerate(groups) if len(g) == 1]
     rows = [groups[k][0] for k in singles]
+    Js = inertia[rows]
+    one_part = mass[rows], com[rows], 0.5 * (Js + np.swapaxes(Js, 1, 2))
     if len(rows) == len(groups):  # (every group one part: its rows, in order)
-        J = inertia[rows]
-        return mass[rows], com[rows], 0.5 * (J + np.swapaxes(J, 1, 2))
+        return one_part
     n = len(groups)
     m, c, J = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
     if singles:
-        Js = inertia[rows]
-        m[singles], c[singles], J[singles] = mass[rows], com[rows], 0.5 * (Js + np.swapaxes(Js, 1, 2))
+        m[singles], c[singles], J[singles] = one_part
     several = [k for k, g in enumerate(groups) if len(g) > 1]
     if several:
         m[several], c[several], J[several] = _merged_groups(mass, com, inertia, [groups[k] for k in several])
