@@ -224,10 +224,13 @@ class Pose:
         if isinstance(rotations, np.ndarray):
             R = list(_checked_stack(rotations, (3, 3), "Pose.rotation"))
         else:
-            rows = list(rotations)
-            stack = np.array(rows, dtype=float) if rows else np.zeros((0, 3, 3))
-            R = [r if r is _EYE or _shareable(r, (3, 3)) else checked
-                 for r, checked in zip(rows, _checked_stack(stack, (3, 3), "Pose.rotation"))]
+            R = list(rotations)
+            turned = [k for k, r in enumerate(R) if r is not _EYE]  # (the shared identity needs no check)
+            if turned:
+                stack = _checked_stack(np.array([R[k] for k in turned], dtype=float), (3, 3), "Pose.rotation")
+                for k, checked in zip(turned, stack):
+                    if not _shareable(R[k], (3, 3)):
+                        R[k] = checked
         if len(R) != len(t):
             raise ValueError(f"Pose.many: {len(R)} rotations for {len(t)} translations")
         return [_built(cls, {"rotation": r, "translation": x}) for r, x in zip(R, t)]

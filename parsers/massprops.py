@@ -53,12 +53,27 @@ def inertia_problem(inertia, mass: float | None = None) -> str | None:
     J = np.asarray(inertia, dtype=float)
     if J.shape != (3, 3) or not np.all(np.isfinite(J)):
         return "inertia must be a finite 3x3 matrix"
-    scale = max(np.abs(J).max(), np.finfo(float).tiny)
-    if np.abs(J - J.T).max() > INERTIA_RTOL * scale:
-        return "inertia is not symmetric"
-    eig = np.linalg.eigvalsh(0.5 * (J + J.T))
+    return inertia_problems(J[None])[0]
+
+
+def inertia_problems(inertias: np.ndarray) -> list[str | None]:
+    """:func:`inertia_problem` of each of a stack ``(n, 3, 3)`` of finite inertias, with one call of
+    each numpy function for the stack (a reader examines a document's doubtful inertias together:
+    LAPACK's eigenvalues of a stack are those of each matrix alone)."""
+    J = inertias
+    Jt = np.swapaxes(J, 1, 2)
+    scale = np.maximum(np.abs(J).max(axis=(1, 2)), np.finfo(float).tiny)
+    skew = np.abs(J - Jt).max(axis=(1, 2)) > INERTIA_RTOL * scale
+    eigs = np.linalg.eigvalsh(0.5 * (J + Jt))
+    return [_principal_problem(eig, s) if not asym else "inertia is not symmetric"
+            for eig, s, asym in zip(eigs.tolist(), scale.tolist(), skew.tolist())]
+
+
+def _principal_problem(eig: list[float], scale: float) -> str | None:
+    """Why the principal moments ``eig`` (ascending) of an inertia whose largest entry is ``scale``
+    are not physical (see :func:`inertia_problem`), or None."""
     if eig[0] <= INERTIA_RTOL * scale:
-        return f"inertia is not positive definite (principal moments {eig.tolist()})"
+        return f"inertia is not positive definite (principal moments {eig})"
     if eig[0] + eig[1] < eig[2] * (1.0 - INERTIA_RTOL):
         return ("inertia breaks the triangle inequality: principal moments "
                 f"{eig[0]:.6g} + {eig[1]:.6g} < {eig[2]:.6g}")

@@ -305,6 +305,14 @@ def parse_floats(text: str, el: Element, what: str, n: int | tuple[int, ...] | N
     return np.array(vals, dtype=float)
 
 
+def parse_float(text: str, el: Element, what: str, key: str | None = None) -> float:
+    """The one number in ``text`` (:func:`parse_floats` with ``n=1``, as a float; no array)."""
+    vals = _checked_floats(text, 1)
+    if vals is None:
+        raise _floats_error(text, el, what, 1, key)
+    return vals[0]
+
+
 def _checked_floats(text: str, n) -> list[float] | None:
     """The numbers of ``text`` when they are all finite, within ``magnitude`` and as many as
     ``n`` asks (the common case, checked without building messages); else None."""
@@ -417,7 +425,8 @@ def text_floats(el: Element, n=None, key: str | None = None) -> np.ndarray:
 
 
 def text_float(el: Element, key: str | None = None) -> float:
-    return float(text_floats(el, 1, key)[0])
+    """The text of ``el`` as one float."""
+    return parse_float(el.text or "", el, f"<{el.tag}>", key)
 
 
 def text_bool(el: Element, key: str | None = None) -> bool:

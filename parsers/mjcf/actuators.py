@@ -30,7 +30,7 @@ import numpy as np
 
 from ..assembly import Actuator, Motor, Source
 from ..errors import FOREIGN_TEXT, did_you_mean
-from ..xml import error, parse_floats
+from ..xml import error, parse_float, parse_floats
 from .compiler import bool_attr, floats_attr
 
 log = logging.getLogger(__name__)
@@ -84,7 +84,7 @@ def joint_spring(jel, a, jt: str, comp) -> tuple[float, float, float, tuple | No
     compiler's unit); a ball's or free joint's spring is relaxed at ``qpos0`` (MuJoCo ignores
     ``springref`` there), so it is kept 0.  ``springdamper`` (time constant, damping ratio) when both
     are positive, as MuJoCo uses it (the stiffness and damping then follow from the joint's inertia)."""
-    damping, stiffness, springref = (float(parse_floats(a.get(key, "0"), jel, f"joint@{key}", 1)[0])
+    damping, stiffness, springref = (parse_float(a.get(key, "0"), jel, f"joint@{key}")
                                      for key in ("damping", "stiffness", "springref"))
     if jt == "hinge":
         springref = float(comp.angle(springref))
@@ -121,7 +121,7 @@ def _apply_element(p: dict, tag: str, a: dict, el) -> None:
                 "joint", "jointinparent", "tendon", "site", "body", "cranksite", "name"):
         if key in a:
             p[key] = a[key]
-    num = lambda key, default: float(parse_floats(a[key], el, f"{tag}@{key}", 1)[0]) if key in a else default
+    num = lambda key, default: parse_float(a[key], el, f"{tag}@{key}") if key in a else default
     if tag == "general":
         for key in ("gaintype", "biastype", "dyntype", "actearly", "actdim"):
             if key in a:

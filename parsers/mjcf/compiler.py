@@ -20,7 +20,7 @@ from mbcompose.dynamics.spatial import axis_angle_to_matrix, quat_to_matrix, rot
 from mbcompose.dynamics.tolerances import GEOMETRY_ATOL, INERTIA_ROUNDING_RTOL, PARALLEL_SINE
 
 from ..assembly import MassProperties
-from ..xml import error, parse_floats
+from ..xml import error, parse_float, parse_floats
 
 ORIENT_ATTRS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
@@ -73,7 +73,7 @@ class Compiler:
             self.autolimits = bool_attr(el, "autolimits", a["autolimits"])
         for k in ("boundmass", "boundinertia", "settotalmass"):
             if k in a:
-                setattr(self, k, float(parse_floats(a[k], el, f"compiler@{k}", 1)[0]))
+                setattr(self, k, parse_float(a[k], el, f"compiler@{k}"))
         if "fitaabb" in a:
             self.fitaabb = bool_attr(el, "fitaabb", a["fitaabb"])
         if "balanceinertia" in a:

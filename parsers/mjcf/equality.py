@@ -30,7 +30,7 @@ from mbcompose.dynamics.tolerances import DECLARED_GEOMETRY_ATOL, GEOMETRY_ATOL
 
 from ..assembly import GROUND, Coupling, Joint, Pose, Source
 from ..errors import did_you_mean
-from ..xml import error, parse_floats
+from ..xml import error, parse_float, parse_floats
 
 LOOP_TYPES = ("connect", "weld")
 COUPLING_TYPES = ("joint", "tendon")
@@ -122,7 +122,7 @@ def fixed_tendons(root, attrs_of) -> dict:
                 ja = attrs_of(j)
                 if "joint" not in ja or "coef" not in ja:
                     raise error(j, "a fixed tendon's <joint> needs 'joint' and 'coef'")
-                terms.append((ja["joint"], float(parse_floats(ja["coef"], j, "joint@coef", 1)[0])))
+                terms.append((ja["joint"], parse_float(ja["coef"], j, "joint@coef")))
             if a.get("name"):
                 out[a["name"]] = (terms, f)
     return out

@@ -17,7 +17,7 @@ from ..assembly import Geometry, MassProperties, Material, Pose, Source
 from ..errors import FOREIGN_TEXT, InputError, did_you_mean
 from ..massprops import combine, shapes_mass_properties, transform_mass_properties
 from ..mesh_progress import MeshWork, file_progressed
-from ..xml import error, parse_floats, where
+from ..xml import error, parse_float, where
 from .assets import mesh_data
 from .compiler import (ORIENT_ATTRS, bool_attr, bounded_mass, check_principal_moments, floats_attr, integers_attr,
                        orientation, total_mass_scale, zaxis_rotation)
@@ -90,8 +90,8 @@ def geom_record(reader, el, childclass, frame_pose: Pose):
     g = replace(g, role=_role(el, a), material=_material(reader, el, a))
     mass = a.get("mass")
     density = a.get("density")
-    m = None if mass is None else float(parse_floats(mass, el, "geom@mass", 1)[0])
-    rho = 1000.0 if density is None else float(parse_floats(density, el, "geom@density", 1)[0])
+    m = None if mass is None else parse_float(mass, el, "geom@mass")
+    rho = 1000.0 if density is None else parse_float(density, el, "geom@density")
     if m is not None and m < 0:
         raise error(el, f"geom@mass must be >= 0, got {m:g}")
     if rho < 0:
@@ -138,7 +138,7 @@ def _material(reader, el, a) -> Material | None:
 def fit_to_mesh(reader, el, a, gtype, pose):
     """Half sizes (3,) and pose of a primitive geom fitted to its ``mesh`` (:mod:`parsers.mjcf.fit`)."""
     rec = mesh_record(reader, el, a["mesh"])
-    fitscale = float(parse_floats(a.get("fitscale", "1"), el, "geom@fitscale", 1)[0])
+    fitscale = parse_float(a.get("fitscale", "1"), el, "geom@fitscale")
     try:
         size, frame = fitted_primitive(gtype, mesh_data(rec), rec["scale"], rec["inertia"], reader.comp.fitaabb,
                                        fitscale, rec["ref"])
@@ -211,7 +211,7 @@ def inertial_mass(reader, el, frame_pose: Pose) -> MassProperties:
     a = el.attrib
     check_inertial_attributes(el)
     pos = floats_attr(el, a, "pos", 3)
-    mass = float(parse_floats(a["mass"], el, "inertial@mass", 1)[0])
+    mass = parse_float(a["mass"], el, "inertial@mass")
     if mass < 0:
         raise error(el, f"inertial@mass must be >= 0, got {mass:g}")
     full = floats_attr(el, a, "fullinertia", 6)

@@ -86,7 +86,7 @@ from mbcompose.dynamics.joints import JOINTS
 from ..assembly import GROUND, Assembly, Body, Joint, JointForceElement, Limits, MassProperties, Pose, Source
 from ..errors import FOREIGN_TEXT, InputError, did_you_mean, quoting_only_inside
 from ..massprops import combine, transform_mass_properties
-from ..xml import XML_BASE, error, file_of, mark_file, parse_floats, parse_xml, where
+from ..xml import XML_BASE, error, file_of, mark_file, parse_float, parse_xml, where
 from .actuators import ACTUATOR_TAGS, default_key, joint_spring, read_actuator_records, read_actuators
 from .assets import read_material_assets, read_mesh_assets
 from .attach import expand_attachments
@@ -437,14 +437,14 @@ class _Reader:
                     origin = pose.translation
                 limits = self.limits(jel, a, jt)
                 damping, stiffness, springref, springdamper = joint_spring(jel, a, jt, self.comp)
-                friction = float(parse_floats(a.get("frictionloss", "0"), jel, "joint@frictionloss", 1)[0])
+                friction = parse_float(a.get("frictionloss", "0"), jel, "joint@frictionloss")
                 if friction and jt in ("hinge", "slide"):
                     frictions.append(JointForceElement(f"{name}_friction", name, friction=friction,
                                                        source=Source(self.file, jel.sourceline, "frictionloss")))
                 elif friction:
                     log.warning("%s: joint %r: frictionloss of a %s joint (dry friction on several freedoms) is not "
                                 "modelled (ignored)", where(jel), name, jt)
-                armature, ref = (float(parse_floats(a.get(key, "0"), jel, f"joint@{key}", 1)[0])
+                armature, ref = (parse_float(a.get(key, "0"), jel, f"joint@{key}")
                                  for key in ("armature", "ref"))
                 if jt == "hinge":
                     ref = float(self.comp.angle(ref))

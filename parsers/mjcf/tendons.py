@@ -23,7 +23,7 @@ import logging
 
 from ..assembly import GROUND, Source, Tendon
 from ..errors import FOREIGN_TEXT, did_you_mean
-from ..xml import error, parse_floats
+from ..xml import error, parse_float, parse_floats
 
 log = logging.getLogger(__name__)
 log.addFilter(FOREIGN_TEXT)
@@ -43,7 +43,7 @@ def tendon_attrs(reader, el) -> dict:
 
 
 def _number(el, a, key: str) -> float:
-    return float(parse_floats(a[key], el, f"tendon@{key}", 1)[0]) if key in a else 0.0
+    return parse_float(a[key], el, f"tendon@{key}") if key in a else 0.0
 
 
 def _springlength(el, a) -> tuple | None:
@@ -82,7 +82,7 @@ def _fixed(el, a, name: str, joints: dict) -> tuple:
             raise error(j, f"fixed tendon {name!r}: unknown joint {jn!r}{did_you_mean(jn, joints)}")
         if joints[jn].nq != 1 or joints[jn].nv != 1:
             raise error(j, f"fixed tendon {name!r}: joint {jn!r} is a {joints[jn].type} joint (hinges and slides only)")
-        terms.append((jn, float(parse_floats(coef, j, "joint@coef", 1)[0])))
+        terms.append((jn, parse_float(coef, j, "joint@coef")))
     if not terms:
         raise error(el, f"fixed tendon {name!r} has no <joint>")
     return tuple(terms)

@@ -13,7 +13,7 @@ from mbcompose.dynamics.joints import JOINTS
 
 from ..assembly import Coupling, Motor, Source
 from ..errors import InputError
-from ..xml import attr_float, first_children, parse_floats, required, where
+from ..xml import attr_float, first_children, parse_float, required, where
 from .joints import URDF_JOINT_TYPES
 
 log = logging.getLogger("mbcompose.parsers.urdf.reader")
@@ -55,7 +55,7 @@ def transmissions(t_els, joints) -> dict[str, Motor]:
             r_el = first_children(act).get("mechanicalReduction")
             if r_el is not None and r_el.text and r_el.text.strip():
                 try:
-                    ratio = float(parse_floats(r_el.text, r_el, "<mechanicalReduction>", 1)[0])
+                    ratio = parse_float(r_el.text, r_el, "<mechanicalReduction>")
                 except InputError as exc:
                     log.warning("%s: %s: reduction 1 used (a transmission is not dynamics; Pinocchio "
                                 "ignores it)", where(r_el), exc.message)

@@ -25,7 +25,7 @@ from mbcompose.dynamics.tolerances import INERTIA_SCALE_FLOOR
 
 from .. import limits
 from ..assembly import Geometry, MassProperties, Pose, frozen
-from ..massprops import inertia_problem, mesh_suffix_problem, proven_physical
+from ..massprops import inertia_problems, mesh_suffix_problem, proven_physical
 from ..xml import (attr_float, attr_float_list, attr_float_values, attr_floats, error, float_rows,
                    parse_floats, required, where)
 
@@ -412,14 +412,16 @@ _SYMMETRIC = np.array([1, 2, 3, 2, 4, 5, 3, 5, 6])
 def _warn_unphysical(values: np.ndarray, names: list, inertia_els: list) -> None:
     """Warn for each inertia of ``values`` (rows: mass, ixx ... izz) that has mass, is not all but
     zero and is not physical (kept as written): :func:`parsers.massprops.proven_physical` settles
-    all of them at once but the doubtful few, which :func:`parsers.massprops.inertia_problem` examines."""
+    all of them at once but the doubtful few, which :func:`parsers.massprops.inertia_problems` examines
+    together."""
     six = values[:, 1:]
     scale = np.abs(six).max(axis=1)
     ixx, ixy, ixz, iyy, iyz, izz = six.T
     doubtful = (values[:, 0] > 0.0) & (scale > INERTIA_SCALE_FLOOR) & ~proven_physical(ixx, ixy, ixz, iyy, iyz, izz, scale)
-    for k in doubtful.nonzero()[0].tolist():
-        ixx, ixy, ixz, iyy, iyz, izz = six[k].tolist()
-        problem = inertia_problem([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    found = doubtful.nonzero()[0].tolist()
+    if not found:
+        return
+    for k, problem in zip(found, inertia_problems(values[found][:, _SYMMETRIC].reshape(-1, 3, 3))):
         if problem:
             log.warning("%s: link %r: %s (kept as written)", where(inertia_els[k]), names[k], problem)
 

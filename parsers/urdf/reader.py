@@ -129,28 +129,27 @@ def read_urdf(path, *, package_dirs=(), base: str = "fixed", inertia_from_geomet
                                  massless=massless, check_meshes=check_meshes, xacro=may_hold_xacro(data))
 
 
-@dataclass
 class _Link:
     """A ``<link>`` element and the children the reader reads (its first ``<inertial>``, its shapes)."""
 
-    el: object
-    inertial: object = None
-    visuals: list = field(default_factory=list)
-    collisions: list = field(default_factory=list)
+    __slots__ = ("el", "inertial", "visuals", "collisions")
+
+    def __init__(self, el, inertial=None, visuals=(), collisions=()):
+        self.el, self.inertial, self.visuals, self.collisions = el, inertial, visuals, collisions
 
 
 def _link(l_el) -> _Link:
     """The parts of a ``<link>``, from one pass over its children."""
-    link = _Link(l_el)
+    inertial, visuals, collisions = None, [], []
     for c in l_el:
         tag = c.tag
         if tag == "visual":
-            link.visuals.append(c)
+            visuals.append(c)
         elif tag == "collision":
-            link.collisions.append(c)
-        elif tag == "inertial" and link.inertial is None:
-            link.inertial = c
-    return link
+            collisions.append(c)
+        elif tag == "inertial" and inertial is None:
+            inertial = c
+    return _Link(l_el, inertial, visuals, collisions)
 
 
 @dataclass
@@ -169,9 +168,6 @@ class _Tree:
     link_pose: dict = field(default_factory=dict)   # link -> Pose in the assembly frame
     end_links: dict = field(default_factory=dict)   # joint name -> (parent link, child link)
     memo: dict = field(default_factory=dict)        # origins and mesh scales read (urdf_geometry.origin_poses)
-
-    def ends(self, jname) -> tuple[str, str]:
-        return self.end_links[jname]
 
 
 def _check_robot(root_el, xacro: bool) -> str:
@@ -288,20 +284,20 @@ def _order_links(t: _Tree) -> None:
                                        "URDF needs exactly one (connect them with joints)")
     if not roots:
         jname = next(iter(t.joints))
-        cyc = _cycle_from(jname, t.ends, t.parent_of)
+        cyc = _cycle_from(jname, t.end_links, t.parent_of)
         raise error(t.joints[jname], f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
     t.root = roots[0]
     t.order = [t.root]
     queue = deque([t.root])
     while queue:
         for jname in t.children[queue.popleft()]:
-            child = t.ends(jname)[1]
+            child = t.end_links[jname][1]
             t.order.append(child)
             queue.append(child)
     if len(t.order) != len(t.links):
         placed = set(t.order)
         stray = next(n for n in t.links if n not in placed)
-        cyc = _cycle_from(t.parent_of[stray], t.ends, t.parent_of)
+        cyc = _cycle_from(t.parent_of[stray], t.end_links, t.parent_of)
         raise error(t.joints[t.parent_of[stray]],
                     f"the joints form a cycle ({' -> '.join(cyc)}); URDF describes a tree")
 
@@ -311,7 +307,7 @@ def _place_links(t: _Tree, origins: list) -> None:
     ``<origin>``, links in ``t.order`` after the root)."""
     t.link_pose = {t.root: Pose()}
     for child, origin in zip(t.order[1:], origins):
-        t.link_pose[child] = t.link_pose[t.ends(t.parent_of[child])[0]].compose(origin)
+        t.link_pose[child] = t.link_pose[t.end_links[t.parent_of[child]][0]].compose(origin)
 
 
 def _origins(t: _Tree, inertials: dict, shapes: list) -> tuple[list, list, list]:
@@ -394,15 +390,14 @@ def _inertia_from_geometry(t: _Tree, mass_props, geoms, rho, root_is_ground, fil
 
 def _check_massless(t: _Tree, mass_props, file) -> None:
     """Refuse a massless link with children on a moving joint that moves no mass (module docstring)."""
-    subtree_mass: dict[str, float] = {}
-    for name in reversed(t.order):
-        m = mass_props[name].mass if mass_props[name] is not None else 0.0
-        subtree_mass[name] = m + sum(subtree_mass[t.ends(j)[1]] for j in t.children[name])
-    for name in t.order:
-        if mass_props[name] is not None or name == t.root:
-            continue
+    moved = [name for name in t.order[1:]
+             if mass_props[name] is None and t.joints[t.parent_of[name]].get("type") != "fixed"]
+    if not moved:
+        return
+    heavy = _moves_mass(t, mass_props)
+    for name in moved:
         jname = t.parent_of[name]
-        if t.joints[jname].get("type") == "fixed" or subtree_mass[name] > 0.0:
+        if heavy[name]:
             continue
         if not t.children[name]:
             log.warning("%s: link %r has no <inertial>: a massless leaf moved by joint %r "
@@ -412,6 +407,15 @@ def _check_massless(t: _Tree, mass_props, file) -> None:
         raise error(t.links[name].el, f"link {name!r} has no <inertial> and joint {jname!r} moves no mass "
                                    "(the link and all links below it are massless); give it <inertial>, "
                                    "or pass inertia_from_geometry_density or massless='allow'")
+
+
+def _moves_mass(t: _Tree, mass_props) -> dict[str, bool]:
+    """Link -> True when it or a link below it has mass."""
+    heavy: dict[str, bool] = {}
+    for name in reversed(t.order):
+        mp = mass_props[name]
+        heavy[name] = (mp is not None and mp.mass > 0.0) or any(heavy[t.end_links[j][1]] for j in t.children[name])
+    return heavy
 
 
 def _bodies(t: _Tree, mass_props, geoms, computed, body_name, root_is_ground, file) -> list[Body]:
@@ -453,7 +457,7 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> tuple
         joints.append((t.parts[jname].get("axis"), j_el, jname, URDF_JOINT_TYPES[j_el.get("type")], t.link_pose[name]))
     rows, frictional = [], []
     for (_, j_el, jname, jtype, pose), axis in zip(joints, joint_axes(joints)):
-        parent, child = t.ends(jname)
+        parent, child = t.end_links[jname]
         parts = t.parts[jname]
         d_el = parts.get("dynamics")
         damping = attr_float(d_el, "damping", 0.0) if d_el is not None else 0.0
@@ -512,14 +516,14 @@ def urdf_from_element(root_el, path, *, package_dirs=(), base="fixed", inertia_f
                     source_file=file, forces=tuple(frictions))
 
 
-def _cycle_from(jname, ends_of, parent_of):
+def _cycle_from(jname, end_links: dict, parent_of):
     """Link names around the cycle reached by walking parents from joint ``jname``'s child."""
     seen = []
-    link = ends_of(jname)[1]
+    link = end_links[jname][1]
     while link not in seen:
         seen.append(link)
         if link not in parent_of:
             return seen
-        link = ends_of(parent_of[link])[0]
+        link = end_links[parent_of[link]][0]
     cyc = seen[seen.index(link):]
     return list(reversed(cyc)) + [cyc[-1]]
