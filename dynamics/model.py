@@ -140,7 +140,7 @@ class SKOModel:
         self._q_offsets = q_offset = [0, *accumulate(f.nq for f in facts)]
         self._v_offsets = v_offset = [0, *accumulate(nvs)]
         self.q_offset = np.array(q_offset, dtype=int)
-        self.v_offset = self.tree.v_offset
+        self.v_offset = np.array(v_offset, dtype=int)
         self.nq, self.nv = q_offset[-1], v_offset[-1]
         self.placement_R = np.array([b.placement_rotation for b in bodies], dtype=float).reshape(n, 3, 3)
         self.placement_p = np.array([b.placement_translation for b in bodies], dtype=float).reshape(n, 3)

@@ -393,8 +393,13 @@ def attr_float_values(el: Element, attrs) -> list[float] | None:
     """Attributes ``attrs`` of ``el``, each one finite number within ``magnitude``, as floats;
     None when one is missing or is not such a number (read them one by one with
     :func:`attr_float` for the message).  One check for several numbers."""
+    return float_values(map(el.get, attrs))
+
+
+def float_values(texts) -> list[float] | None:
+    """:func:`attr_float_values` of the attributes' texts ``texts`` (None: missing)."""
     try:
-        vals = list(map(float, map(el.get, attrs)))  # float(None): TypeError; float("1 2"): ValueError
+        vals = list(map(float, texts))  # float(None): TypeError; float("1 2"): ValueError
     except (TypeError, ValueError):
         return None
     return vals if _within_magnitude(vals) else None

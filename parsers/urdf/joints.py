@@ -21,7 +21,7 @@ from mbcompose.dynamics.joints import JOINTS
 
 from ..assembly import Limits, frozen
 from ..limits import joint_bound
-from ..xml import attr_float, attr_float_list, attr_float_values, error, float_rows, where
+from ..xml import attr_float, attr_float_list, error, float_rows, float_values, where
 
 log = logging.getLogger(__name__)
 
@@ -70,23 +70,34 @@ def _joint_axis(a_el, j_el, jname, jtype, pose) -> np.ndarray:
     return frozen(pose.rotation @ np.array([x / n, y / n, z / n]))
 
 
-def joint_limits(l_el, jname, jtype) -> Limits:
+def joint_limits(l_el, jname, jtype, memo: dict | None = None) -> Limits:
     """A joint's ``<limit>`` (``l_el``, None when it has none) for our joint type ``jtype``; lower >
     upper is kept as written with a warning (Pinocchio accepts it); lower/upper of a type that takes
-    no position limits are dropped, with one (without, for a fixed joint: nothing moves)."""
+    no position limits are dropped, with one (without, for a fixed joint: nothing moves).
+
+    memo : the limits read from the same file, keyed by their four texts and whether the type takes
+        position limits (half the ``<limit>`` elements of a robot repeat another's); a Limits is
+        immutable, so shared."""
     if l_el is None:
         return _NO_LIMITS
-    lo, hi, velocity, effort = (attr_float_values(l_el, _LIMIT_KEYS)
-                                or [_bound(l_el, key) for key in _LIMIT_KEYS])
-    if not JOINTS[jtype].takes_limits:
+    texts = tuple(map(l_el.get, _LIMIT_KEYS))
+    takes = JOINTS[jtype].takes_limits
+    key = ("limit", texts, takes)
+    found = None if memo is None else memo.get(key)
+    if found is None:
+        values = float_values(texts) or [_bound(l_el, k) for k in _LIMIT_KEYS]
+        found = (values, Limits(*values) if takes else Limits(None, None, *values[2:]))
+        if memo is not None:
+            memo[key] = found
+    (lo, hi, _, _), limits = found
+    if not takes:
         if (lo is not None or hi is not None) and JOINTS[jtype].nv:
             log.warning("%s: joint %r: a %s joint has no position limits (only %s joints do); lower/upper "
                         "ignored", where(l_el), jname, l_el.getparent().get("type"), ", ".join(_LIMITED))
-        lo = hi = None
     elif lo is not None and hi is not None and lo > hi:
         log.warning("%s: joint %r: limit lower %g > upper %g (kept as written, as Pinocchio does)",
                     where(l_el), jname, lo, hi)
-    return Limits(lo, hi, velocity, effort)
+    return limits
 
 
 def _bound(l_el, key) -> float | None:

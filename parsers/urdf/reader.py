@@ -470,7 +470,7 @@ def _joints(t: _Tree, body_name, root_is_ground, base, actuators, file) -> tuple
         motor = actuators.get(jname)
         rows.append({**_URDF_JOINT, "name": jname, "type": jtype, "reference": ground_of(parent),
                      "secondary": body_name[child], "origin": pose.translation, "axis": axis,
-                     "limits": joint_limits(parts.get("limit"), jname, jtype), "actuated": motor is not None,
+                     "limits": joint_limits(parts.get("limit"), jname, jtype, t.memo), "actuated": motor is not None,
                      "motor": motor, "damping": damping, "source": Source(file, j_el.sourceline)})
     if frictional:
         log.warning("%s: <dynamics friction> of joints of several freedoms is not modelled, ignored on joints: %s",
