@@ -23,7 +23,8 @@ from mbcompose import graph
 from mbcompose.graph.model import (LOOP_POLICIES, REDUNDANT_POLICIES, TreeModel, build_model, joint_properties, lumped,
                                    subject_location)
 from mbcompose.parsers import input_suffix, read_assembly
-from mbcompose.parsers.assembly import GROUND, Assembly, record
+from mbcompose.dynamics.records import record
+from mbcompose.parsers.assembly import GROUND, Assembly
 from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.gc_pause import paused_gc
 
@@ -33,7 +34,7 @@ from .config import StageOptions
 @record(eq=True)
 class Composition:
     """The artefacts of composing one input file (see module docstring); a frozen dataclass built as
-    :func:`parsers.assembly.record` builds."""
+    :func:`dynamics.records.record` builds."""
 
     assembly: Assembly
     analysis: object

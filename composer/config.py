@@ -54,7 +54,7 @@ from mbcompose.graph.model import LOOP_POLICIES, REDUNDANT_POLICIES
 from mbcompose.parsers import limits as input_limits
 from mbcompose.parsers.errors import InputError, did_you_mean
 from mbcompose.parsers.exporters.collision import COLLISION_MODES, DEFAULT_COLLISION
-from mbcompose.parsers.assembly import record
+from mbcompose.dynamics.records import record
 from mbcompose.parsers.limits import InputLimits
 from mbcompose.parsers.step.mating import PLANAR_CONTACT_POLICIES
 from mbcompose.parsers.yaml.document import Node, load_yaml
@@ -80,7 +80,7 @@ class Tolerances:
 @record(eq=True)
 class StageOptions:
     """The options of :func:`composer.compose.compose`'s stages (see the module docstring).  A frozen
-    dataclass built as :func:`parsers.assembly.record` builds (one per ``compose`` call)."""
+    dataclass built as :func:`dynamics.records.record` builds (one per ``compose`` call)."""
 
     lumping: bool = True
     composite_names: Mapping[str, str] = field(default_factory=dict)

@@ -6,11 +6,12 @@ equations (seed 004 Fig. 1)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 import numpy as np
 
 from .joints import JOINTS
+from .records import record
 
 __all__ = ["JointSpring", "ActuatorSpec", "JointForce", "PointSpring", "PointLoad", "DCMotorSpec", "TendonSpec",
            "ForceElements"]
@@ -24,7 +25,7 @@ DYN_TYPES = ("none", "integrator", "filter", "filterexact")
 QUATERNION_JOINT_SHAPES = ((4, 3), (7, 6))
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class JointSpring:
     """The spring and damper parallel to one joint.
 
@@ -40,7 +41,7 @@ class JointSpring:
     springref: float = 0.0
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class ActuatorSpec:
     """An actuator on a one-coordinate joint, or along the :class:`TendonSpec` named ``tendon`` (``joint``
     then unused; see :mod:`dynamics.forces`).
@@ -78,7 +79,7 @@ class ActuatorSpec:
         return self.dyntype != "none"
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class JointForce:
     """A spring, damper and Coulomb friction parallel to a one-coordinate joint (the native format's
     ``joint_spring`` and ``joint_friction``).
@@ -97,7 +98,7 @@ class JointForce:
     friction_velocity: float = 1.0
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class PointSpring:
     """A linear spring-damper between a point of body ``body_a`` and a point of ``body_b`` (None: ground).
 
@@ -115,7 +116,7 @@ class PointSpring:
     rest_length: float = 0.0
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class PointLoad:
     """A constant force (N) and torque (N m), both in the ground frame, applied at a point of ``body``
     given in the assembly frame at the reference configuration (m)."""
@@ -127,7 +128,7 @@ class PointLoad:
     torque: tuple = (0.0, 0.0, 0.0)
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class DCMotorSpec:
     """A DC motor on a one-coordinate joint (:func:`dynamics.forces.motor_rates` gives its equations).
 
@@ -146,7 +147,7 @@ class DCMotorSpec:
     efficiency: float = 1.0
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class TendonSpec:
     """A tendon (MuJoCo's, :mod:`dynamics.forces` gives its length, Jacobian and forces).
 
@@ -167,7 +168,7 @@ class TendonSpec:
     spring_q: tuple = ()
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class ForceElements:
     """The force elements of a tree model, by joint and body name (:class:`dynamics.SKOModel` resolves
     them to its coordinates once: :meth:`indexed`).
@@ -351,7 +352,7 @@ def _element_layout(elements, model) -> dict:
     return lay
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class TendonLayout:
     """A tendon in a model's coordinates: ``coef`` (nv,) of a fixed tendon (``L = coef . q[q_index]``,
     ``q_index`` (nv,) the coordinate of each velocity, -1 where coef is 0), or ``sites`` ((body index or -1,

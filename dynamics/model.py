@@ -31,7 +31,6 @@ the motion of ``q`` and folds ``-ref`` into the placement once:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
 
@@ -39,6 +38,7 @@ import numpy as np
 
 from . import joints as J
 from .force_elements import ForceElements
+from .records import record
 from .sko import SKOTree, SKOWeights, mulT
 from .spatial import force_cross, motion_cross, phi_transform, rotation_about_axis, spatial_inertia
 
@@ -46,7 +46,7 @@ __all__ = ["BodySpec", "SKOModel", "build_model", "weights", "armature_blocks",
            "velocity_terms"]
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class BodySpec:
     """One body and the joint that connects it to its parent.
 

@@ -72,6 +72,7 @@ from itertools import accumulate
 import numpy as np
 
 from . import topology
+from .records import record
 
 __all__ = ["SKOTree", "SKOWeights", "topological_order", "mul"]
 
@@ -106,7 +107,7 @@ def topological_order(parent) -> np.ndarray:
     return np.array(order, dtype=int)
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class SKOTree:
     """Static tree digraph of an SKO model (seed 003 section 2; seed 001 section 2.1).
 

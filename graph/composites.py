@@ -39,7 +39,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties, record
+from mbcompose.dynamics.records import record
+from mbcompose.parsers.assembly import GROUND, Assembly, MassProperties
 from mbcompose.parsers.massprops import combined_arrays, transform_mass_arrays
 
 from .system_graph import SystemGraph, distances_to_ground, extended_graph, joint_graph  # noqa: F401  (re-exported)

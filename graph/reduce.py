@@ -48,7 +48,8 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
-from mbcompose.parsers.assembly import GROUND, Assembly, Joint, record
+from mbcompose.dynamics.records import record
+from mbcompose.parsers.assembly import GROUND, Assembly, Joint
 
 from .composites import (Composite, composite_of, distances_to_ground, find_composites, merged_masses,
                          name_composites, order_members, rigid_adjacency)

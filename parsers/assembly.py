@@ -26,13 +26,14 @@ description: type, reference body, secondary body, actuated.
 from __future__ import annotations
 
 import math
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, field, fields
 from functools import cache, cached_property
 from typing import Mapping, NamedTuple
 
 import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
+from mbcompose.dynamics.records import record
 from mbcompose.dynamics.tolerances import GEOMETRY_ATOL
 
 from .provenance import Source
@@ -58,43 +59,6 @@ _isfinite = math.isfinite
 #: ``_all(x, None)``, ``_any(x, None)``: ``x.all()``, ``x.any()`` over every element, as the ufunc
 #: reductions themselves (the methods reach them through a Python layer of numpy's)
 _all, _any = np.logical_and.reduce, np.logical_or.reduce
-
-
-def record(cls=None, /, *, eq: bool = False):
-    """``dataclasses.dataclass(frozen=True, eq=eq)`` whose ``__init__`` stores the fields in the
-    instance's ``__dict__``: the same parameters, defaults, errors (an unknown keyword is a
-    TypeError) and ``__post_init__`` as the dataclass's own, which calls ``object.__setattr__`` per
-    field instead (three times the cost; readers build tens of thousands of these objects).
-    ``dataclasses.replace`` builds through it too."""
-    def wrap(c):
-        c = dataclass(frozen=True, eq=eq)(c)
-        c.__init__ = _stored_init(c)
-        return c
-    return wrap if cls is None else wrap(cls)
-
-
-def _stored_init(cls):
-    """The ``__init__`` of :func:`record` for the frozen dataclass ``cls`` (generated, as
-    ``dataclasses`` generates its own)."""
-    env, params, lines = {"MISSING": MISSING}, [], []
-    for f in fields(cls):
-        if f.default is not MISSING:
-            env[f"default_{f.name}"] = f.default
-            params.append(f"{f.name}=default_{f.name}")
-        elif f.default_factory is not MISSING:
-            env[f"factory_{f.name}"] = f.default_factory
-            params.append(f"{f.name}=MISSING")
-            lines.append(f"    if {f.name} is MISSING:\n        {f.name} = factory_{f.name}()")
-        else:
-            params.append(f.name)
-    lines.append("    d = self.__dict__")
-    lines += [f"    d[{f.name!r}] = {f.name}" for f in fields(cls)]
-    if hasattr(cls, "__post_init__"):
-        lines.append("    self.__post_init__()")
-    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(lines), env)
-    init = env["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    return init
 
 
 def frozen(a: np.ndarray) -> np.ndarray:

@@ -105,6 +105,22 @@ def proven_physical(a, b, c, e, f, i, scale):
             & _positive_definite(hi - a, -b, -c, hi - e, -f, hi - i, scale))
 
 
+def proven_physical_rows(six: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """:func:`proven_physical` of n inertias, the rows ``ixx ixy ixz iyy iyz izz`` of ``six`` (n, 6)
+    whose largest absolute entries are ``scale`` (n,): its two Sylvester tests as one pass over both
+    shifted matrices of every inertia, stacked (2n, 6)."""
+    n = len(six)
+    lo = INERTIA_RTOL * scale
+    hi = (six[:, 0] + six[:, 3] + six[:, 5]) / (2.0 - INERTIA_RTOL)
+    both = np.concatenate((six - lo[:, None] * _DIAGONAL, hi[:, None] * _DIAGONAL - six))
+    proven = _positive_definite(*both.T, np.concatenate((scale, scale)))
+    return proven[:n] & proven[n:]
+
+
+#: the entries of ``ixx ixy ixz iyy iyz izz`` on an inertia's diagonal
+_DIAGONAL = np.array([1.0, 0.0, 0.0, 1.0, 0.0, 1.0])
+
+
 def _positive_definite(a, b, c, e, f, i, scale):
     """Sylvester's criterion for ``[[a, b, c], [b, e, f], [c, f, i]]``: its leading minors above
     ``INERTIA_ROUNDING_RTOL scale^k`` (k = 1, 2, 3), a margin far above their rounding errors (~1e-15 scale^k)."""
@@ -167,14 +183,14 @@ def combined_arrays(mass: np.ndarray, com: np.ndarray, inertia: np.ndarray,
     ``groups`` of parts (arguments as :func:`combine_groups`).  Parts without mass and inertia are
     left out; a group left with one part gets it (inertia symmetrised), a group left with none zeros
     (:meth:`MassProperties.zero`); the others :func:`_merged_groups`."""
-    if not (mass > 0.0).all():
-        kept = ((mass > 0.0) | inertia.any(axis=(1, 2))).tolist()
+    if not np.logical_and.reduce(mass > 0.0, axis=None):
+        kept = ((mass > 0.0) | np.logical_or.reduce(inertia, axis=(1, 2))).tolist()
         if not all(kept):
             groups = [[i for i in g if kept[i]] for g in groups]
     singles = [k for k, g in enumerate(groups) if len(g) == 1]
     rows = [groups[k][0] for k in singles]
     Js = inertia[rows]
-    one_part = mass[rows], com[rows], 0.5 * (Js + np.swapaxes(Js, 1, 2))
+    one_part = mass[rows], com[rows], 0.5 * (Js + Js.transpose(0, 2, 1))
     if len(rows) == len(groups):  # (every group one part: its rows, in order)
         return one_part
     n = len(groups)
@@ -197,7 +213,7 @@ def _merged_groups(mass, com, inertia, groups) -> tuple[np.ndarray, np.ndarray, 
     total = np.add.reduceat(m, starts)
     weighted = np.add.reduceat(m[:, None] * c, starts)
     massive = total > 0.0
-    if massive.all():
+    if np.logical_and.reduce(massive, axis=None):
         centre = weighted / total[:, None]
     else:  # a massless group's centre: the mean of its parts' centres
         centre = np.where(massive[:, None], weighted / np.where(massive, total, 1.0)[:, None],
@@ -205,7 +221,7 @@ def _merged_groups(mass, com, inertia, groups) -> tuple[np.ndarray, np.ndarray, 
     d = c - np.repeat(centre, sizes, axis=0)
     shift = m[:, None, None] * (np.einsum("ki,ki->k", d, d)[:, None, None] * np.eye(3) - d[:, :, None] * d[:, None, :])
     merged = np.add.reduceat(inertia[rows], starts) + np.add.reduceat(shift, starts)
-    return total, centre, 0.5 * (merged + np.swapaxes(merged, 1, 2))
+    return total, centre, 0.5 * (merged + merged.transpose(0, 2, 1))
 
 
 def _capsule_unit_density(radius: float, length: float) -> tuple[float, np.ndarray]:

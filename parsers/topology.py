@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from mbcompose.dynamics import topology
+from mbcompose.dynamics.records import record
 
-from .assembly import GROUND, Joint, record
+from .assembly import GROUND, Joint
 
 
 @record(eq=True)

@@ -21,14 +21,14 @@ independent ones, so the dynamics come out in minimal coordinates
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
+from ..records import record
 
 __all__ = ["JointCoupling", "coupling_residuals", "coupling_pairs"]
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class JointCoupling:
     """``s_f = sum_k coefficients[k] s_l^k`` with ``s = sum c q`` over one-coordinate tree joints.
 

@@ -32,7 +32,8 @@ import numpy as np
 
 from mbcompose import dynamics
 from mbcompose.dynamics.joints import JOINTS
-from mbcompose.parsers.assembly import GROUND, Joint, MassProperties, frozen, record
+from mbcompose.dynamics.records import record
+from mbcompose.parsers.assembly import GROUND, Joint, MassProperties, frozen
 from mbcompose.parsers.errors import InputError
 from mbcompose.parsers.topology import TreeEdge, tree_edges
 
