@@ -23,10 +23,10 @@ reject this earlier) or an invalid ``composite_names`` mapping (ValueError).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Mapping
 
+from mbcompose.dynamics.records import record
 from mbcompose.parsers.assembly import Assembly
 
 from .composites import Composite
@@ -38,7 +38,7 @@ from .subspaces import RANK_RTOL
 from .system_graph import GraphBody, GraphJoint, SystemGraph, build_system_graph, extended_graph, graph_forces
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Analysis:
     """Everything the graph stage finds about an assembly.
 

@@ -25,14 +25,14 @@ code                       severity meaning
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from mbcompose.dynamics.records import record
 
 ERROR = "error"
 WARNING = "warning"
 INFO = "info"
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class Issue:
     """One finding. ``subjects`` names the bodies, joints, composites or loops concerned."""
 

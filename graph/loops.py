@@ -46,13 +46,13 @@ cannot close: error ``loop-not-closed``.  The same gap on a tree joint is a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import networkx as nx
 import numpy as np
 
 from mbcompose.dynamics.joints import JOINTS
+from mbcompose.dynamics.records import record
 from mbcompose.dynamics.tolerances import ATTACHMENT_GAP_RTOL as GAP_RTOL, SINGULAR_FLOOR
 from mbcompose.parsers.assembly import GROUND
 
@@ -62,7 +62,7 @@ from .subspaces import RANK_RTOL, LazySubspaces, Once, numerical_rank
 
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class Loop:
     """A fundamental circuit of the reduced joint graph and its classification.
 
@@ -105,7 +105,7 @@ class Loop:
         return "mobile"
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class LoopAnalysis:
     """Loops, tree and mobility of a reduced joint graph.
 

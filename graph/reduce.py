@@ -91,7 +91,7 @@ class ReducedJoint:
         return JOINTS[self.type].nv
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class RemovedJoint:
     """A joint removed by the reduction, and why.
 
@@ -111,7 +111,7 @@ class RemovedJoint:
     reason: str
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class PairReport:
     """Several joints on one pair of composites; ``kind`` is ``'partial'`` here.
 
@@ -125,7 +125,7 @@ class PairReport:
     common_dim: int
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Reduction:
     """Result of :func:`reduce_assembly`.
 

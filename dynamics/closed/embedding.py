@@ -96,6 +96,7 @@ from ..jacobians import jacobian as tree_jacobian
 from ..kinematics import integrate
 from ..model import SKOModel, TreeCoordinates
 from ..opspace import inertia_from_compliance, task_rows
+from ..records import record
 from ..rnea import inverse_dynamics as tree_inverse_dynamics
 from ..rnea import newton_euler
 from ..sko import SKOTree, SKOWeights
@@ -129,7 +130,7 @@ def coordinate_names(model: SKOModel) -> list[tuple[str, str]]:
     return names
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class EmbeddedLoop:
     """One compound node carrying loop constraints.
 

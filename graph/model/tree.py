@@ -25,7 +25,6 @@ coordinates, so that case is an input error that says which joint to flip.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -54,7 +53,7 @@ class RigidBody:
     members: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(eq=True)
 class TreeModel:
     """The SKO model of a spanning tree and the chords that close loops.
 
