@@ -194,21 +194,18 @@ def may_hold_xacro(data: bytes) -> bool:
     """False when the document ``data`` can hold no element named ``xacro:...``: its bytes have no
     ``<xacro:`` outside comments (which the parsed tree drops; files made by xacro often quote its
     macros in comments), so that :data:`_XACRO_ELEMENT`, a walk over every element, is skipped.  A
-    document with a CDATA section (where ``<!--`` is text) is always looked at."""
+    document with a CDATA section (where ``<!--`` is text) is always looked at.  Each ``<xacro:``
+    is inside the comment that opens last before it, if any (in a well-formed document ``<!--``
+    occurs only where a comment opens), so each is looked at once, not every comment."""
     at = data.find(b"<xacro:")
     if at >= 0 and b"<![CDATA[" in data:
         return True
-    pos = 0  # outside comments
     while at >= 0:
-        opened = data.find(b"<!--", pos, at)
-        if opened < 0:
+        opened = data.rfind(b"<!--", 0, at)
+        closed = -1 if opened < 0 else data.find(b"-->", opened + 4)
+        if closed < 0 or closed + 3 <= at:
             return True
-        closed = data.find(b"-->", opened + 4)
-        if closed < 0:
-            return True
-        pos = closed + 3
-        if at < pos:
-            at = data.find(b"<xacro:", pos)
+        at = data.find(b"<xacro:", closed + 3)
     return False
 
 
