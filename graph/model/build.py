@@ -44,20 +44,22 @@ def _summed_armature(rj, original: Joint | None, assembly: Assembly, redundant_o
 def _unchanged(rj, original: Joint) -> bool:
     """True when ``original`` (the joint of ``rj.joints[0]``) is what :func:`_reduced_joint_as_joint`
     would build for ``rj`` (armature aside): same name, type, bodies and attachments, no secondary axis,
-    no motor, a bool ``loop``, not implicit."""
+    its motor (if any) kept, a bool ``loop``, not implicit."""
     return (rj.name == original.name and rj.reference == original.reference and rj.secondary == original.secondary
             and rj.type == original.type and rj.actuated is original.actuated and rj.origin is original.origin
             and rj.axis is original.axis and rj.axis2 is original.axis2
             and rj.secondary_origin is original.secondary_origin and original.secondary_axis is None
-            and original.motor is None and type(original.loop) is bool and original.implicit is False
+            and (original.motor is None or rj.actuated) and type(original.loop) is bool
+            and original.implicit is False
             and type(original.armature) is float)
 
 
 def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint | dict:
-    """The :class:`parsers.assembly.Joint` of a reduced joint, its limits, damping, ``ref`` and source
-    those of its first original joint: that joint itself when the reduction left it as it is, else the
-    keywords of a new one (the original's fields with the reduced joint's), which :func:`tree_inputs`
-    builds with the others through :meth:`Joint.many` (the constructor's checks, in one pass)."""
+    """The :class:`parsers.assembly.Joint` of a reduced joint, its limits, damping, ``ref``, source and
+    (when the reduced joint is actuated) motor those of its first original joint: that joint itself
+    when the reduction left it as it is, else the keywords of a new one (the original's fields with the
+    reduced joint's), which :func:`tree_inputs` builds with the others through :meth:`Joint.many` (the
+    constructor's checks, in one pass)."""
     original = _joint_or_none(assembly, rj.joints[0]) if rj.joints else None
     if original is None:
         return {"name": rj.name, "type": rj.type, "reference": rj.reference, "secondary": rj.secondary,
@@ -70,7 +72,7 @@ def _reduced_joint_as_joint(rj, assembly: Assembly, redundant_of) -> Joint | dic
     return {**original.__dict__,  # (a record's fields) limits, damping, ref and source: the original's
             "name": rj.name, "type": rj.type, "reference": rj.reference, "secondary": rj.secondary,
             "origin": rj.origin, "axis": rj.axis, "axis2": rj.axis2, "secondary_origin": rj.secondary_origin,
-            "secondary_axis": None, "actuated": rj.actuated, "motor": None,
+            "secondary_axis": None, "actuated": rj.actuated, "motor": original.motor if rj.actuated else None,
             "armature": _summed_armature(rj, original, assembly, redundant_of), "loop": bool(original.loop),
             "implicit": False}
 

@@ -221,6 +221,35 @@ def test_lumped_exports_of_panda_name_the_tool_point(tmp_path):
     assert visual == dae == 11
 
 
+TIAGO_URDF = SHARE / "example-robot-data" / "robots" / "tiago_description" / "robots" / "tiago.urdf"
+
+
+def _transmissions(path) -> dict:
+    """Joint -> (actuator name, mechanicalReduction) of a URDF file's ``<transmission>`` elements."""
+    from lxml import etree
+
+    out = {}
+    for t in etree.parse(str(path)).getroot().iter("transmission"):
+        act = t.find("actuator")
+        reduction = act.findtext("mechanicalReduction")
+        out[t.find("joint").get("name")] = (act.get("name"), float(reduction) if reduction else 1.0)
+    return out
+
+
+def test_lumped_urdf_export_of_tiago_keeps_its_motors(tmp_path):
+    """The actuators of example-robot-data's TIAGo (names and reductions, -79.24 and 0.0739 among them)
+    are those of the input file in the lumped URDF export, for every joint the export keeps."""
+    if not TIAGO_URDF.exists():
+        pytest.skip(f"example-robot-data's tiago not found at {TIAGO_URDF}")
+    out = tmp_path / "tiago.urdf"
+    r = CliRunner().invoke(main, ["convert", str(TIAGO_URDF), "-o", str(out), "--package-dir", str(SHARE)])
+    assert r.exit_code == 0, r.output
+    given, written = _transmissions(TIAGO_URDF), _transmissions(out)
+    kept = set(given) & set(written)
+    assert len(kept) >= 10 and any(abs(given[j][1]) != 1.0 for j in kept)
+    assert {j: written[j] for j in kept} == {j: given[j] for j in kept}
+
+
 CYLINDER_YAML = """
 name: sleeve
 bodies:
