@@ -129,6 +129,22 @@ pass (-2.9 %); eight runs alternated with the code before: 2.95, 3.02, 3.04, 3.0
 The goal (<= 3.0x) holds in one run of eight: ~2 % is left, spread as before (by their own time no
 function but lxml's parse (8 %) is above 3 %; a 1-link file: parse 13 us, reader 341 us, graph 113 us,
 model 82 us, against Pinocchio's 20 us for all of it).
+
+2026-11-27, a third session (callgrind's instructions a pass, 3 minus 1 passes, as the guide: time on this
+shared machine moves +-6 % between runs). compose **1.548e9 -> 1.450e9** instructions a pass (-6.3 %):
+- frozen dataclasses built per body, joint or force element (``BodySpec``: 13 fields, 2.6 -> 1.2 us) set
+  every field through ``object.__setattr__``: the dynamics model's and the graph stage's records are built
+  by ``dynamics.records.record`` as the assembly's were (-1.4 %);
+- tree joints keep their motors (they dropped them, so every joint with a ``<transmission>`` was rebuilt
+  and checked again, 814 of 1190 a pass; lumped exports now keep the actuator names and reductions): -1.8 %;
+- the doubtful inertias of a document examined together (one eigvalsh of the stack), the massless-link
+  check only where a link lacks ``<inertial>``, the rotations of ``Pose.many`` other than the shared
+  identity stacked, a document's repeated ``<limit>`` texts read once, one number without an array
+  (``parse_float``), ``may_hold_xacro`` looking at each ``<xacro:`` once: -3.1 %.
+Each cut kept compose's results identical on the 68 files (field by field, arrays bitwise, M(q), RNEA;
+the motors aside) and the 408 log messages. Eight runs alternated with the code at the start of the
+session (load ~1): 2.87-3.21x, median 2.95, against 2.80-3.23x, median 3.03 (earlier the same day, idle,
+the code before measured 3.11-3.24x).
 """
 
 from __future__ import annotations
