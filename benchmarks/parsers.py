@@ -142,9 +142,9 @@ shared machine moves +-6 % between runs). compose **1.548e9 -> 1.450e9** instruc
   identity stacked, a document's repeated ``<limit>`` texts read once, one number without an array
   (``parse_float``), ``may_hold_xacro`` looking at each ``<xacro:`` once: -3.1 %.
 Each cut kept compose's results identical on the 68 files (field by field, arrays bitwise, M(q), RNEA;
-the motors aside) and the 408 log messages. Eight runs alternated with the code at the start of the
-session (load ~1): 2.87-3.21x, median 2.95, against 2.80-3.23x, median 3.03 (earlier the same day, idle,
-the code before measured 3.11-3.24x).
+the motors aside) and the 408 log messages. Fourteen runs alternated with the code at the start of the
+session (load ~1): 2.87-3.21x, median 2.93, 11 of 14 <= 3.0, against 2.80-3.23x, median 3.02 (earlier the
+same day, idle, the code before measured 3.11-3.24x).
 """
 
 from __future__ import annotations
