@@ -105,22 +105,6 @@ def proven_physical(a, b, c, e, f, i, scale):
             & _positive_definite(hi - a, -b, -c, hi - e, -f, hi - i, scale))
 
 
-def proven_physical_rows(six: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """:func:`proven_physical` of n inertias, the rows ``ixx ixy ixz iyy iyz izz`` of ``six`` (n, 6)
-    whose largest absolute entries are ``scale`` (n,): its two Sylvester tests as one pass over both
-    shifted matrices of every inertia, stacked (2n, 6)."""
-    n = len(six)
-    lo = INERTIA_RTOL * scale
-    hi = (six[:, 0] + six[:, 3] + six[:, 5]) / (2.0 - INERTIA_RTOL)
-    both = np.concatenate((six - lo[:, None] * _DIAGONAL, hi[:, None] * _DIAGONAL - six))
-    proven = _positive_definite(*both.T, np.concatenate((scale, scale)))
-    return proven[:n] & proven[n:]
-
-
-#: the entries of ``ixx ixy ixz iyy iyz izz`` on an inertia's diagonal
-_DIAGONAL = np.array([1.0, 0.0, 0.0, 1.0, 0.0, 1.0])
-
-
 def _positive_definite(a, b, c, e, f, i, scale):
     """Sylvester's criterion for ``[[a, b, c], [b, e, f], [c, f, i]]``: its leading minors above
     ``INERTIA_ROUNDING_RTOL scale^k`` (k = 1, 2, 3), a margin far above their rounding errors (~1e-15 scale^k)."""
@@ -183,8 +167,8 @@ def combined_arrays(mass: np.ndarray, com: np.ndarray, inertia: np.ndarray,
     ``groups`` of parts (arguments as :func:`combine_groups`).  Parts without mass and inertia are
     left out; a group left with one part gets it (inertia symmetrised), a group left with none zeros
     (:meth:`MassProperties.zero`); the others :func:`_merged_groups`."""
-    if not np.logical_and.reduce(mass > 0.0, axis=None):
-        kept = ((mass > 0.0) | np.logical_or.reduce(inertia, axis=(1, 2))).tolist()
+    if not (mass > 0.0).all():
+        kept = ((mass > 0.0) | inertia.any(axis=(1, 2))).tolist()
         if not all(kept):
             groups = [[i for i in g if kept[i]] for g in groups]
     singles = [k for k, g in enumerate(groups) if len(g) == 1]
@@ -213,7 +197,7 @@ def _merged_groups(mass, com, inertia, groups) -> tuple[np.ndarray, np.ndarray, 
     total = np.add.reduceat(m, starts)
     weighted = np.add.reduceat(m[:, None] * c, starts)
     massive = total > 0.0
-    if np.logical_and.reduce(massive, axis=None):
+    if massive.all():
         centre = weighted / total[:, None]
     else:  # a massless group's centre: the mean of its parts' centres
         centre = np.where(massive[:, None], weighted / np.where(massive, total, 1.0)[:, None],

@@ -418,7 +418,7 @@ def float_rows(texts, width: int) -> np.ndarray | None:
     except (TypeError, ValueError):
         return None
     vals.shape = (-1, width)  # (in place: the array owns its data, and its rows are shared read-only)
-    if not np.maximum.reduce(np.abs(vals), axis=None) <= limits.active().magnitude:  # nan and inf fail too
+    if not np.abs(vals).max() <= limits.active().magnitude:  # nan and inf fail too
         return None
     vals.setflags(write=False)
     return vals

@@ -25,7 +25,7 @@ from mbcompose.dynamics.tolerances import INERTIA_SCALE_FLOOR
 
 from .. import limits
 from ..assembly import Geometry, MassProperties, Pose, frozen
-from ..massprops import inertia_problems, mesh_suffix_problem, proven_physical_rows
+from ..massprops import inertia_problems, mesh_suffix_problem, proven_physical
 from ..xml import (attr_float, attr_float_list, attr_float_values, attr_floats, error, float_rows,
                    parse_floats, required, where)
 
@@ -71,7 +71,7 @@ def _poses_of_texts(keys: list, origins: list) -> list[Pose]:
     if xyz is None or rpy is None:
         return [_origin(o) for o in origins]
     rotations = [IDENTITY.rotation] * len(keys)
-    turned = np.logical_or.reduce(rpy, axis=1).nonzero()[0].tolist()
+    turned = rpy.any(axis=1).nonzero()[0].tolist()
     if turned:
         for k, R in zip(turned, frozen(rpy_to_matrices(rpy[turned]))):
             rotations[k] = R
@@ -393,8 +393,7 @@ def _inertials_together(found: dict, poses: list) -> dict | None:
         values = np.array(list(map(float, texts)), dtype=float).reshape(-1, 7)  # mass, ixx ... izz
     except (TypeError, ValueError):
         return None
-    if (not np.maximum.reduce(np.abs(values), axis=None) <= limits.active().magnitude
-            or np.minimum.reduce(values[:, 0]) < 0.0):
+    if not np.abs(values).max() <= limits.active().magnitude or values[:, 0].min() < 0.0:
         return None
     _warn_unphysical(values, list(found), inertia_els)
     J = values[:, _SYMMETRIC].reshape(-1, 3, 3)
@@ -412,12 +411,12 @@ _SYMMETRIC = np.array([1, 2, 3, 2, 4, 5, 3, 5, 6])
 
 def _warn_unphysical(values: np.ndarray, names: list, inertia_els: list) -> None:
     """Warn for each inertia of ``values`` (rows: mass, ixx ... izz) that has mass, is not all but
-    zero and is not physical (kept as written): :func:`parsers.massprops.proven_physical_rows` settles
+    zero and is not physical (kept as written): :func:`parsers.massprops.proven_physical` settles
     all of them at once but the doubtful few, which :func:`parsers.massprops.inertia_problems` examines
     together."""
     six = values[:, 1:]
-    scale = np.maximum.reduce(np.abs(six), axis=1)
-    doubtful = (values[:, 0] > 0.0) & (scale > INERTIA_SCALE_FLOOR) & ~proven_physical_rows(six, scale)
+    scale = np.abs(six).max(axis=1)
+    doubtful = (values[:, 0] > 0.0) & (scale > INERTIA_SCALE_FLOOR) & ~proven_physical(*six.T, scale)
     found = doubtful.nonzero()[0].tolist()
     if not found:
         return

@@ -46,8 +46,8 @@ def joint_axes(joints: list) -> list[np.ndarray]:
         a_el = joints[k][0]
         texts.append(_X_AXIS if a_el is None else a_el.get("xyz", _X_AXIS))
     local = float_rows(texts, 3)
-    norm = None if local is None else np.sqrt(np.add.reduce(local * local, axis=1))
-    if norm is None or not np.logical_and.reduce(norm > 0.0, axis=None):
+    norm = None if local is None else np.sqrt((local * local).sum(axis=1))
+    if norm is None or not (norm > 0.0).all():
         return [_joint_axis(*joint) for joint in joints]
     R = np.array([joints[k][4].rotation for k in axial])
     for k, axis in zip(axial, frozen(np.matmul(R, (local / norm[:, None])[:, :, None]))[:, :, 0]):
