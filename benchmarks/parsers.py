@@ -131,7 +131,8 @@ function but lxml's parse (8 %) is above 3 %; a 1-link file: parse 13 us, reader
 model 82 us, against Pinocchio's 20 us for all of it).
 
 2026-11-27, a third session (callgrind's instructions a pass, 3 minus 1 passes, as the guide: time on this
-shared machine moves +-6 % between runs). compose **1.548e9 -> 1.450e9** instructions a pass (-6.3 %):
+shared machine moves +-6 % between runs). compose **1.548e9 -> 1.454e9** instructions a pass (-6.1 %; 1.450e9 before a review mend that put back
+the plain Sylvester test and ndarray-method reductions):
 - frozen dataclasses built per body, joint or force element (``BodySpec``: 13 fields, 2.6 -> 1.2 us) set
   every field through ``object.__setattr__``: the dynamics model's and the graph stage's records are built
   by ``dynamics.records.record`` as the assembly's were (-1.4 %);
@@ -142,9 +143,10 @@ shared machine moves +-6 % between runs). compose **1.548e9 -> 1.450e9** instruc
   identity stacked, a document's repeated ``<limit>`` texts read once, one number without an array
   (``parse_float``), ``may_hold_xacro`` looking at each ``<xacro:`` once: -3.1 %.
 Each cut kept compose's results identical on the 68 files (field by field, arrays bitwise, M(q), RNEA;
-the motors aside) and the 408 log messages. Fourteen runs alternated with the code at the start of the
-session (load ~1): 2.87-3.21x, median 2.93, 11 of 14 <= 3.0, against 2.80-3.23x, median 3.02 (earlier the
-same day, idle, the code before measured 3.11-3.24x).
+the motors aside) and the 408 log messages. Eight runs of the final code alternated with the code at the
+start of the session (load ~1): 2.88-3.02x, median 2.96, 7 of 8 <= 3.0, lower in every pair, against
+2.93-3.12x, median 3.02 (before the review mend, fourteen runs: 2.87-3.21x, median 2.93; earlier the same
+day, idle, the code before measured 3.11-3.24x).
 """
 
 from __future__ import annotations
